@@ -1,0 +1,166 @@
+"""The model's parameters and the sign-correlation families.
+
+Every family gives its positional correlation ``R = E[xi xi^T]`` as an exact SymPy
+matrix, built from one symbolic entry ``R_{ts}`` per family, and a sampler of
+``xi in {+1,-1}^T`` with ``E[xi] = 0`` and exactly that ``R``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from derive.errors import ParameterError
+from derive.numbers import check_range, parse_rational
+
+t_, s_ = sp.symbols("t s", integer=True, positive=True)
+L_ = sp.Symbol("L", integer=True, positive=True)
+T_ = sp.Symbol("T", integer=True, positive=True)
+r_ = sp.Symbol("r", real=True)
+rho_ = sp.Symbol("rho", real=True)
+
+_ENTRY = {
+    "iid": sp.KroneckerDelta(t_, s_),
+    "prefix": sp.Piecewise((1, sp.And(t_ <= L_, s_ <= L_)), (sp.KroneckerDelta(t_, s_), True)),
+    "suffix": sp.Piecewise(
+        (1, sp.And(t_ > T_ - L_, s_ > T_ - L_)), (sp.KroneckerDelta(t_, s_), True)
+    ),
+    "markov": r_ ** sp.Abs(t_ - s_),
+    "gauss": 2 / sp.pi * sp.asin(rho_ ** sp.Abs(t_ - s_)),
+}
+_PARAM_SYMBOL = {"prefix": L_, "suffix": L_, "markov": r_, "gauss": rho_}
+
+MAX_T = 100_000
+
+
+def check_T(T) -> int:
+    """Validate a sequence length.
+
+    >>> check_T(8)
+    8
+    """
+    if isinstance(T, bool) or not isinstance(T, (int, np.integer)):
+        try:
+            T = int(parse_rational(T, "T"))
+        except ParameterError:
+            raise
+        except (TypeError, ValueError):
+            raise ParameterError("T", f"not an integer: {T!r}") from None
+    if not 1 <= int(T) <= MAX_T:
+        raise ParameterError("T", f"must be an integer in [1, {MAX_T}], got {T}")
+    return int(T)
+
+
+def correlation_entry(kind: str) -> sp.Expr:
+    r"""The symbolic entry :math:`R_{ts}` of a family, in ``t, s`` and its parameter.
+
+    >>> correlation_entry("markov")
+    r**Abs(s - t)
+    """
+    if kind not in _ENTRY:
+        raise ParameterError("signs", f"unknown family {kind!r}")
+    return _ENTRY[kind]
+
+
+@dataclass(frozen=True)
+class SignFamily:
+    """A sign-correlation family with its parameter (``L``, ``r``, ``rho``) or a user matrix."""
+
+    spec: str
+    kind: str
+    param: sp.Rational | None = None
+    matrix: sp.Matrix | None = field(default=None, compare=False)
+    mixture: tuple | None = field(default=None, compare=False)
+
+    def R(self, T: int) -> sp.Matrix:
+        """The exact ``T x T`` correlation matrix of this family.
+
+        >>> parse_signs("prefix:2").R(3)
+        Matrix([
+        [1, 1, 0],
+        [1, 1, 0],
+        [0, 0, 1]])
+        """
+        T = check_T(T)
+        if self.kind == "file":
+            if self.matrix.shape[0] != T:
+                raise ParameterError("T", f"the matrix in {self.spec} is {self.matrix.shape[0]}x{self.matrix.shape[0]}, not {T}x{T}")
+            return self.matrix
+        if self.kind in ("prefix", "suffix") and self.param > T:
+            raise ParameterError("signs", f"{self.spec}: L = {self.param} exceeds T = {T}")
+        entry = correlation_entry(self.kind)
+        subs = {T_: T}
+        if self.kind in _PARAM_SYMBOL:
+            subs[_PARAM_SYMBOL[self.kind]] = self.param
+        entry = entry.subs(subs)
+        return sp.Matrix(T, T, lambda i, j: entry.subs({t_: i + 1, s_: j + 1}))
+
+    def sample(self, rng: np.random.Generator, n: int, T: int) -> np.ndarray:
+        """``n`` sign vectors of length ``T`` (an ``(n, T)`` int8 array) with this family's law."""
+        T = check_T(T)
+        self.R(T)
+        if self.kind == "iid":
+            return _fair(rng, (n, T))
+        if self.kind in ("prefix", "suffix"):
+            xi = _fair(rng, (n, T))
+            L = int(self.param)
+            block = slice(0, L) if self.kind == "prefix" else slice(T - L, T)
+            xi[:, block] = xi[:, block.start : block.start + 1]
+            return xi
+        if self.kind == "markov":
+            keep = rng.random((n, T - 1)) < (1 + float(self.param)) / 2
+            steps = np.where(keep, 1, -1).astype(np.int8)
+            first = _fair(rng, (n, 1))
+            return (first * np.cumprod(np.concatenate([np.ones((n, 1), np.int8), steps], axis=1), axis=1)).astype(np.int8)
+        if self.kind == "gauss":
+            rho = float(self.param)
+            idx = np.arange(T)
+            sigma = rho ** np.abs(idx[:, None] - idx[None, :])
+            chol = np.linalg.cholesky(sigma)
+            g = rng.standard_normal((n, T)) @ chol.T
+            return np.where(g >= 0, 1, -1).astype(np.int8)
+        patterns, probs = self.mixture
+        pick = rng.choice(len(probs), size=n, p=probs)
+        flip = _fair(rng, (n, 1))
+        return (patterns[pick] * flip).astype(np.int8)
+
+
+def _fair(rng, shape):
+    return (2 * rng.integers(0, 2, size=shape, dtype=np.int8) - 1).astype(np.int8)
+
+
+def parse_signs(spec: str) -> SignFamily:
+    """Read a family spec: ``iid``, ``prefix:L``, ``suffix:L``, ``markov:r``, ``gauss:rho``, ``file:PATH``.
+
+    ``gauss:rho`` is the sign of a Gaussian vector with ``Sigma_ts = rho^|t-s|``, so
+    ``R = (2/pi) arcsin(Sigma)``.
+
+    >>> parse_signs("markov:1/2").param
+    1/2
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ParameterError("signs", f"empty or malformed spec {spec!r}")
+    spec = spec.strip()
+    kind, _, arg = spec.partition(":")
+    if kind == "iid":
+        if arg:
+            raise ParameterError("signs", f"'iid' takes no argument, got {spec!r}")
+        return SignFamily(spec, "iid")
+    if kind in ("prefix", "suffix"):
+        L = parse_rational(arg, "signs") if arg else None
+        if L is None or not L.is_Integer or L < 1:
+            raise ParameterError("signs", f"{kind}:L needs an integer L >= 1, got {spec!r}")
+        return SignFamily(spec, kind, L)
+    if kind == "markov":
+        r = check_range(parse_rational(arg, "signs"), "signs", low=-1, high=1)
+        return SignFamily(spec, kind, r)
+    if kind == "gauss":
+        rho = check_range(parse_rational(arg, "signs"), "signs", low=-1, high=1, low_open=True, high_open=True)
+        return SignFamily(spec, kind, rho)
+    if kind == "file":
+        from derive.realizable import load_correlation_file
+
+        matrix, mixture = load_correlation_file(arg)
+        return SignFamily(spec, "file", None, matrix, mixture)
+    raise ParameterError("signs", f"unknown family {kind!r} in {spec!r} (iid, prefix:L, suffix:L, markov:r, gauss:rho, file:PATH)")

@@ -1,0 +1,49 @@
+"""Hypothesis strategies for valid inputs, shared by every property test."""
+from __future__ import annotations
+
+import sympy as sp
+from hypothesis import strategies as st
+
+from derive.model import parse_signs
+
+lengths = st.integers(min_value=1, max_value=24)
+
+
+@st.composite
+def sign_specs(draw, T: int | None = None):
+    """A family spec valid for length ``T`` (drawn if not given); returns ``(spec, T)``."""
+    T = draw(lengths) if T is None else T
+    kind = draw(st.sampled_from(["iid", "prefix", "suffix", "markov", "gauss"]))
+    if kind == "iid":
+        return "iid", T
+    if kind in ("prefix", "suffix"):
+        return f"{kind}:{draw(st.integers(1, T))}", T
+    num = draw(st.integers(-9, 9))
+    return f"{kind}:{num}/10", T
+
+
+@st.composite
+def families(draw, T: int | None = None):
+    """A :class:`derive.model.SignFamily` with its length: ``(family, T)``."""
+    spec, T = draw(sign_specs(T))
+    return parse_signs(spec), T
+
+
+def rationals(low, high, max_denominator: int = 1000, *, open_low=False):
+    """Exact rationals in ``[low, high]`` (``(low, high]`` with ``open_low``)."""
+    return st.fractions(min_value=low, max_value=high, max_denominator=max_denominator).filter(
+        lambda q: not (open_low and q == low)
+    ).map(lambda q: sp.Rational(q.numerator, q.denominator))
+
+
+ratios = rationals(0, 4, 200, open_low=True)
+"""Dimension ratios ``delta = d/V`` or ``gamma = d/N`` in ``(0, 4]``."""
+
+
+@st.composite
+def weights(draw, T: int):
+    """Nonzero real weight vectors of length ``T`` (exact rationals)."""
+    w = draw(st.lists(rationals(-2, 2, 50), min_size=T, max_size=T))
+    if all(x == 0 for x in w):
+        w[draw(st.integers(0, T - 1))] = sp.Integer(1)
+    return w

@@ -1,0 +1,1 @@
+"""Numbers and experiments put against the results of :mod:`derive`."""

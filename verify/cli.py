@@ -1,0 +1,14 @@
+"""The ``verify`` command line: Monte Carlo, the claims ledger, reports."""
+import sys
+
+from derive.clikit import run_cli
+
+COMMANDS: list[str] = []
+
+
+def main(argv=None) -> int:
+    return run_cli("verify", __doc__, COMMANDS, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
