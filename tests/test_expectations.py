@@ -1,0 +1,107 @@
+"""The derived moments against exact enumeration of the sampling law (independent)."""
+import itertools
+
+import pytest
+import sympy as sp
+
+from derive import expectations as ex
+from derive.model import parse_signs
+
+V4_SIGNS = (1, 1, -1, -1)
+
+
+def _sign_law(kind, T, r):
+    """Exact law of xi for small T, written from the family's generative description."""
+    law = {}
+    for xi in itertools.product((1, -1), repeat=T):
+        if kind == "markov":
+            p = sp.Rational(1, 2)
+            for a, b in zip(xi, xi[1:]):
+                p *= (1 + r * a * b) / 2
+        elif kind == "prefix":
+            L = r
+            p = sp.Rational(1, 2) ** (T - L + 1) if len(set(xi[:L])) == 1 else 0
+        else:
+            raise ValueError(kind)
+        law[xi] = p
+    return law
+
+
+def _enumerated_moments(law, w):
+    """E[a a^T] and E[a] over all sign vectors and all token assignments, V = 4."""
+    Vn, T = len(V4_SIGNS), len(w)
+    second = sp.zeros(Vn, Vn)
+    first = sp.zeros(Vn, 1)
+    for xi, p in law.items():
+        if p == 0:
+            continue
+        classes = [[v for v in range(Vn) if V4_SIGNS[v] == x] for x in xi]
+        for tokens in itertools.product(*classes):
+            q = p * sp.Rational(1, 2) ** T  # each class has V/2 = 2 tokens
+            a = sp.zeros(Vn, 1)
+            for wt, v in zip(w, tokens):
+                a[v] += wt
+            second += q * a * a.T
+            first += q * a
+    return second.applyfunc(sp.expand), first.applyfunc(sp.expand)
+
+
+def _formula_moments(w, R):
+    Vn = len(V4_SIGNS)
+    wv = sp.Matrix(w)
+    scalars = {ex.alpha: (wv.T * R * wv)[0], ex.kappa: (wv.T * wv)[0], ex.W: sum(w), ex.V: Vn}
+    entry = ex.second_moment_entry()
+    M = sp.Matrix(Vn, Vn, lambda i, j: entry.subs(
+        {ex.same: int(i == j), ex.sigma: V4_SIGNS[i], ex.sigma2: V4_SIGNS[j]}).subs(scalars))
+    mean = sp.Matrix([ex.mean_entry().subs(scalars)] * Vn)
+    return M.applyfunc(sp.expand), mean.applyfunc(sp.expand)
+
+
+@pytest.mark.parametrize("kind, T, param", [
+    ("markov", 1, sp.Rational(1, 3)), ("markov", 2, sp.Symbol("r")), ("markov", 3, sp.Symbol("r")),
+    ("prefix", 2, 2), ("prefix", 3, 2), ("prefix", 3, 3),
+])
+def test_second_moment_matches_exact_enumeration(kind, T, param):
+    w = sp.symbols(f"w1:{T + 1}")
+    law = _sign_law(kind, T, param)
+    if kind == "markov":
+        R = sp.Matrix(T, T, lambda i, j: param ** abs(i - j))
+    else:
+        R = parse_signs(f"prefix:{param}").R(T)
+    assert sp.expand(sum(law.values())) == 1
+    second, first = _enumerated_moments(law, w)
+    M, mean = _formula_moments(w, R)
+    assert (second - M).applyfunc(sp.simplify) == sp.zeros(4, 4)
+    assert (first - mean).applyfunc(sp.simplify) == sp.zeros(4, 1)
+
+
+def test_spectrum_of_second_moment_from_its_entries():
+    # Independent of the projection used in the module: build M for V = 6 and apply it.
+    Vn, signs = 6, sp.Matrix([1, 1, 1, -1, -1, -1])
+    entry = ex.second_moment_entry().subs(ex.V, Vn)
+    M = sp.Matrix(Vn, Vn, lambda i, j: entry.subs({ex.same: int(i == j), ex.sigma: signs[i], ex.sigma2: signs[j]}))
+    ones = sp.ones(Vn, 1)
+    perp = sp.Matrix([1, -1, 0, 0, 0, 0])
+    spec = {k: v.subs(ex.V, Vn) for k, v in ex.second_moment_spectrum().items()}
+    assert (M * signs - spec["s"] * signs).applyfunc(sp.simplify) == sp.zeros(Vn, 1)
+    assert (M * ones - spec["one"] * ones).applyfunc(sp.simplify) == sp.zeros(Vn, 1)
+    assert (M * perp - spec["perp"] * perp).applyfunc(sp.simplify) == sp.zeros(Vn, 1)
+
+
+def test_covariance_decomposition_is_an_identity_for_a_symbolic_table():
+    # E M E^T = alpha (mu+g)(mu+g)^T + W^2 m m^T + (kappa/V) Z P_perp Z^T, exactly, d = 2, V = 4.
+    Vn, dn = 4, 2
+    s = sp.Matrix(V4_SIGNS)
+    ones = sp.ones(Vn, 1)
+    Z = sp.Matrix(dn, Vn, lambda i, j: sp.Symbol(f"z{i}{j}"))
+    mu = sp.Matrix(sp.symbols("mu0 mu1"))
+    E = mu * s.T + Z
+    a, k, Wn = ex.alpha, ex.kappa, ex.W
+    entry = ex.second_moment_entry().subs(ex.V, Vn)
+    M = sp.Matrix(Vn, Vn, lambda i, j: entry.subs({ex.same: int(i == j), ex.sigma: s[i], ex.sigma2: s[j]}))
+    g, m = Z * s / Vn, Z * ones / Vn
+    P_perp = sp.eye(Vn) - s * s.T / Vn - ones * ones.T / Vn
+    rhs = a * (mu + g) * (mu + g).T + Wn**2 * m * m.T + k / Vn * Z * P_perp * Z.T
+    assert (E * M * E.T - rhs).applyfunc(sp.expand) == sp.zeros(dn, dn)
+    mean = E * sp.Matrix([ex.mean_entry().subs(ex.V, Vn)] * Vn)
+    assert (mean - Wn * m).applyfunc(sp.expand) == sp.zeros(dn, 1)
