@@ -16,6 +16,7 @@ MODULES = [
     "derive.optimality",
     "derive.freeprob",
     "derive.spikes",
+    "derive.tokenreuse",
 ]
 
 
