@@ -1,0 +1,33 @@
+r"""The population covariance :math:`E[c c^T \mid E]` of one sampled table, exactly.
+
+Only the table is random here: the covariance given the table is built from the derived
+entry formula of :math:`M = E[a a^T]` (:func:`derive.expectations.second_moment_entry`),
+:math:`E M E^T = \frac{\kappa}{V} E E^T + \frac{W^2-\kappa}{V^2}(E1)(E1)^T + \frac{\alpha-\kappa}{V^2}(Es)(Es)^T`,
+so its outliers test the population level (``N = oo``) without sampling sequences.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from derive import expectations as ex
+
+
+def _coefficients(alpha, kappa, W, V):
+    """The coefficients of ``I``, ``11^T`` and ``ss^T`` in ``M``, read off the derived entry."""
+    entry = ex.second_moment_entry().subs({ex.alpha: alpha, ex.kappa: kappa, ex.W: W, ex.V: V})
+    c_I = entry.coeff(ex.same)
+    c_11 = entry.subs({ex.same: 0, ex.sigma: 0})
+    c_ss = sp.expand(entry.subs(ex.same, 0) - c_11).coeff(ex.sigma * ex.sigma2)
+    return float(c_I), float(c_11), float(c_ss)
+
+
+def population_covariance(rng: np.random.Generator, d: int, V: int, alpha: float, kappa: float,
+                          W: float, mu2: float) -> np.ndarray:
+    """``E M E^T`` for a table with ``mu = sqrt(mu2) e_1`` and balanced signs (first half +1)."""
+    s = np.repeat([1.0, -1.0], V // 2)
+    E = rng.standard_normal((d, V))
+    E[0] += np.sqrt(mu2) * s
+    c_I, c_11, c_ss = _coefficients(alpha, kappa, W, V)
+    Es, E1 = E @ s, E.sum(axis=1)
+    return c_I * E @ E.T + c_11 * np.outer(E1, E1) + c_ss * np.outer(Es, Es)
