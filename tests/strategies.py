@@ -47,3 +47,6 @@ def weights(draw, T: int):
     if all(x == 0 for x in w):
         w[draw(st.integers(0, T - 1))] = sp.Integer(1)
     return w
+
+scales = rationals(sp.Rational(1, 10), 4, 100)
+"""Noise scales ``kappa = ||w||^2`` of the bulk law in ``[1/10, 4]``."""

@@ -1,0 +1,325 @@
+r"""The C1 bulk law :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)` evaluated from its
+derived cubic :math:`P(m, z) = \sum_k p_k(z) m^k` (:func:`derive.freeprob.bulk_polynomial`).
+
+*Support.* Branches of :math:`P = 0` meet only at real roots of :math:`D = \operatorname{disc}_m P`.
+Between two consecutive roots the cubic has three real roots (:math:`D > 0`) or one real root
+and one conjugate pair (:math:`D < 0`), and the Stieltjes branch is one and the same root
+throughout. A :math:`D < 0` interval is part of the support exactly when the Stieltjes branch,
+continued from :math:`m \sim -1/z` at :math:`z = x + i\infty` down to :math:`x + i0`, ends on the
+pair rather than on the real root; each interval is validated that way at its midpoint.
+
+*Density.* Inside the support, with real root :math:`r` and pair :math:`\omega, \bar\omega`,
+:math:`D = -4p_3^4 (\operatorname{Im}\omega)^2 |r-\omega|^4` and
+:math:`\partial_m P(r) = p_3 |r - \omega|^2`, so
+
+.. math:: \rho(x) = \frac{\operatorname{Im}\omega}{\pi} = \frac{\sqrt{-D(x)}}{2\pi\,|p_3(x)\,\partial_m P(r(x), x)|}.
+
+:math:`D(x)` is evaluated exactly at the rational ``x`` and :math:`r` (a simple root) by Newton's
+method, so no cancellation occurs near the edges and no branch is ever chosen by size.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from derive import freeprob as fp
+from derive.errors import ParameterError
+from derive.numbers import check_digits, check_range, parse_rational
+
+m, z = fp.m, fp.z
+_GUARD = 10
+
+
+@dataclass(frozen=True)
+class _Poly:
+    """A polynomial in ``z`` with rational coefficients, stored as integers over one denominator."""
+
+    numerators: tuple[int, ...]
+    denominator: int
+
+    @classmethod
+    def of(cls, expr) -> "_Poly":
+        coeffs = [sp.Rational(a) for a in reversed(sp.Poly(expr, z).all_coeffs())]
+        den = int(sp.ilcm(1, *[a.q for a in coeffs]))
+        return cls(tuple(int(a * den) for a in coeffs), den)
+
+    def exact(self, p: int, q: int) -> tuple[int, int]:
+        """Value at ``p/q`` as a fraction ``(numerator, denominator)``, ``q > 0``."""
+        n = len(self.numerators) - 1
+        num, pk, qk = 0, 1, q**n
+        for c in self.numerators:
+            num += c * pk * qk
+            pk *= p
+            qk //= q
+        return num, self.denominator * q**n
+
+    def mp(self, p: int, q: int):
+        num, den = self.exact(p, q)
+        return mpmath.mpf(num) / den
+
+    def at(self, x):
+        """Value at an mpmath number (real or complex) in the current precision."""
+        return mpmath.polyval([mpmath.mpf(c) for c in reversed(self.numerators)], x) / self.denominator
+
+    def floats(self, x: np.ndarray) -> np.ndarray:
+        return np.polyval([c / self.denominator for c in reversed(self.numerators)], x)
+
+
+@dataclass(frozen=True)
+class BulkLaw:
+    """The bulk law at exact parameters: its cubic, discriminant, validated support and atom."""
+
+    delta: sp.Rational
+    gamma: sp.Rational
+    kappa: sp.Rational
+    polynomial: sp.Expr
+    coefficients: tuple[_Poly, ...]
+    derivative: tuple[_Poly, ...]
+    discriminant: _Poly
+    support: tuple[tuple[sp.Expr, sp.Expr], ...]
+    atom_at_zero: sp.Rational
+
+    @property
+    def hard_edge(self) -> bool:
+        """Whether the density diverges at 0 (an interval of the support starts there)."""
+        return any(a == 0 for a, _ in self.support)
+
+
+def _exact(x) -> tuple[int, int]:
+    # Every accepted number type is read as the exact rational it denotes.
+    if isinstance(x, mpmath.mpf):
+        man, exp = x.man_exp
+        return (int(man) << exp, 1) if exp >= 0 else (int(man), 1 << -exp)
+    if isinstance(x, float):
+        if not np.isfinite(x):
+            raise ParameterError("x", f"not a finite number: {x!r}")
+        f = Fraction(x)
+    else:
+        f = Fraction(str(parse_rational(x, "x")))
+    return f.numerator, f.denominator
+
+
+def parameters(delta, gamma, kappa) -> tuple[sp.Rational, sp.Rational, sp.Rational]:
+    """Read ``delta, gamma, kappa`` exactly; each must be positive.
+
+    >>> parameters("1/2", "0.25", 3)
+    (1/2, 1/4, 3)
+    """
+    return tuple(check_range(parse_rational(v, name), name, low=0, low_open=True)
+                 for v, name in ((delta, "delta"), (gamma, "gamma"), (kappa, "kappa")))
+
+
+def real_root(coefficients: np.ndarray) -> np.ndarray:
+    r"""The real root of each cubic :math:`\sum_k c_k m^k` that has one real root and a conjugate pair.
+
+    ``coefficients`` has shape ``(4, n)`` (:math:`c_0, \dots, c_3`). The roots are the
+    eigenvalues of the companion matrices; the real one is the root farthest from the other
+    two (near an edge the pair nearly coincides, so the smallest imaginary part would be
+    ambiguous), then two Newton steps on the real line.
+
+    >>> real_root(np.array([[-2.0], [2.0], [-1.0], [1.0]]))  # (m - 1)(m^2 + 2)
+    array([1.])
+    """
+    c = np.asarray(coefficients, dtype=float)
+    n = c.shape[1]
+    companion = np.zeros((n, 3, 3))
+    companion[:, 0, :] = -(c[2::-1] / c[3]).T
+    companion[:, 1, 0] = companion[:, 2, 1] = 1.0
+    roots = np.linalg.eigvals(companion)
+    gaps = np.abs(roots[:, :, None] - roots[:, None, :]) + np.where(np.eye(3, dtype=bool), np.inf, 0)
+    pick = np.argmax(gaps.min(axis=2), axis=1)
+    x = roots[np.arange(n), pick].real
+    for _ in range(2):
+        f = ((c[3] * x + c[2]) * x + c[1]) * x + c[0]
+        df = (3 * c[3] * x + 2 * c[2]) * x + c[1]
+        x = x - f / df
+    return x
+
+
+def _track(law_coefficients, x0: float, y_end: float, scale: float) -> complex:
+    # Follow the root m ~ -1/z from x0 + i*Y down the vertical line to x0 + i*y_end in float;
+    # a step is accepted only when the followed root is unambiguously the nearest one.
+    def roots_at(y):
+        zc = complex(x0, y)
+        return np.roots([np.polyval(list(reversed(list(cf))), zc) for cf in reversed(law_coefficients)])
+
+    y = 10.0 * scale
+    cur = min(roots_at(y), key=lambda t: abs(t + 1 / complex(x0, y)))
+    ratio = 0.7
+    while y > y_end:
+        y_next = max(y * ratio, y_end)
+        cand = sorted(roots_at(y_next), key=lambda t: abs(t - cur))
+        if len(cand) > 1 and abs(cand[0] - cur) > 0.25 * abs(cand[1] - cur):
+            ratio = ratio ** 0.5
+            if ratio > 1 - 1e-9:
+                raise ArithmeticError(f"cannot follow the Stieltjes branch at x = {x0}")
+            continue
+        cur, y = cand[0], y_next
+        ratio = max(ratio**2, 0.5)
+    return cur
+
+
+@lru_cache(maxsize=None)
+def law(delta, gamma, kappa) -> BulkLaw:
+    r"""The bulk law at exact positive ``delta, gamma, kappa``, support validated, atom derived.
+
+    >>> L = law(sp.Rational(1, 10), sp.Rational(1, 10), 1)
+    >>> L.support, L.atom_at_zero
+    (((27/80, 54/25),), 0)
+    """
+    d, g, k = parameters(delta, gamma, kappa)
+    values = {fp.delta: d, fp.gamma: g, fp.kappa: k}
+    poly = sp.Poly(fp.bulk_polynomial().subs(values), m, z)
+    poly = poly.clear_denoms(convert=True)[1].primitive()[1]
+    P = poly.as_expr()
+    coefficients = tuple(_Poly.of(a) for a in sp.Poly(P, m).all_coeffs()[::-1])
+    derivative = tuple(_Poly.of(a) for a in sp.Poly(sp.diff(P, m), m).all_coeffs()[::-1])
+    D = sp.Poly(sp.discriminant(sp.Poly(P, m)).as_expr(), z)
+    if D.is_zero:
+        raise ArithmeticError(f"the cubic {P} has a repeated factor")
+    disc = _Poly.of(D.as_expr())
+    edges = sorted(set(D.sqf_part().real_roots()))
+    floats = [float(e) for e in edges]
+    scale = 1.0 + max(abs(e) for e in floats) if floats else 1.0
+    float_cubic = [[c / pc.denominator for c in pc.numerators] for pc in coefficients]
+    bounds = [None] + edges + [None]
+    support = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        if lo is None and hi is None:
+            mid = sp.Integer(0)
+        elif lo is None:
+            mid = sp.floor(hi) - 1
+        elif hi is None:
+            mid = sp.ceiling(lo) + 1
+        else:
+            mid = sp.Rational(str(sp.N((lo + hi) / 2, 30)))
+            if not lo < mid < hi:
+                raise ArithmeticError(f"no rational found between the edges {lo} and {hi}")
+        if disc.exact(int(mid.p), int(mid.q))[0] >= 0:
+            continue
+        width = float(hi - lo) if lo is not None and hi is not None else 1.0
+        tracked = _track(float_cubic, float(mid), 1e-7 * width, scale)
+        roots = np.roots([np.polyval(cf[::-1], float(mid)) for cf in reversed(float_cubic)])
+        if min(roots, key=lambda t: abs(t - tracked)).imag > 0:
+            if lo is None or hi is None:
+                raise ArithmeticError("the Stieltjes branch is non-real on an unbounded interval")
+            support.append((lo, hi))
+    atom = fp.atom_at_zero(fp.bulk_polynomial()).subs(values)
+    return BulkLaw(d, g, k, P, coefficients, derivative, disc, tuple(support), sp.Rational(atom))
+
+
+def support(delta, gamma, kappa) -> tuple[tuple[tuple[sp.Expr, sp.Expr], ...], sp.Rational]:
+    r"""The support intervals (exact algebraic endpoints) and the atom :math:`\mu(\{0\})`.
+
+    >>> support(2, sp.Rational(1, 2), 1)[1], support(1, 1, 1)[0]
+    (1/2, ((0, 27/4),))
+    """
+    L = law(*parameters(delta, gamma, kappa))
+    return L.support, L.atom_at_zero
+
+
+def _inside(L: BulkLaw, p: int, q: int, edges_mp: list) -> bool:
+    x = mpmath.mpf(p) / q
+    i = bisect.bisect_right([a for a, _ in edges_mp], x) - 1
+    if i < 0:
+        return False
+    a, b = edges_mp[i]
+    (ea, eb) = L.support[i]
+    tol = mpmath.mpf(10) ** (-mpmath.mp.dps + 3) * (1 + abs(x))
+    # Only a point closer to an edge than the working precision needs the exact comparison.
+    above = x > a if abs(x - a) > tol else sp.Rational(p, q) > ea
+    below = x < b if abs(x - b) > tol else sp.Rational(p, q) < eb
+    return bool(above and below)
+
+
+def density(delta, gamma, kappa, xs, digits: int = 30) -> list:
+    r"""The density :math:`\rho(x) = \operatorname{Im} m(x + i0)/\pi` of the a.c. part, at each ``x``.
+
+    .. math:: \rho(x) = \frac{\sqrt{-\operatorname{disc}_m P(x)}}{2\pi\,|p_3(x)\,\partial_m P(r(x), x)|}
+              \ \text{on the support, } 0 \text{ elsewhere.}
+
+    >>> [mpmath.nstr(v, 12) for v in density(1, 1, 1, ["1/2", 7, -1], digits=15)]  # 1/pi at 1/2
+    ['0.318309886184', '0.0', '0.0']
+    """
+    digits = check_digits(digits)
+    L = law(*parameters(delta, gamma, kappa))
+    points = [_exact(x) for x in xs]
+    if L.hard_edge and any(p == 0 for p, _ in points):
+        raise ParameterError("x", "the density diverges at the hard edge x = 0")
+    with mpmath.workdps(digits + _GUARD):
+        edges_mp = [(sp.N(a, digits + 20), sp.N(b, digits + 20)) for a, b in L.support]
+        edges_mp = [(mpmath.mpf(str(a)), mpmath.mpf(str(b))) for a, b in edges_mp]
+        out = [mpmath.mpf(0)] * len(points)
+        todo = []
+        for i, (p, q) in enumerate(points):
+            num, _ = L.discriminant.exact(p, q)
+            if num < 0 and _inside(L, p, q, edges_mp):
+                todo.append(i)
+        if not todo:
+            return out
+        xf = np.array([points[i][0] / points[i][1] for i in todo])
+        guess = real_root(np.array([pc.floats(xf) for pc in L.coefficients]))
+        eps = mpmath.mpf(10) ** (-(digits + _GUARD))
+        for i, r0 in zip(todo, guess):
+            p, q = points[i]
+            coef = [pc.mp(p, q) for pc in L.coefficients]
+            dcoef = [pc.mp(p, q) for pc in L.derivative]
+            root = mpmath.mpf(r0)
+            for _ in range(100):
+                f = ((coef[3] * root + coef[2]) * root + coef[1]) * root + coef[0]
+                df = (dcoef[2] * root + dcoef[1]) * root + dcoef[0]
+                step = f / df
+                root -= step
+                if abs(step) <= eps * (1 + abs(root)):
+                    break
+            else:
+                raise ArithmeticError(f"Newton did not converge at x = {p}/{q}")
+            df = (dcoef[2] * root + dcoef[1]) * root + dcoef[0]
+            out[i] = mpmath.sqrt(-L.discriminant.mp(p, q)) / (2 * mpmath.pi * abs(coef[3] * df))
+    return out
+
+
+def stieltjes(delta, gamma, kappa, zv, digits: int = 30):
+    r"""The Stieltjes transform :math:`m(z) = \int d\mu(x)/(x - z)` at complex ``z`` off the real axis.
+
+    The branch is the root of :math:`P(m, z) = 0` continued from :math:`m \sim -1/z` at
+    :math:`\operatorname{Re} z + i\infty` (so :math:`\operatorname{Im} m\,\operatorname{Im} z > 0`),
+    then polished by Newton's method; :math:`m(\bar z) = \overline{m(z)}`.
+
+    >>> mpmath.nstr(stieltjes(1, 1, 1, mpmath.mpc(0, 1000), digits=10), 8)  # -1/z - 1/z^2
+    '(9.99988e-7 + 0.000999997j)'
+    """
+    digits = check_digits(digits)
+    L = law(*parameters(delta, gamma, kappa))
+    zc = mpmath.mpc(zv)
+    if zc.imag == 0:
+        raise ParameterError("z", "must be off the real axis")
+    if zc.imag < 0:
+        return mpmath.conj(stieltjes(delta, gamma, kappa, mpmath.conj(zc), digits))
+    float_cubic = [[c / pc.denominator for c in pc.numerators] for pc in L.coefficients]
+    scale = 1.0 + abs(complex(zc)) + max([abs(float(e)) for iv in L.support for e in iv] + [0.0])
+    guess = _track(float_cubic, float(zc.real), float(zc.imag), scale)
+    with mpmath.workdps(digits + _GUARD):
+        zc = mpmath.mpc(zv)
+        coef = [pc.at(zc) for pc in L.coefficients]
+        dcoef = [pc.at(zc) for pc in L.derivative]
+        root = mpmath.mpc(guess)
+        eps = mpmath.mpf(10) ** (-(digits + _GUARD))
+        for _ in range(100):
+            f = ((coef[3] * root + coef[2]) * root + coef[1]) * root + coef[0]
+            df = (dcoef[2] * root + dcoef[1]) * root + dcoef[0]
+            step = f / df
+            root -= step
+            if abs(step) <= eps * (1 + abs(root)):
+                break
+        else:
+            raise ArithmeticError(f"Newton did not converge at z = {zv}")
+        if abs(root - guess) > 1e-6 * (1 + abs(root)):
+            raise ArithmeticError(f"Newton left the tracked branch at z = {zv}")
+    return +root
