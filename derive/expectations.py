@@ -22,7 +22,7 @@ V, d, N = sp.symbols("V d N", positive=True)
 alpha, kappa, W = sp.symbols("alpha kappa W", real=True)
 mu2, delta = sp.symbols("mu2 delta", nonnegative=True)
 R_ts = sp.Symbol("R_ts", real=True)
-sigma, sigma2 = sp.symbols("sigma sigma'")  # the class signs s_v, s_v' of two tokens, each +-1
+sigma, sigma2 = sp.symbols("sigma sigma_2")  # the class signs s_v, s_v' of two tokens, each +-1
 same = sp.Symbol("same_token")  # 1 if v = v', else 0
 
 
@@ -73,10 +73,10 @@ def second_moment_entry() -> sp.Expr:
 
     .. math:: E[a a^T] = \frac{\kappa}{V} I + \frac{W^2-\kappa}{V^2} 1 1^T + \frac{\alpha-\kappa}{V^2} s s^T.
 
-    ``same_token`` is 1 on the diagonal; ``sigma, sigma'`` are the class signs.
+    ``same_token`` is 1 on the diagonal; ``sigma, sigma_2`` are the class signs.
 
     >>> second_moment_entry()
-    kappa*same_token/V + sigma*sigma'*(alpha - kappa)/V**2 + (W**2 - kappa)/V**2
+    kappa*same_token/V + sigma*sigma_2*(alpha - kappa)/V**2 + (W**2 - kappa)/V**2
     """
     entries = {}
     for sig in (1, -1):
@@ -165,7 +165,7 @@ def formulas() -> list[Formula]:
     src = "derive/expectations.py"
     return [
         Formula("E[a a^T] entry", second_moment_entry(),
-                "one-hot pooling a = sum_t w_t 1_{v_t}; same_token = [v = v'], sigma, sigma' class signs",
+                "one-hot pooling a = sum_t w_t 1_{v_t}; same_token = [v = v'], sigma, sigma_2 class signs",
                 f"{src}:second_moment_entry"),
         Formula("E[a] entry", mean_entry(), "every position puts mass 1/V on each token", f"{src}:mean_entry"),
         Formula("population signal spike strength", terms["signal_strength"],

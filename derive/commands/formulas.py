@@ -1,0 +1,25 @@
+"""``derive formulas``: every derived result, with its SymPy form, LaTeX and assumptions."""
+from pathlib import Path
+
+from derive.formulas import all_formulas
+from derive.latex import formula_sheet
+
+NAME = "formulas"
+HELP = "list every derived result (name, SymPy form, LaTeX, assumptions); --latex writes the formula sheet"
+
+
+def add_arguments(p):
+    p.add_argument("--latex", action="store_true", help="also write the standalone LaTeX formula sheet")
+    p.add_argument("--output", default="notes/formulas.tex", help="where --latex writes (default notes/formulas.tex)")
+
+
+def run(args):
+    formulas = all_formulas()
+    if args.latex:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output).write_text(formula_sheet(formulas))
+    return [f.as_dict() for f in formulas]
+
+
+def render(doc):
+    return "\n".join(f"{f['name']}: {f['sympy']}" for f in doc)
