@@ -3,7 +3,7 @@ import sys
 
 from derive.clikit import run_cli
 
-COMMANDS: list[str] = ["derive.commands.bulk", "derive.commands.spike"]
+COMMANDS: list[str] = ["derive.commands.bulk", "derive.commands.spike", "derive.commands.formulas"]
 
 
 def main(argv=None) -> int:
