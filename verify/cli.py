@@ -3,7 +3,7 @@ import sys
 
 from derive.clikit import run_cli
 
-COMMANDS: list[str] = []
+COMMANDS: list[str] = ["verify.commands.claims"]
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,258 @@
+"""One record per claim of the paper: its checks, run now, and the verdict they give.
+
+Each ``check_*`` returns ``{"verdict", "derived", "evidence"[, "corrected"]}``. Verdicts come
+only from comparisons made here; :func:`verify.ledger.run_claim` turns any failure of a check
+into ``inconclusive``.
+"""
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from derive import spikes, tokenreuse
+from derive.model import parse_signs
+from derive.numbers import format_real
+from verify.ledger import Claim
+from verify.population import population_covariance
+from verify.precise import bulk_density_float, support
+from verify.sampling import trials
+from verify.stats import mean_ci
+
+QUICK = {"d": 600, "seeds": 4, "tables": 3}
+FULL = {"d": 2000, "seeds": 12, "tables": 6}
+
+# The configuration of issue 3: delta = 1/2, gamma = 1/4, T = 8, signal on prefix:3.
+DELTA, GAMMA, T, SIGNS = sp.Rational(1, 2), sp.Rational(1, 4), 8, "prefix:3"
+
+
+def _r(x, digits: int = 8) -> str:
+    return format_real(x, digits)
+
+
+def check_c3(cfg: dict) -> dict:
+    """C3: the population threshold, symbolic comparison and exact covariances of sampled tables."""
+    a, k, dl, m2 = (sp.Symbol(n, positive=True) for n in ("alpha", "kappa", "delta", "mu2"))
+    th_c = spikes.population_threshold().subs({spikes.kappa: k, spikes.delta: dl})
+    derived_mu2 = sp.simplify(th_c / a - dl)
+    claimed_mu2 = sp.simplify(k * (dl + sp.sqrt(dl)) / a)
+    gap = sp.simplify(claimed_mu2 - derived_mu2)
+    # A point between the two thresholds: optimal weights on prefix:3 (alpha/kappa = 3).
+    alpha, kappa, delta, mu2 = 1.0, 1 / 3, 0.5, 0.2
+    doc = spikes.spike("1/2", "0", "1", "1/3", "1/5", digits=20)
+    d = cfg["d"]
+    V = int(d / delta) // 2 * 2
+    rng = np.random.default_rng(20260502)
+    top, second, overlap = [], [], []
+    for _ in range(cfg["tables"]):
+        ev, U = np.linalg.eigh(population_covariance(rng, d, V, alpha, kappa, 1.0, mu2))
+        ev, U = ev[::-1], U[:, ::-1]
+        # the mean spike (W^2 delta = 1/2) is also above threshold: the signal is the eigenvector nearer u
+        j = int(np.argmax(U[0, :2] ** 2))
+        top.append(ev[j])
+        second.append(ev[2])
+        overlap.append(U[0, j] ** 2)
+    edge = float(doc["bulk"]["population_right_edge"])
+    predicted = float(doc["population"]["eigenvalue"])
+    se = np.std(top, ddof=1) / np.sqrt(len(top))
+    bulk_top = float(np.mean(second))
+    outlier_seen = min(top) > edge + 0.5 * (predicted - edge) and bulk_top < edge + 0.5 * (predicted - edge)
+    claimed_says_outlier = alpha * mu2 / kappa > delta + np.sqrt(delta)
+    agrees = abs(np.mean(top) - predicted) < 4 * se + 5 / d
+    evidence = {
+        "symbolic": {"derived_mu2_critical": str(sp.Max(0, derived_mu2)), "claimed_mu2_critical": str(claimed_mu2),
+                     "claimed_minus_derived": str(gap)},
+        "table_covariance_mc": {"d": d, "V": V, "tables": cfg["tables"], "alpha": alpha, "kappa": _r(kappa),
+                                "delta": delta, "mu2": mu2, "rho": _r(alpha * mu2 / kappa),
+                                "delta_plus_sqrt_delta": _r(delta + np.sqrt(delta)),
+                                "claimed_outlier": bool(claimed_says_outlier),
+                                "predicted_outlier": doc["population"]["outlier"],
+                                "predicted_eigenvalue": doc["population"]["eigenvalue"][:10],
+                                "observed_eigenvalue_mean": _r(np.mean(top)), "observed_se": _r(se, 3),
+                                "bulk_edge": doc["bulk"]["population_right_edge"][:10],
+                                "observed_next_eigenvalue": _r(bulk_top),
+                                "predicted_overlap": doc["population"]["overlap"][:10],
+                                "observed_overlap_mean": _r(np.mean(overlap))},
+    }
+    corrected = ("an outlier exists iff alpha*(mu2 + delta)/kappa > delta + sqrt(delta), i.e. "
+                 "rho > sqrt(delta) + delta*(1 - alpha/kappa): the class-mean noise Z s/V of the finite "
+                 "vocabulary adds alpha*delta to the spike; above it the eigenvector is not aligned with u: "
+                 "|<u_hat,u>|^2 -> zeta(theta)*mu2/(mu2+delta) < 1")
+    if gap == dl and outlier_seen and not claimed_says_outlier and agrees:
+        verdict = "corrected"
+    elif gap == 0 and outlier_seen == claimed_says_outlier:
+        verdict = "confirmed"
+    else:
+        verdict = "inconclusive"
+    return {"verdict": verdict, "derived": corrected, "evidence": evidence, "corrected": corrected}
+
+
+def _dims(d: int, delta, gamma):
+    V = int(round(d / float(delta))) // 2 * 2
+    return V, int(round(d / float(gamma)))
+
+
+def _scheme(scheme: str, T_: int = T, signs: str = SIGNS):
+    """Weights of a scheme (normalized to sum 1) and their ``alpha``, ``kappa``, as floats."""
+    R = np.array(parse_signs(signs).R(T_), dtype=float)
+    if scheme == "mean":
+        w = np.full(T_, 1.0 / T_)
+    elif scheme == "optimal":
+        w = np.linalg.eigh(R)[1][:, -1]
+        w = w / w.sum()
+    else:
+        from derive.attention import causal_weights
+
+        w = np.array([float(x) for x in causal_weights(T_, 0, "strict")])
+        w = w / w.sum()
+    return w, float(w @ R @ w), float(w @ w)
+
+
+def ks_distance(eigenvalues, delta, gamma, kappa, n_outliers: int) -> float:
+    """Kolmogorov distance between the ESD (outliers removed) and the derived bulk law's CDF."""
+    sup = support(delta, gamma, kappa, 15)
+    lo, hi = float(sup["intervals"][0][0]), float(sup["intervals"][-1][1])
+    atom = float(sup["atom_at_zero"])
+    x = np.linspace(lo, hi, 40001)
+    f = bulk_density_float(delta, gamma, kappa, x)
+    F = np.concatenate([[0.0], np.cumsum((f[1:] + f[:-1]) / 2 * np.diff(x))])
+    F = atom + (1 - atom) * F / F[-1]
+    e = np.sort(np.asarray(eigenvalues)[n_outliers:])
+    n = len(eigenvalues)
+    emp_hi = np.arange(1, len(e) + 1) / n
+    model = np.interp(e, x, F, left=0.0, right=1.0)
+    return float(max(np.max(np.abs(model - emp_hi)), np.max(np.abs(model - (emp_hi - 1 / n)))))
+
+
+def check_c1(cfg: dict) -> dict:
+    """C1: exact moments of the true bulk vs the claimed law; ESD vs the claimed density; T = 1 token counts."""
+    sym = check_c1_symbolic()
+    d = cfg["d"]
+    V, N = _dims(d, DELTA, GAMMA)
+    hist = {}
+    for scheme in ("mean", "causal", "optimal"):
+        w, a, k = _scheme(scheme)
+        _, _, spectra = trials(cfg["seeds"], 11, d, V, N, T, SIGNS, w, 1.5, centered=True)
+        dist = [ks_distance(ev, DELTA, GAMMA, sp.Rational(k).limit_denominator(10**12), 1) for ev in spectra]
+        # KS of an ESD against its limit is O(1/d) (rigidity); measured d*KS = 2.3-3.4 for d = 300..1200.
+        hist[scheme] = {"kappa": _r(k), "ks_times_d": [round(x * d, 2) for x in dist], "bound_times_d": 6,
+                        "pass": bool(max(dist) < 6 / d)}
+    # T = 1: the bulk is MP_delta boxtimes (token-count law); its 4th moment given the counts is exact.
+    t1 = []
+    for child in np.random.SeedSequence(13).spawn(cfg["seeds"]):
+        _, _, spectra = trials(1, int(child.generate_state(1)[0]), d, V, N, 1, "iid", [1.0], 0.0)
+        t1.append(float(np.mean(spectra[0] ** 4)))
+    m4_claim = float(tokenreuse.bulk_moments("claimed")[3].subs({tokenreuse.delta: DELTA, tokenreuse.gamma: GAMMA}))
+    m4_exact = float(tokenreuse.bulk_moments("T=1")[3].subs({tokenreuse.delta: DELTA, tokenreuse.gamma: GAMMA}))
+    ci = mean_ci(t1)
+    evidence = {"symbolic": sym, "esd_vs_claimed_density": hist,
+                "T1_fourth_moment": {"mc_mean": _r(ci[0]), "ci95": [_r(ci[1]), _r(ci[2])],
+                                     "claimed": _r(m4_claim), "exact_T1": _r(m4_exact), "d": d}}
+    exact_differs = sym["fourth_moment_excess"] != "0" and sym["first_three_agree"]
+    corrected = ("the bulk of S is MP_delta boxtimes nu_D (in V-space), nu_D the spectral law of the sparse "
+                 "token matrix D = (V/N) A A^T, not kappa*(MP_delta boxtimes MP_gamma): the two agree in the first "
+                 "three moments and differ from the fourth on (at T = 1 by delta*gamma^2, with kappa = 1), so the "
+                 "shape depends on the weights beyond kappa. kappa*(MP_delta boxtimes MP_gamma) is its "
+                 "Gaussian-equivalent approximation, within O(1/d) in Kolmogorov distance of the ESD for spread "
+                 "weights (T = 8 here)")
+    if exact_differs and all(h["pass"] for h in hist.values()):
+        return {"verdict": "corrected", "derived": corrected, "evidence": evidence, "corrected": corrected}
+    return {"verdict": "inconclusive", "derived": corrected, "evidence": evidence}
+
+
+def check_c1_symbolic() -> dict:
+    """The exact T = 1 bulk moments against the claimed law's (used by the C1 check)."""
+    claimed, exact = tokenreuse.bulk_moments("claimed"), tokenreuse.bulk_moments("T=1")
+    return {"claimed_moments": [str(m) for m in claimed], "exact_T1_moments": [str(m) for m in exact],
+            "first_three_agree": all(sp.simplify(a - b) == 0 for a, b in zip(claimed[:3], exact[:3])),
+            "fourth_moment_excess": str(tokenreuse.fourth_moment_excess())}
+
+
+def _compare(cfg, delta, gamma, scheme, mu2, centered=True, seed0=0):
+    """Monte Carlo of one configuration against ``derive spike``: eigenvalue and overlap of the signal outlier.
+
+    Tolerance: the Student-t 95% half-width over seeds plus the finite-size bias, which is O(1/d)
+    for outlier locations and overlaps; its constant was measured on the ladder d = 500, 1000, 2000
+    (notes/spikes.md: about 6/d for the eigenvalue, 20/d for the overlap), allowed here as 8/d and 25/d.
+    """
+    d = cfg["d"]
+    V, N = _dims(d, delta, gamma)
+    w, a, k = _scheme(scheme)
+    th = spikes.spike(delta, gamma, repr(a), repr(k), str(mu2), sum_w="1", centered=centered, digits=15)
+    tops, overlaps, _ = trials(cfg["seeds"], seed0, d, V, N, T, SIGNS, w, mu2, centered=centered)
+    out = {"scheme": scheme, "delta": str(delta), "gamma": str(gamma), "mu2": str(mu2), "centered": centered,
+           "alpha_over_kappa": _r(a / k, 6), "d": d, "seeds": cfg["seeds"],
+           "predicted_outlier": th["sample"]["outlier"], "sample_right_edge": th["bulk"]["right_edge"][:10]}
+    ev = mean_ci(tops[:, 0])
+    ov = mean_ci(overlaps[:, 0])
+    out["mc_top_eigenvalue"] = {"mean": _r(ev[0]), "ci95": [_r(ev[1]), _r(ev[2])]}
+    out["mc_top_overlap"] = {"mean": _r(ov[0]), "ci95": [_r(ov[1]), _r(ov[2])]}
+    if th["sample"]["outlier"]:
+        pe, po = float(th["sample"]["eigenvalue"]), float(th["sample"]["overlap"])
+        out["predicted_eigenvalue"], out["predicted_overlap"] = _r(pe), _r(po)
+        out["agree"] = bool(abs(ev[0] - pe) <= (ev[2] - ev[0]) + 8 / d and abs(ov[0] - po) <= (ov[2] - ov[0]) + 25 / d)
+    else:
+        # No outlier: the top eigenvalue sticks to the edge within Tracy-Widom fluctuations, O(d^{-2/3}).
+        edge = float(th["bulk"]["right_edge"])
+        out["agree"] = bool(abs(ev[0] - edge) <= (ev[2] - ev[0]) + 4 * edge * d ** (-2 / 3))
+    return out
+
+
+def check_c4(cfg: dict) -> dict:
+    """C4: the sample outlier and overlap of S_c for three configurations and every weight scheme."""
+    runs = []
+    for i, (delta, gamma, mu2) in enumerate([(DELTA, GAMMA, 1.5), (DELTA, GAMMA, 3.0), (1, sp.Rational(1, 2), 3.0)]):
+        for j, scheme in enumerate(("mean", "causal", "optimal")):
+            runs.append(_compare(cfg, delta, gamma, scheme, mu2, seed0=100 + 10 * i + j))
+    derived = ("sample outlier psi(ell(theta)) = ell(1 - gamma + gamma*ell/theta) with ell(theta) the population "
+               "outlier, theta = alpha*(mu2 + delta); overlap zeta(theta)*[ell psi'/psi]*mu2/(mu2+delta); it exists iff "
+               "theta exceeds the positive root of -x^3 + kappa^2(delta+gamma+delta*gamma)x + 2 kappa^3 delta gamma, "
+               "x = theta - delta*kappa (Gaussian-equivalent sample level; see notes/spikes.md)")
+    verdict = "confirmed" if all(r["agree"] for r in runs) else "inconclusive"
+    return {"verdict": verdict, "derived": derived, "evidence": {"runs": runs}}
+
+
+def check_c2(cfg: dict) -> dict:
+    """C2: two successive transitions; a point between them shows a population outlier and no sample one."""
+    grid = [sp.Rational(p, q) for p, q in ((1, 4), (1, 2), (1, 1), (2, 1), (4, 1))]
+    successive = 0
+    with mpmath.workdps(30):
+        for dl in grid:
+            for gm in grid:
+                pop = mpmath.mpf(dl.p) / dl.q + mpmath.sqrt(mpmath.mpf(dl.p) / dl.q)
+                successive += spikes.sample_threshold(mpmath.mpf(dl.p) / dl.q, mpmath.mpf(gm.p) / gm.q, 1) > pop
+    delta, gamma = DELTA, sp.Integer(1)
+    runs = [_compare(cfg, delta, gamma, "mean", mu2, seed0=200 + i) for i, mu2 in enumerate((0.05, 0.45, 4.0))]
+    # the population outlier at the middle point, from exact covariances of sampled tables
+    w, a, k = _scheme("mean")
+    d = cfg["d"]
+    V, _ = _dims(d, delta, gamma)
+    th = spikes.spike(delta, gamma, repr(a), repr(k), "0.45", centered=True, digits=15)
+    rng = np.random.default_rng(2024)
+    pop_top = [np.linalg.eigvalsh(population_covariance(rng, d, V, a, k, 0.0, 0.45))[-1] for _ in range(cfg["tables"])]
+    pop_edge = float(th["bulk"]["population_right_edge"])
+    pop_seen = bool(min(pop_top) > pop_edge + 0.5 * (float(th["population"]["eigenvalue"]) - pop_edge))
+    evidence = {"grid_points_successive": f"{successive}/{len(grid) ** 2}",
+                "between_thresholds": {"mu2": 0.45, "population_outlier_predicted": th["population"]["outlier"],
+                                       "population_eigenvalue_predicted": th["population"]["eigenvalue"][:10],
+                                       "population_top_mc": [_r(x) for x in pop_top],
+                                       "population_edge": th["bulk"]["population_right_edge"][:10],
+                                       "sample_outlier_predicted": th["sample"]["outlier"]},
+                "runs": runs}
+    derived = ("population threshold alpha*(mu2+delta) > kappa*(delta+sqrt(delta)); sample threshold the positive "
+               "root of the cubic in claim C4's record; the sample threshold is strictly larger for every "
+               "delta, gamma > 0, so the transitions are successive")
+    ok = successive == len(grid) ** 2 and pop_seen and all(r["agree"] for r in runs)
+    return {"verdict": "confirmed" if ok else "inconclusive", "derived": derived, "evidence": evidence}
+
+
+CLAIMS = [
+    Claim("C1", "the limiting spectral distribution of S is kappa*(MP_delta boxtimes MP_gamma); its shape "
+                "depends on delta, gamma only, its scale on kappa", check_c1),
+    Claim("C2", "two successive BBP-type transitions, governed by delta, gamma, alpha, kappa: one at population "
+                "level (N = oo) and one at sample level (finite gamma)", check_c2),
+    Claim("C3", "an outlier exists iff rho = alpha*mu2/kappa > delta + sqrt(delta); above it the outlier's "
+                "eigenvector aligns with u", check_c3),
+    Claim("C4", "even above C3, finite N can hide the outlier; explicit formulas give the outlier eigenvalue of S "
+                "and the overlap |u_hat^T u|^2", check_c4),
+]

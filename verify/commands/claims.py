@@ -1,0 +1,38 @@
+"""``verify claims``: the ledger of every claim of the paper, checked now."""
+import datetime
+import sys
+import time
+from pathlib import Path
+
+from verify.claims import CLAIMS, FULL, QUICK
+from verify.ledger import run_claim
+from verify.report import claims_markdown, verdict_table
+
+NAME = "claims"
+HELP = "check every claim of the paper and give each a verdict with its evidence"
+
+
+def add_arguments(p):
+    p.add_argument("--quick", action="store_true", help="small dimensions and few seeds (about 3 minutes)")
+    p.add_argument("--notes", default="notes/claims.md", help="where to write the readable ledger ('' for nowhere)")
+    p.add_argument("--figures", default="notes/figures", help="folder for the figures ('' for none)")
+
+
+def run(args):
+    cfg = dict(QUICK if args.quick else FULL)
+    cfg["figures"] = args.figures
+    start = time.time()
+    records = []
+    for i, claim in enumerate(CLAIMS, 1):
+        print(f"[{i}/{len(CLAIMS)}] {claim.id} ...", file=sys.stderr, flush=True)
+        records.append(run_claim(claim, cfg))
+    if args.notes:
+        header = {"quick": args.quick, "seconds": time.time() - start,
+                  "date": datetime.date.today().isoformat()}
+        Path(args.notes).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.notes).write_text(claims_markdown(records, header))
+    return records
+
+
+def render(records):
+    return verdict_table(records)
