@@ -94,8 +94,9 @@ class BulkLaw:
 def _exact(x) -> tuple[int, int]:
     # Every accepted number type is read as the exact rational it denotes.
     if isinstance(x, mpmath.mpf):
-        man, exp = x.man_exp
-        return (int(man) << exp, 1) if exp >= 0 else (int(man), 1 << -exp)
+        man, exp = x.man_exp  # the mantissa is unsigned
+        man = -int(man) if x < 0 else int(man)
+        return (man << exp, 1) if exp >= 0 else (man, 1 << -exp)
     if isinstance(x, float):
         if not np.isfinite(x):
             raise ParameterError("x", f"not a finite number: {x!r}")
