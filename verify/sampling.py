@@ -21,12 +21,12 @@ class Sample:
     signs: np.ndarray      # V class signs
     xi: np.ndarray         # N x T sequence signs
     tokens: np.ndarray     # N x T token indices
-    pooled: np.ndarray     # d x N pooled vectors
+    pooled: np.ndarray | None  # d x N pooled vectors (None if no weights were given)
 
 
 def sample(rng: np.random.Generator, d: int, V: int, N: int, T: int, signs: str, weights, mu2: float,
            table: np.ndarray | None = None) -> Sample:
-    """Draw a table (unless given) and ``N`` sequences, and pool them with ``weights``."""
+    """Draw a table (unless given) and ``N`` sequences, and pool them with ``weights`` (if not ``None``)."""
     s = np.repeat([1.0, -1.0], V // 2)
     if table is None:
         table = rng.standard_normal((d, V))
@@ -34,11 +34,16 @@ def sample(rng: np.random.Generator, d: int, V: int, N: int, T: int, signs: str,
     xi = parse_signs(signs).sample(rng, N, T)
     within = rng.integers(0, V // 2, size=(N, T))
     tokens = np.where(xi > 0, within, V // 2 + within)
-    w = np.asarray(weights, dtype=float)
-    pooled = np.zeros((d, N))
-    for t in range(T):
-        pooled += w[t] * table[:, tokens[:, t]]
+    pooled = None if weights is None else pool(table, tokens, weights)
     return Sample(table, s, xi, tokens, pooled)
+
+
+def pool(table: np.ndarray, tokens: np.ndarray, weights) -> np.ndarray:
+    """Pooled vectors ``c_n = sum_t w_t e_{v_{n,t}}`` (``d x N``) for given tokens."""
+    out = np.zeros((table.shape[0], tokens.shape[0]))
+    for t, wt in enumerate(np.asarray(weights, dtype=float)):
+        out += wt * table[:, tokens[:, t]]
+    return out
 
 
 def spectrum(pooled: np.ndarray, centered: bool = False, k: int = 4):

@@ -4,7 +4,7 @@ import sys
 import time
 from pathlib import Path
 
-from verify.claims import CLAIMS, FULL, QUICK
+from verify.claims import CLAIMS, FULL, QUICK, draw_figures
 from verify.ledger import run_claim
 from verify.report import claims_markdown, verdict_table
 
@@ -21,11 +21,17 @@ def add_arguments(p):
 def run(args):
     cfg = dict(QUICK if args.quick else FULL)
     cfg["figures"] = args.figures
+    cfg["stash"] = {}
     start = time.time()
     records = []
     for i, claim in enumerate(CLAIMS, 1):
         print(f"[{i}/{len(CLAIMS)}] {claim.id} ...", file=sys.stderr, flush=True)
         records.append(run_claim(claim, cfg))
+        cfg["records"] = records
+    if args.figures:
+        print("figures ...", file=sys.stderr, flush=True)
+        for path in draw_figures(cfg):
+            print(f"  wrote {path}", file=sys.stderr)
     if args.notes:
         header = {"quick": args.quick, "seconds": time.time() - start,
                   "date": datetime.date.today().isoformat()}

@@ -1,0 +1,90 @@
+"""The ledger's figures, drawn from the numbers the checks computed (matplotlib, Agg backend)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+SCHEME_COLORS = {"mean": "tab:blue", "causal": "tab:orange", "optimal": "tab:green"}
+
+
+def _save(fig, folder: str, name: str) -> str:
+    path = Path(folder) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=130, bbox_inches="tight")
+    plt.close(fig)
+    return str(path)
+
+
+def spectra_figure(folder, panels: list[dict]) -> str:
+    """(a) Eigenvalue histograms of ``S_c`` with the derived bulk density and predicted outliers."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.3), sharey=False)
+    for ax, p in zip(np.atleast_1d(axes), panels):
+        ax.hist(p["eigenvalues"], bins=80, density=True, color="0.75", label="Monte Carlo")
+        ax.plot(p["x"], p["density"], color="k", lw=1.2, label=r"$\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)$")
+        if p.get("outlier") is not None:
+            ax.axvline(p["outlier"], color="tab:red", ls="--", lw=1, label="predicted outlier")
+        ax.set_title(f"{p['scheme']} pooling (d={p['d']})")
+        ax.set_xlabel("eigenvalue")
+    np.atleast_1d(axes)[0].legend(fontsize=7)
+    return _save(fig, folder, "spectra.png")
+
+
+def phase_figure(folder, mu2_grid, gamma_grid, overlap, pop_curve, sample_curve, title: str) -> str:
+    """(b) Monte Carlo overlap over ``(gamma, mu2)`` with both theoretical transition curves."""
+    fig, ax = plt.subplots(figsize=(5.2, 4))
+    mesh = ax.pcolormesh(gamma_grid, mu2_grid, overlap, shading="nearest", vmin=0, vmax=1, cmap="viridis")
+    fig.colorbar(mesh, ax=ax, label=r"$|\hat u^\top u|^2$ (Monte Carlo)")
+    g = np.linspace(min(gamma_grid), max(gamma_grid), 200)
+    ax.plot(g, [pop_curve(x) for x in g], color="w", ls="--", label="population threshold")
+    ax.plot(g, [sample_curve(x) for x in g], color="tab:red", label="sample threshold")
+    ax.set_xlabel(r"$\gamma = d/N$")
+    ax.set_ylabel(r"$\mu_2$")
+    ax.set_ylim(min(mu2_grid), max(mu2_grid))
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="upper left")
+    return _save(fig, folder, "phase_diagram.png")
+
+
+def overlap_figure(folder, curves: dict, points: dict, title: str) -> str:
+    """(c) Overlap against ``mu2``: theory curves per scheme, Monte Carlo means with 95% intervals."""
+    fig, ax = plt.subplots(figsize=(5.2, 3.6))
+    for name, (x, y) in curves.items():
+        ax.plot(x, y, color=SCHEME_COLORS[name], label=f"{name} (theory)")
+    for name, (x, mean, lo, hi) in points.items():
+        ax.errorbar(x, mean, yerr=[np.asarray(mean) - lo, np.asarray(hi) - mean], fmt="o", ms=3,
+                    color=SCHEME_COLORS[name], capsize=2)
+    ax.set_xlabel(r"$\mu_2$")
+    ax.set_ylabel(r"$|\hat u^\top u|^2$")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+    return _save(fig, folder, "overlap_vs_mu2.png")
+
+
+def weights_figure(folder, weights: dict, title: str) -> str:
+    """(d) The weights of each scheme against the position ``t``."""
+    fig, ax = plt.subplots(figsize=(5.2, 3.2))
+    for name, w in weights.items():
+        ax.plot(np.arange(1, len(w) + 1), w, "o-", color=SCHEME_COLORS[name], label=name)
+    ax.set_xlabel("position t")
+    ax.set_ylabel(r"$w_t$ (sum 1)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+    return _save(fig, folder, "weights.png")
+
+
+def accuracy_figure(folder, mu2_grid, acc: dict, title: str) -> str:
+    """(e) Ridge classification test accuracy against ``mu2`` with 95% intervals."""
+    fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    for name, (mean, lo, hi) in acc.items():
+        ax.errorbar(mu2_grid, mean, yerr=[np.asarray(mean) - lo, np.asarray(hi) - mean], fmt="o-", ms=3,
+                    color=SCHEME_COLORS[name], capsize=2, label=name)
+    ax.set_xlabel(r"$\mu_2$")
+    ax.set_ylabel("test accuracy")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+    return _save(fig, folder, "accuracy.png")
