@@ -19,79 +19,20 @@ from functools import lru_cache
 import sympy as sp
 from sympy.stats import E as expect, Poisson
 
+from derive import freeprob as fp
 from derive.formulas import Formula
 
 delta, gamma = sp.symbols("delta gamma", positive=True)
 
 
-def _mul(a: list, b: list, n: int) -> list:
-    """Product of two truncated power series given by coefficient lists, to order ``n``."""
-    out = [sp.Integer(0)] * (n + 1)
-    for i, x in enumerate(a[: n + 1]):
-        if x != 0:
-            for j, y in enumerate(b[: n + 1 - i]):
-                out[i + j] += x * y
-    return [sp.cancel(c) for c in out]
-
-
-def _compose(f: list, g: list, n: int) -> list:
-    """``f(g(w))`` to order ``n`` for ``g(0) = 0`` (Horner's scheme on coefficient lists)."""
-    out = [sp.Integer(0)] * (n + 1)
-    for c in reversed(f[: n + 1]):
-        out = _mul(out, g, n)
-        out[0] += c
-    return out
-
-
-def _reverse(f: list, n: int) -> list:
-    """Coefficients of the compositional inverse of ``f = f_1 w + ...`` (``f_1 != 0``), to order ``n``.
-
-    Order by order: the coefficient of ``w^k`` in ``f(g)`` is ``f_1 g_k`` plus terms in lower ``g_j``.
-    """
-    g = [sp.Integer(0), 1 / sp.sympify(f[1])] + [sp.Integer(0)] * (n - 1)
-    for k in range(2, n + 1):
-        g[k] = sp.cancel(-_compose(f, g, k)[k] / sp.sympify(f[1]))
-    return g
-
-
 def moments_from_free_cumulants(cumulants: list, n: int) -> list:
-    r"""Moments ``m_0..m_n`` from free cumulants ``k_1..k_n``.
-
-    With :math:`M(x) = \sum_k m_k x^k` the moment-cumulant relation is
-    :math:`M(x) = 1 + \sum_k k_k x^k M(x)^k` (equivalently :math:`G(z) = 1/(z - R(G(z)))`).
+    r"""Moments ``m_0..m_n`` from free cumulants ``k_1..k_n``: :math:`m_n = \sum_{\pi\in NC(n)} \prod_{B\in\pi} k_{|B|}`.
 
     >>> moments_from_free_cumulants([1, 1, 1], 3)   # free Poisson of rate 1: Catalan numbers
     [1, 1, 2, 5]
     """
-    M = [sp.Integer(1)] + [sp.Integer(0)] * n
-    for _ in range(n):
-        xM = [sp.Integer(0)] + M[:n]
-        new, power = [sp.Integer(1)] + [sp.Integer(0)] * n, [sp.Integer(1)] + [sp.Integer(0)] * n
-        for k in range(1, n + 1):
-            power = _mul(power, xM, n)
-            new = [a + cumulants[k - 1] * b for a, b in zip(new, power)]
-        M = [sp.cancel(c) for c in new]
-    return [sp.factor(c) for c in M]
-
-
-def s_transform_series(moments: list, n: int) -> list:
-    r"""Coefficients of :math:`S(w) = \frac{1+w}{w}\psi^{-1}(w)`, :math:`\psi(z) = \sum_{k\ge1} m_k z^k`, to order ``n-1``."""
-    chi = _reverse([sp.Integer(0)] + list(moments[1 : n + 1]), n)
-    over_w = chi[1:] + [sp.Integer(0)]
-    return _mul(over_w, [sp.Integer(1), sp.Integer(1)], n - 1)
-
-
-def free_multiplicative_moments(moments_a: list, moments_b: list, n: int) -> list:
-    r"""Moments of :math:`\mu_a \boxtimes \mu_b` from those of the factors (:math:`S_{a\boxtimes b} = S_a S_b`).
-
-    >>> free_multiplicative_moments([1, 1, 2], [1, 1, 2], 2)   # two free Poissons of rate 1
-    [1, 1, 3]
-    """
-    S = _mul(s_transform_series(moments_a, n), s_transform_series(moments_b, n), n - 1)
-    geometric = [sp.Integer((-1) ** k) for k in range(n)]  # 1/(1+w)
-    chi = [sp.Integer(0)] + _mul(S, geometric, n - 1)
-    psi = _reverse(chi, n)
-    return [sp.Integer(1)] + [sp.factor(c) for c in psi[1:]]
+    return [sp.Integer(1)] + [sp.factor(sum(sp.Mul(*[cumulants[len(B) - 1] for B in pi])
+                                            for pi in fp.noncrossing_partitions(k))) for k in range(1, n + 1)]
 
 
 def token_count_moments(lam, n: int) -> list:
@@ -129,7 +70,7 @@ def bulk_moments(kind: str, n: int = 4) -> tuple:
     lam = delta / gamma
     law_D = {"claimed": wishart_moments(1 / lam, n), "T=1": token_count_moments(lam, n)}[kind]
     free_poisson = moments_from_free_cumulants([delta] * n, n)
-    v_space = free_multiplicative_moments(free_poisson, law_D, n)
+    v_space = fp.free_multiplicative_moments(free_poisson, law_D)
     return tuple(sp.factor(v_space[k] / delta) for k in range(1, n + 1))
 
 
