@@ -3,7 +3,7 @@ import sys
 
 from derive.clikit import run_cli
 
-COMMANDS: list[str] = ["verify.commands.claims"]
+COMMANDS: list[str] = ["verify.commands.mc", "verify.commands.claims"]
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,72 @@
+"""``verify mc``: Monte Carlo of the model next to the derived prediction for the same parameters."""
+import sys
+
+import numpy as np
+import sympy as sp
+
+from derive.errors import ParameterError
+from derive.numbers import check_digits, format_real, parse_rational
+from derive.spikes import spike
+from verify.sampling import trials
+from verify.stats import mean_ci
+
+NAME = "mc"
+HELP = "Monte Carlo of S for given d, V, N, T, signs and weights, with the theory for the same parameters"
+
+
+def add_arguments(p):
+    for name, help_ in (("--d", "embedding dimension"), ("--V", "vocabulary size (even)"),
+                        ("--N", "number of sequences"), ("--T", "sequence length")):
+        p.add_argument(name, required=True, help=help_)
+    p.add_argument("--signs", required=True, help="sign family: iid, prefix:L, suffix:L, markov:r, gauss:rho, file:PATH")
+    p.add_argument("--weights", required=True, help="mean, causal, optimal or file:PATH")
+    p.add_argument("--tau", default=None, help="causal only: attention temperature (default 0)")
+    p.add_argument("--mask", default=None, help="causal only: inclusive (default) or strict")
+    p.add_argument("--mu2", required=True, help="signal strength ||mu||^2")
+    p.add_argument("--seeds", default="8", help="number of independent trials (default 8)")
+    p.add_argument("--seed0", default="0", help="root seed (default 0)")
+    p.add_argument("--k", default="4", help="how many top eigenvalues to report (default 4)")
+    p.add_argument("--centered", action="store_true", help="the centered covariance S_c")
+    p.add_argument("--digits", default=30, help="significant digits of the theory's reals")
+
+
+def _int(value, name, low=1):
+    q = parse_rational(value, name)
+    if not q.is_Integer or q < low:
+        raise ParameterError(name, f"must be an integer >= {low}, got {value}")
+    return int(q)
+
+
+def run(args):
+    from derive.attention import resolve_weights
+
+    d, V, N, T = (_int(getattr(args, n), n) for n in ("d", "V", "N", "T"))
+    if V % 2:
+        raise ParameterError("V", f"must be even (balanced classes), got {V}")
+    seeds, seed0, k = _int(args.seeds, "seeds"), _int(args.seed0, "seed0", 0), _int(args.k, "k")
+    if k >= min(d, N):
+        raise ParameterError("k", f"must be below min(d, N) = {min(d, N)}, got {k}")
+    mu2 = parse_rational(args.mu2, "mu2")
+    if mu2 < 0:
+        raise ParameterError("mu2", f"must be >= 0, got {args.mu2}")
+    digits = check_digits(args.digits)
+    w, R = resolve_weights(args.weights, T, args.signs, tau=args.tau, mask=args.mask)
+    wv = sp.Matrix(w)
+    alpha, kappa, W = (wv.T * R * wv)[0], (wv.T * wv)[0], sum(w)
+    theory = spike(sp.Rational(d, V), sp.Rational(d, N), sp.nsimplify(alpha), sp.nsimplify(kappa), mu2,
+                   sum_w=sp.nsimplify(W), centered=args.centered, digits=digits)
+    if seeds * d * N > 2e8:
+        print(f"verify mc: {seeds} trials at d={d}, N={N} ...", file=sys.stderr, flush=True)
+    tops, overlaps, _ = trials(seeds, seed0, d, V, N, T, args.signs, [float(x) for x in w], float(mu2),
+                               centered=args.centered, k=k)
+    fmt = lambda x: format_real(x, 10) if np.isfinite(x) else None  # noqa: E731
+    ev, ov = mean_ci(tops[:, 0]), mean_ci(overlaps[:, 0])
+    return {
+        "top_eigenvalues": [[fmt(x) for x in row] for row in tops],
+        "overlap": {"mean": fmt(ov[0]), "ci95": [fmt(ov[1]), fmt(ov[2])]},
+        "top_eigenvalue": {"mean": fmt(ev[0]), "ci95": [fmt(ev[1]), fmt(ev[2])]},
+        "overlaps_top_k": [fmt(x) for x in overlaps.mean(axis=0)],
+        "theory": theory,
+        "weights": [format_real(x, 12) for x in w],
+        "interval": "Student-t 95% over seeds (infinite for one seed: reported as null)",
+    }
