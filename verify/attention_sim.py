@@ -1,0 +1,41 @@
+r"""The actual causal softmax attention on sampled tokens, for comparison with its derived limit.
+
+For each sequence the scores are :math:`\tau\langle x_t, x_s\rangle/d` on the causal window, the
+attention rows are softmaxes, and the pooled vector is :math:`\frac1{|\mathcal T|}\sum_{t\in\mathcal T}
+\sum_s A_{ts} x_s = \sum_s \hat w_s x_s` with data-dependent :math:`\hat w_s = \frac1{|\mathcal T|}
+\sum_{t} A_{ts}` (:math:`\mathcal T` the positions with a nonempty window).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from verify.sampling import sample
+
+
+def attention_weights(X: np.ndarray, tau: float, mask: str) -> np.ndarray:
+    """Effective weights ``(n, T)`` of each sequence; ``X`` has shape ``(n, T, d)``."""
+    n, T, d = X.shape
+    scores = tau * np.einsum("ntd,nsd->nts", X, X) / d
+    t, s = np.indices((T, T))
+    allowed = s <= t if mask == "inclusive" else s < t
+    scores = np.where(allowed, scores, -np.inf)
+    rows = np.arange(T) if mask == "inclusive" else np.arange(1, T)
+    scores = scores[:, rows, :]
+    scores -= scores.max(axis=2, keepdims=True)
+    A = np.exp(scores)
+    A /= A.sum(axis=2, keepdims=True)
+    return A.mean(axis=1)
+
+
+def weight_deviation(d: int, T: int, tau: float, mask: str, limit, n: int = 400, seed: int = 0,
+                     signs: str = "iid", mu2: float = 1.0) -> dict:
+    """Mean over sequences of the data-dependent weights, its max deviation from ``limit``, and the
+    mean per-sequence max deviation (the fluctuation each pooled vector actually sees)."""
+    V = max(2 * d, 64)
+    rng = np.random.default_rng(seed)
+    smp = sample(rng, d, V, n, T, signs, None, mu2)
+    X = np.transpose(smp.table[:, smp.tokens], (1, 2, 0))
+    W = attention_weights(X, tau, mask)
+    limit = np.asarray(limit, dtype=float)
+    return {"d": d, "mean_weights": W.mean(axis=0), "bias": float(np.abs(W.mean(axis=0) - limit).max()),
+            "per_sequence": float(np.abs(W - limit).max(axis=1).mean())}
