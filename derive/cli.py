@@ -3,7 +3,12 @@ import sys
 
 from derive.clikit import run_cli
 
-COMMANDS: list[str] = ["derive.commands.bulk", "derive.commands.spike", "derive.commands.formulas"]
+COMMANDS: list[str] = [
+    "derive.commands.weights",
+    "derive.commands.bulk",
+    "derive.commands.spike",
+    "derive.commands.formulas",
+]
 
 
 def main(argv=None) -> int:

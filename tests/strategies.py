@@ -50,3 +50,20 @@ def weights(draw, T: int):
 
 scales = rationals(sp.Rational(1, 10), 4, 100)
 """Noise scales ``kappa = ||w||^2`` of the bulk law in ``[1/10, 4]``."""
+
+
+@st.composite
+def causal_cases(draw, T_max: int = 200):
+    """``(T, tau, mask)`` for the causal limit: ``T <= T_max``, ``tau`` in ``[0, 10]`` (``T >= 2`` if strict)."""
+    mask = draw(st.sampled_from(["inclusive", "strict"]))
+    T = draw(st.integers(2 if mask == "strict" else 1, T_max))
+    return T, draw(rationals(0, 10, 20)), mask
+
+
+@st.composite
+def odd_equicorrelated_unrealizable(draw):
+    """``(T, a)``: odd ``T`` and ``a`` in ``[-1/(T-1), -1/T)``, where ``(1-a) I + a J`` is PSD but no
+    +-1 vector realizes it (``|sum_t xi_t| >= 1`` forces ``a >= -1/T``)."""
+    T = draw(st.sampled_from([3, 5, 7]))
+    a = draw(rationals(sp.Rational(-1, T - 1), sp.Rational(-1, T), 1000).filter(lambda q: q != sp.Rational(-1, T)))
+    return T, a

@@ -1,0 +1,351 @@
+r"""Pooling weights: mean, the ``d -> oo`` limit of causal self-attention, optimal, user files.
+
+**Causal attention.** Tokens ``x_t = e_{v_t}`` with ``e_v = s_v mu + z_v``, scores
+``tau <x_t, x_s>/d``, a row softmax over the causal window (``inclusive``: keys ``s <= t``;
+``strict``: ``s < t``), outputs ``y_t = sum_s A_ts x_s`` and the pooled vector
+``c = (1/n_out) sum_t y_t = sum_s w_s x_s``. As ``d -> oo`` with ``||mu||^2 = mu2`` fixed,
+
+.. math:: \frac{\langle x_t, x_t\rangle}{d} = \frac{\mu_2 + 2 s_v\langle\mu,z_v\rangle + \|z_v\|^2}{d} \to 1,
+   \qquad \frac{\langle x_t, x_s\rangle}{d} \to 0 \quad (v_t \ne v_s),
+
+almost surely (law of large numbers; fluctuations are ``O(d^{-1/2})``). Assumed: the tokens of
+a sequence are distinct, which fails with probability ``O(T^2/V) -> 0`` (a repeated token
+would score ``tau`` off the diagonal). The limit score matrix is ``tau I`` and everything
+below is derived from it by SymPy.
+
+**Convention for the strict mask.** Position 1 has an empty window and no output; the
+pooled vector averages the ``T - 1`` outputs ``t = 2..T`` (setting ``y_1 = 0`` and averaging
+over ``T`` gives the same weights after normalization to sum 1). ``T = 1`` is refused.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import mpmath
+import sympy as sp
+
+from derive.errors import ParameterError
+from derive.formulas import Formula
+from derive.model import SignFamily, check_T, parse_signs
+from derive.numbers import check_range, parse_rational
+from derive.realizable import read_rational_array
+
+t, s, u = sp.symbols("t s u", integer=True, positive=True)
+T = sp.Symbol("T", integer=True, positive=True)
+tau = sp.Symbol("tau", nonnegative=True)
+
+MASKS = {"inclusive": 0, "strict": 1}
+"""Each mask as the offset ``k`` of its window ``1 <= s <= t - k``."""
+
+
+def _mask_offset(mask: str) -> int:
+    if mask not in MASKS:
+        raise ParameterError("mask", f"must be one of {', '.join(MASKS)}, got {mask!r}")
+    return MASKS[mask]
+
+
+def limit_score(i, j) -> sp.Expr:
+    r"""The ``d -> oo`` limit of the attention score of query ``i`` on key ``j``.
+
+    .. math:: \lim_{d\to\infty} \tau \frac{\langle x_i, x_j\rangle}{d} = \tau\,\delta_{ij}
+       \qquad\text{(distinct tokens)}
+
+    >>> limit_score(t, u), limit_score(2, 2)
+    (tau*KroneckerDelta(t, u), tau)
+    """
+    return tau * sp.KroneckerDelta(i, j)
+
+
+def _exp_of_indicator(expr: sp.Expr) -> sp.Expr:
+    # exp(c * delta) = 1 + (e^c - 1) delta because delta is 0 or 1; SymPy can sum the right side
+    def affine(e):
+        c, delta = e.args[0].as_independent(sp.KroneckerDelta)
+        return 1 + (sp.exp(c) - 1) * delta if isinstance(delta, sp.KroneckerDelta) else e
+
+    return expr.replace(lambda e: isinstance(e, sp.exp), affine)
+
+
+@lru_cache(maxsize=None)
+def softmax_normalizer(mask: str) -> sp.Expr:
+    r"""The softmax denominator of row ``t`` in the limit: :math:`Z_t = \sum_{u=1}^{t-k} e^{\tau\delta_{tu}}`.
+
+    >>> softmax_normalizer("inclusive"), softmax_normalizer("strict")
+    (t + exp(tau) - 1, t - 1)
+    """
+    k = _mask_offset(mask)
+    return sp.simplify(sp.summation(_exp_of_indicator(sp.exp(limit_score(t, u))), (u, 1, t - k)))
+
+
+@lru_cache(maxsize=None)
+def causal_attention(mask: str) -> sp.Expr:
+    r"""The limit attention entry :math:`A_{ts} = e^{\tau\delta_{ts}}/Z_t` for ``s`` in the window of ``t``.
+
+    >>> causal_attention("inclusive").subs({t: 3, s: 3})
+    exp(tau)/(exp(tau) + 2)
+    """
+    return _exp_of_indicator(sp.exp(limit_score(t, s))) / softmax_normalizer(mask)
+
+
+def _telescoped_sum(f: sp.Expr, var: sp.Symbol, lo, hi) -> sp.Expr:
+    r"""``sum_{var=lo}^{hi} f`` for ``f = c/(a var + b)``, by the digamma antidifference.
+
+    :math:`\psi(x+1) - \psi(x) = 1/x`, so ``F = (c/a) psi(var + b/a)`` has ``F(var+1) - F(var) = f``
+    (checked by SymPy), and the sum telescopes to ``F(hi+1) - F(lo)``.
+    """
+    num, den = sp.fraction(sp.together(f))
+    a, b = sp.Poly(den, var).all_coeffs()
+    if num.has(var):
+        raise ValueError(f"not a simple fraction in {var}: {f}")
+    F = num / a * sp.digamma(var + b / a)
+    assert sp.simplify(sp.expand_func(F.subs(var, var + 1) - F) - f) == 0
+    return F.subs(var, hi + 1) - F.subs(var, lo)
+
+
+@lru_cache(maxsize=None)
+def causal_weight(mask: str) -> sp.Expr:
+    r"""The limit pooling weight of position ``s`` in a sequence of length ``T``.
+
+    :math:`w_s = \frac{1}{n_{out}} \sum_{t \ge s + k} A_{ts}` with ``n_out`` the number of
+    nonempty windows; SymPy gives, with :math:`E = e^\tau`,
+
+    .. math:: \text{inclusive: } w_s = \frac{1}{T}\Big[\frac{E}{E+s-1} + H_{E+T-1} - H_{E+s-1}\Big],
+       \qquad \text{strict: } w_s = \frac{H_{T-1} - H_{s-1}}{T-1}
+
+    (generalized harmonic numbers, :math:`H_x = \psi(x+1) + \gamma`). At ``tau = 0`` the
+    inclusive weights are :math:`(H_T - H_{s-1})/T`; the strict ones do not depend on ``tau``.
+
+    >>> [causal_weight(m).subs({T: 3, tau: 0, s: 1}) for m in ("inclusive", "strict")]
+    [11/18, 3/4]
+    """
+    k = _mask_offset(mask)
+    A = sp.expand(causal_attention(mask))
+    delta = sp.KroneckerDelta(t, s)
+    # the window of t contains s iff t >= s + k, and s <= T
+    diagonal = sp.refine(sp.summation(delta * A.coeff(delta), (t, s + k, T)), sp.Q.ge(T, s))
+    off = A.subs(delta, 0)
+    n_out = sp.summation(1, (t, 1 + k, T))
+    w = (_telescoped_sum(off, t, s + k, T) + diagonal) / n_out
+    return sp.simplify(w.rewrite(sp.harmonic))
+
+
+def _check_tau(tau_value) -> sp.Expr:
+    value = parse_rational(tau_value, "tau")
+    return check_range(value, "tau", low=0)
+
+
+def causal_weights(T_value, tau_value=0, mask: str = "inclusive", digits: int = 30) -> list:
+    r"""The limit weights of causal attention for ``T_value`` positions, normalized to sum 1.
+
+    ``tau = 0`` (either mask) and the strict mask (any ``tau``) give exact rationals (harmonic
+    numbers); otherwise the expression of :func:`causal_weight` is evaluated by mpmath to
+    ``digits``. The claimed form :math:`w_t \propto H_{T-1} - H_{t-1}` is the strict mask.
+
+    >>> causal_weights(4, 0, "inclusive"), causal_weights(4, 3, "strict")
+    ([25/48, 13/48, 7/48, 1/16], [11/18, 5/18, 1/9, 0])
+    """
+    n = check_T(T_value)
+    tv = _check_tau(tau_value)
+    if mask not in MASKS:
+        raise ParameterError("mask", f"must be inclusive or strict, got {mask!r}")
+    if tv > 700:
+        raise ParameterError("tau", f"must be <= 700 (exp(tau) must stay finite), got {tv}")
+    if mask == "strict" and n == 1:
+        raise ParameterError("T", "the strict mask needs T >= 2 (position 1 has no key)")
+    if mask == "strict" or tv == 0:
+        expr = causal_weight(mask).subs({T: n, tau: 0})
+        w = [sp.expand_func(expr.subs(s, k)) for k in range(1, n + 1)]
+        total = sum(w)
+        return [x / total for x in w]
+    f = _numeric_weight(mask)
+    with mpmath.workdps(digits + 10):
+        e = mpmath.exp(mpmath.mpf(tv.p) / tv.q)
+        w = [f(k, n, e) for k in range(1, n + 1)]
+        total = sum(w)
+        return [sp.Float(x / total, digits + 5) for x in w]
+
+
+@lru_cache(maxsize=None)
+def _numeric_weight(mask: str):
+    """:func:`causal_weight` as an mpmath function of ``(s, T, exp(tau))``."""
+    E = sp.Symbol("E_tau", positive=True)
+    return sp.lambdify((s, T, E), causal_weight(mask).subs(sp.exp(tau), E), modules="mpmath")
+
+
+def mean_weights(T_value) -> list[sp.Rational]:
+    r"""Mean pooling, :math:`w_t = 1/T`.
+
+    >>> mean_weights(4)
+    [1/4, 1/4, 1/4, 1/4]
+    """
+    n = check_T(T_value)
+    return [sp.Rational(1, n)] * n
+
+
+def alpha(w, R: sp.Matrix) -> sp.Expr:
+    r"""Signal after pooling, :math:`\alpha(w) = w^\top R w`.
+
+    >>> alpha([1, 1], sp.Matrix([[1, 1], [1, 1]]))
+    4
+    """
+    v = sp.Matrix(w)
+    return (v.T * R * v)[0, 0]
+
+
+def kappa(w) -> sp.Expr:
+    r"""Noise scale, :math:`\kappa(w) = \|w\|^2 = \sum_t w_t^2`.
+
+    >>> kappa([sp.Rational(1, 2), sp.Rational(1, 2)])
+    1/2
+    """
+    return sp.Add(*[x**2 for x in w])
+
+
+def sum_w(w) -> sp.Expr:
+    r""":math:`W = \sum_t w_t`, the weight of the mean spike of the raw covariance.
+
+    >>> sum_w([1, 2, 3])
+    6
+    """
+    return sp.Add(*w)
+
+
+def normalized(w, parameter: str) -> list:
+    r"""``w / sum(w)``; a zero sum is an error of ``parameter``.
+
+    >>> normalized([1, 3], "weights")
+    [1/4, 3/4]
+    """
+    total = sum_w(w)
+    if total == 0 or (not total.is_Rational and abs(sp.N(total, 30)) < sp.Float(10) ** -25):
+        raise ParameterError(parameter, "the weights sum to zero and cannot be normalized to sum 1")
+    return [x / total for x in w]
+
+
+def _one_block(R: sp.Matrix):
+    """The index set ``B`` if ``R = 1_B 1_B^T`` on ``B`` and the identity elsewhere, else ``None``."""
+    n = R.rows
+    B = [i for i in range(n) if any(R[i, j] != 0 for j in range(n) if j != i)]
+    for i in range(n):
+        for j in range(n):
+            expected = 1 if (i == j or (i in B and j in B)) else 0
+            if R[i, j] != expected:
+                return None
+    return B
+
+
+def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list, str | None]:
+    r"""The top eigenvector of ``R`` (the maximizer of :math:`w^\top R w/\|w\|^2`), sign chosen so
+    :math:`\sum_t w_t > 0`, with a note when it is not unique.
+
+    When ``R = 1_B 1_B^T`` on a block ``B`` of ``L >= 2`` positions and the identity elsewhere
+    (``prefix:L``, ``suffix:L``, ``markov:1``) the block is rank one with the single nonzero
+    eigenvalue :math:`\mathrm{tr} = L > 1`, so :math:`w = 1_B/L` exactly, with
+    :math:`\lambda_{max} = L` (checked: :math:`R w = L w`). When ``R = I`` every ``w`` is
+    optimal and the mean weights are returned. Otherwise the eigenvector is computed by
+    ``mpmath.eigsy`` at ``digits + 10`` digits.
+
+    >>> from derive.model import parse_signs
+    >>> optimal_weights(parse_signs("suffix:2"), 3)
+    ([0, 1/2, 1/2], None)
+    """
+    n = check_T(T_value)
+    R = family.R(n)
+    B = _one_block(R)
+    if B is not None and len(B) == 0:
+        return mean_weights(n), "R = I: every w attains alpha/kappa = 1 (no unique optimum); the mean weights are returned"
+    if B is not None:
+        w = [sp.Rational(1, len(B)) if i in B else sp.Integer(0) for i in range(n)]
+        assert R * sp.Matrix(w) == len(B) * sp.Matrix(w)
+        return w, None
+    dps = digits + 10
+    with mpmath.workdps(dps):
+        M = mpmath.matrix([[mpmath.mpf(sp.N(x, dps)) for x in R.row(i)] for i in range(n)])
+        ev, Q = mpmath.eigsy(M)
+        order = sorted(range(n), key=lambda i: ev[i], reverse=True)
+        top = order[0]
+        v = [Q[i, top] for i in range(n)]
+        if sum(v) < 0 or (sum(v) == 0 and next(x for x in v if x != 0) < 0):
+            v = [-x for x in v]
+        note = None
+        tol = mpmath.mpf(10) ** (-digits) * max(1, abs(ev[top]))
+        multiplicity = sum(1 for i in order if ev[top] - ev[i] <= tol)
+        if multiplicity > 1:
+            note = (f"the top eigenvalue of R is degenerate (multiplicity {multiplicity}); the returned vector is "
+                    "one eigenvector of that eigenspace (mpmath's choice) and is not unique")
+        return [sp.Float(mpmath.nstr(x, dps), dps) for x in v], note
+
+
+def load_weights_file(path, T_value) -> list[sp.Rational]:
+    """User weights from a ``.npy`` or ``.csv`` file (one vector of length ``T``), read exactly.
+
+    >>> import tempfile, os
+    >>> f = os.path.join(tempfile.mkdtemp(), "w.csv"); _ = open(f, "w").write("1,2,0.5\\n")
+    >>> load_weights_file(f, 3)
+    [1, 2, 1/2]
+    """
+    n = check_T(T_value)
+    arr = read_rational_array(path, "weights", 1)
+    if arr.ndim != 1:
+        if sorted(arr.shape)[:-1] != [1] * (arr.ndim - 1):
+            raise ParameterError("weights", f"{path}: expected one vector, got shape {arr.shape}")
+        arr = arr.reshape(-1)
+    if len(arr) != n:
+        raise ParameterError("weights", f"{path}: {len(arr)} weights for T = {n}")
+    if all(x == 0 for x in arr):
+        raise ParameterError("weights", f"{path}: all weights are zero")
+    return list(arr)
+
+
+def scheme_weights(scheme: str, T_value, family: SignFamily | None = None, tau_value=None, mask=None,
+                   digits: int = 30) -> tuple[list, str | None]:
+    """The weights of a scheme (``mean``, ``causal``, ``optimal``, ``file:PATH``) normalized to sum 1,
+    and a note when they are not unique. ``tau``/``mask`` belong to ``causal`` only.
+
+    >>> scheme_weights("causal", 3, mask="strict")
+    ([3/4, 1/4, 0], None)
+    """
+    n = check_T(T_value)
+    if scheme != "causal":
+        for name, value in (("tau", tau_value), ("mask", mask)):
+            if value is not None:
+                raise ParameterError(name, f"only the causal scheme takes --{name}, not {scheme!r}")
+    note = None
+    if scheme == "mean":
+        w = mean_weights(n)
+    elif scheme == "causal":
+        w = causal_weights(n, 0 if tau_value is None else tau_value, mask or "inclusive", digits)
+    elif scheme == "optimal":
+        if family is None:
+            raise ParameterError("signs", "the optimal scheme needs --signs (it is the top eigenvector of R)")
+        w, note = optimal_weights(family, n, digits)
+    elif scheme.startswith("file:"):
+        w = load_weights_file(scheme[len("file:"):], n)
+    else:
+        raise ParameterError("scheme", f"unknown scheme {scheme!r} (mean, causal, optimal, file:PATH)")
+    return normalized(w, "weights" if scheme.startswith("file:") else "scheme"), note
+
+
+def resolve_weights(scheme: str, T_value, signs: str | None = None, tau=None, mask=None, digits: int = 30):
+    """``(w, R)``: the normalized weights of a scheme and the exact ``R`` of ``signs`` (``None`` without).
+
+    >>> resolve_weights("mean", 2, "prefix:2")
+    ([1/2, 1/2], Matrix([
+    [1, 1],
+    [1, 1]]))
+    """
+    family = parse_signs(signs) if signs is not None else None
+    R = family.R(T_value) if family is not None else None
+    return scheme_weights(scheme, T_value, family, tau, mask, digits)[0], R
+
+
+def formulas() -> list[Formula]:
+    src = "derive/attention.py"
+    out = [Formula("limit attention score", limit_score(t, s),
+                   "d -> oo, ||mu||^2 fixed, distinct tokens in the sequence", f"{src}:limit_score")]
+    for mask, window in (("inclusive", "keys s <= t"), ("strict", "keys s < t, outputs t = 2..T averaged")):
+        hyp = f"d -> oo limit, softmax over {window}, outputs averaged; tau >= 0"
+        out.append(Formula(f"causal attention entry A_ts ({mask} mask)", causal_attention(mask), hyp,
+                           f"{src}:causal_attention"))
+        out.append(Formula(f"causal pooling weight w_s ({mask} mask)", causal_weight(mask), hyp,
+                           f"{src}:causal_weight"))
+    return out

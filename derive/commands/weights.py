@@ -1,0 +1,57 @@
+"""``derive weights``: pooling weights of a scheme, normalized to sum 1, with alpha and kappa."""
+import mpmath
+
+from derive.attention import alpha, kappa, scheme_weights
+from derive.errors import ParameterError
+from derive.model import check_T, parse_signs
+from derive.numbers import check_digits, format_exact, format_real, parse_rational
+
+NAME = "weights"
+HELP = "pooling weights (mean, causal attention limit, optimal, file:PATH) with alpha, kappa, alpha/kappa"
+
+
+def add_arguments(p):
+    p.add_argument("--scheme", required=True, help="mean | causal | optimal | file:PATH (.npy or .csv)")
+    p.add_argument("--T", required=True, help="sequence length")
+    p.add_argument("--signs", default=None, help="sign family (iid, prefix:L, suffix:L, markov:r, gauss:rho, file:PATH)")
+    p.add_argument("--tau", default=None, help="causal only: attention temperature tau >= 0 (default 0)")
+    p.add_argument("--mask", default=None, help="causal only: inclusive (keys s <= t, default) or strict (s < t)")
+    p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
+
+
+def _length(text) -> int:
+    # check_T would truncate 1.5 to 1; a length must be an integer as written
+    value = parse_rational(text, "T")
+    if not value.is_Integer:
+        raise ParameterError("T", f"not an integer: {text!r}")
+    return check_T(int(value))
+
+
+def run(args):
+    digits = check_digits(args.digits)
+    T = _length(args.T)
+    family = parse_signs(args.signs) if args.signs is not None else None
+    R = family.R(T) if family is not None else None
+    w, note = scheme_weights(args.scheme, T, family, args.tau, args.mask, digits)
+    exact = [format_exact(x) for x in w]
+    a = alpha(w, R) if R is not None else None
+    k = kappa(w)
+    # format_real leaves its working precision when converting; hold enough digits around it
+    with mpmath.workdps(digits + 10):
+        real = lambda x: None if x is None else format_real(x, digits)  # noqa: E731
+        return {
+            "weights": [real(x) for x in w],
+            "exact": exact if all(e is not None for e in exact) else None,
+            "alpha": real(a),
+            "kappa": real(k),
+            "alpha_over_kappa": real(None if a is None else a / k),
+            "note": note,
+        }
+
+
+def render(doc):
+    lines = [f"w = [{', '.join(doc['exact'] or doc['weights'])}]",
+             f"kappa = {doc['kappa']}", f"alpha = {doc['alpha']}", f"alpha/kappa = {doc['alpha_over_kappa']}"]
+    if doc["note"]:
+        lines.append(f"note: {doc['note']}")
+    return "\n".join(lines)

@@ -1,0 +1,74 @@
+import json
+
+import numpy as np
+import pytest
+
+from derive.cli import main
+
+
+def run(capsys, *args):
+    status = main(["weights", *args, "--json"])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_causal_strict_is_the_claimed_harmonic_form(capsys):
+    status, out, err = run(capsys, "--scheme", "causal", "--T", "4", "--mask", "strict", "--signs", "prefix:2")
+    doc = json.loads(out)
+    # (H_3 - H_{t-1})/3 = (11/18, 5/18, 1/9, 0); alpha = (16/18)^2 + (2/18)^2, kappa = 150/324
+    assert status == 0 and err == ""
+    assert doc["exact"] == ["11/18", "5/18", "1/9", "0"]
+    assert doc["alpha"] == "0.802469135802469135802469135802" and doc["alpha_over_kappa"] == "1.73333333333333333333333333333"
+
+
+def test_mean_without_signs_has_null_alpha(capsys):
+    doc = json.loads(run(capsys, "--scheme", "mean", "--T", "3", "--digits", "5")[1])
+    assert doc["exact"] == ["1/3"] * 3 and doc["alpha"] is None and doc["alpha_over_kappa"] is None
+    assert doc["kappa"] == "0.33333"
+
+
+def test_causal_positive_tau_is_not_rational(capsys):
+    doc = json.loads(run(capsys, "--scheme", "causal", "--T", "2", "--tau", "1", "--digits", "20")[1])
+    # row 2 attends (1, e)/(1 + e): w_2 = e/(2(1+e)) = 0.36552928931500243963...
+    assert doc["exact"] is None and doc["weights"][1] == "0.36552928931500243963"
+
+
+def test_optimal_and_file_schemes(capsys, tmp_path):
+    doc = json.loads(run(capsys, "--scheme", "optimal", "--T", "5", "--signs", "prefix:3")[1])
+    assert doc["exact"] == ["1/3", "1/3", "1/3", "0", "0"] and doc["alpha_over_kappa"] == "3.0"
+    np.save(tmp_path / "w.npy", np.array([2.0, 1.0, 1.0]))
+    doc = json.loads(run(capsys, "--scheme", f"file:{tmp_path / 'w.npy'}", "--T", "3")[1])
+    assert doc["exact"] == ["1/2", "1/4", "1/4"]
+
+
+@pytest.mark.parametrize("args, parameter", [
+    (["--scheme", "nope", "--T", "3"], "scheme"),
+    (["--scheme", "mean", "--T", "0"], "T"),
+    (["--scheme", "mean", "--T", "abc"], "T"),
+    (["--scheme", "mean", "--T", "1.5"], "T"),
+    (["--scheme", "causal", "--T", "3", "--tau", "-1"], "tau"),
+    (["--scheme", "causal", "--T", "3", "--tau", "nan"], "tau"),
+    (["--scheme", "causal", "--T", "3", "--mask", "foo"], "mask"),
+    (["--scheme", "causal", "--T", "1", "--mask", "strict"], "T"),
+    (["--scheme", "mean", "--T", "3", "--tau", "1"], "tau"),
+    (["--scheme", "optimal", "--T", "3"], "signs"),
+    (["--scheme", "mean", "--T", "3", "--signs", "prefix:x"], "signs"),
+    (["--scheme", "mean", "--T", "3", "--signs", "prefix:4"], "signs"),
+    (["--scheme", "optimal", "--T", "4", "--signs", "markov:-1"], "scheme"),
+    (["--scheme", "mean", "--T", "3", "--digits", "0"], "digits"),
+    (["--scheme", "file:/nonexistent/w.npy", "--T", "3"], "weights"),
+])
+def test_bad_input_exits_2_with_one_line_naming_the_parameter(capsys, args, parameter):
+    status, out, err = run(capsys, *args)
+    assert status == 2 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith(f"derive: error: {parameter}:")
+
+
+@pytest.mark.parametrize("content, reason", [("1,2\n", "2 weights for T = 3"), ("0,0,0\n", "all weights are zero"),
+                                             ("1,-1,0\n", "sum to zero"), ("1,inf,0\n", "not a finite number")])
+def test_bad_weight_files(capsys, tmp_path, content, reason):
+    path = tmp_path / "w.csv"
+    path.write_text(content)
+    status, out, err = run(capsys, "--scheme", f"file:{path}", "--T", "3")
+    assert status == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith("derive: error: weights:") and reason in err
