@@ -76,17 +76,21 @@ def format_real(x, digits: int) -> str:
 
     >>> format_real(mpmath.mpf(1) / 3, 5), format_real(sp.Rational(1, 80000), 3), format_real(0, 4)
     ('0.33333', '1.25e-5', '0')
+    >>> format_real(sp.Rational(761, 2240), 30)   # exact input keeps all 30 digits
+    '0.339732142857142857142857142857'
+
     """
-    if isinstance(x, sp.Basic):
-        x = sp.N(x, digits + 10)
-        with mpmath.workdps(digits + 10):
-            x = mpmath.mpf(str(x))
-    x = mpmath.mpf(x)
-    if not mpmath.isfinite(x):
-        raise ArithmeticError(f"non-finite real {x} reached the output")
-    if x == 0:
-        return "0"
-    return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=digits + 1, strip_zeros=True)
+    with mpmath.workdps(digits + 10):
+        # The conversion and the printing both happen at the working precision of this block:
+        # outside it mpmath would round to its default 15 digits.
+        if isinstance(x, sp.Basic):
+            x = mpmath.mpf(str(sp.N(x, digits + 10)))
+        x = mpmath.mpf(x)
+        if not mpmath.isfinite(x):
+            raise ArithmeticError(f"non-finite real {x} reached the output")
+        if x == 0:
+            return "0"
+        return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=digits + 1, strip_zeros=True)
 
 
 def format_exact(x) -> str | None:
