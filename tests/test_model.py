@@ -61,3 +61,12 @@ def test_bad_specs_name_the_parameter(spec, parameter):
 def test_block_longer_than_T_is_rejected():
     with pytest.raises(ParameterError, match="exceeds T"):
         parse_signs("prefix:5").R(3)
+
+
+@pytest.mark.parametrize("bad", ["1.5", "0", "-2", "x", True])
+def test_T_must_be_a_positive_integer(bad):
+    from derive.model import check_T
+
+    with pytest.raises(ParameterError) as err:
+        check_T(bad)
+    assert err.value.parameter == "T"
