@@ -1,25 +1,106 @@
 r"""Confidence intervals over seeds and finite-size fits.
 
 Intervals are Student-t: for ``K`` independent trials with mean :math:`\bar x` and sample standard
-deviation ``s``, :math:`\bar x \pm t_{K-1,0.975}\, s/\sqrt K`. One trial gives an infinite interval.
+deviation :math:`s` (``ddof=1``), the interval at level :math:`1-a` is
+:math:`\bar x \pm t_{K-1,\,1-a/2}\, s/\sqrt K` (``scipy.stats.t``), exact for Gaussian trials and
+asymptotically right for any finite-variance ones. One trial carries no estimate of the spread:
+its interval is :math:`(-\infty, +\infty)`, deliberately, so that no comparison can pass on it.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
+from derive.errors import ParameterError
+
+
+def _finite_vector(values, name: str) -> np.ndarray:
+    try:
+        x = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(name, f"must be a sequence of reals, got {values!r}") from None
+    if x.ndim != 1 or len(x) == 0:
+        raise ParameterError(name, f"must be a non-empty one-dimensional sequence, got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ParameterError(name, "contains NaN or infinity")
+    return x
+
+
+def _check_level(level) -> float:
+    if not 0 < level < 1:
+        raise ParameterError("level", f"must lie in (0, 1), got {level}")
+    return float(level)
+
 
 def mean_ci(values, level: float = 0.95) -> tuple[float, float, float]:
-    """``(mean, low, high)`` of the Student-t interval at ``level``.
+    """``(mean, low, high)``: the mean of ``values`` (one per seed) and its Student-t interval at ``level``.
+
+    ``(mean, -inf, inf)`` for a single value.
 
     >>> [round(x, 4) for x in mean_ci([1.0, 2.0, 3.0])]
     [2.0, -0.4841, 4.4841]
+    >>> mean_ci([5.0])
+    (5.0, -inf, inf)
     """
-    x = np.asarray(values, dtype=float)
+    x = _finite_vector(values, "values")
+    level = _check_level(level)
     mean = float(x.mean())
     if len(x) < 2:
         return mean, -math.inf, math.inf
     half = float(stats.t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
     return mean, mean - half, mean + half
+
+
+@dataclass(frozen=True)
+class FiniteSizeFit:
+    r"""Least-squares fit of :math:`\log|e| = \log C - r \log d` over a ladder of ``d``.
+
+    ``rate`` is :math:`r` and ``rate_se`` its standard error (residual variance with ``n - 2``
+    degrees of freedom; infinite with two points, which fit exactly and say nothing about the
+    spread); ``rate_ci95`` the Student-t interval :math:`r \pm t_{n-2,0.975}\,\mathrm{se}`;
+    ``prefactor`` is :math:`C`; ``residuals`` the log-scale residuals.
+    """
+
+    rate: float
+    rate_se: float
+    rate_ci95: tuple[float, float]
+    prefactor: float
+    residuals: np.ndarray
+
+
+def finite_size_fit(ds, errors) -> FiniteSizeFit:
+    r"""Fit :math:`|e(d)| \approx C\, d^{-r}` to errors ``errors`` measured at sizes ``ds``
+    (typically a geometric ladder ``d_0, 2 d_0, 4 d_0, ...``) by least squares in log-log.
+
+    A growing quantity (a run time) gives a negative rate: its growth exponent is ``-rate``.
+
+    >>> fit = finite_size_fit([100, 200, 400, 800], [3 / 100 ** 0.5, 3 / 200 ** 0.5, 3 / 400 ** 0.5, 3 / 800 ** 0.5])
+    >>> round(fit.rate, 12), round(fit.prefactor, 10), round(fit.rate_se, 10)
+    (0.5, 3.0, 0.0)
+    """
+    d = _finite_vector(ds, "d")
+    e = np.abs(_finite_vector(errors, "errors"))
+    if len(d) != len(e):
+        raise ParameterError("errors", f"needs one error per d: {len(e)} errors for {len(d)} sizes")
+    if len(d) < 2 or len(np.unique(d)) < 2:
+        raise ParameterError("d", "needs at least two distinct sizes")
+    if np.any(d <= 0):
+        raise ParameterError("d", "sizes must be positive")
+    if np.any(e == 0):
+        raise ParameterError("errors", "an error of exactly zero has no logarithm")
+    x, y = np.log(d), np.log(e)
+    X = np.column_stack([np.ones_like(x), -x])
+    coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+    residuals = y - X @ coef
+    n = len(d)
+    if n > 2:
+        sigma2 = float(residuals @ residuals) / (n - 2)
+        se = math.sqrt(sigma2 / float(((x - x.mean()) ** 2).sum()))
+        half = float(stats.t.ppf(0.975, n - 2)) * se
+    else:
+        se = half = math.inf
+    rate = float(coef[1])
+    return FiniteSizeFit(rate, se, (rate - half, rate + half), float(math.exp(coef[0])), residuals)

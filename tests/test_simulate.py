@@ -1,0 +1,305 @@
+"""Tests of the Monte Carlo of the model (verify.simulate) and of the interval and fit helpers (verify.stats).
+
+Statistical checks compare a mean of ``n`` i.i.d. bounded terms with its exact expectation: by the
+CLT the error is Gaussian with the standard error ``SE`` (exact when the variance is known, the
+sample estimate otherwise), and a threshold of ``5 SE`` is crossed with probability ``5.7e-7``
+per check. The seeds are fixed, so a failure is a reproducible defect, not bad luck.
+"""
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from derive.errors import ParameterError
+from derive.model import parse_signs
+from verify import simulate as sim
+from verify.stats import finite_size_fit, mean_ci
+
+SMALL = dict(d=30, V=40, N=80, T=4, signs="markov:1/2", weights=[0.4, 0.3, 0.2, 0.1], mu2=2.0)
+# The agreement case of the brief: a signal outlier (rho = alpha mu2/kappa well above threshold)
+# and, for the raw S, the mean outlier, then bulk-edge eigenvalues.
+AGREE = dict(d=300, V=600, N=1200, T=4, signs="prefix:2", weights=[0.4, 0.3, 0.2, 0.1], mu2=4.0)
+Z5 = 5.0
+
+
+def _exact_R(spec, T):
+    return np.array(parse_signs(spec).R(T).evalf(30), dtype=float)
+
+
+def _within(mean, expected, se, what):
+    assert abs(mean - expected) <= Z5 * se + 1e-12, f"{what}: {mean} vs {expected} (SE {se})"
+
+
+# ---------------------------------------------------------------------------------------------
+# determinism
+
+
+@pytest.mark.parametrize("path", ["dense", "implicit"])
+def test_same_seed_same_numbers_and_another_seed_other_numbers(path):
+    a = sim.run_trial(**SMALL, k=3, path=path, seed=11)
+    b = sim.run_trial(**SMALL, k=3, path=path, seed=11)
+    c = sim.run_trial(**SMALL, k=3, path=path, seed=12)
+    for x, y in ((a.top_eigenvalues, b.top_eigenvalues), (a.overlaps, b.overlaps), (a.eigenvectors, b.eigenvectors)):
+        np.testing.assert_array_equal(x, y)
+    assert not np.array_equal(a.top_eigenvalues, c.top_eigenvalues)
+
+
+def test_a_seed_sequence_gives_the_same_draw_every_time():
+    model = sim.check_model(**SMALL)
+    ss = np.random.SeedSequence(7)
+    first, second = sim.draw(model, ss), sim.draw(model, ss)
+    for name in ("E", "xi", "tokens", "v0"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(second, name))
+    assert (first.A != second.A).nnz == 0
+
+
+def test_the_table_depends_on_the_seed_and_its_own_sizes_only():
+    a = sim.draw(sim.check_model(**SMALL), 3)
+    b = sim.draw(sim.check_model(**{**SMALL, "N": 500, "T": 2, "weights": [1, 1], "signs": "iid"}), 3)
+    np.testing.assert_array_equal(a.E, b.E)
+
+
+def test_trial_j_does_not_depend_on_the_number_of_trials():
+    five = sim.run_trials(**SMALL, k=2, seeds=5, seed0=9, path="implicit")
+    three = sim.run_trials(**SMALL, k=2, seeds=3, seed0=9, path="implicit")
+    np.testing.assert_array_equal(five.top_eigenvalues[:3], three.top_eigenvalues)
+    np.testing.assert_array_equal(five.overlaps[:3], three.overlaps)
+    assert five.top_eigenvalues.shape == (5, 2) and five.overlaps.shape == (5, 2) and len(five.seeds) == 5
+    again = sim.run_trial(**SMALL, k=2, seed=five.seeds[4], path="implicit")
+    np.testing.assert_array_equal(again.top_eigenvalues, five.top_eigenvalues[4])
+    assert len({tuple(r) for r in five.top_eigenvalues}) == 5
+
+
+# ---------------------------------------------------------------------------------------------
+# the sampling law
+
+
+def test_table_is_balanced_and_the_signal_is_sqrt_mu2_s_on_the_first_coordinate():
+    d, V = 12, 20
+    s = sim.balanced_signs(V)
+    assert (s == 1).sum() == (s == -1).sum() == V // 2
+    plain = sim.sample_table(np.random.default_rng(4), d, V, 0.0)
+    strong = sim.sample_table(np.random.default_rng(4), d, V, 9.0)
+    np.testing.assert_array_equal(plain[1:], strong[1:])
+    np.testing.assert_allclose(strong[0] - plain[0], 3.0 * s, rtol=0, atol=1e-12)
+    assert strong.flags.c_contiguous and strong.dtype == np.float64
+
+
+def test_tokens_lie_in_their_class_and_are_uniform_within_it():
+    V, N, T = 10, 20000, 3
+    s = sim.balanced_signs(V)
+    xi, tokens = sim.sample_sequences(np.random.default_rng(5), parse_signs("markov:1/3"), s, N, T)
+    assert xi.shape == tokens.shape == (N, T)
+    np.testing.assert_array_equal(s[tokens], xi)
+    # Within a class the V/2 tokens are equally likely: Pearson's chi-square of their counts; under
+    # the right law its p-value is uniform, so p < 1e-6 signals a defect.
+    for sign in (1, -1):
+        counts = np.bincount(tokens[xi == sign], minlength=V)[s == sign]
+        assert stats.chisquare(counts).pvalue > 1e-6
+
+
+@pytest.mark.parametrize("spec", ["iid", "prefix:2", "suffix:3", "markov:1/2", "markov:-3/5", "gauss:1/2"])
+def test_positional_correlation_and_alpha_of_the_sampled_signs(spec):
+    N, T = 20000, 5
+    w = np.array([0.5, -0.2, 0.3, 0.1, 0.6])
+    xi, _ = sim.sample_sequences(np.random.default_rng(6), parse_signs(spec), sim.balanced_signs(8), N, T)
+    x = xi.astype(float)
+    R = _exact_R(spec, T)
+    # xi_t xi_s = +-1 with mean R_ts: its variance is exactly 1 - R_ts^2 (zero where R_ts = +-1)
+    np.testing.assert_array_less(np.abs(x.T @ x / N - R), Z5 * np.sqrt((1 - R**2) / N) + 1e-12)
+    np.testing.assert_array_less(np.abs(x.mean(axis=0)), Z5 / math.sqrt(N))
+    q = (x @ w) ** 2
+    _within(q.mean(), w @ R @ w, q.std(ddof=1) / math.sqrt(N), f"alpha of {spec}")
+
+
+def test_mixing_matrix_pools_exactly_like_the_definition():
+    model = sim.check_model(**{**SMALL, "V": 6})  # few tokens: repeats within a sequence are common
+    data = sim.draw(model, 2)
+    direct = sum(w * data.E[:, data.tokens[:, t]] for t, w in enumerate(model.weights))
+    np.testing.assert_allclose(sim.pooled(data.E, data.A), direct, rtol=0, atol=1e-12)
+    assert data.A.shape == (model.V, model.N) and np.all(np.diff(data.A.indptr) <= model.T)
+    assert np.diff(data.A.indptr).min() < model.T  # the duplicates were summed
+    np.testing.assert_allclose(np.asarray(data.A.sum(axis=0)).ravel(), model.weights.sum(), atol=1e-14)
+
+
+def test_second_moment_of_the_mixing_vectors():
+    r"""E[a a^T] = (1/V)[kappa I + (W^2 - kappa) 11^T/V + (alpha - kappa) s s^T/V], and so
+    E[c c^T | table] = E M E^T, through quadratic forms of the empirical (1/N) A A^T."""
+    V, N, T = 40, 40000, 4
+    spec, w = "markov:1/2", np.array([0.5, -0.2, 0.3, 0.4])
+    R = _exact_R(spec, T)
+    kappa, W, alpha = w @ w, w.sum(), w @ R @ w
+    s = sim.balanced_signs(V)
+    one = np.ones(V)
+    M = (kappa * np.eye(V) + (W**2 - kappa) * np.outer(one, one) / V + (alpha - kappa) * np.outer(s, s) / V) / V
+    rng = np.random.default_rng(8)
+    xi, tokens = sim.sample_sequences(rng, parse_signs(spec), s, N, T)
+    A = sim.mixing_matrix(tokens, w, V)
+
+    # s^T a_n = sum_t w_t xi_t and 1^T a_n = W hold sample by sample
+    np.testing.assert_allclose(A.T @ s, xi @ w, atol=1e-12)
+    np.testing.assert_allclose(A.T @ one, W, atol=1e-12)
+    assert s @ M @ s == pytest.approx(alpha) and one @ M @ one == pytest.approx(W**2)
+
+    def check(values, expected, what):
+        _within(values.mean(), expected, values.std(ddof=1) / math.sqrt(N), what)
+
+    check((A.T @ s) ** 2, alpha, "(s^T a)^2 -> alpha")
+    check(np.asarray(A.multiply(A).sum(axis=0)).ravel(), np.trace(M), "||a||^2 -> tr M")
+    assert np.trace(M) == pytest.approx(kappa + (W**2 - kappa) / V + (alpha - kappa) / V)
+    plus = (s > 0).astype(float)
+    # 1_+^T a_n = (W + w^T xi_n)/2, whose mean square is (W^2 + alpha)/4
+    assert plus @ M @ plus == pytest.approx((W**2 + alpha) / 4)
+    check((A.T @ plus) ** 2, plus @ M @ plus, "(1_+^T a)^2")
+    g = rng.standard_normal(V)
+    check((A.T @ g) ** 2, g @ M @ g, "(g^T a)^2")
+    E = sim.sample_table(rng, 10, V, 3.0)
+    x = rng.standard_normal(10)
+    check((x @ sim.pooled(E, A)) ** 2, x @ E @ M @ E.T @ x, "(x^T c)^2 given the table")
+
+
+# ---------------------------------------------------------------------------------------------
+# the two eigensolvers
+
+
+def _dense_S(model, data, centered):
+    C = sim.pooled(data.E, data.A)
+    if centered:
+        C = C - C.mean(axis=1, keepdims=True)
+    return C @ C.T / model.N
+
+
+@pytest.mark.parametrize("centered", [False, True])
+def test_dense_and_implicit_agree_on_the_same_draw(centered):
+    model = sim.check_model(**AGREE)
+    data = sim.draw(model, 31)
+    dense = sim.solve(model, data, 3, centered, "dense", spectrum=True)
+    implicit = sim.solve(model, data, 3, centered, "implicit")
+    np.testing.assert_allclose(implicit.top_eigenvalues, dense.top_eigenvalues, rtol=1e-10, atol=0)
+    # Davis-Kahan: the implicit eigenvector is within sin(theta) <= TOL*lambda/gap of the true one,
+    # and a squared coordinate moves by at most 2*sqrt(2)*sin(theta); the dense one errs by ~1e-13.
+    lam = dense.spectrum
+    gaps = np.minimum(np.r_[np.inf, -np.diff(lam[:3])], lam[:3] - lam[1:4])
+    bound = 3 * sim.TOL * lam[:3] / gaps + 1e-11
+    np.testing.assert_array_less(np.abs(implicit.overlaps - dense.overlaps), bound)
+    # the operator is S itself, and the eigsh residuals meet the tolerance
+    S = _dense_S(model, data, centered)
+    op = sim.covariance_operator(data.E, data.A, centered)
+    X = np.random.default_rng(0).standard_normal((model.d, 4))
+    np.testing.assert_allclose(op @ X, S @ X, rtol=0, atol=1e-12 * np.abs(S @ X).max())
+    residual = np.linalg.norm(S @ implicit.eigenvectors - implicit.eigenvectors * implicit.top_eigenvalues, axis=0)
+    np.testing.assert_array_less(residual, sim.TOL * implicit.top_eigenvalues * 1.01 + 1e-13)
+    np.testing.assert_allclose(np.linalg.norm(implicit.eigenvectors, axis=0), 1, atol=1e-12)
+    assert dense.overlaps[0] > 0.5  # the case has a signal outlier, so the overlaps are not all noise
+
+
+@pytest.mark.parametrize("centered", [False, True])
+def test_dense_through_the_N_by_N_gram_when_d_exceeds_N(centered):
+    model = sim.check_model(**{**AGREE, "d": 200, "V": 400, "N": 120})
+    data = sim.draw(model, 32)
+    dense = sim.solve(model, data, 3, centered, "dense", spectrum=True)
+    implicit = sim.solve(model, data, 3, centered, "implicit")
+    np.testing.assert_allclose(implicit.top_eigenvalues, dense.top_eigenvalues, rtol=1e-10, atol=0)
+    S = _dense_S(model, data, centered)
+    U = dense.eigenvectors
+    np.testing.assert_allclose(S @ U, U * dense.top_eigenvalues, atol=1e-11)
+    np.testing.assert_allclose(U.T @ U, np.eye(3), atol=1e-12)
+    full = dense.spectrum
+    assert full.shape == (200,) and np.all(np.diff(full) <= 0)
+    # S has rank N (N - 1 centered); the other eigenvalues are zero up to rounding
+    rank = model.N - 1 if centered else model.N
+    assert full[rank - 1] > 1e-3 and np.all(np.abs(full[rank:]) < 1e-12)
+    assert full.sum() == pytest.approx(np.trace(S), rel=1e-12)
+
+
+def test_auto_path_and_spectrum():
+    assert sim.run_trial(**SMALL, seed=1).path == "dense"
+    big_square = {**SMALL, "d": 100, "V": 200, "N": 400}
+    assert sim.run_trial(**big_square, seed=1).path == "implicit"
+    full = sim.run_trial(**big_square, seed=1, spectrum=True)
+    assert full.path == "dense" and full.spectrum.shape == (100,)
+    runs = sim.run_trials(**SMALL, seeds=2, spectrum=True)
+    assert runs.spectra.shape == (2, SMALL["d"]) and runs.path == "dense"
+    assert sim.run_trials(**SMALL, seeds=2).spectra is None
+
+
+def test_float32_table_moves_the_top_eigenvalues_by_rounding_only():
+    # Rounding E to float32 changes S by about sqrt(V) * 2^-24 * ||S|| ~ 1.5e-6 relative (Weyl),
+    # and the float32 tolerance 1e-5 adds at most TOL_FLOAT32^2 * lambda/gap ~ 1e-8: 1e-5 is ample.
+    single = sim.run_trial(**AGREE, path="implicit", dtype=np.float32, seed=5)
+    double = sim.run_trial(**AGREE, path="implicit", seed=5)
+    np.testing.assert_allclose(single.top_eigenvalues, double.top_eigenvalues, rtol=1e-5)
+    assert single.eigenvectors.dtype == np.float64
+
+
+def test_progress_goes_to_stderr_only_when_asked(capsys):
+    sim.run_trials(**SMALL, seeds=2, progress=True)
+    out = capsys.readouterr()
+    assert out.out == "" and "2/2 trials" in out.err
+    sim.run_trials(**SMALL, seeds=2, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input
+
+
+@pytest.mark.parametrize("change, parameter", [
+    ({"d": 0}, "d"), ({"d": 2.5}, "d"), ({"d": True}, "d"), ({"V": 41}, "V"), ({"N": -3}, "N"),
+    ({"T": 0}, "T"), ({"mu2": -1}, "mu2"), ({"mu2": float("nan")}, "mu2"), ({"mu2": float("inf")}, "mu2"),
+    ({"mu2": "2"}, "mu2"), ({"weights": [1, 2, 3]}, "weights"), ({"weights": [0, 0, 0, 0]}, "weights"),
+    ({"weights": [1, float("nan"), 0, 0]}, "weights"), ({"weights": "mean"}, "weights"), ({"weights": 3}, "weights"),
+    ({"signs": "bogus"}, "signs"), ({"signs": "prefix:9"}, "signs"), ({"k": 0}, "k"), ({"k": 30}, "k"),
+    ({"path": "fast"}, "path"), ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"),
+    ({"spectrum": True, "path": "implicit"}, "spectrum"), ({"dtype": np.float16}, "dtype"),
+    ({"dtype": np.float32, "path": "dense"}, "dtype"),
+])
+def test_bad_trial_input_names_the_parameter(change, parameter):
+    with pytest.raises(ParameterError) as err:
+        sim.run_trial(**{**SMALL, "k": 3, **change})
+    assert err.value.parameter == parameter
+
+
+@pytest.mark.parametrize("change, parameter", [
+    ({"seeds": 0}, "seeds"), ({"seeds": 2.0}, "seeds"), ({"seed0": -1}, "seed0"), ({"V": 7}, "V"), ({"k": 80}, "k"),
+])
+def test_bad_run_input_names_the_parameter(change, parameter):
+    with pytest.raises(ParameterError) as err:
+        sim.run_trials(**{**SMALL, **change})
+    assert err.value.parameter == parameter
+
+
+# ---------------------------------------------------------------------------------------------
+# verify.stats
+
+
+def test_mean_ci_is_student_t_and_infinite_for_one_seed():
+    x = np.random.default_rng(1).standard_normal(12)
+    mean, lo, hi = mean_ci(x)
+    half = stats.t.ppf(0.975, 11) * x.std(ddof=1) / math.sqrt(12)
+    assert (lo, hi) == pytest.approx((mean - half, mean + half), rel=1e-14)
+    assert mean_ci([0.3]) == (0.3, -math.inf, math.inf)
+    for bad, parameter in (([], "values"), ([1.0, float("nan")], "values")):
+        with pytest.raises(ParameterError) as err:
+            mean_ci(bad)
+        assert err.value.parameter == parameter
+    with pytest.raises(ParameterError):
+        mean_ci([1.0, 2.0], level=1.5)
+
+
+def test_finite_size_fit_recovers_a_rate_within_its_standard_error():
+    # log-normal noise of known sigma on C d^-1/2 over a geometric ladder: the least-squares slope
+    # is Gaussian around 1/2 with exactly the standard error the fit estimates (up to the estimate of sigma)
+    ds = 100 * 2.0 ** np.arange(8)
+    noise = np.exp(0.05 * np.random.default_rng(2).standard_normal(8))
+    fit = finite_size_fit(ds, 2.0 * ds**-0.5 * noise)
+    assert abs(fit.rate - 0.5) <= Z5 * fit.rate_se
+    assert fit.rate_ci95[0] < fit.rate < fit.rate_ci95[1] and fit.prefactor > 0
+    two = finite_size_fit([10, 20], [1.0, 0.25])
+    assert two.rate == pytest.approx(2.0) and two.rate_se == math.inf
+    for ds_, errs, parameter in (([10, 20], [1.0], "errors"), ([10, 10], [1.0, 2.0], "d"),
+                                 ([-1, 2], [1.0, 1.0], "d"), ([1, 2], [0.0, 1.0], "errors")):
+        with pytest.raises(ParameterError) as err:
+            finite_size_fit(ds_, errs)
+        assert err.value.parameter == parameter
