@@ -1,0 +1,39 @@
+"""The verify command line: verify mc's document and its error paths."""
+import json
+
+import pytest
+
+from verify.cli import main
+
+BASE = ["mc", "--d", "40", "--V", "80", "--N", "160", "--T", "4", "--signs", "prefix:2", "--weights", "mean",
+        "--mu2", "2", "--seeds", "3", "--json"]
+
+
+def test_mc_document_has_the_interface_fields_and_is_deterministic(capsys):
+    assert main(BASE) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert set(first) >= {"top_eigenvalues", "overlap", "top_eigenvalue", "theory"}
+    assert len(first["top_eigenvalues"]) == 3
+    assert set(first["theory"]) >= {"population", "sample", "bulk", "other_outliers"}
+    lo, hi = (float(x) for x in first["top_eigenvalue"]["ci95"])
+    assert lo <= float(first["top_eigenvalue"]["mean"]) <= hi
+    assert main(BASE) == 0
+    assert json.loads(capsys.readouterr().out) == first
+
+
+@pytest.mark.parametrize("change, parameter", [
+    (("--d", "0"), "d"), (("--V", "81"), "V"), (("--N", "x"), "N"), (("--T", "1.5"), "T"),
+    (("--signs", "prefix:9"), "signs"), (("--weights", "nope"), "scheme"), (("--mu2", "-1"), "mu2"),
+    (("--mu2", "nan"), "mu2"), (("--seeds", "0"), "seeds"), (("--k", "40"), "k"),
+])
+def test_mc_bad_input_exits_2_with_one_line(capsys, change, parameter):
+    args = list(BASE)
+    if change[0] in args:
+        args[args.index(change[0]) + 1] = change[1]
+    else:
+        args += list(change)
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("verify: error: ") and parameter in lines[0]
