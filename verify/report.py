@@ -27,9 +27,10 @@ def claims_markdown(records: list[dict], header: dict) -> str:
            "| claim | verdict |", "|---|---|"]
     out += [f"| {r['id']} | **{r['verdict']}** |" for r in records]
     for r in records:
+        label = "Corrected statement (derived)" if r["verdict"] == "corrected" else "Derived"
         out += ["", f"## {r['id']}: {r['verdict']}", "", f"**Claimed.** {r['claim']}", "",
-                f"**Derived.** {r['derived']}", ""]
-        if "corrected_statement" in r:
+                f"**{label}.** {r['derived']}", ""]
+        if r.get("corrected_statement") not in (None, r["derived"]):
             out += [f"**Corrected statement.** {r['corrected_statement']}", ""]
         out += ["**Evidence.**", "", "```json", json.dumps(r["evidence"], indent=1), "```"]
     return "\n".join(out) + "\n"
