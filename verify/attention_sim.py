@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.sampling import sample
+from derive.model import parse_signs
+from verify.simulate import balanced_signs, sample_sequences, sample_table
 
 
 def attention_weights(X: np.ndarray, tau: float, mask: str) -> np.ndarray:
@@ -33,8 +34,9 @@ def weight_deviation(d: int, T: int, tau: float, mask: str, limit, n: int = 400,
     mean per-sequence max deviation (the fluctuation each pooled vector actually sees)."""
     V = max(2 * d, 64)
     rng = np.random.default_rng(seed)
-    smp = sample(rng, d, V, n, T, signs, None, mu2)
-    X = np.transpose(smp.table[:, smp.tokens], (1, 2, 0))
+    E = sample_table(rng, d, V, mu2)
+    _, tokens = sample_sequences(rng, parse_signs(signs), balanced_signs(V), n, T)
+    X = np.transpose(E[:, tokens], (1, 2, 0))
     W = attention_weights(X, tau, mask)
     limit = np.asarray(limit, dtype=float)
     return {"d": d, "mean_weights": W.mean(axis=0), "bias": float(np.abs(W.mean(axis=0) - limit).max()),

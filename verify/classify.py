@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.sampling import pool, sample
+from derive.model import parse_signs
+from verify.simulate import balanced_signs, mixing_matrix, pooled, sample_sequences, sample_table
 
 
 def ridge_fit(C: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
@@ -35,13 +36,15 @@ def accuracy_curves(weights: dict, mu2_grid, d: int, V: int, N: int, T: int, L: 
     test sequences, so differences between schemes are not blurred by sampling noise.
     """
     out = {name: np.zeros((seeds, len(mu2_grid))) for name in weights}
+    family, s = parse_signs(f"prefix:{L}"), balanced_signs(V)
     for i, child in enumerate(np.random.SeedSequence(seed0).spawn(seeds)):
         for j, mu2 in enumerate(mu2_grid):
             rng = np.random.default_rng([*child.generate_state(2), j])
-            train = sample(rng, d, V, N, T, f"prefix:{L}", None, mu2)
-            test = sample(rng, d, V, N // 2, T, f"prefix:{L}", None, mu2, table=train.table)
+            E = sample_table(rng, d, V, mu2)
+            xi_train, tok_train = sample_sequences(rng, family, s, N, T)
+            xi_test, tok_test = sample_sequences(rng, family, s, N // 2, T)
             for name, w in weights.items():
                 kappa = float(np.dot(w, w))
-                beta = ridge_fit(pool(train.table, train.tokens, w), train.xi[:, 0].astype(float), kappa)
-                out[name][i, j] = accuracy(beta, pool(test.table, test.tokens, w), test.xi[:, 0].astype(float))
+                beta = ridge_fit(pooled(E, mixing_matrix(tok_train, w, V)), xi_train[:, 0].astype(float), kappa)
+                out[name][i, j] = accuracy(beta, pooled(E, mixing_matrix(tok_test, w, V)), xi_test[:, 0].astype(float))
     return out

@@ -1,13 +1,11 @@
 """``verify mc``: Monte Carlo of the model next to the derived prediction for the same parameters."""
-import sys
-
 import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
 from derive.numbers import check_digits, format_real, parse_rational
 from derive.spikes import spike
-from verify.sampling import trials
+from verify.simulate import run_trials
 from verify.stats import mean_ci
 
 NAME = "mc"
@@ -55,10 +53,9 @@ def run(args):
     alpha, kappa, W = (wv.T * R * wv)[0], (wv.T * wv)[0], sum(w)
     theory = spike(sp.Rational(d, V), sp.Rational(d, N), sp.nsimplify(alpha), sp.nsimplify(kappa), mu2,
                    sum_w=sp.nsimplify(W), centered=args.centered, digits=digits)
-    if seeds * d * N > 2e8:
-        print(f"verify mc: {seeds} trials at d={d}, N={N} ...", file=sys.stderr, flush=True)
-    tops, overlaps, _ = trials(seeds, seed0, d, V, N, T, args.signs, [float(x) for x in w], float(mu2),
-                               centered=args.centered, k=k)
+    run = run_trials(d, V, N, T, args.signs, [float(x) for x in w], float(mu2), centered=args.centered, k=k,
+                     seeds=seeds, seed0=seed0)
+    tops, overlaps = run.top_eigenvalues, run.overlaps
     fmt = lambda x: format_real(x, 10) if np.isfinite(x) else None  # noqa: E731
     ev, ov = mean_ci(tops[:, 0]), mean_ci(overlaps[:, 0])
     return {
