@@ -271,19 +271,22 @@ def density(delta, gamma, kappa, xs, digits: int = 30) -> list:
             p, q = points[i]
             coef = [pc.mp(p, q) for pc in L.coefficients]
             dcoef = [pc.mp(p, q) for pc in L.derivative]
-            root = mpmath.mpf(r0)
-            for _ in range(100):
-                f = ((coef[3] * root + coef[2]) * root + coef[1]) * root + coef[0]
-                df = (dcoef[2] * root + dcoef[1]) * root + dcoef[0]
-                step = f / df
-                root -= step
-                if abs(step) <= eps * (1 + abs(root)):
-                    break
-            else:
-                raise ArithmeticError(f"Newton did not converge at x = {p}/{q}")
+            root = _newton(coef, dcoef, mpmath.mpf(r0), eps, f"x = {p}/{q}")
             df = (dcoef[2] * root + dcoef[1]) * root + dcoef[0]
             out[i] = mpmath.sqrt(-L.discriminant.mp(p, q)) / (2 * mpmath.pi * abs(coef[3] * df))
     return out
+
+
+def _newton(coef, dcoef, root, eps, where: str):
+    """Newton's method on the cubic ``coef`` (derivative ``dcoef``) from ``root`` to relative step ``eps``."""
+    for _ in range(100):
+        f = ((coef[3] * root + coef[2]) * root + coef[1]) * root + coef[0]
+        df = (dcoef[2] * root + dcoef[1]) * root + dcoef[0]
+        step = f / df
+        root -= step
+        if abs(step) <= eps * (1 + abs(root)):
+            return root
+    raise ArithmeticError(f"Newton did not converge at {where}")
 
 
 def stieltjes(delta, gamma, kappa, zv, digits: int = 30):
@@ -310,17 +313,7 @@ def stieltjes(delta, gamma, kappa, zv, digits: int = 30):
         zc = mpmath.mpc(zv)
         coef = [pc.at(zc) for pc in L.coefficients]
         dcoef = [pc.at(zc) for pc in L.derivative]
-        root = mpmath.mpc(guess)
-        eps = mpmath.mpf(10) ** (-(digits + _GUARD))
-        for _ in range(100):
-            f = ((coef[3] * root + coef[2]) * root + coef[1]) * root + coef[0]
-            df = (dcoef[2] * root + dcoef[1]) * root + dcoef[0]
-            step = f / df
-            root -= step
-            if abs(step) <= eps * (1 + abs(root)):
-                break
-        else:
-            raise ArithmeticError(f"Newton did not converge at z = {zv}")
+        root = _newton(coef, dcoef, mpmath.mpc(guess), mpmath.mpf(10) ** (-(digits + _GUARD)), f"z = {zv}")
         if abs(root - guess) > 1e-6 * (1 + abs(root)):
             raise ArithmeticError(f"Newton left the tracked branch at z = {zv}")
     return +root
