@@ -172,8 +172,11 @@ def check_c1(cfg: dict) -> dict:
                  "three moments and differ from the fourth on (at T = 1 by delta*gamma^2, with kappa = 1), so the "
                  "shape depends on the weights beyond kappa. kappa*(MP_delta boxtimes MP_gamma) is its "
                  "Gaussian-equivalent approximation, within O(1/d) in Kolmogorov distance of the ESD for spread "
-                 "weights (T = 8 here)")
-    if exact_differs and all(h["pass"] for h in hist.values()):
+                 "weights (mean pooling, T = 8); for concentrated weights (causal, optimal) d*KS is reported and "
+                 "may grow with d")
+    # Spread weights (mean pooling) must follow the claimed law within the O(1/d) bound; concentrated
+    # weights may not, since the true law depends on the weights beyond kappa (reported, not required).
+    if exact_differs and hist["mean"]["pass"]:
         return {"verdict": "corrected", "derived": corrected, "evidence": evidence, "corrected": corrected}
     return {"verdict": "inconclusive", "derived": corrected, "evidence": evidence}
 
@@ -414,7 +417,15 @@ def check_c9(cfg: dict) -> dict:
                 "runs_agreeing": sum(r["agree"] for r in runs)}
     derived = ("eigenvalue histograms follow the derived density within the O(1/d) Kolmogorov bound; outlier "
                "locations, overlaps and detectability (outlier present or not) agree with the derived formulas")
-    return {"verdict": "confirmed" if ok_hist and ok_runs else "inconclusive", "derived": derived, "evidence": evidence}
+    if ok_runs and ok_hist:
+        return {"verdict": "confirmed", "derived": derived, "evidence": evidence}
+    if ok_runs and hist.get("mean", {}).get("pass"):
+        corrected = ("outlier locations, overlaps and detectability agree with the derived formulas; histograms "
+                     "follow the claimed density within O(1/d) for mean pooling, but for concentrated weights "
+                     "(causal, optimal) the distance exceeds that bound, as the correction of C1 allows")
+        evidence["histograms_failing"] = [k for k, h in hist.items() if not h["pass"]]
+        return {"verdict": "corrected", "derived": corrected, "evidence": evidence, "corrected": corrected}
+    return {"verdict": "inconclusive", "derived": derived, "evidence": evidence}
 
 
 CLAIMS = [
