@@ -201,7 +201,7 @@ def sample_sequences(rng: np.random.Generator, family: SignFamily, s: np.ndarray
     return xi, tokens
 
 
-def mixing_matrix(tokens: np.ndarray, weights, V: int, dtype=np.float64) -> sps.csc_matrix:
+def mixing_matrix(tokens: np.ndarray, weights, V: int) -> sps.csc_matrix:
     r"""The sparse ``V x N`` matrix :math:`A` with columns :math:`a_n = \sum_t w_t \mathbf e_{v_{n,t}}`,
     so that the pooled vectors are :math:`C = E A`; repeated tokens of a sequence are summed.
 
@@ -211,7 +211,7 @@ def mixing_matrix(tokens: np.ndarray, weights, V: int, dtype=np.float64) -> sps.
     """
     N, T = tokens.shape
     A = sps.csc_matrix(
-        (np.tile(np.asarray(weights, dtype=dtype), N), tokens.ravel(), np.arange(0, N * T + 1, T)), shape=(V, N)
+        (np.tile(np.asarray(weights, dtype=np.float64), N), tokens.ravel(), np.arange(0, N * T + 1, T)), shape=(V, N)
     )
     A.sum_duplicates()
     return A
