@@ -105,6 +105,18 @@ def mean_entry() -> sp.Expr:
 
 
 @lru_cache(maxsize=None)
+def second_moment_coefficients() -> tuple:
+    r"""The coefficients of ``I``, ``1 1^T`` and ``s s^T`` in :math:`M = E[a a^T]`, read off its entry.
+
+    >>> second_moment_coefficients()
+    (kappa/V, (W**2 - kappa)/V**2, (alpha - kappa)/V**2)
+    """
+    entry = second_moment_entry()
+    coeff_11 = entry.subs(same, 0).subs({sigma: 0})
+    return entry.coeff(same), coeff_11, sp.factor(sp.expand(entry.subs(same, 0) - coeff_11).coeff(sigma * sigma2))
+
+
+@lru_cache(maxsize=None)
 def second_moment_spectrum() -> dict:
     r"""How :math:`M = E[a a^T]` acts on ``s``, on ``1`` and on their orthogonal complement.
 
@@ -114,10 +126,7 @@ def second_moment_spectrum() -> dict:
     >>> second_moment_spectrum()
     {'s': alpha/V, 'one': W**2/V, 'perp': kappa/V}
     """
-    entry = second_moment_entry()
-    coeff_I = entry.coeff(same)
-    coeff_11 = entry.subs(same, 0).subs({sigma: 0})
-    coeff_ss = sp.expand(entry.subs(same, 0) - coeff_11).coeff(sigma * sigma2)
+    coeff_I, coeff_11, coeff_ss = second_moment_coefficients()
     # M = cI I + c11 11^T + css ss^T; apply to s and 1 with s.1 = 0, s.s = 1.1 = V.
     return {
         "s": sp.simplify(coeff_I + coeff_ss * V),

@@ -8,18 +8,14 @@ so its outliers test the population level (``N = oo``) without sampling sequence
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
 from derive import expectations as ex
 
 
 def _coefficients(alpha, kappa, W, V):
-    """The coefficients of ``I``, ``11^T`` and ``ss^T`` in ``M``, read off the derived entry."""
-    entry = ex.second_moment_entry().subs({ex.alpha: alpha, ex.kappa: kappa, ex.W: W, ex.V: V})
-    c_I = entry.coeff(ex.same)
-    c_11 = entry.subs({ex.same: 0, ex.sigma: 0})
-    c_ss = sp.expand(entry.subs(ex.same, 0) - c_11).coeff(ex.sigma * ex.sigma2)
-    return float(c_I), float(c_11), float(c_ss)
+    """The coefficients of ``I``, ``11^T`` and ``ss^T`` in ``M`` at given scalars, as floats."""
+    values = {ex.alpha: alpha, ex.kappa: kappa, ex.W: W, ex.V: V}
+    return tuple(float(c.subs(values)) for c in ex.second_moment_coefficients())
 
 
 def population_covariance(rng: np.random.Generator, d: int, V: int, alpha: float, kappa: float,
