@@ -104,18 +104,11 @@ def _dims(d: int, delta, gamma):
 
 
 def _scheme(scheme: str, T_: int = T, signs: str = SIGNS):
-    """Weights of a scheme (normalized to sum 1) and their ``alpha``, ``kappa``, as floats."""
-    R = np.array(parse_signs(signs).R(T_), dtype=float)
-    if scheme == "mean":
-        w = np.full(T_, 1.0 / T_)
-    elif scheme == "optimal":
-        w = np.linalg.eigh(R)[1][:, -1]
-        w = w / w.sum()
-    else:
-        from derive.attention import causal_weights
+    """Weights of a scheme (sum 1; causal: strict mask, tau = 0) and their ``alpha``, ``kappa``, as floats."""
+    from derive.attention import resolve_weights
 
-        w = np.array([float(x) for x in causal_weights(T_, 0, "strict")])
-        w = w / w.sum()
+    w, R = resolve_weights(scheme, T_, signs, mask="strict" if scheme == "causal" else None)
+    w, R = np.array([float(x) for x in w]), np.array(R, dtype=float)
     return w, float(w @ R @ w), float(w @ w)
 
 
