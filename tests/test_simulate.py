@@ -224,6 +224,36 @@ def test_auto_path_and_spectrum():
     assert sim.run_trials(**SMALL, seeds=2).spectra is None
 
 
+@pytest.mark.parametrize("centered", [False, True])
+def test_mixed_precision_agrees_with_dense_and_certifies_its_residuals(centered):
+    model = sim.check_model(**AGREE)
+    data = sim.draw(model, 33)
+    dense = sim.solve(model, data, 3, centered, "dense", spectrum=True)
+    mixed = sim.solve(model, data, 3, centered, "mixed")
+    # Kato-Temple with the measured residuals r: relative error <= r^2 * lambda/gap (the dense
+    # eigenvalues err by ~1e-15); that bound is itself below 1e-10 here
+    lam = dense.spectrum
+    gaps = np.minimum(np.r_[np.inf, -np.diff(lam[:3])], lam[:3] - lam[1:4])
+    bound = mixed.residuals ** 2 * lam[:3] / gaps + 1e-14
+    error = np.abs(mixed.top_eigenvalues - dense.top_eigenvalues) / dense.top_eigenvalues
+    np.testing.assert_array_less(error, bound)
+    assert bound.max() < 1e-10
+    assert mixed.path == "mixed" and np.all(mixed.residuals <= sim.MIXED_ACCEPT)
+    S = _dense_S(model, data, centered)
+    true = np.linalg.norm(S @ mixed.eigenvectors - mixed.eigenvectors * mixed.top_eigenvalues, axis=0)
+    np.testing.assert_allclose(mixed.residuals, true / mixed.top_eigenvalues, rtol=1e-6, atol=1e-14)
+
+
+def test_mixed_precision_falls_back_to_float64_when_its_residual_is_too_large(monkeypatch):
+    model = sim.check_model(**AGREE)
+    data = sim.draw(model, 34)
+    monkeypatch.setattr(sim, "MIXED_ACCEPT", 0.0)
+    mixed = sim.solve(model, data, 3, False, "mixed")
+    dense = sim.solve(model, data, 3, False, "dense")
+    assert mixed.residuals is None
+    np.testing.assert_allclose(mixed.top_eigenvalues, dense.top_eigenvalues, rtol=1e-10, atol=0)
+
+
 def test_float32_table_moves_the_top_eigenvalues_by_rounding_only():
     # Rounding E to float32 changes S by about sqrt(V) * 2^-24 * ||S|| ~ 1.5e-6 relative (Weyl),
     # and the float32 tolerance 1e-5 adds at most TOL_FLOAT32^2 * lambda/gap ~ 1e-8: 1e-5 is ample.
@@ -253,7 +283,8 @@ def test_progress_goes_to_stderr_only_when_asked(capsys):
     ({"signs": "bogus"}, "signs"), ({"signs": "prefix:9"}, "signs"), ({"k": 0}, "k"), ({"k": 30}, "k"),
     ({"path": "fast"}, "path"), ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"),
     ({"spectrum": True, "path": "implicit"}, "spectrum"), ({"dtype": np.float16}, "dtype"),
-    ({"dtype": np.float32, "path": "dense"}, "dtype"),
+    ({"dtype": np.float32, "path": "dense"}, "dtype"), ({"dtype": np.float32, "path": "mixed"}, "dtype"),
+    ({"spectrum": True, "path": "mixed"}, "spectrum"),
 ])
 def test_bad_trial_input_names_the_parameter(change, parameter):
     with pytest.raises(ParameterError) as err:

@@ -63,7 +63,19 @@ Gram's matrix-matrix product, and Lanczos needs some 50 to 100 of them."""
 PROGRESS_AFTER = 3.0
 """Seconds after which :func:`run_trials` starts reporting progress on stderr (when asked to decide)."""
 
-PATHS = ("dense", "implicit", "auto")
+MIXED_TOL = 1e-6
+"""Residual tolerance of the float32 Lanczos stage of the ``'mixed'`` path (:func:`mixed_top`); a
+float32 table rounds the products at about ``2e-7`` relative, so a smaller one is not reliably
+reachable, and the float64 Rayleigh-Ritz step that follows removes that rounding from the
+eigenvalues."""
+
+MIXED_ACCEPT = 1e-6
+r"""Largest float64 relative residual :math:`r = \|S\hat u - \theta\hat u\|/\theta` that
+:func:`mixed_top` accepts from its Rayleigh-Ritz step (it measures about ``2e-7``). Kato-Temple
+bounds the relative eigenvalue error by :math:`r^2\,\theta/g`: at most ``1e-10`` when the relative
+gap :math:`g/\theta` is at least ``1e-2``. A larger residual sends the solve to float64 Lanczos."""
+
+PATHS = ("dense", "implicit", "mixed", "auto")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -304,6 +316,42 @@ def implicit_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centere
     return vals[order], vecs[:, order], products
 
 
+def rayleigh_ritz(S: LinearOperator, U: np.ndarray, k: int):
+    r"""The top-``k`` Ritz pairs of ``S`` on the span of the columns of ``U``, with their relative
+    residuals :math:`\|S\hat u - \theta\hat u\|/\theta`: ``(values descending, d x k vectors,
+    residuals)``. Costs one product of ``S`` per column of ``U``, one vector at a time (a skinny
+    block is no cheaper per vector than a matrix-vector product with OpenBLAS, and often dearer).
+    """
+    Q = np.linalg.qr(U)[0]
+    SQ = np.column_stack([S.matvec(Q[:, j]) for j in range(Q.shape[1])])
+    H = Q.T @ SQ
+    theta, Y = scipy.linalg.eigh((H + H.T) / 2)
+    theta, Y = theta[::-1][:k], Y[:, ::-1][:, :k]
+    vectors = Q @ Y
+    residuals = np.linalg.norm(SQ @ Y - vectors * theta, axis=0) / np.abs(theta)
+    return theta, vectors, residuals
+
+
+def mixed_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centered: bool = False):
+    r"""Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`) in mixed precision: Lanczos on the
+    float32-rounded table (tolerance :data:`MIXED_TOL`, half the bytes per product), then one
+    float64 Rayleigh-Ritz step on the ``k`` Ritz vectors (:func:`rayleigh_ritz`, ``k`` float64
+    products), whose residuals certify the result: if one exceeds :data:`MIXED_ACCEPT`, float64
+    Lanczos (:func:`implicit_top`) is run from the refined top vector instead.
+
+    Returns ``(eigenvalues descending, d x k eigenvectors, products, residuals)``, ``products``
+    counting float32 and float64 products alike.
+    """
+    _, U, products = implicit_top(E.astype(np.float32), A, k, v0, centered, tol=MIXED_TOL)
+    S = covariance_operator(E, A, centered)
+    vals, vecs, residuals = rayleigh_ritz(S, U, k)
+    products += k
+    if residuals.max() > MIXED_ACCEPT:
+        vals, vecs, more = implicit_top(E, A, k, vecs[:, 0], centered)
+        return vals, vecs, products + more, None
+    return vals, vecs, products, residuals
+
+
 # ----------------------------------------------------------------------------------------------
 # trials
 
@@ -337,8 +385,10 @@ class Trial:
     ``top_eigenvalues`` (``k``, descending) of :math:`S` or :math:`S_c`; ``overlaps`` (``k``):
     :math:`|\\hat u_i^T u|^2` of the matching unit eigenvectors ``eigenvectors`` (``d x k``);
     ``spectrum``: all ``d`` eigenvalues (descending) or ``None``; ``path``: ``'dense'`` or
-    ``'implicit'``, the solver actually used; ``products``: how many times the implicit solver
-    applied :math:`S` (``None`` on the dense path).
+    ``'implicit'`` or ``'mixed'``, the solver actually used; ``products``: how many times the
+    implicit solver applied :math:`S` (``None`` on the dense path); ``residuals``: the float64
+    relative residuals of the returned pairs where the solver measured them (the ``'mixed'``
+    path), else ``None``.
     """
 
     top_eigenvalues: np.ndarray
@@ -347,6 +397,7 @@ class Trial:
     spectrum: np.ndarray | None
     path: str
     products: int | None = None
+    residuals: np.ndarray | None = None
 
 
 def _choose_path(path, spectrum: bool, d: int, V: int, N: int, dtype) -> str:
@@ -354,10 +405,10 @@ def _choose_path(path, spectrum: bool, d: int, V: int, N: int, dtype) -> str:
         raise ParameterError("path", f"must be one of {', '.join(PATHS)}, got {path!r}")
     if dtype not in (np.float64, np.float32):
         raise ParameterError("dtype", f"must be numpy.float64 or numpy.float32, got {dtype!r}")
-    if spectrum and path == "implicit":
+    if spectrum and path in ("implicit", "mixed"):
         raise ParameterError("spectrum", "the full spectrum needs the dense path")
-    if dtype == np.float32 and path == "dense":
-        raise ParameterError("dtype", "a float32 table is offered on the implicit path only")
+    if dtype == np.float32 and path in ("dense", "mixed"):
+        raise ParameterError("dtype", "a float32 table is offered on the implicit path only (the mixed path rounds it itself)")
     if path == "auto":
         m, M = min(d, N), max(d, N)
         cheap = dtype == np.float64 and m * m * (M + 3 * m) <= AUTO_COST_RATIO * d * V
@@ -367,14 +418,18 @@ def _choose_path(path, spectrum: bool, d: int, V: int, N: int, dtype) -> str:
 
 def solve(model: Model, data: Draw, k: int, centered: bool, path: str, spectrum: bool = False, dtype=np.float64) -> Trial:
     """Eigen-solve one drawn trial by ``path`` (``'dense'`` or ``'implicit'``, already chosen)."""
+    residuals = None
     if path == "dense":
         vals, vecs, full = dense_top(data.E, data.A, k, centered, spectrum)
         products = None
+    elif path == "mixed":
+        vals, vecs, products, residuals = mixed_top(data.E, data.A, k, data.v0, centered)
+        full = None
     else:
         E = data.E if dtype == np.float64 else data.E.astype(dtype)
         vals, vecs, products = implicit_top(E, data.A, k, data.v0, centered)
         full = None
-    return Trial(vals, vecs[0] ** 2, vecs, full, path, products)
+    return Trial(vals, vecs[0] ** 2, vecs, full, path, products, residuals)
 
 
 def run_trial(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="auto", seed=0,
@@ -384,8 +439,10 @@ def run_trial(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="aut
 
     ``signs`` is a family spec (or a :class:`~derive.model.SignFamily`), ``weights`` ``T`` reals,
     ``k < min(d, N)``. ``path``: ``'dense'`` (:func:`dense_top`), ``'implicit'``
-    (:func:`implicit_top`) or ``'auto'`` (see :data:`AUTO_COST_RATIO`); both paths see the same draw,
-    and their eigenvalues agree to about ``1e-10`` relative (:data:`TOL`). ``spectrum=True`` also
+    (:func:`implicit_top`), ``'mixed'`` (:func:`mixed_top`: float32 Lanczos certified by a float64
+    Rayleigh-Ritz step) or ``'auto'`` (dense or implicit, see :data:`AUTO_COST_RATIO`); all paths
+    see the same draw, and their eigenvalues agree to about ``1e-10`` relative (:data:`TOL`,
+    :data:`MIXED_ACCEPT`). ``spectrum=True`` also
     returns all ``d`` eigenvalues (dense path). ``dtype=numpy.float32`` stores the table in float32
     for the implicit solver (same draw, rounded). ``seed``: a non-negative integer or a
     :class:`numpy.random.SeedSequence`; the same seed gives the same numbers.
