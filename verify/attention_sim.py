@@ -28,6 +28,23 @@ def attention_weights(X: np.ndarray, tau: float, mask: str) -> np.ndarray:
     return A.mean(axis=1)
 
 
+def sequence_attention_weights(E: np.ndarray, tokens: np.ndarray, tau: float, mask: str, chunk: int = 512) -> np.ndarray:
+    """The data-dependent weights ``(N, T)`` of :func:`attention_weights` for sequences of table
+    columns: sequence ``n`` is ``x_t = E[:, tokens[n, t]]``. Sequences are processed ``chunk`` at a
+    time, so the ``N x T x d`` token array is never formed.
+
+    >>> E = np.eye(3)
+    >>> sequence_attention_weights(E, np.array([[0, 1]]), 0.0, "inclusive").round(3).tolist()
+    [[0.75, 0.25]]
+    """
+    N, T = tokens.shape
+    out = np.empty((N, T))
+    for start in range(0, N, chunk):
+        X = np.transpose(E[:, tokens[start:start + chunk]], (1, 2, 0))
+        out[start:start + chunk] = attention_weights(X, tau, mask)
+    return out
+
+
 def weight_deviation(d: int, T: int, tau: float, mask: str, limit, n: int = 400, seed: int = 0,
                      signs: str = "iid", mu2: float = 1.0) -> dict:
     """Mean over sequences of the data-dependent weights, its max deviation from ``limit``, and the

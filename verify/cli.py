@@ -3,7 +3,8 @@ import sys
 
 from derive.clikit import run_cli
 
-COMMANDS: list[str] = ["verify.commands.mc", "verify.commands.claims"]
+COMMANDS: list[str] = ["verify.commands.mc", "verify.commands.claims", "verify.commands.ladder",
+                       "verify.commands.attention_gap"]
 
 
 def main(argv=None) -> int:

@@ -216,15 +216,16 @@ def sample_sequences(rng: np.random.Generator, family: SignFamily, s: np.ndarray
 def mixing_matrix(tokens: np.ndarray, weights, V: int) -> sps.csc_matrix:
     r"""The sparse ``V x N`` matrix :math:`A` with columns :math:`a_n = \sum_t w_t \mathbf e_{v_{n,t}}`,
     so that the pooled vectors are :math:`C = E A`; repeated tokens of a sequence are summed.
+    ``weights``: ``T`` weights shared by all sequences, or an ``N x T`` array of per-sequence
+    (data-dependent) weights.
 
     >>> mixing_matrix(np.array([[0, 0], [1, 0]]), [0.25, 0.5], 2).toarray()
     array([[0.75, 0.5 ],
            [0.  , 0.25]])
     """
     N, T = tokens.shape
-    A = sps.csc_matrix(
-        (np.tile(np.asarray(weights, dtype=np.float64), N), tokens.ravel(), np.arange(0, N * T + 1, T)), shape=(V, N)
-    )
+    values = np.array(np.broadcast_to(np.asarray(weights, dtype=np.float64), (N, T))).ravel()
+    A = sps.csc_matrix((values, tokens.ravel(), np.arange(0, N * T + 1, T)), shape=(V, N))
     A.sum_duplicates()
     return A
 
@@ -400,7 +401,9 @@ class Trial:
     residuals: np.ndarray | None = None
 
 
-def _choose_path(path, spectrum: bool, d: int, V: int, N: int, dtype) -> str:
+def choose_path(path, spectrum: bool, d: int, V: int, N: int, dtype=np.float64) -> str:
+    """The solver :func:`solve` should use for ``path`` (resolving ``'auto'``), after validating
+    ``path``, ``dtype`` and ``spectrum`` together."""
     if path not in PATHS:
         raise ParameterError("path", f"must be one of {', '.join(PATHS)}, got {path!r}")
     if dtype not in (np.float64, np.float32):
@@ -449,7 +452,7 @@ def run_trial(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="aut
     """
     model = check_model(d, V, N, T, signs, weights, mu2)
     k = _check_k(k, model.d, model.N)
-    chosen = _choose_path(path, bool(spectrum), model.d, model.V, model.N, dtype)
+    chosen = choose_path(path, bool(spectrum), model.d, model.V, model.N, dtype)
     return solve(model, draw(model, seed), k, bool(centered), chosen, bool(spectrum), dtype)
 
 
@@ -513,7 +516,7 @@ def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="au
     K = _positive_int(seeds, "seeds")
     if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
         raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
-    chosen = _choose_path(path, bool(spectrum), model.d, model.V, model.N, dtype)
+    chosen = choose_path(path, bool(spectrum), model.d, model.V, model.N, dtype)
     children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
     bar = _Progress(K, progress)
     results = []

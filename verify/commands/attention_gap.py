@@ -1,0 +1,25 @@
+"""``verify attention-gap``: real causal softmax attention against its limit weights, on the same data."""
+from verify.attention_gap import attention_gap
+from verify.commands.ladder import add_ladder_arguments, fits_lines, ladder_options, reals
+
+NAME = "attention-gap"
+HELP = "outlier and overlap of S_c pooled by real causal attention vs by its d -> oo limit weights, over a ladder of d"
+
+
+def add_arguments(p):
+    add_ladder_arguments(p, weights=False)
+
+
+def run(args):
+    mask = args.mask or "inclusive"
+    return reals(attention_gap(**ladder_options(args), tau=args.tau or "1", mask=mask))
+
+
+def render(doc) -> str:
+    lines = [f"{'d':>6} {'w spread':>9} {'eig gap':>10} {'eig rms':>9} {'ov gap':>10} {'ov rms':>9} {'eig err(lim)':>12}"]
+    for r in doc["rows"]:
+        e, o = r["eigenvalue"], r["overlap"]
+        lines.append(f"{r['d']:>6} {float(r['weight_spread']['mean']):>9.2e} {float(e['gap']['mean']):>10.2e} "
+                     f"{float(e['gap_rms']):>9.2e} {float(o['gap']['mean']):>10.2e} {float(o['gap_rms']):>9.2e} "
+                     f"{float(e['limit_error']['mean']):>12.2e}")
+    return "\n".join(lines + ["", "fitted rates (gap ~ C d^-rate):"] + fits_lines(doc["fits"]))

@@ -1,0 +1,86 @@
+"""``verify ladder``: the signal outlier of Monte Carlo against the derived limit over a ladder of d."""
+import math
+
+from derive.numbers import format_real, parse_rational
+from derive.errors import ParameterError
+from verify.finite_size import outlier_ladder
+
+NAME = "ladder"
+HELP = "finite-size study: Monte Carlo outlier and overlap vs theory over a ladder of d, with fitted rates"
+
+MC_DIGITS = 10
+"""Significant digits of Monte Carlo reals (their own error is far larger)."""
+
+
+def add_ladder_arguments(p, weights: bool = True):
+    """The options shared by the ladder studies (``ladder``, ``attention-gap``)."""
+    p.add_argument("--d", default="250,500,1000,2000", help="comma-separated ladder of dimensions (default 250,500,1000,2000)")
+    p.add_argument("--delta", default="1/2", help="d/V (default 1/2)")
+    p.add_argument("--gamma", default="1/4", help="d/N (default 1/4)")
+    p.add_argument("--T", default="8", help="sequence length (default 8)")
+    p.add_argument("--signs", default="prefix:2", help="sign family (default prefix:2)")
+    if weights:
+        p.add_argument("--weights", default="mean", help="mean, causal, optimal or file:PATH (default mean)")
+    p.add_argument("--tau", default=None, help="causal only: attention temperature (default 0, attention-gap 1)")
+    p.add_argument("--mask", default=None, help="causal only: inclusive (default) or strict")
+    p.add_argument("--mu2", default="2", help="signal strength ||mu||^2 (default 2)")
+    p.add_argument("--seeds", default="8", help="trials per dimension (default 8)")
+    p.add_argument("--seed0", default="0", help="root seed (default 0)")
+    p.add_argument("--path", default="auto", help="eigensolver: auto, dense, implicit or mixed (default auto)")
+
+
+def integer(value, name: str, low: int) -> int:
+    q = parse_rational(value, name)
+    if not q.is_Integer or q < low:
+        raise ParameterError(name, f"must be an integer >= {low}, got {value}")
+    return int(q)
+
+
+def ladder_options(args) -> dict:
+    """The validated common options as keyword arguments."""
+    return {"ds": [x.strip() for x in str(args.d).split(",")], "delta": args.delta, "gamma": args.gamma,
+            "T": integer(args.T, "T", 1), "signs": args.signs, "mu2": args.mu2,
+            "seeds": integer(args.seeds, "seeds", 2), "seed0": integer(args.seed0, "seed0", 0), "path": args.path}
+
+
+def reals(doc, digits: int = MC_DIGITS):
+    """``doc`` with every float as a decimal string (JSON convention), non-finite ones as ``null``."""
+    if isinstance(doc, float):
+        return format_real(doc, digits) if math.isfinite(doc) else None
+    if isinstance(doc, dict):
+        return {k: reals(v, digits) for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return [reals(v, digits) for v in doc]
+    return doc
+
+
+def fits_lines(fits: dict) -> list[str]:
+    """One line per fitted rate, with its interval (none from two sizes, which fit exactly)."""
+    lines = []
+    for name, f in fits.items():
+        lo, hi = f["rate_ci95"]
+        ci = "no interval from two sizes" if lo is None else f"95% CI [{float(lo):.2f}, {float(hi):.2f}]"
+        lines.append(f"  {name}: rate {float(f['rate']):.2f}  {ci}")
+    return lines
+
+
+def run(args):
+    options = ladder_options(args)
+    centered = not args.raw
+    return reals(outlier_ladder(**options, scheme=args.weights, centered=centered, tau=args.tau, mask=args.mask))
+
+
+def render(doc) -> str:
+    p = doc["predicted"]
+    lines = [f"predicted: eigenvalue {float(p['eigenvalue']):.6f}, overlap {float(p['overlap']):.6f}", "",
+             f"{'d':>6} {'eig bias':>10} {'eig rms':>9} {'ov bias':>10} {'ov rms':>9}"]
+    for r in doc["rows"]:
+        e, o = r["eigenvalue"], r["overlap"]
+        lines.append(f"{r['d']:>6} {float(e['bias']['mean']):>10.2e} {float(e['rms']):>9.2e} "
+                     f"{float(o['bias']['mean']):>10.2e} {float(o['rms']):>9.2e}")
+    return "\n".join(lines + ["", "fitted rates (error ~ C d^-rate):"] + fits_lines(doc["fits"]))
+
+
+def add_arguments(p):
+    add_ladder_arguments(p)
+    p.add_argument("--raw", action="store_true", help="the raw S instead of the centered S_c")

@@ -1,0 +1,113 @@
+r"""Finite-size study: the signal outlier of Monte Carlo against the derived limit over a ladder of ``d``.
+
+At fixed :math:`\delta = d/V`, :math:`\gamma = d/N`, weights and :math:`\mu_2`, each rung ``d`` of a
+(typically geometric) ladder runs ``seeds`` trials of the model and compares the top eigenvalue
+and its overlap with :func:`derive.spikes.spike` (centered or raw). Two errors are reported per
+rung, each with its Student-t 95% interval (:func:`verify.stats.mean_ci`): the **bias** (mean of
+Monte Carlo minus theory, expected :math:`O(1/d)`) and the **RMS error** of a single trial
+(expected :math:`O(d^{-1/2})`, the outlier's Gaussian fluctuation). Their rates are fitted by
+least squares in log-log (:func:`verify.stats.finite_size_fit`); the bias gets a rate only when
+its interval excludes zero at every rung, since the logarithm of a noise-level mean says nothing.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from derive.attention import resolve_weights
+from derive.errors import ParameterError
+from derive.numbers import parse_rational
+from derive.spikes import spike
+from verify.simulate import check_model, choose_path, draw, solve
+from verify.stats import finite_size_fit, mean_ci
+
+
+def summary(values) -> dict:
+    """Mean and Student-t 95% interval of ``values``, as a JSON-ready dict."""
+    mean, lo, hi = mean_ci(values)
+    return {"mean": mean, "ci95": [lo, hi]}
+
+
+def ratios(delta, gamma) -> tuple[sp.Rational, sp.Rational]:
+    """``delta`` and ``gamma`` as exact positive rationals (``ParameterError`` naming a bad one)."""
+    out = []
+    for name, value in (("delta", delta), ("gamma", gamma)):
+        q = parse_rational(value, name)
+        if q <= 0:
+            raise ParameterError(name, f"must be > 0, got {value}")
+        out.append(q)
+    return out[0], out[1]
+
+
+def rung(d: int, delta, gamma) -> tuple[int, int]:
+    """``(V, N)`` for dimension ``d``: ``V = d/delta`` rounded to even, ``N = d/gamma`` rounded."""
+    return int(2 * round(d / delta / 2)), int(round(d / gamma))
+
+
+def ladder(ds) -> list[int]:
+    """The validated sizes of a ladder: integers >= 2, at least two distinct."""
+    out = []
+    for d in ds:
+        q = parse_rational(d, "d")
+        if not q.is_Integer or q < 2:
+            raise ParameterError("d", f"every size must be an integer >= 2, got {d}")
+        out.append(int(q))
+    if len(set(out)) < 2:
+        raise ParameterError("d", "a ladder needs at least two distinct sizes")
+    return out
+
+
+def rung_seeds(seed0: int, d: int, seeds: int) -> list:
+    """Trial seeds of rung ``d``: ``SeedSequence(seed0, spawn_key=(d,)).spawn(seeds)``, so a rung's
+    trials do not depend on the other rungs."""
+    return np.random.SeedSequence(int(seed0), spawn_key=(int(d),)).spawn(int(seeds))
+
+
+def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, centered: bool, tau=None, mask=None):
+    """The weights of ``scheme`` (floats) and the spike prediction ``(eigenvalue, overlap)`` they give;
+    ``ParameterError`` on ``mu2`` if the prediction has no signal outlier."""
+    w, R = resolve_weights(scheme, T, signs, tau=tau, mask=mask)
+    wv = sp.Matrix(w)
+    alpha, kappa = (wv.T * R * wv)[0], (wv.T * wv)[0]
+    theory = spike(delta, gamma, alpha, kappa, parse_rational(mu2, "mu2"), sum_w=sp.nsimplify(sum(w)),
+                   centered=centered, digits=15)
+    if not theory["sample"]["outlier"]:
+        raise ParameterError("mu2", "the prediction has no signal outlier here: nothing to compare")
+    return [float(x) for x in w], (float(theory["sample"]["eigenvalue"]), float(theory["sample"]["overlap"])), theory
+
+
+def fit(rows: list[dict], get) -> dict:
+    """:func:`verify.stats.finite_size_fit` of ``get(row)`` over the rows, as a JSON-ready dict."""
+    f = finite_size_fit([r["d"] for r in rows], [get(r) for r in rows])
+    return {"rate": f.rate, "rate_ci95": list(f.rate_ci95), "prefactor": f.prefactor}
+
+
+def outlier_ladder(ds, delta, gamma, T: int, signs: str, scheme: str, mu2, *, centered: bool = True, seeds: int = 8,
+                   seed0: int = 0, tau=None, mask=None, path: str = "auto") -> dict:
+    """The finite-size study of the module docstring; trial ``j`` of rung ``d`` uses
+    ``rung_seeds(seed0, d, seeds)[j]``."""
+    ds = ladder(ds)
+    delta, gamma = ratios(delta, gamma)
+    w, predicted, theory = scheme_prediction(scheme, T, signs, delta, gamma, mu2, centered, tau, mask)
+    rows = []
+    for d in ds:
+        V, N = rung(d, delta, gamma)
+        model = check_model(d, V, N, T, signs, w, float(parse_rational(mu2, "mu2")))
+        chosen = choose_path(path, False, d, V, N)
+        results = [solve(model, draw(model, child), 1, centered, chosen) for child in rung_seeds(seed0, d, seeds)]
+        row = {"d": d, "V": V, "N": N, "path": chosen}
+        for i, name in enumerate(("eigenvalue", "overlap")):
+            err = np.array([(r.top_eigenvalues[0], r.overlaps[0])[i] for r in results]) - predicted[i]
+            bias = summary(err)
+            row[name] = {"bias": bias, "bias_resolved": bool(bias["ci95"][0] > 0 or bias["ci95"][1] < 0),
+                         "rms": float(np.sqrt(np.mean(err ** 2)))}
+        rows.append(row)
+    fits = {}
+    for name in ("eigenvalue", "overlap"):
+        fits[f"{name}_rms"] = fit(rows, lambda r: r[name]["rms"])
+        if all(r[name]["bias_resolved"] for r in rows):
+            fits[f"{name}_bias"] = fit(rows, lambda r: r[name]["bias"]["mean"])
+    return {"parameters": {"delta": str(delta), "gamma": str(gamma), "T": T, "signs": signs, "scheme": scheme,
+                           "mu2": str(mu2), "centered": centered, "seeds": int(seeds), "seed0": int(seed0)},
+            "weights": w, "predicted": {"eigenvalue": predicted[0], "overlap": predicted[1]},
+            "theory": theory, "rows": rows, "fits": fits}
