@@ -1,0 +1,245 @@
+r"""Throughput of the sweep executors and the projected cost of the paper-scale sweep
+(``verify sweep --bench [--quick | --tiny] [--out PATH]``).
+
+1. **Throughput**: one small sweep (:data:`THROUGHPUT`, ``d`` set by the mode) run three times, in
+   this process, on 2 local worker processes and on a Dask ``LocalCluster`` of 2 single-threaded
+   worker processes, each into a fresh results file; reported: start-up (executor start and first
+   result), wall time, tasks per second overall and after the first result, and whether the three
+   results files hold byte-identical records.
+2. **Per-task cost against d**: tasks of the paper-scale sweep (``examples/sweeps/paper.toml``, its
+   model, solver path and outputs) at a ladder of smaller ``d``, at three of its ``gamma`` (the
+   smallest, a middle one, the largest: ``N = d/gamma`` drives the cost) and two of its ``mu2``, run one
+   at a time in one single-threaded worker process; the time is the worker's own (``timing.seconds``).
+   Per ``gamma``, :func:`verify.stats.finite_size_fit` fits ``cost = C d^p`` (its rate is ``-p``).
+3. **Projection**: the cost of every paper task at its ``d`` from those fits, interpolated in
+   ``log gamma`` between the measured ``gamma`` (linearly in log cost), summed over the grid, divided
+   by 1, 8 and 64 workers (ideal scaling: the tasks are independent and far more numerous than the
+   workers; the measured 2-worker efficiency is reported next to it).
+
+The markdown goes between the markers of ``notes/sweeps.md`` (``--out`` elsewhere; ``--tiny`` writes
+only where ``--out`` says).
+"""
+from __future__ import annotations
+
+import io
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+from derive.errors import ParameterError
+from derive.numbers import format_real
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER = ROOT / "examples" / "sweeps" / "paper.toml"
+NOTES = ROOT / "notes" / "sweeps.md"
+BEGIN, END = "<!-- sweep-bench:begin -->", "<!-- sweep-bench:end -->"
+WORKER_COUNTS = (1, 8, 64)
+
+THROUGHPUT = {
+    "sweep": {"root_seed": 1, "seeds": 4, "outputs": ["top_eigenvalues", "overlaps", "bulk_edge"], "k": 3},
+    "model": {"delta": "1/2", "T": 8, "signs": "prefix:3", "centered": True},
+    "grid": {"weights": ["mean", "optimal"], "mu2": ["1/2", 1, 2, 4], "gamma": ["1/4", "1/2", 1, 2]},
+}
+"""The small throughput grid: 2 schemes x 4 mu2 x 4 gamma x 4 seeds = 128 tasks (``d`` from the mode)."""
+
+MODES = {
+    # d of the throughput grid, seeds there, the ladder of d, tasks per (d, gamma, mu2)
+    "full": (200, 4, [250, 500, 1000, 2000], 3),
+    "quick": (100, 2, [125, 250, 500], 2),
+    "tiny": (24, 1, [16, 32], 1),
+}
+
+
+def _timed_run(sweep, executor, folder: Path, name: str) -> tuple[dict, dict]:
+    from verify.sweep import read_results, result_lines, run_sweep
+
+    path = folder / f"{name}.jsonl"
+    start = time.perf_counter()
+    with executor as ex:
+        entered = time.perf_counter() - start
+        doc = run_sweep(sweep, path, ex, log=io.StringIO())
+    wall = time.perf_counter() - start
+    steady = doc["seconds"] - doc["first_result_seconds"]
+    row = {"executor": name, "workers": ex.workers, "tasks": doc["computed"], "startup_s": entered + doc["first_result_seconds"],
+           "wall_s": wall, "tasks_per_s": doc["computed"] / wall,
+           "steady_tasks_per_s": (doc["computed"] - 1) / steady if steady > 0 else None}
+    return row, result_lines(read_results(path).records)
+
+
+def throughput(mode: str, folder: Path) -> dict:
+    """The three runs of the throughput grid (part 1)."""
+    from verify import executors
+    from verify.sweep import Sweep
+
+    d, seeds, _, _ = MODES[mode]
+    data = {**THROUGHPUT, "sweep": {**THROUGHPUT["sweep"], "seeds": seeds}, "model": {**THROUGHPUT["model"], "d": d}}
+    sweep = Sweep(data)
+    runs = [("in-process", executors.InProcess()), ("local processes", executors.LocalProcesses(2)),
+            ("Dask LocalCluster", executors.Dask("local-dask", 2))]
+    rows, lines = [], []
+    for name, ex in runs:
+        row, records = _timed_run(sweep, ex, folder, name.replace(" ", "-"))
+        rows.append(row)
+        lines.append(records)
+    return {"d": d, "sweep": sweep.spec, "rows": rows, "identical": all(x == lines[0] for x in lines[1:])}
+
+
+def _pick(values: list, fractions) -> list:
+    return sorted({values[round(f * (len(values) - 1))] for f in fractions}, key=lambda v: sp.Rational(v))
+
+
+def ladder(mode: str, folder: Path) -> dict:
+    """Per-task cost of paper tasks over a ladder of ``d`` and its fitted growth (part 2)."""
+    from verify import executors
+    from verify.stats import finite_size_fit
+    from verify.sweep import Sweep, load_sweep_data, normalize, read_results, run_sweep
+
+    _, _, ds, repeats = MODES[mode]
+    paper = normalize(load_sweep_data(PAPER))
+    grid = dict(paper["grid"])
+    gammas, mu2s = _pick(grid["gamma"], (0, 0.5, 1)), _pick(grid["mu2"], (0.25, 0.75))
+    cost = {}
+    with executors.LocalProcesses(1) as ex:
+        for d in ds:
+            data = {"sweep": {**paper["sweep"], "seeds": repeats}, "model": {**paper["model"], "d": d},
+                    "grid": {"weights": grid["weights"][:1], "gamma": gammas, "mu2": mu2s}}
+            path = folder / f"ladder-{d}.jsonl"
+            run_sweep(Sweep(data), path, ex, log=io.StringIO())
+            for rec in read_results(path).records.values():
+                cost.setdefault((rec["point"]["gamma"], d), []).append(rec["timing"]["seconds"])
+    fits = {}
+    for g in gammas:
+        med = [statistics.median(cost[g, d]) for d in ds]
+        fit = finite_size_fit(ds, med)
+        fits[g] = {"median_s": med, "exponent": -fit.rate, "exponent_se": fit.rate_se, "prefactor": fit.prefactor}
+    return {"d": ds, "gammas": gammas, "mu2": mu2s, "weights": grid["weights"][:1], "repeats": repeats,
+            "path": paper["sweep"]["path"], "fits": fits}
+
+
+def projection(cost: dict) -> dict:
+    """Projected wall time of the paper sweep from the fitted per-task costs (part 3)."""
+    from verify.sweep import dimensions, load_sweep_data, normalize
+
+    paper = normalize(load_sweep_data(PAPER))
+    grid = dict(paper["grid"])
+    d = paper["model"]["d"]
+    logg = np.log([float(sp.Rational(g)) for g in cost["gammas"]])
+    at_d = np.log([f["prefactor"] * d ** f["exponent"] for f in cost["fits"].values()])
+    per_gamma = np.exp(np.interp(np.log([float(sp.Rational(g)) for g in grid["gamma"]]), logg, at_d))
+    per_column = len(grid["mu2"]) * len(grid["weights"]) * paper["sweep"]["seeds"]
+    total = float(per_column * per_gamma.sum())
+    tasks = per_column * len(grid["gamma"])
+    V = dimensions({**paper["model"], "gamma": grid["gamma"][0]})["V"]
+    return {"d": d, "V": V, "tasks": tasks, "mean_task_s": total / tasks, "min_task_s": float(per_gamma.min()),
+            "max_task_s": float(per_gamma.max()), "total_s": total,
+            "wall_s": {w: total / w for w in WORKER_COUNTS}, "table_gb": 8 * d * V / 1e9}
+
+
+def _h(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.1f} s"
+
+
+def markdown(result: dict) -> str:
+    """The generated section of ``notes/sweeps.md``."""
+    tp, lad, proj, info = result["throughput"], result["ladder"], result["projection"], result["machine"]
+    rows = {r["executor"]: r for r in tp["rows"]}
+    serial = rows["in-process"]["steady_tasks_per_s"]
+    lines = [
+        BEGIN,
+        f"Generated by `verify sweep --bench{'' if result['mode'] == 'full' else ' --' + result['mode']}` on "
+        f"{info['date']}; {info['cores']} cores ({info['cpu']}), Python {info['python']}, NumPy {info['numpy']}; "
+        f"1-minute load average {info['load'][0]:.2f} at the start and {result['load_end']:.2f} at the end "
+        "(other jobs share this machine).",
+        "",
+        f"**Throughput** on the small grid (d = {tp['d']}, V = 2d, N = d/gamma, T = 8, prefix:3, centered; "
+        f"weights mean, optimal x mu2 1/2, 1, 2, 4 x gamma 1/4, 1/2, 1, 2 x {tp['sweep']['sweep']['seeds']} seeds):",
+        "",
+        "| executor | workers | tasks | start-up (s) | wall (s) | tasks/s | tasks/s after the first result |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in tp["rows"]:
+        steady = f"{r['steady_tasks_per_s']:.1f}" if r["steady_tasks_per_s"] else "-"
+        lines.append(f"| {r['executor']} | {r['workers']} | {r['tasks']} | {r['startup_s']:.2f} | {r['wall_s']:.2f} | "
+                     f"{r['tasks_per_s']:.1f} | {steady} |")
+    eff = {name: rows[name]["steady_tasks_per_s"] / (2 * serial) if serial and rows[name]["steady_tasks_per_s"] else None
+           for name in ("local processes", "Dask LocalCluster")}
+    lines += [
+        "",
+        f"Records of the three runs byte-identical (result fields): {'yes' if tp['identical'] else 'NO'}. "
+        "2-worker efficiency (steady rate / twice the in-process rate): "
+        + ", ".join(f"{n} {e:.0%}" if e else f"{n} -" for n, e in eff.items()) + ".",
+        "",
+        f"**Per-task cost** of paper-scale tasks (`examples/sweeps/paper.toml`: path `{lad['path']}`, "
+        f"weights {', '.join(lad['weights'])}, mu2 {', '.join(lad['mu2'])}, {lad['repeats']} seed(s) each; "
+        "median seconds per task in one single-threaded worker):",
+        "",
+        "| gamma | " + " | ".join(f"d = {d}" for d in lad["d"]) + " | exponent p (cost ∝ d^p) |",
+        "|---|" + "---|" * len(lad["d"]) + "---|",
+    ]
+    for g, f in lad["fits"].items():
+        se = "" if not np.isfinite(f["exponent_se"]) else f" ± {f['exponent_se']:.2f}"
+        lines.append(f"| {g} | " + " | ".join(f"{t:.3f}" for t in f["median_s"]) + f" | {f['exponent']:.2f}{se} |")
+    lines += [
+        "",
+        f"**Projection** for the paper-scale sweep: {proj['tasks']} tasks at d = {proj['d']}, V = {proj['V']} "
+        f"(a float64 table of {proj['table_gb']:.1f} GB per task); projected cost per task "
+        f"{_h(proj['min_task_s'])} to {_h(proj['max_task_s'])} (mean {_h(proj['mean_task_s'])}), "
+        f"in total {_h(proj['total_s'])} of one core:",
+        "",
+        "| workers | projected wall time |",
+        "|---|---|",
+    ]
+    lines += [f"| {w} | {_h(s)} |" for w, s in proj["wall_s"].items()]
+    lines += [
+        "",
+        f"The projection extrapolates each fit from d <= {lad['d'][-1]} to d = {proj['d']}; a table larger than "
+        "the last-level cache runs at memory bandwidth, which the ladder's top sizes already feel but the fit "
+        "cannot promise beyond them. Ideal scaling assumes one task per core with memory for its table "
+        f"({proj['table_gb']:.1f} GB plus the solver's vectors) on every worker.",
+        END,
+    ]
+    return "\n".join(lines)
+
+
+def bench(mode: str, out=None) -> dict:
+    """Run the three parts, write the markdown section (into ``out``, or notes/sweeps.md in full and
+    quick mode), and return the numbers with the markdown."""
+    from verify.bench_mc import machine
+
+    if mode not in MODES:
+        raise ParameterError("mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
+    if not PAPER.exists():
+        raise ParameterError("bench", f"needs the paper-scale sweep file {PAPER} (a checkout of the project)")
+    info = machine()
+    with tempfile.TemporaryDirectory() as tmp:
+        tp = throughput(mode, Path(tmp))
+        lad = ladder(mode, Path(tmp))
+    result = {"mode": mode, "machine": info, "throughput": tp, "ladder": lad, "projection": projection(lad),
+              "load_end": os.getloadavg()[0]}
+    text = markdown(result)
+    target = Path(out) if out is not None else (None if mode == "tiny" else NOTES)
+    if target is not None:
+        old = target.read_text() if target.exists() else ""
+        if BEGIN in old and END in old:
+            new = old[:old.index(BEGIN)] + text + old[old.index(END) + len(END):]
+        else:
+            new = old + ("\n" if old else "") + text + "\n"
+        target.write_text(new)
+    return _strings({"mode": mode, "throughput": tp["rows"], "identical": tp["identical"], "ladder": lad,
+                     "projection": result["projection"], "written": str(target) if target else None, "markdown": text})
+
+
+def _strings(obj):
+    """``obj`` with every float as a 6-digit decimal string (the command line's convention for reals)."""
+    if isinstance(obj, float):
+        return format_real(obj, 6) if np.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): _strings(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_strings(v) for v in obj]
+    return obj

@@ -1,0 +1,234 @@
+r"""Summaries and figures of a sweep, made from its results file alone.
+
+The header holds the sweep's parameters, so the theory of every grid point
+(:func:`verify.sweep.theory`, at the realized ``d/V`` and ``d/N``) is recomputed here, never read from
+the Monte Carlo. Per grid point: the mean and Student-t 95% interval over seeds
+(:func:`verify.stats.mean_ci`) of the top eigenvalue, the overlap (the largest of the ``k`` squared
+overlaps :math:`|\hat u_i^T u|^2`, so that a raw ``S`` whose top outlier is the vocabulary-mean one is
+read at its signal eigenvector), the bulk-edge estimate and the classification accuracy.
+
+Figures: a phase diagram (mean overlap over ``gamma x mu2``, with the population and sample
+thresholds :math:`\mu_2^{crit}(\gamma)` of :func:`derive.spikes.spike`) for each value of the other
+axes, when ``mu2`` and ``gamma`` are axes; and, when ``d`` is an axis, the finite-size error
+:math:`|\mathrm{mean} - \mathrm{theory}|` against ``d`` with the rate fitted by
+:func:`verify.stats.finite_size_fit`.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import shutil
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+from derive.errors import ParameterError
+from derive.numbers import format_real
+from verify.stats import finite_size_fit, mean_ci
+from verify.sweep import Sweep, exact_rational, dimensions, predicted_outliers, read_results, scheme_scalars, theory
+
+QUANTITIES = {
+    # name: (output it needs, its value in one record's result)
+    "top_eigenvalue": ("top_eigenvalues", lambda r: r["top_eigenvalues"][0]),
+    "overlap": ("overlaps", lambda r: max(r["overlaps"])),
+    "bulk_edge": ("bulk_edge", lambda r: r["bulk_edge"]),
+    "accuracy": ("accuracy", lambda r: r["accuracy"]),
+}
+
+
+def _fmt(x):
+    return format_real(x, 10) if x is not None and math.isfinite(x) else None
+
+
+def _theory_values(params: dict) -> dict:
+    """The theory the quantities are measured against, as floats (``None`` where it says nothing)."""
+    doc = theory(params)
+    single = predicted_outliers(doc) == 1 and doc["sample"]["outlier"]
+    return {
+        "top_eigenvalue": float(doc["sample"]["eigenvalue"]) if single else None,
+        "overlap": float(doc["sample"]["overlap"]),
+        "bulk_edge": float(doc["bulk"]["right_edge"]),
+        "accuracy": None,
+        "mu2_critical": {level: doc[level]["mu2_critical"] for level in ("population", "sample")},
+        "outliers": predicted_outliers(doc),
+    }
+
+
+def _stats(values) -> dict:
+    mean, lo, hi = mean_ci(values)
+    return {"mean": mean, "ci95": [lo, hi]}
+
+
+def point_summaries(sweep: Sweep, records: dict) -> list[dict]:
+    """One entry per grid point with at least one finished seed, in grid order (floats)."""
+    by_point = defaultdict(list)
+    for key, rec in records.items():
+        by_point[key[:-1]].append(rec["result"])
+    out = []
+    for index in sorted(by_point):
+        results, point = by_point[index], sweep.point(index)
+        params = sweep.params(point)
+        th = _theory_values(params)
+        stats = {q: _stats([value(r) for r in results]) for q, (output, value) in QUANTITIES.items()
+                 if output in sweep.outputs}
+        out.append({"index": list(index), "point": point, "dims": dimensions(params), "seeds": len(results),
+                    "monte_carlo": stats, "theory": th})
+    return out
+
+
+def _label(names, values) -> str:
+    return ", ".join(f"{n}={v}" for n, v in zip(names, values))
+
+
+def _slug(names, values) -> str:
+    text = "_".join(f"{n}-{v}" for n, v in zip(names, values))
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+
+
+def _critical_curves(sweep: Sweep, params: dict):
+    """``mu2_critical`` at the population and sample level as functions of a continuous ``gamma``, at the
+    point's realized ``delta = d/V`` (each ``gamma`` computed once: the figure asks for both curves)."""
+    from derive.spikes import spike
+
+    dims = dimensions(params)
+    _, alpha, kappa, W = scheme_scalars(params)
+
+    @functools.lru_cache(maxsize=None)
+    def critical(g: float) -> dict:
+        doc = spike(sp.Rational(dims["d"], dims["V"]), format_real(g, 15), exact_rational(alpha), exact_rational(kappa), 1,
+                    sum_w=exact_rational(W), centered=params["centered"], digits=12)
+        return {level: float(doc[level]["mu2_critical"]) for level in ("population", "sample")}
+
+    return (lambda g: critical(float(g))["population"]), (lambda g: critical(float(g))["sample"])
+
+
+def phase_figures(sweep: Sweep, points: list[dict], folder) -> list[str]:
+    """A phase diagram per value of the axes other than ``mu2`` and ``gamma``: ``sweep_phase[_...].png``."""
+    from verify.figures import phase_figure
+
+    names = [n for n, _ in sweep.axes]
+    axes = dict(sweep.axes)
+    if "overlaps" not in sweep.outputs or len(axes.get("mu2", ())) < 2 or len(axes.get("gamma", ())) < 2:
+        return []
+    i_mu, i_g = names.index("mu2"), names.index("gamma")
+    others = [i for i in range(len(names)) if i not in (i_mu, i_g)]
+    panels = defaultdict(lambda: np.full((len(axes["mu2"]), len(axes["gamma"])), np.nan))
+    seeds = defaultdict(set)
+    for p in points:
+        idx = p["index"]
+        key = tuple(idx[i] for i in others)
+        panels[key][idx[i_mu], idx[i_g]] = p["monte_carlo"]["overlap"]["mean"]
+        seeds[key].add(p["seeds"])
+    paths = []
+    mu2 = [float(sp.Rational(m)) for m in axes["mu2"]]
+    gamma = [float(sp.Rational(g)) for g in axes["gamma"]]
+    for key, grid in sorted(panels.items()):
+        values = [sweep.axes[i][1][j] for i, j in zip(others, key)]
+        params = sweep.params({**{names[i]: v for i, v in zip(others, values)},
+                               "mu2": axes["mu2"][0], "gamma": axes["gamma"][0]})
+        pop, sample = _critical_curves(sweep, params)
+        fixed = _label([names[i] for i in others], values)
+        n = sorted(seeds[key])
+        title = (f"{fixed + ', ' if fixed else ''}{params['signs']}, T={params['T']}, d={params['d']}, "
+                 f"$\\delta$={params['delta']}, {'$S_c$' if params['centered'] else 'raw S'}, "
+                 f"{'-'.join(map(str, (n[0], n[-1]))) if len(n) > 1 else n[0]} seed(s) per cell")
+        with tempfile.TemporaryDirectory() as tmp:
+            drawn = phase_figure(tmp, mu2, gamma, grid, pop, sample, title)
+            target = Path(folder) / f"sweep_phase{'_' + _slug([names[i] for i in others], values) if others else ''}.png"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(drawn, target)
+        paths.append(str(target))
+    return paths
+
+
+def finite_size(sweep: Sweep, points: list[dict]) -> list[dict]:
+    """Fits of :math:`|\\mathrm{mean} - \\mathrm{theory}| \\approx C d^{-r}` for every quantity with a theory,
+    per value of the axes other than ``d`` (floats; ``rate`` is ``None`` with a reason when no fit exists)."""
+    names = [n for n, _ in sweep.axes]
+    if "d" not in names or len(dict(sweep.axes)["d"]) < 2:
+        return []
+    i_d = names.index("d")
+    groups = defaultdict(list)
+    for p in points:
+        groups[tuple(j for i, j in enumerate(p["index"]) if i != i_d)].append(p)
+    fits = []
+    for key, members in sorted(groups.items()):
+        members.sort(key=lambda p: p["dims"]["d"])
+        others = {n: v for n, v in members[0]["point"].items() if n != "d"}
+        for q, stats in members[0]["monte_carlo"].items():
+            if members[0]["theory"][q] is None or any(m["theory"][q] is None for m in members):
+                continue
+            ds = [m["dims"]["d"] for m in members]
+            errors = [abs(m["monte_carlo"][q]["mean"] - m["theory"][q]) for m in members]
+            entry = {"point": others, "quantity": q, "d": ds, "error": errors, "seeds": [m["seeds"] for m in members]}
+            try:
+                fit = finite_size_fit(ds, errors)
+                entry.update(rate=fit.rate, rate_se=fit.rate_se, rate_ci95=list(fit.rate_ci95), prefactor=fit.prefactor)
+            except ParameterError as exc:
+                entry.update(rate=None, reason=str(exc))
+            fits.append(entry)
+    return fits
+
+
+def finite_size_figure(fits: list[dict], folder) -> str | None:
+    """Error against ``d`` (log-log), one panel per quantity, with the fitted lines: ``sweep_finite_size.png``."""
+    from verify import figures
+
+    plt = figures.plt
+    quantities = sorted({f["quantity"] for f in fits if f["rate"] is not None})
+    if not quantities:
+        return None
+    fig, axes = plt.subplots(1, len(quantities), figsize=(4.4 * len(quantities), 3.4), squeeze=False)
+    for ax, q in zip(axes[0], quantities):
+        shown = [f for f in fits if f["quantity"] == q and f["rate"] is not None]
+        for f in shown:
+            ds = np.asarray(f["d"], dtype=float)
+            label = f"{_label(f['point'], f['point'].values())}: r = {f['rate']:.2f} ± {f['rate_se']:.2f}"
+            line, = ax.loglog(ds, f["error"], "o", ms=3, label=label if len(shown) <= 6 else None)
+            ax.loglog(ds, f["prefactor"] * ds ** -f["rate"], color=line.get_color(), lw=0.8)
+        ax.set_xlabel("d")
+        ax.set_ylabel(f"|mean − theory| of {q.replace('_', ' ')}")
+        if len(shown) <= 6:
+            ax.legend(fontsize=6)
+    return figures._save(fig, folder, "sweep_finite_size.png")
+
+
+def _printable(points: list[dict], fits: list[dict]):
+    for p in points:
+        for stats in p["monte_carlo"].values():
+            stats["mean"], stats["ci95"] = _fmt(stats["mean"]), [_fmt(x) for x in stats["ci95"]]
+        p["theory"] = {q: (_fmt(v) if isinstance(v, float) else v) for q, v in p["theory"].items()}
+    for f in fits:
+        f["error"] = [_fmt(e) for e in f["error"]]
+        for name in ("rate", "rate_se", "prefactor"):
+            if f.get(name) is not None:
+                f[name] = _fmt(f[name])
+        if f.get("rate_ci95") is not None:
+            f["rate_ci95"] = [_fmt(x) for x in f["rate_ci95"]]
+
+
+def summarize(path, figures_folder=None) -> dict:
+    """The summary document of a results file; figures go to ``figures_folder`` (none if ``None``)."""
+    scan = read_results(path)
+    sweep = Sweep(scan.header["sweep"])
+    if sweep.hash != scan.header["sweep_hash"]:
+        raise ParameterError("results", f"{path}: the header's parameters do not match its hash (edited by hand?)")
+    points = point_summaries(sweep, scan.records)
+    fits = finite_size(sweep, points)
+    paths = []
+    if figures_folder is not None and points:
+        paths = phase_figures(sweep, points, figures_folder)
+        drawn = finite_size_figure(fits, figures_folder) if fits else None
+        paths += [drawn] if drawn else []
+    _printable(points, fits)
+    return {
+        "results": str(path), "sweep_hash": sweep.hash, "sweep": sweep.spec,
+        "tasks": {"total": len(sweep.tasks()), "done": len(scan.records)},
+        "torn_bytes": scan.torn,
+        "code_versions": sorted({r.get("code_version", "unknown") for r in scan.records.values()}),
+        "points": points, "finite_size": fits, "figures": paths,
+        "interval": "Student-t 95% over seeds (null for one seed)",
+    }
