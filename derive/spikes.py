@@ -194,8 +194,19 @@ def sample_threshold(delta_, gamma_, kappa_) -> mpmath.mpf:
     return max(real)
 
 
-def _validated(values: dict) -> dict:
-    out = {name: parse_rational(v, name) for name, v in values.items()}
+def _exact_or_close(value, name: str, digits: int) -> sp.Rational:
+    """A rational input as it is; a real SymPy expression (an ``alpha`` of the ``gauss`` family
+    holds arcsines) as a rational within ``10^{-(digits + 20)}`` relative of it."""
+    if isinstance(value, sp.Basic) and not value.is_Rational:
+        approx = sp.N(value, digits + 20)
+        if not (approx.is_real and approx.is_finite and approx.is_Number):
+            raise ParameterError(name, f"not a finite real number: {value}")
+        return sp.Rational(approx)
+    return parse_rational(value, name)
+
+
+def _validated(values: dict, digits: int) -> dict:
+    out = {name: _exact_or_close(v, name, digits) for name, v in values.items()}
     check_range(out["delta"], "delta", low=0, low_open=True)
     check_range(out["gamma"], "gamma", low=0)
     check_range(out["kappa"], "kappa", low=0, low_open=True)
@@ -230,9 +241,11 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
 
     >>> spike("1/2", "1/4", "1/2", "1/4", 3, digits=6)["population"]["mu2_critical"]
     '0.103553'
+    >>> spike("1/2", "1/4", sp.asin(sp.Rational(1, 3)), 1, 4, digits=6)["population"]["outlier"]
+    True
     """
     digits = check_digits(digits)
-    p = _validated({"delta": delta, "gamma": gamma, "alpha": alpha, "kappa": kappa, "mu2": mu2, "sum_w": sum_w})
+    p = _validated({"delta": delta, "gamma": gamma, "alpha": alpha, "kappa": kappa, "mu2": mu2, "sum_w": sum_w}, digits)
     fmt = lambda x: None if x is None else format_real(x, digits)  # noqa: E731
     with mpmath.workdps(digits + 15):
         q = {k: mpmath.mpf(v.p) / v.q for k, v in p.items()}

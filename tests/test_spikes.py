@@ -146,3 +146,14 @@ def test_sample_bulk_edge_agrees_with_the_discriminant_of_the_bulk_law(delta, ga
     right = sp.N(intervals[-1][1], 40)
     doc = S.spike(delta, gamma, "1", kappa, "0", digits=30)
     assert mpmath.almosteq(mpmath.mpf(doc["bulk"]["right_edge"]), mpmath.mpf(str(right)), rel_eps=1e-27)
+
+
+def test_irrational_alpha_of_the_gauss_family_is_accepted_at_full_precision():
+    # gauss:rho gives R entries (2/pi) asin(rho): alpha is a real expression, not a rational;
+    # it used to be refused as 'not a finite number', which broke verify mc for that family
+    alpha = sp.Rational(1, 2) + sp.asin(sp.Rational(1, 10)) / sp.pi
+    exact = S.spike("1/2", "1/4", alpha, "1/2", 3, digits=40)
+    close = S.spike("1/2", "1/4", sp.Rational(sp.N(alpha, 80)), "1/2", 3, digits=40)
+    assert exact == close and exact["sample"]["outlier"]
+    with pytest.raises(ParameterError, match="alpha"):
+        S.spike("1/2", "1/4", sp.sqrt(-1), "1/2", 3)
