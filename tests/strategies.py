@@ -67,3 +67,14 @@ def odd_equicorrelated_unrealizable(draw):
     T = draw(st.sampled_from([3, 5, 7]))
     a = draw(rationals(sp.Rational(-1, T - 1), sp.Rational(-1, T), 1000).filter(lambda q: q != sp.Rational(-1, T)))
     return T, a
+
+
+@st.composite
+def mc_cases(draw, T_max: int = 6):
+    """A small Monte Carlo configuration: ``(spec, T, delta, gamma, mu2_factor)`` with ``2 <= T <=
+    T_max``, ratios from a grid where the outlier is well separated at ``d`` in the hundreds, and
+    ``mu2`` to be taken as ``mu2_factor`` times the sample threshold."""
+    spec, T = draw(sign_specs(draw(st.integers(2, T_max))))
+    delta = draw(st.sampled_from([sp.Rational(1, 4), sp.Rational(1, 2), sp.Integer(1)]))
+    gamma = draw(st.sampled_from([sp.Rational(1, 8), sp.Rational(1, 4), sp.Rational(1, 2)]))
+    return spec, T, delta, gamma, draw(st.sampled_from([2, 3, 4]))
