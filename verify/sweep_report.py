@@ -15,7 +15,6 @@ axes, when ``mu2`` and ``gamma`` are axes; and, when ``d`` is an axis, the finit
 """
 from __future__ import annotations
 
-import functools
 import math
 import shutil
 import tempfile
@@ -88,21 +87,27 @@ def _slug(names, values) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
 
 
-def _critical_curves(sweep: Sweep, params: dict):
-    """``mu2_critical`` at the population and sample level as functions of a continuous ``gamma``, at the
-    point's realized ``delta = d/V`` (each ``gamma`` computed once: the figure asks for both curves)."""
+CURVE_NODES = 33
+"""Values of ``gamma`` at which the phase diagram's threshold curves are computed; the figure joins
+them linearly (the thresholds are smooth in ``gamma``, and each value costs a :func:`derive.spikes.spike`)."""
+
+
+def _critical_curves(params: dict, gamma: list[float]):
+    """``mu2_critical`` at the population and sample level as functions of ``gamma`` over the range of
+    ``gamma``, at the point's realized ``delta = d/V``."""
     from derive.spikes import spike
 
     dims = dimensions(params)
     _, alpha, kappa, W = scheme_scalars(params)
-
-    @functools.lru_cache(maxsize=None)
-    def critical(g: float) -> dict:
-        doc = spike(sp.Rational(dims["d"], dims["V"]), format_real(g, 15), exact_rational(alpha), exact_rational(kappa), 1,
-                    sum_w=exact_rational(W), centered=params["centered"], digits=12)
-        return {level: float(doc[level]["mu2_critical"]) for level in ("population", "sample")}
-
-    return (lambda g: critical(float(g))["population"]), (lambda g: critical(float(g))["sample"])
+    nodes = np.linspace(min(gamma), max(gamma), CURVE_NODES)
+    levels = ("population", "sample")
+    values = {level: [] for level in levels}
+    for g in nodes:
+        doc = spike(sp.Rational(dims["d"], dims["V"]), format_real(g, 15), exact_rational(alpha), exact_rational(kappa),
+                    1, sum_w=exact_rational(W), centered=params["centered"], digits=12)
+        for level in levels:
+            values[level].append(float(doc[level]["mu2_critical"]))
+    return tuple((lambda g, v=values[level]: float(np.interp(g, nodes, v))) for level in levels)
 
 
 def phase_figures(sweep: Sweep, points: list[dict], folder) -> list[str]:
@@ -129,7 +134,7 @@ def phase_figures(sweep: Sweep, points: list[dict], folder) -> list[str]:
         values = [sweep.axes[i][1][j] for i, j in zip(others, key)]
         params = sweep.params({**{names[i]: v for i, v in zip(others, values)},
                                "mu2": axes["mu2"][0], "gamma": axes["gamma"][0]})
-        pop, sample = _critical_curves(sweep, params)
+        pop, sample = _critical_curves(params, gamma)
         fixed = _label([names[i] for i in others], values)
         n = sorted(seeds[key])
         title = (f"{fixed + ', ' if fixed else ''}{params['signs']}, T={params['T']}, d={params['d']}, "

@@ -1,0 +1,272 @@
+"""verify sweep: seeds from task coordinates, resume after interruption (kill -9 included), identical
+records on every executor, the results file's guards, summaries from the file alone."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from derive.errors import ParameterError
+from derive.spikes import spike
+from verify import executors
+from verify.cli import main
+from verify.sweep import (RESULT_FIELDS, ResultsWriter, Sweep, load_sweep, read_results, result_lines, run_sweep,
+                          run_task)
+from verify.sweep_report import summarize
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "examples" / "sweeps" / "tiny.toml"
+QUIET = open(os.devnull, "w")
+
+
+def tiny_data():
+    return tomllib.loads(TINY.read_text())
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The tiny sweep run uninterrupted, in this process: ``(sweep, results path, result lines by task)``."""
+    sweep = load_sweep(TINY)
+    path = tmp_path_factory.mktemp("reference") / "tiny.jsonl"
+    with executors.InProcess() as ex:
+        run_sweep(sweep, path, ex, log=QUIET)
+    return sweep, path, result_lines(read_results(path).records)
+
+
+def test_toml_and_json_files_with_equal_values_are_one_sweep(tmp_path):
+    data = tiny_data()
+    data["model"]["delta"] = 0.5  # "1/2" in the TOML file
+    data["grid"]["gamma"] = {"from": "1/4", "to": "0.5", "num": 2}
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(data))
+    assert load_sweep(path).hash == load_sweep(TINY).hash
+    data["sweep"]["root_seed"] += 1
+    assert Sweep(data).hash != load_sweep(TINY).hash
+
+
+def _with(change):
+    data = tiny_data()
+    section, name, value = change
+    if value is None:
+        del data[section][name]
+    else:
+        data.setdefault(section, {})[name] = value
+    return data
+
+
+@pytest.mark.parametrize("change, parameter", [
+    (("model", "mu2", 1), "grid.mu2"),                      # fixed and an axis at once
+    (("model", "d", None), "model.d"),                      # required parameter missing
+    (("model", "colour", "red"), "model.colour"),           # unknown parameter
+    (("sweep", "seeds", 0), "sweep.seeds"),
+    (("sweep", "outputs", ["eigenvalues"]), "sweep.outputs"),
+    (("sweep", "k", 40), "sweep.k"),                        # k >= min(d, N)
+    (("grid", "gamma", ["1/4", "0.25"]), "grid.gamma"),     # the same value twice
+    (("grid", "mu2", {"from": 0, "to": 1}), "grid.mu2"),    # a range without num
+    (("model", "signs", "prefix:9"), "signs"),              # L > T
+])
+def test_bad_sweeps_are_refused_naming_the_parameter(change, parameter):
+    with pytest.raises(ParameterError) as err:
+        Sweep(_with(change))
+    assert err.value.parameter == parameter
+
+
+def test_bad_sweep_file_on_the_command_line_exits_2_with_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[sweep\nseeds = 2\n")
+    assert main(["sweep", str(bad), "--results", str(tmp_path / "r.jsonl")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and err.startswith("verify: error: sweep: ")
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_a_task_depends_on_its_coordinates_not_on_the_order(reference):
+    sweep, _, lines = reference
+    tasks = sweep.tasks()
+    backwards = {t.key: sweep.record(t, run_task(sweep.job(t))) for t in reversed(tasks)}
+    assert result_lines(backwards) == lines
+    # and distinct tasks get distinct streams: no two records share their eigenvalues
+    tops = [json.loads(line)["result"]["top_eigenvalues"][0] for line in lines.values()]
+    assert len(set(tops)) == len(tasks)
+
+
+def test_local_processes_give_the_in_process_records(reference, tmp_path):
+    sweep, _, lines = reference
+    with executors.LocalProcesses(2) as ex:
+        doc = run_sweep(sweep, tmp_path / "local.jsonl", ex, log=QUIET)
+    assert doc["computed"] == len(sweep.tasks())
+    assert result_lines(read_results(tmp_path / "local.jsonl").records) == lines
+
+
+def test_dask_gives_the_same_records_and_resumes_after_an_interruption(reference, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    sweep, _, lines = reference
+    path = tmp_path / "dask.jsonl"
+    with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with executors.Dask(client=client) as ex:
+            first = run_sweep(sweep, path, ex, max_tasks=5, log=QUIET)
+        with executors.Dask(client=client) as ex:
+            rest = run_sweep(sweep, path, ex, log=QUIET)
+    assert (first["computed"], rest["done_before"], rest["computed"]) == (5, 5, len(sweep.tasks()) - 5)
+    assert result_lines(read_results(path).records) == lines
+
+
+def test_a_torn_last_record_is_dropped_and_redone(reference, tmp_path):
+    sweep, _, lines = reference
+    path = tmp_path / "torn.jsonl"
+    with executors.InProcess() as ex:
+        run_sweep(sweep, path, ex, max_tasks=6, log=QUIET)
+    intact = path.read_bytes()
+    last = intact.rstrip(b"\n").rsplit(b"\n", 1)[1]
+    with open(path, "ab") as f:
+        f.write(last[: len(last) // 2])  # a write cut short by a crash
+    assert read_results(path).torn == len(last) // 2
+    with executors.InProcess() as ex:
+        doc = run_sweep(sweep, path, ex, log=QUIET)
+    assert (doc["done_before"], doc["repaired_bytes"]) == (6, len(last) // 2)
+    data = path.read_bytes()
+    assert data.startswith(intact) and data.endswith(b"\n")
+    assert result_lines(read_results(path).records) == lines
+    assert len(data.splitlines()) == 1 + len(lines)  # a header and one line per task: nothing twice
+
+
+def test_a_results_file_of_another_sweep_is_refused(reference, tmp_path):
+    _, path, _ = reference
+    data = tiny_data()
+    data["sweep"]["root_seed"] += 1
+    before = path.read_bytes()
+    with pytest.raises(ParameterError, match="holds another sweep"):
+        ResultsWriter(path, Sweep(data))
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("damage", ["middle line", "not a results file"])
+def test_damage_that_is_not_a_torn_write_is_refused_untouched(reference, tmp_path, damage):
+    sweep, path, _ = reference
+    lines = path.read_bytes().splitlines(keepends=True)
+    if damage == "middle line":
+        data = b"".join(lines[:3]) + b'{"task": [0, 0,\n' + b"".join(lines[3:])
+    else:
+        data = b"d = 32"  # e.g. a sweep file given as --results
+    target = tmp_path / "damaged.jsonl"
+    target.write_bytes(data)
+    with pytest.raises(ParameterError) as err:
+        ResultsWriter(target, sweep)
+    assert err.value.parameter == "results"
+    assert target.read_bytes() == data
+
+
+def test_a_second_sweep_on_a_file_in_use_is_refused(reference, tmp_path):
+    sweep, _, _ = reference
+    with ResultsWriter(tmp_path / "busy.jsonl", sweep):
+        with pytest.raises(ParameterError, match="another running sweep"):
+            ResultsWriter(tmp_path / "busy.jsonl", sweep)
+
+
+def _record_lines(path: Path) -> int:
+    try:
+        return max(0, path.read_bytes().count(b"\n") - 1)
+    except FileNotFoundError:
+        return 0
+
+
+def test_kill_9_and_restart_give_the_uninterrupted_records(tmp_path):
+    # 72 tasks of about 10 ms on 2 workers: long enough to be killed part-way, short enough for the
+    # suite (no bulk_edge: the driver then needs no theory, and starts faster)
+    data = tiny_data()
+    data["model"]["d"] = 40
+    data["sweep"]["seeds"] = 6
+    data["sweep"]["outputs"] = ["top_eigenvalues", "overlaps", "accuracy"]
+    data["grid"]["mu2"] = ["1/2", 2, 4]
+    sweep_file = tmp_path / "kill.json"
+    sweep_file.write_text(json.dumps(data))
+    sweep = load_sweep(sweep_file)
+    total = len(sweep.tasks())
+    results = tmp_path / "kill.jsonl"
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    command = [sys.executable, "-m", "verify.cli", "sweep", str(sweep_file), "--results", str(results), "--json"]
+    proc = subprocess.Popen([*command, "--workers", "2"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while _record_lines(results) < 3 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+        try:  # the sweep's worker processes, orphaned by the kill of their parent
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.stdout.close()
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+    intact = len(read_results(results).records)
+    assert 3 <= intact < total, f"the kill came too late ({intact}/{total} records): make the sweep longer"
+    with open(results, "ab") as f:
+        f.write(b'{"code_version":"git torn","dims":{"N":1')  # and a torn write on top
+    again = subprocess.run([*command, "--workers", "1"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    doc = json.loads(again.stdout)
+    assert doc["done_before"] == intact and doc["computed"] == total - intact and doc["repaired_bytes"] > 0
+    with executors.InProcess() as ex:
+        run_sweep(sweep, tmp_path / "uninterrupted.jsonl", ex, log=QUIET)
+    assert result_lines(read_results(results).records) == result_lines(read_results(tmp_path / "uninterrupted.jsonl").records)
+
+
+def test_summary_and_figures_come_from_the_results_file_alone(reference, tmp_path):
+    sweep, path, lines = reference
+    doc = summarize(path, tmp_path / "figures")
+    assert doc["tasks"] == {"total": 16, "done": 16} and len(doc["points"]) == 8 and doc["torn_bytes"] == 0
+    assert sorted(Path(f).name for f in doc["figures"]) == ["sweep_phase_weights-mean.png",
+                                                             "sweep_phase_weights-optimal.png"]
+    records = [json.loads(line) for line in lines.values()]
+    for p in doc["points"]:
+        mine = [r["result"] for r in records if r["task"][:-1] == p["index"]]
+        assert p["seeds"] == len(mine) == 2
+        assert float(p["monte_carlo"]["overlap"]["mean"]) == pytest.approx(np.mean([max(r["overlaps"]) for r in mine]),
+                                                                            rel=1e-9)
+    # the theory is that of derive spike at the realized d/V and d/N (mean pooling on prefix:2, T = 4)
+    p = doc["points"][0]
+    dims = p["dims"]
+    direct = spike(sp.Rational(dims["d"], dims["V"]), sp.Rational(dims["d"], dims["N"]), sp.Rational(3, 8),
+                   sp.Rational(1, 4), p["point"]["mu2"], centered=True, digits=15)
+    assert p["point"]["weights"] == "mean"
+    assert p["theory"]["mu2_critical"] == {level: direct[level]["mu2_critical"] for level in ("population", "sample")}
+
+
+def test_finite_size_fits_need_a_ladder_of_d(tmp_path):
+    data = {"sweep": {"root_seed": 3, "seeds": 2, "outputs": ["overlaps", "bulk_edge"]},
+            "model": {"delta": "1/2", "gamma": "1/4", "T": 4, "signs": "prefix:2", "weights": "mean", "mu2": 3,
+                      "centered": True},
+            "grid": {"d": [24, 48]}}
+    path = tmp_path / "ladder.jsonl"
+    with executors.InProcess() as ex:
+        run_sweep(Sweep(data), path, ex, log=QUIET)
+    doc = summarize(path, tmp_path)
+    fits = {f["quantity"]: f for f in doc["finite_size"]}
+    assert set(fits) == {"overlap", "bulk_edge"} and all(f["d"] == [24, 48] for f in fits.values())
+    assert [Path(f).name for f in doc["figures"]] == ["sweep_finite_size.png"]
+
+
+def test_without_dask_the_scheduler_option_says_how_to_install_it(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now raises ImportError
+    assert main(["sweep", str(TINY), "--results", str(tmp_path / "r.jsonl"), "--scheduler", "local-dask"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and "pip install attention-rmt[dask]" in err
+
+
+def test_records_keep_timing_apart_from_the_result_fields(reference):
+    _, path, _ = reference
+    rec = next(iter(read_results(path).records.values()))
+    assert set(rec) == {*RESULT_FIELDS, "code_version", "timing"}
+    assert set(rec["result"]) == {"top_eigenvalues", "overlaps", "bulk_edge", "outliers_predicted", "accuracy",
+                                  "n_test", "path"}
