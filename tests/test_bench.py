@@ -1,0 +1,66 @@
+"""The benchmark harness still runs end to end (tiny sizes; nothing here is timed or compared to a speed)."""
+import contextlib
+import io
+import json
+
+import pytest
+
+from verify import bench, bench_mc
+from verify.cli import main
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """One ``verify bench --tiny --json`` run (about 5 s), shared by the tests below."""
+    out = tmp_path_factory.mktemp("bench") / "benchmarks.md"
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        status = main(["bench", "--tiny", "--json", "--out", str(out)])
+    return status, stdout.getvalue(), out.read_text()
+
+
+def test_tiny_run_prints_one_json_document(tiny_run):
+    status, stdout, _ = tiny_run
+    assert status == 0
+    doc = json.loads(stdout)
+    assert doc["mode"] == "tiny" and doc["written"].endswith("benchmarks.md")
+    figures = [row["figure"] for row in doc["summary"]]
+    assert any(f.startswith("bulk density, ") for f in figures) and any(f.startswith("derive spike") for f in figures)
+    # reals follow the project's JSON convention (strings); a ratio is a positive number
+    ratio = doc["summary"][0]["ratio"]
+    assert isinstance(ratio, str) and float(ratio) > 0
+
+
+def test_tiny_markdown_has_every_section_and_row(tiny_run):
+    _, _, text = tiny_run
+    for heading in ("# Benchmarks", "## Targets and ratios", "## Memory bandwidth", "## Bulk density", "## derive spike",
+                    "## Monte Carlo", "### The matrix-free paths against the bandwidth floor",
+                    "## The largest gap to the floor", "## verify claims --quick"):
+        assert f"\n{heading}" in text or text.startswith(heading), heading
+    assert "Machine:" in text and "load average" in text and "BLAS threads: 1; times are process CPU time." in text
+    mode = bench.MODES["tiny"]
+    for d in mode.ladder:
+        for path in bench_mc.PATHS:
+            assert f"\n| {d} | {path} |" in text, (d, path)
+    # the dense path stops at dense_max: the table says so instead of leaving the row out
+    assert f"\n| {mode.ladder[-1]} | dense | – | skipped |" in text
+    for path in bench_mc.PATHS:
+        assert f"- {path}: p = " in text
+    assert "Skipped in --tiny" in text
+
+
+def test_float_density_is_exact_outside_the_support_in_the_tiny_run(tiny_run):
+    # The accuracy columns are measured, not timed: the float64 path is 0 wherever the 30-digit
+    # density is (its support test is exact), and its error is within its documented bound
+    # 1e-13 max(1, rho) (verify.precise.bulk_density_float).
+    _, stdout, _ = tiny_run
+    bulk = json.loads(stdout)["bulk"]
+    f = bulk["float"]
+    assert f["outside"] > 0 and f["nonzero_outside"] == 0
+    assert float(f["max_abs_error"]) < 1e-13 * max(1.0, float(bulk["max_density"]))
+
+
+def test_bad_threads_is_one_line_on_stderr(capsys):
+    assert main(["bench", "--tiny", "--threads", "-1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "threads" in captured.err

@@ -1,0 +1,52 @@
+"""``verify bench``: every benchmark in one run, each figure with its baseline, written to notes/benchmarks.md."""
+import sys
+from pathlib import Path
+
+from derive.errors import ParameterError
+from verify import bench
+
+NAME = "bench"
+HELP = "time every benchmark against its baseline and the machine's bandwidth floor; write notes/benchmarks.md"
+
+
+def add_arguments(p):
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="smaller Monte Carlo ladder, no claims run (under two minutes)")
+    size.add_argument("--tiny", action="store_true", help="tiny sizes, to check that the harness runs (numbers meaningless)")
+    p.add_argument("--out", default=None,
+                   help="markdown file to write ('' for none; default notes/benchmarks.md, none with --tiny)")
+    p.add_argument("--threads", default="1", help="BLAS threads of the Monte Carlo processes (default 1; 0 for the library's choice)")
+
+
+def _jsonable(x):
+    """Reals as strings of 4 significant digits (the project's JSON convention), tuple keys joined by ':'."""
+    if isinstance(x, dict):
+        return {":".join(map(str, k)) if isinstance(k, tuple) else str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return x
+
+
+def run(args):
+    try:
+        threads = int(args.threads)
+    except ValueError:
+        raise ParameterError("threads", f"must be an integer >= 0, got {args.threads!r}") from None
+    if threads < 0:
+        raise ParameterError("threads", f"must be an integer >= 0, got {threads}")
+    mode = "tiny" if args.tiny else "quick" if args.quick else "full"
+    out = args.out if args.out is not None else ("" if args.tiny else str(bench.NOTES))
+    result = bench.run(mode, threads or None, log=sys.stderr)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(bench.markdown(result))
+    doc = _jsonable(result)
+    doc["written"] = out or None
+    return doc
+
+
+def render(doc):
+    text = bench.summary_table(doc["summary"])
+    return text + (f"\n\nwrote {doc['written']}" if doc["written"] else "")
