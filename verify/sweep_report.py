@@ -168,7 +168,9 @@ def finite_size(sweep: Sweep, points: list[dict]) -> list[dict]:
                 continue
             ds = [m["dims"]["d"] for m in members]
             errors = [abs(m["monte_carlo"][q]["mean"] - m["theory"][q]) for m in members]
-            entry = {"point": others, "quantity": q, "d": ds, "error": errors, "seeds": [m["seeds"] for m in members]}
+            half = [(m["monte_carlo"][q]["ci95"][1] - m["monte_carlo"][q]["ci95"][0]) / 2 for m in members]
+            entry = {"point": others, "quantity": q, "d": ds, "error": errors, "ci95_halfwidth": half,
+                     "seeds": [m["seeds"] for m in members]}
             try:
                 fit = finite_size_fit(ds, errors)
                 entry.update(rate=fit.rate, rate_se=fit.rate_se, rate_ci95=list(fit.rate_ci95), prefactor=fit.prefactor)
@@ -179,21 +181,27 @@ def finite_size(sweep: Sweep, points: list[dict]) -> list[dict]:
 
 
 def finite_size_figure(fits: list[dict], folder) -> str | None:
-    """Error against ``d`` (log-log), one panel per quantity, with the fitted lines: ``sweep_finite_size.png``."""
+    """Error against ``d`` (log-log), one panel per quantity, with the fitted lines and, dotted, the 95%
+    half-width over seeds (errors below it are not resolved from zero): ``sweep_finite_size.png``."""
     from verify import figures
 
     plt = figures.plt
     quantities = sorted({f["quantity"] for f in fits if f["rate"] is not None})
     if not quantities:
         return None
-    fig, axes = plt.subplots(1, len(quantities), figsize=(4.4 * len(quantities), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(quantities), figsize=(4.6 * len(quantities), 3.4), squeeze=False)
+    fig.subplots_adjust(wspace=0.45)
     for ax, q in zip(axes[0], quantities):
         shown = [f for f in fits if f["quantity"] == q and f["rate"] is not None]
         for f in shown:
             ds = np.asarray(f["d"], dtype=float)
-            label = f"{_label(f['point'], f['point'].values())}: r = {f['rate']:.2f} ± {f['rate_se']:.2f}"
+            where = _label(f["point"], f["point"].values())
+            label = f"{where + ': ' if where else ''}r = {f['rate']:.2f} ± {f['rate_se']:.2f}"
             line, = ax.loglog(ds, f["error"], "o", ms=3, label=label if len(shown) <= 6 else None)
             ax.loglog(ds, f["prefactor"] * ds ** -f["rate"], color=line.get_color(), lw=0.8)
+            if all(np.isfinite(f["ci95_halfwidth"])):
+                ax.loglog(ds, f["ci95_halfwidth"], ":", color=line.get_color(), lw=0.8,
+                          label="95% half-width over seeds" if len(shown) == 1 else None)
         ax.set_xlabel("d")
         ax.set_ylabel(f"|mean − theory| of {q.replace('_', ' ')}")
         if len(shown) <= 6:
@@ -207,7 +215,7 @@ def _printable(points: list[dict], fits: list[dict]):
             stats["mean"], stats["ci95"] = _fmt(stats["mean"]), [_fmt(x) for x in stats["ci95"]]
         p["theory"] = {q: (_fmt(v) if isinstance(v, float) else v) for q, v in p["theory"].items()}
     for f in fits:
-        f["error"] = [_fmt(e) for e in f["error"]]
+        f["error"], f["ci95_halfwidth"] = [_fmt(e) for e in f["error"]], [_fmt(h) for h in f["ci95_halfwidth"]]
         for name in ("rate", "rate_se", "prefactor"):
             if f.get(name) is not None:
                 f[name] = _fmt(f[name])
