@@ -71,6 +71,7 @@ def _with(change):
     (("grid", "gamma", ["1/4", "0.25"]), "grid.gamma"),     # the same value twice
     (("grid", "mu2", {"from": 0, "to": 1}), "grid.mu2"),    # a range without num
     (("model", "signs", "prefix:9"), "signs"),              # L > T
+    (("model", "tau", 1), "model.tau"),                     # no causal weights to take it
 ])
 def test_bad_sweeps_are_refused_naming_the_parameter(change, parameter):
     with pytest.raises(ParameterError) as err:
@@ -270,3 +271,32 @@ def test_records_keep_timing_apart_from_the_result_fields(reference):
     assert set(rec) == {*RESULT_FIELDS, "code_version", "timing"}
     assert set(rec["result"]) == {"top_eigenvalues", "overlaps", "bulk_edge", "outliers_predicted", "accuracy",
                                   "n_test", "path"}
+
+
+def test_projection_sums_the_fitted_cost_over_the_paper_grid():
+    from verify import sweep_bench
+
+    # cost = C d^p at every gamma: the projection is exactly tasks * C * d^p, split evenly over workers
+    gammas = ["1/20", "21/20", "2"]
+    same = {"gammas": gammas, "fits": {g: {"prefactor": 2e-7, "exponent": 2.0} for g in gammas}}
+    proj = sweep_bench.projection(same)
+    assert proj["tasks"] == 3 * 40 * 40 * 12 and proj["d"] == 10_000 and proj["V"] == 20_000
+    assert proj["total_s"] == pytest.approx(proj["tasks"] * 2e-7 * 1e8, rel=1e-12)
+    assert proj["wall_s"][64] == pytest.approx(proj["total_s"] / 64, rel=1e-12)
+    # costs that differ by gamma: the extremes are the measured end points (interpolation, no extrapolation)
+    rising = {"gammas": gammas, "fits": {g: {"prefactor": 1e-7 * (i + 1), "exponent": 2.0} for i, g in enumerate(gammas)}}
+    proj = sweep_bench.projection(rising)
+    assert (proj["min_task_s"], proj["max_task_s"]) == pytest.approx((10.0, 30.0), rel=1e-12)
+
+
+@pytest.mark.slow
+def test_tiny_benchmark_writes_its_section(tmp_path):
+    from verify import sweep_bench
+
+    out = tmp_path / "sweeps.md"
+    out.write_text(f"# notes\n\n{sweep_bench.BEGIN}\nold\n{sweep_bench.END}\n\nafter\n")
+    doc = sweep_bench.bench("tiny", out)
+    text = out.read_text()
+    assert text.startswith("# notes\n\n" + sweep_bench.BEGIN) and text.endswith(sweep_bench.END + "\n\nafter\n")
+    assert "old" not in text and doc["identical"] is True
+    assert [r["executor"] for r in doc["throughput"]] == ["in-process", "local processes", "Dask LocalCluster"]

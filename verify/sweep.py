@@ -193,11 +193,17 @@ def normalize(data) -> dict:
         for name in table:
             if name not in MODEL_PARAMETERS:
                 raise ParameterError(f"{section}.{name}", f"unknown parameter (one of {', '.join(MODEL_PARAMETERS)})")
-    for name in set(model) & set(grid):
-        raise ParameterError(f"grid.{name}", "is also fixed in [model]; give it in one place only")
+    both = sorted(set(model) & set(grid))
+    if both:
+        raise ParameterError(f"grid.{both[0]}", "is also fixed in [model]; give it in one place only")
     for name in REQUIRED:
         if name not in model and name not in grid:
             raise ParameterError(f"model.{name}", "is required (in [model], or as an axis of [grid])")
+    schemes = grid["weights"] if "weights" in grid else [model["weights"]]
+    for name in ("tau", "mask"):
+        if (name in model or name in grid) and "causal" not in (schemes if isinstance(schemes, list) else []):
+            raise ParameterError(f"{'grid' if name in grid else 'model'}.{name}", "belongs to the causal scheme, "
+                                                                                 "and no weights of this sweep are causal")
     unknown = set(settings) - {"root_seed", "seeds", "outputs", "k", "path"}
     if unknown:
         raise ParameterError(f"sweep.{sorted(unknown)[0]}", "unknown setting (root_seed, seeds, outputs, k, path)")
@@ -208,8 +214,8 @@ def normalize(data) -> dict:
     if path not in SOLVER_PATHS:
         raise ParameterError("sweep.path", f"must be one of {', '.join(SOLVER_PATHS)}, got {path!r}")
     fixed = {**OPTIONAL_DEFAULTS, **{n: MODEL_PARAMETERS[n](v, f"model.{n}") for n, v in model.items()}}
-    for name in set(fixed) & set(grid):
-        del fixed[name]
+    for name in grid:
+        fixed.pop(name, None)
     return {
         "sweep": {
             "root_seed": _integer(settings.get("root_seed", 0), "sweep.root_seed", 0),
