@@ -63,14 +63,29 @@ def bytes_per_product(d: int, V: int, A, itemsize: int) -> int:
     return 2 * d * V * itemsize + 2 * sparse
 
 
-def _median_seconds(f, repeats: int, clock) -> float:
-    f()
+def median_seconds(f, repeats: int, clock, warmup=None, number: int = 1) -> float:
+    """Median over ``repeats`` runs of the time of one call of ``f`` by ``clock`` (``number`` calls per
+    run), after a warm-up call of ``warmup`` (``f`` itself by default): the one timing loop of the harness.
+
+    >>> median_seconds(lambda: None, 3, time.perf_counter) < 1
+    True
+    """
+    (warmup or f)()
     times = []
     for _ in range(repeats):
         t0 = clock()
-        f()
-        times.append(clock() - t0)
+        for _ in range(number):
+            f()
+        times.append((clock() - t0) / number)
     return statistics.median(times)
+
+
+def child_env(threads: int | None = None) -> dict:
+    """The environment of a child process: this checkout first on ``PYTHONPATH``, BLAS limited to ``threads``."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    if threads is not None:
+        env.update({name: str(threads) for name in THREAD_VARIABLES})
+    return env
 
 
 def peak_rss_mb() -> float:
@@ -92,10 +107,10 @@ def kernel_seconds(E: np.ndarray, A, clock=time.perf_counter) -> dict:
     y = E.T @ x
     u = At @ y
     return {
-        "ETx": _median_seconds(lambda: E.T @ x, KERNEL_REPEATS, clock),
-        "Aty": _median_seconds(lambda: At @ y, KERNEL_REPEATS, clock),
-        "Au": _median_seconds(lambda: A @ u, KERNEL_REPEATS, clock),
-        "Er": _median_seconds(lambda: E @ r, KERNEL_REPEATS, clock),
+        "ETx": median_seconds(lambda: E.T @ x, KERNEL_REPEATS, clock),
+        "Aty": median_seconds(lambda: At @ y, KERNEL_REPEATS, clock),
+        "Au": median_seconds(lambda: A @ u, KERNEL_REPEATS, clock),
+        "Er": median_seconds(lambda: E @ r, KERNEL_REPEATS, clock),
     }
 
 
@@ -154,11 +169,8 @@ def worker(job: dict) -> dict:
 
 def spawn(jobs: list[dict], threads: int | None) -> list[dict]:
     """Run ``jobs`` one after the other in one fresh worker process (BLAS limited to ``threads``)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    if threads is not None:
-        env.update({name: str(threads) for name in THREAD_VARIABLES})
     out = subprocess.run([sys.executable, "-m", "verify.bench_mc", "--worker", json.dumps(jobs)],
-                         cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+                         cwd=ROOT, env=child_env(threads), capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
