@@ -287,6 +287,9 @@ def test_projection_sums_the_fitted_cost_over_the_paper_grid():
     rising = {"gammas": gammas, "fits": {g: {"prefactor": 1e-7 * (i + 1), "exponent": 2.0} for i, g in enumerate(gammas)}}
     proj = sweep_bench.projection(rising)
     assert (proj["min_task_s"], proj["max_task_s"]) == pytest.approx((10.0, 30.0), rel=1e-12)
+    # continued from the top rung (d = 1000, 0.5 s) at slope 3: 0.5 * 10^3 s per task
+    steep = {"d": [500, 1000], "gammas": gammas, "fits": {g: {"median_s": [0.1, 0.5], "last_slope": 3.0} for g in gammas}}
+    assert sweep_bench.steep_projection(steep)["mean_task_s"] == pytest.approx(500.0, rel=1e-12)
 
 
 @pytest.mark.slow
