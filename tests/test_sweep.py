@@ -1,5 +1,6 @@
 """verify sweep: seeds from task coordinates, resume after interruption (kill -9 included), identical
 records on every executor, the results file's guards, summaries from the file alone."""
+import io
 import json
 import os
 import signal
@@ -23,7 +24,7 @@ from verify.sweep_report import summarize
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "sweeps" / "tiny.toml"
-QUIET = open(os.devnull, "w")
+QUIET = io.StringIO()  # progress lines of run_sweep, unread
 
 
 def tiny_data():
