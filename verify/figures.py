@@ -12,7 +12,8 @@ import numpy as np  # noqa: E402
 SCHEME_COLORS = {"mean": "tab:blue", "causal": "tab:orange", "optimal": "tab:green"}
 
 
-def _save(fig, folder: str, name: str) -> str:
+def save(fig, folder: str, name: str) -> str:
+    """Write ``fig`` as ``folder/name`` (PNG, folders made as needed), close it, return the path."""
     path = Path(folder) / name
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=130, bbox_inches="tight")
@@ -31,10 +32,11 @@ def spectra_figure(folder, panels: list[dict]) -> str:
         ax.set_title(f"{p['scheme']} pooling (d={p['d']})")
         ax.set_xlabel("eigenvalue")
     np.atleast_1d(axes)[0].legend(fontsize=7)
-    return _save(fig, folder, "spectra.png")
+    return save(fig, folder, "spectra.png")
 
 
-def phase_figure(folder, mu2_grid, gamma_grid, overlap, pop_curve, sample_curve, title: str) -> str:
+def phase_figure(folder, mu2_grid, gamma_grid, overlap, pop_curve, sample_curve, title: str,
+                 name: str = "phase_diagram.png") -> str:
     """(b) Monte Carlo overlap over ``(gamma, mu2)`` with both theoretical transition curves."""
     fig, ax = plt.subplots(figsize=(5.2, 4))
     mesh = ax.pcolormesh(gamma_grid, mu2_grid, overlap, shading="nearest", vmin=0, vmax=1, cmap="viridis")
@@ -47,7 +49,7 @@ def phase_figure(folder, mu2_grid, gamma_grid, overlap, pop_curve, sample_curve,
     ax.set_ylim(min(mu2_grid), max(mu2_grid))
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="upper left")
-    return _save(fig, folder, "phase_diagram.png")
+    return save(fig, folder, name)
 
 
 def overlap_figure(folder, curves: dict, points: dict, title: str) -> str:
@@ -62,7 +64,7 @@ def overlap_figure(folder, curves: dict, points: dict, title: str) -> str:
     ax.set_ylabel(r"$|\hat u^\top u|^2$")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
-    return _save(fig, folder, "overlap_vs_mu2.png")
+    return save(fig, folder, "overlap_vs_mu2.png")
 
 
 def weights_figure(folder, weights: dict, title: str) -> str:
@@ -74,7 +76,7 @@ def weights_figure(folder, weights: dict, title: str) -> str:
     ax.set_ylabel(r"$w_t$ (sum 1)")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
-    return _save(fig, folder, "weights.png")
+    return save(fig, folder, "weights.png")
 
 
 def accuracy_figure(folder, mu2_grid, acc: dict, title: str) -> str:
@@ -87,4 +89,4 @@ def accuracy_figure(folder, mu2_grid, acc: dict, title: str) -> str:
     ax.set_ylabel("test accuracy")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
-    return _save(fig, folder, "accuracy.png")
+    return save(fig, folder, "accuracy.png")

@@ -16,10 +16,7 @@ axes, when ``mu2`` and ``gamma`` are axes; and, when ``d`` is an axis, the finit
 from __future__ import annotations
 
 import math
-import shutil
-import tempfile
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import sympy as sp
@@ -140,12 +137,8 @@ def phase_figures(sweep: Sweep, points: list[dict], folder) -> list[str]:
         title = (f"{fixed + ', ' if fixed else ''}{params['signs']}, T={params['T']}, d={params['d']}, "
                  f"$\\delta$={params['delta']}, {'$S_c$' if params['centered'] else 'raw S'}, "
                  f"{'-'.join(map(str, (n[0], n[-1]))) if len(n) > 1 else n[0]} seed(s) per cell")
-        with tempfile.TemporaryDirectory() as tmp:
-            drawn = phase_figure(tmp, mu2, gamma, grid, pop, sample, title)
-            target = Path(folder) / f"sweep_phase{'_' + _slug([names[i] for i in others], values) if others else ''}.png"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(drawn, target)
-        paths.append(str(target))
+        name = f"sweep_phase{'_' + _slug([names[i] for i in others], values) if others else ''}.png"
+        paths.append(phase_figure(folder, mu2, gamma, grid, pop, sample, title, name=name))
     return paths
 
 
@@ -206,7 +199,7 @@ def finite_size_figure(fits: list[dict], folder) -> str | None:
         ax.set_ylabel(f"|mean − theory| of {q.replace('_', ' ')}")
         if len(shown) <= 6:
             ax.legend(fontsize=6)
-    return figures._save(fig, folder, "sweep_finite_size.png")
+    return figures.save(fig, folder, "sweep_finite_size.png")
 
 
 def _printable(points: list[dict], fits: list[dict]):
