@@ -304,3 +304,18 @@ def test_tiny_benchmark_writes_its_section(tmp_path):
     assert text.startswith("# notes\n\n" + sweep_bench.BEGIN) and text.endswith(sweep_bench.END + "\n\nafter\n")
     assert "old" not in text and doc["identical"] is True
     assert [r["executor"] for r in doc["throughput"]] == ["in-process", "local processes", "Dask LocalCluster"]
+
+
+def test_a_changed_weights_file_is_another_sweep_and_the_summary_needs_only_the_results(tmp_path):
+    weights = tmp_path / "w.csv"
+    weights.write_text("0.4,0.3,0.2,0.1\n")
+    data = _with(("grid", "weights", ["mean", f"file:{weights}"]))
+    data["sweep"]["outputs"] = ["top_eigenvalues", "overlaps"]
+    path = tmp_path / "file.jsonl"
+    with executors.InProcess() as ex:
+        run_sweep(Sweep(data), path, ex, max_tasks=2, log=QUIET)
+    weights.write_text("0.1,0.2,0.3,0.4\n")
+    with pytest.raises(ParameterError, match="results"), executors.InProcess() as ex:
+        run_sweep(Sweep(data), path, ex, log=QUIET)
+    weights.unlink()
+    assert len(summarize(path)["points"]) >= 1

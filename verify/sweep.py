@@ -355,13 +355,40 @@ class Task:
     point: dict
 
 
+def file_digests(spec) -> dict:
+    """``{PATH: sha256 of its bytes}`` for every ``file:PATH`` value anywhere in ``spec``."""
+    found = {}
+
+    def walk(x):
+        if isinstance(x, str) and x.startswith("file:"):
+            path = x[len("file:"):]
+            try:
+                found[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            except OSError as exc:
+                raise ParameterError("sweep", f"cannot read {path}: {exc.strerror}") from None
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+
+    walk(spec)
+    return dict(sorted(found.items()))
+
+
 class Sweep:
     """A validated sweep (from the data of a sweep file, or a results header's normalized ``sweep``):
     its normalized parameters ``spec``, their hash, its axes and tasks."""
 
-    def __init__(self, data: dict):
+    def __init__(self, data: dict, files: dict | None = None):
         self.spec = normalize(data)
-        self.hash = hashlib.sha256(canonical_json(self.spec).encode()).hexdigest()
+        # a file:PATH spec names a file whose content may change between runs: its digest joins the
+        # identity, so a resumed sweep cannot mix results from two versions of the file; a results
+        # header carries the digests, so a summary needs only the results file
+        self.files = file_digests(self.spec) if files is None else dict(files)
+        identity = {"sweep": self.spec, "files": self.files} if self.files else self.spec
+        self.hash = hashlib.sha256(canonical_json(identity).encode()).hexdigest()
         self.settings, self.fixed = self.spec["sweep"], self.spec["model"]
         self.axes = [(name, values) for name, values in self.spec["grid"]]
         self.outputs = tuple(self.settings["outputs"])
@@ -559,7 +586,8 @@ def read_results(path) -> Scan:
 
 
 def _header(sweep: Sweep) -> dict:
-    return {"format": FORMAT, "sweep_hash": sweep.hash, "sweep": sweep.spec, "code_version": code_version(),
+    return {"format": FORMAT, "sweep_hash": sweep.hash, "sweep": sweep.spec, "files": sweep.files,
+            "code_version": code_version(),
             "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 

@@ -219,7 +219,7 @@ def _printable(points: list[dict], fits: list[dict]):
 def summarize(path, figures_folder=None) -> dict:
     """The summary document of a results file; figures go to ``figures_folder`` (none if ``None``)."""
     scan = read_results(path)
-    sweep = Sweep(scan.header["sweep"])
+    sweep = Sweep(scan.header["sweep"], files=scan.header.get("files", {}))
     if sweep.hash != scan.header["sweep_hash"]:
         raise ParameterError("results", f"{path}: the header's parameters do not match its hash (edited by hand?)")
     points = point_summaries(sweep, scan.records)
