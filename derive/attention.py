@@ -19,15 +19,15 @@ over ``T`` gives the same weights after normalization to sum 1). ``T = 1`` is re
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, wraps
 
 import mpmath
 import sympy as sp
 
 from derive.errors import ParameterError
 from derive.formulas import Formula
-from derive.model import SignFamily, check_T, parse_signs
-from derive.numbers import check_range, parse_rational
+from derive.model import SignFamily, check_R, check_T, parse_signs
+from derive.numbers import check_digits, check_range, parse_rational, real_vector
 from derive.realizable import read_rational_array
 
 t, s, u = sp.symbols("t s u", integer=True, positive=True)
@@ -39,9 +39,21 @@ MASKS = {"inclusive": 0, "strict": 1}
 
 
 def _mask_offset(mask: str) -> int:
-    if mask not in MASKS:
+    if not isinstance(mask, str) or mask not in MASKS:
         raise ParameterError("mask", f"must be one of {', '.join(MASKS)}, got {mask!r}")
     return MASKS[mask]
+
+
+def _per_mask(f):
+    """Cache ``f(mask)`` per mask, after checking the mask (an unhashable one would not reach the check)."""
+    cached = lru_cache(maxsize=None)(f)
+
+    @wraps(f)
+    def checked(mask):
+        _mask_offset(mask)
+        return cached(mask)
+
+    return checked
 
 
 def limit_score(i, j) -> sp.Expr:
@@ -65,7 +77,7 @@ def _exp_of_indicator(expr: sp.Expr) -> sp.Expr:
     return expr.replace(lambda e: isinstance(e, sp.exp), affine)
 
 
-@lru_cache(maxsize=None)
+@_per_mask
 def softmax_normalizer(mask: str) -> sp.Expr:
     r"""The softmax denominator of row ``t`` in the limit: :math:`Z_t = \sum_{u=1}^{t-k} e^{\tau\delta_{tu}}`.
 
@@ -76,7 +88,7 @@ def softmax_normalizer(mask: str) -> sp.Expr:
     return sp.simplify(sp.summation(_exp_of_indicator(sp.exp(limit_score(t, u))), (u, 1, t - k)))
 
 
-@lru_cache(maxsize=None)
+@_per_mask
 def causal_attention(mask: str) -> sp.Expr:
     r"""The limit attention entry :math:`A_{ts} = e^{\tau\delta_{ts}}/Z_t` for ``s`` in the window of ``t``.
 
@@ -101,7 +113,7 @@ def _telescoped_sum(f: sp.Expr, var: sp.Symbol, lo, hi) -> sp.Expr:
     return F.subs(var, hi + 1) - F.subs(var, lo)
 
 
-@lru_cache(maxsize=None)
+@_per_mask
 def causal_weight(mask: str) -> sp.Expr:
     r"""The limit pooling weight of position ``s`` in a sequence of length ``T``.
 
@@ -145,8 +157,8 @@ def causal_weights(T_value, tau_value=0, mask: str = "inclusive", digits: int = 
     """
     n = check_T(T_value)
     tv = _check_tau(tau_value)
-    if mask not in MASKS:
-        raise ParameterError("mask", f"must be inclusive or strict, got {mask!r}")
+    _mask_offset(mask)
+    digits = check_digits(digits)
     if tv > 700:
         raise ParameterError("tau", f"must be <= 700 (exp(tau) must stay finite), got {tv}")
     if mask == "strict" and n == 1:
@@ -187,8 +199,9 @@ def alpha(w, R: sp.Matrix) -> sp.Expr:
     >>> alpha([1, 1], sp.Matrix([[1, 1], [1, 1]]))
     4
     """
+    w = real_vector(w, "weights")
     v = sp.Matrix(w)
-    return (v.T * R * v)[0, 0]
+    return (v.T * check_R(R, len(w)) * v)[0, 0]
 
 
 def kappa(w) -> sp.Expr:
@@ -197,7 +210,7 @@ def kappa(w) -> sp.Expr:
     >>> kappa([sp.Rational(1, 2), sp.Rational(1, 2)])
     1/2
     """
-    return sp.Add(*[x**2 for x in w])
+    return sp.Add(*[x**2 for x in real_vector(w, "weights")])
 
 
 def sum_w(w) -> sp.Expr:
@@ -206,7 +219,7 @@ def sum_w(w) -> sp.Expr:
     >>> sum_w([1, 2, 3])
     6
     """
-    return sp.Add(*w)
+    return sp.Add(*real_vector(w, "weights"))
 
 
 def normalized(w, parameter: str) -> list:
@@ -215,7 +228,8 @@ def normalized(w, parameter: str) -> list:
     >>> normalized([1, 3], "weights")
     [1/4, 3/4]
     """
-    total = sum_w(w)
+    w = real_vector(w, parameter)
+    total = sp.Add(*w)
     if total == 0 or (not total.is_Rational and abs(sp.N(total, 30)) < sp.Float(10) ** -25):
         raise ParameterError(parameter, "the weights sum to zero and cannot be normalized to sum 1")
     return [x / total for x in w]
@@ -248,7 +262,10 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
     >>> optimal_weights(parse_signs("suffix:2"), 3)
     ([0, 1/2, 1/2], None)
     """
+    if not isinstance(family, SignFamily):
+        raise ParameterError("signs", f"must be a SignFamily (see derive.model.parse_signs), got {type(family).__name__}")
     n = check_T(T_value)
+    digits = check_digits(digits)
     R = family.R(n)
     B = _one_block(R)
     if B is not None and len(B) == 0:
@@ -304,6 +321,10 @@ def scheme_weights(scheme: str, T_value, family: SignFamily | None = None, tau_v
     >>> scheme_weights("causal", 3, mask="strict")
     ([3/4, 1/4, 0], None)
     """
+    if not isinstance(scheme, str):
+        raise ParameterError("scheme", f"must be a string (mean, causal, optimal, file:PATH), got {scheme!r}")
+    if family is not None and not isinstance(family, SignFamily):
+        raise ParameterError("signs", f"must be a SignFamily or None, got {type(family).__name__}")
     n = check_T(T_value)
     if scheme != "causal":
         for name, value in (("tau", tau_value), ("mask", mask)):

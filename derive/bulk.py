@@ -35,6 +35,20 @@ from derive.numbers import check_digits, check_range, parse_rational
 m, z = fp.m, fp.z
 _GUARD = 10
 
+RATIO_RANGE = (sp.Rational(1, 10**12), sp.Integer(10) ** 12)
+"""The range of ``delta`` and ``gamma`` accepted, together with :data:`MAX_RATIO_PRODUCT`: the support
+is located by following the Stieltjes branch in floating point, which stays reliable (mass and
+mean of the law checked to 1e-15 by quadrature in tests/test_edges.py) inside these bounds."""
+
+MAX_RATIO_PRODUCT = sp.Integer(10) ** 6
+"""Largest ``delta * gamma`` accepted: beyond it the nonzero part of the law (mass
+``min(1, 1/delta) min(1, 1/gamma)``, location about ``delta gamma kappa``) is so far from the atom
+that the float branch tracking of :func:`law` stalls (minutes at ``delta = gamma = 10^6``)."""
+
+KAPPA_RANGE = (sp.Rational(1, 10**30), sp.Integer(10) ** 30)
+"""The range of ``kappa`` accepted (a pure scale, but the branch tracking and the density's first
+guess are in float64)."""
+
 
 @dataclass(frozen=True)
 class _Poly:
@@ -94,6 +108,8 @@ class BulkLaw:
 def _exact(x) -> tuple[int, int]:
     # Every accepted number type is read as the exact rational it denotes.
     if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            raise ParameterError("x", f"not a finite number: {x!r}")
         man, exp = x.man_exp  # the mantissa is unsigned
         man = -int(man) if x < 0 else int(man)
         return (man << exp, 1) if exp >= 0 else (man, 1 << -exp)
@@ -107,13 +123,21 @@ def _exact(x) -> tuple[int, int]:
 
 
 def parameters(delta, gamma, kappa) -> tuple[sp.Rational, sp.Rational, sp.Rational]:
-    """Read ``delta, gamma, kappa`` exactly; each must be positive.
+    """Read ``delta, gamma, kappa`` exactly; each must be positive and inside the documented
+    limits :data:`RATIO_RANGE`, :data:`MAX_RATIO_PRODUCT`, :data:`KAPPA_RANGE`.
 
     >>> parameters("1/2", "0.25", 3)
     (1/2, 1/4, 3)
     """
-    return tuple(check_range(parse_rational(v, name), name, low=0, low_open=True)
-                 for v, name in ((delta, "delta"), (gamma, "gamma"), (kappa, "kappa")))
+    d, g, k = (check_range(parse_rational(v, name), name, low=0, low_open=True)
+               for v, name in ((delta, "delta"), (gamma, "gamma"), (kappa, "kappa")))
+    for value, name, (low, high) in ((d, "delta", RATIO_RANGE), (g, "gamma", RATIO_RANGE), (k, "kappa", KAPPA_RANGE)):
+        if not low <= value <= high:
+            raise ParameterError(name, f"{value} is outside [{low}, {high}], the range where the bulk law is computed reliably")
+    if d * g > MAX_RATIO_PRODUCT:
+        raise ParameterError("gamma", f"delta * gamma = {d * g} exceeds {MAX_RATIO_PRODUCT}, "
+                                      "beyond which the bulk law is not computed reliably")
+    return d, g, k
 
 
 def real_root(coefficients: np.ndarray) -> np.ndarray:
@@ -127,7 +151,12 @@ def real_root(coefficients: np.ndarray) -> np.ndarray:
     >>> real_root(np.array([[-2.0], [2.0], [-1.0], [1.0]]))  # (m - 1)(m^2 + 2)
     array([1.])
     """
-    c = np.asarray(coefficients, dtype=float)
+    try:
+        c = np.asarray(coefficients, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        c = np.full((0,), np.nan)
+    if c.ndim != 2 or c.shape[0] != 4 or not np.all(np.isfinite(c)) or np.any(c[3] == 0):
+        raise ParameterError("coefficients", "must be a (4, n) array of finite reals with a nonzero leading row")
     n = c.shape[1]
     companion = np.zeros((n, 3, 3))
     companion[:, 0, :] = -(c[2::-1] / c[3]).T
@@ -166,7 +195,6 @@ def _track(law_coefficients, x0: float, y_end: float, scale: float) -> complex:
     return cur
 
 
-@lru_cache(maxsize=None)
 def law(delta, gamma, kappa) -> BulkLaw:
     r"""The bulk law at exact positive ``delta, gamma, kappa``, support validated, atom derived.
 
@@ -174,7 +202,11 @@ def law(delta, gamma, kappa) -> BulkLaw:
     >>> L.support, L.atom_at_zero
     (((27/80, 54/25),), 0)
     """
-    d, g, k = parameters(delta, gamma, kappa)
+    return _law(*parameters(delta, gamma, kappa))
+
+
+@lru_cache(maxsize=None)
+def _law(d, g, k) -> BulkLaw:
     values = {fp.delta: d, fp.gamma: g, fp.kappa: k}
     poly = sp.Poly(fp.bulk_polynomial().subs(values), m, z)
     poly = poly.clear_denoms(convert=True)[1].primitive()[1]
@@ -221,7 +253,7 @@ def support(delta, gamma, kappa) -> tuple[tuple[tuple[sp.Expr, sp.Expr], ...], s
     >>> support(2, sp.Rational(1, 2), 1)[1], support(1, 1, 1)[0]
     (1/2, ((0, 27/4),))
     """
-    L = law(*parameters(delta, gamma, kappa))
+    L = law(delta, gamma, kappa)
     return L.support, L.atom_at_zero
 
 
@@ -249,7 +281,9 @@ def density(delta, gamma, kappa, xs, digits: int = 30) -> list:
     ['0.318309886184', '0.0', '0.0']
     """
     digits = check_digits(digits)
-    L = law(*parameters(delta, gamma, kappa))
+    L = law(delta, gamma, kappa)
+    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+        raise ParameterError("x", f"must be a sequence of points, got {xs!r}")
     points = [_exact(x) for x in xs]
     if L.hard_edge and any(p == 0 for p, _ in points):
         raise ParameterError("x", "the density diverges at the hard edge x = 0")
@@ -264,17 +298,45 @@ def density(delta, gamma, kappa, xs, digits: int = 30) -> list:
                 todo.append(i)
         if not todo:
             return out
-        xf = np.array([points[i][0] / points[i][1] for i in todo])
-        guess = real_root(np.array([pc.floats(xf) for pc in L.coefficients]))
+        guess = _float_guesses(L, [points[i] for i in todo])
         eps = mpmath.mpf(10) ** (-(digits + _GUARD))
         for i, r0 in zip(todo, guess):
             p, q = points[i]
             coef = [pc.mp(p, q) for pc in L.coefficients]
             dcoef = [pc.mp(p, q) for pc in L.derivative]
-            root = _newton(coef, dcoef, mpmath.mpf(r0), eps, f"x = {p}/{q}")
+            # a point whose float image under- or overflows gets its first guess in mpmath
+            r0 = mpmath.mpf(r0) if np.isfinite(r0) else _isolated_root(coef)
+            root = _newton(coef, dcoef, r0, eps, f"x = {p}/{q}")
             df = (dcoef[2] * root + dcoef[1]) * root + dcoef[0]
             out[i] = mpmath.sqrt(-L.discriminant.mp(p, q)) / (2 * mpmath.pi * abs(coef[3] * df))
     return out
+
+
+def _float_guesses(L: BulkLaw, points) -> np.ndarray:
+    """:func:`real_root` at each point in float64; NaN where the float cubic degenerates."""
+    with np.errstate(all="ignore"):
+        xf = np.array([p / q for p, q in points], dtype=float)
+        c = np.array([pc.floats(xf) for pc in L.coefficients])
+        ok = np.all(np.isfinite(c), axis=0) & (c[3] != 0)
+        out = np.full(len(points), np.nan)
+        if ok.any():
+            out[ok] = real_root(c[:, ok])
+    return out
+
+
+def _isolated_root(coef):
+    """The root of the cubic ``coef`` farthest from the other two (the real one), in mpmath."""
+    # m = s u with s^3 = |c_0/c_3| balances the coefficients, which at an extreme point span
+    # hundreds of orders of magnitude (polyroots would not converge on them)
+    scale = mpmath.cbrt(abs(coef[0] / coef[3])) if coef[0] != 0 else mpmath.mpf(1)
+    balanced = [c * scale**k for k, c in enumerate(coef)]
+    top = max(abs(c) for c in balanced)
+    try:
+        roots = mpmath.polyroots([c / top for c in balanced[::-1]], maxsteps=200, extraprec=2 * mpmath.mp.prec)
+    except mpmath.libmp.NoConvergence:
+        raise ArithmeticError("no first guess for the density's cubic at this point") from None
+    far = max(range(3), key=lambda i: min(abs(roots[i] - roots[j]) for j in range(3) if j != i))
+    return scale * mpmath.re(roots[far])
 
 
 def _newton(coef, dcoef, root, eps, where: str):
@@ -300,8 +362,13 @@ def stieltjes(delta, gamma, kappa, zv, digits: int = 30):
     '(9.99988e-7 + 0.000999997j)'
     """
     digits = check_digits(digits)
-    L = law(*parameters(delta, gamma, kappa))
-    zc = mpmath.mpc(zv)
+    L = law(delta, gamma, kappa)
+    try:
+        zc = mpmath.mpc(zv)
+    except (TypeError, ValueError):
+        raise ParameterError("z", f"not a complex number: {zv!r}") from None
+    if not (mpmath.isfinite(zc.real) and mpmath.isfinite(zc.imag)):
+        raise ParameterError("z", f"not finite: {zv!r}")
     if zc.imag == 0:
         raise ParameterError("z", "must be off the real axis")
     if zc.imag < 0:

@@ -9,12 +9,19 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 
 from derive.errors import ParameterError
 
 
 class _OneLineParser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # argparse reads "-1/2" or "-1e-3" as an option name, so "--sum-w -1/2" failed; every
+        # numeric form that parse_rational accepts is a value here
+        self._negative_number_matcher = re.compile(r"^-(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?$")
+
     def error(self, message):
         raise ParameterError("arguments", message)
 

@@ -24,17 +24,55 @@ non-crossing-partition formula of free probability (Nica–Speicher, Lecture 14)
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, wraps
 from itertools import combinations, product
 
 import sympy as sp
 
+from derive.errors import ParameterError
 from derive.formulas import Formula
+from derive.numbers import check_count
 
 m, z = sp.symbols("m z")
 w, s, r, u, psi = sp.symbols("w s r u psi")
 c = sp.Symbol("c", positive=True)
 delta, gamma, kappa = (sp.Symbol(name, positive=True) for name in ("delta", "gamma", "kappa"))
+
+
+MAX_PARTITION_ORDER = 14
+"""Largest ``n`` for :func:`noncrossing_partitions`: Catalan(14) = 2674440 partitions are listed."""
+
+
+def _curve_function(f):
+    """Cache ``f`` on SymPy arguments, after checking that each one is a SymPy expression (an
+    integer ``order`` argument is checked as a count)."""
+    cached = lru_cache(maxsize=None)(f)
+    names = f.__code__.co_varnames[: f.__code__.co_argcount]
+
+    @wraps(f)
+    def checked(*args):
+        clean = []
+        for name, value in zip(names, args):
+            if name == "order":
+                clean.append(check_count(value, "order"))
+            else:
+                clean.append(finite_expression(value, name))
+        return cached(*clean)
+
+    return checked
+
+
+def finite_expression(value, name: str) -> sp.Expr:
+    """``value`` as a finite SymPy expression (a Python integer or fraction is sympified)."""
+    if not isinstance(value, (bool, str, bytes)):
+        try:
+            value = sp.sympify(value, strict=True)
+        except (sp.SympifyError, TypeError):
+            pass
+    if isinstance(value, sp.Expr) and not isinstance(value, (sp.MatrixBase, sp.MatrixExpr)) \
+            and value.is_commutative and not value.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        return value
+    raise ParameterError(name, f"must be a finite SymPy expression, got {value!r}")
 
 
 def _normalize(F: sp.Expr, dep: sp.Symbol, indep: sp.Symbol) -> sp.Expr:
@@ -62,7 +100,7 @@ def _components(expr: sp.Expr, dep: sp.Symbol) -> list[sp.Expr]:
 def _curve(expr: sp.Expr, dep: sp.Symbol, indep: sp.Symbol) -> sp.Expr:
     parts = _components(expr, dep)
     if len(parts) != 1:
-        raise ArithmeticError(f"expected one irreducible component in {dep}, got {parts}")
+        raise ParameterError("P", f"not the curve of a law: expected one irreducible component in {dep}, got {parts}")
     return _normalize(parts[0], dep, indep)
 
 
@@ -70,11 +108,11 @@ def _through(expr: sp.Expr, dep: sp.Symbol, indep: sp.Symbol, value) -> sp.Expr:
     # The transform of a law is the component passing through its known value at indep = 0.
     parts = [F for F in _components(expr, dep) if sp.simplify(F.subs({dep: value, indep: 0})) == 0]
     if len(parts) != 1:
-        raise ArithmeticError(f"expected one component through {dep}={value} at {indep}=0, got {parts}")
+        raise ParameterError("P", f"not the curve of a law: expected one component through {dep}={value} at {indep}=0, got {parts}")
     return _normalize(parts[0], dep, indep)
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def marchenko_pastur_equation(ratio: sp.Expr = c) -> sp.Eq:
     r"""The defining self-consistent equation of :math:`\mathrm{MP}_c`, the law of
     :math:`XX^T/n` for :math:`X` of size :math:`p \times n` with i.i.d. unit-variance entries,
@@ -88,7 +126,7 @@ def marchenko_pastur_equation(ratio: sp.Expr = c) -> sp.Eq:
     return sp.Eq(m, 1 / (1 - ratio - z - ratio * z * m))
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def marchenko_pastur(ratio: sp.Expr = c) -> sp.Expr:
     r"""The Stieltjes polynomial :math:`P(m, z)` of :math:`\mathrm{MP}_c`, from its defining equation.
 
@@ -101,7 +139,7 @@ def marchenko_pastur(ratio: sp.Expr = c) -> sp.Expr:
     return _curve(eq.lhs - eq.rhs, m, z)
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def scale(P: sp.Expr, factor: sp.Expr) -> sp.Expr:
     r"""The Stieltjes polynomial of the dilated law :math:`k\mu` (law of :math:`kX`):
     :math:`m_{k\mu}(z) = m_\mu(z/k)/k`, so :math:`P_k(m, z) = P(k m, z/k)`.
@@ -123,7 +161,7 @@ def scaled_mp_polynomial(m_: sp.Symbol, z_: sp.Symbol, ratio: sp.Expr, factor: s
     return scale(marchenko_pastur(ratio), factor).subs({m: m_, z: z_}, simultaneous=True)
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def moment_generating_function(P: sp.Expr) -> sp.Expr:
     r"""The polynomial :math:`Q(\psi, u) = 0` of :math:`\psi(u) = \int \frac{ux}{1-ux}\,d\mu(x)`.
 
@@ -135,7 +173,7 @@ def moment_generating_function(P: sp.Expr) -> sp.Expr:
     return _curve(P.subs({m: -u * (1 + psi), z: 1 / u}, simultaneous=True), psi, u)
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def s_transform(P: sp.Expr) -> sp.Expr:
     r"""The polynomial :math:`T(s, w) = 0` of the S-transform
     :math:`S(w) = \chi(w)\frac{1+w}{w}`, :math:`\chi = \psi^{-1}` (Voiculescu).
@@ -147,7 +185,7 @@ def s_transform(P: sp.Expr) -> sp.Expr:
     return _curve(Q.subs({psi: w, u: s * w / (1 + w)}, simultaneous=True), s, w)
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def r_transform(P: sp.Expr) -> sp.Expr:
     r"""The polynomial of the R-transform :math:`R(w) = G^{-1}(w) - 1/w`, :math:`G = -m`.
 
@@ -157,7 +195,7 @@ def r_transform(P: sp.Expr) -> sp.Expr:
     return _curve(P.subs({m: -w, z: r + 1 / w}, simultaneous=True), r, w)
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def stieltjes_from_s_transform(T: sp.Expr) -> sp.Expr:
     r"""Back from :math:`T(s, w)` to :math:`P(m, z)`: the inverse change of variables
     :math:`w = \psi(1/z) = -mz - 1`, :math:`s = \chi(w)(1+w)/w = m/(mz + 1)`.
@@ -168,7 +206,7 @@ def stieltjes_from_s_transform(T: sp.Expr) -> sp.Expr:
     return _curve(T.subs({s: m / (m * z + 1), w: -m * z - 1}, simultaneous=True), m, z)
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def moments(P: sp.Expr, order: int) -> tuple:
     r"""The moments :math:`\mu_0, \dots, \mu_n` from the expansion at infinity
     :math:`m(z) = -\sum_{k \ge 0} \mu_k z^{-k-1}`, solved order by order.
@@ -183,7 +221,7 @@ def moments(P: sp.Expr, order: int) -> tuple:
     F = sp.Poly(sp.numer(sp.together(P.subs({m: -t * M, z: 1 / t}, simultaneous=True))), M, t)
     slope = sp.simplify(F.diff(M).as_expr().subs({M: 1, t: 0}))
     if sp.simplify(F.as_expr().subs({M: 1, t: 0})) != 0 or slope == 0:
-        raise ArithmeticError("the curve has no simple branch m ~ -1/z at infinity")
+        raise ParameterError("P", "not the curve of a law: no simple branch m ~ -1/z at infinity")
     # F as a polynomial in M with coefficients in t, evaluated by Horner on series cut at t^order
     by_power = [sp.Poly(F.as_expr().coeff(M, i), t, domain=F.domain.get_field()) for i in range(F.degree(M) + 1)]
     cut = sp.Poly(t ** (order + 1), t, domain=by_power[0].domain)
@@ -199,7 +237,7 @@ def moments(P: sp.Expr, order: int) -> tuple:
     return tuple(sp.expand(a) for a in coeffs)
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def free_multiplicative_convolution(P1: sp.Expr, P2: sp.Expr) -> sp.Expr:
     r"""The Stieltjes polynomial of :math:`\mu_1 \boxtimes \mu_2` from :math:`S = S_1 S_2`.
 
@@ -234,7 +272,7 @@ def bulk_polynomial() -> sp.Expr:
     return scale(free_multiplicative_convolution(marchenko_pastur(delta), marchenko_pastur(gamma)), kappa)
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def discriminant(P: sp.Expr) -> sp.Expr:
     r"""The discriminant :math:`\operatorname{disc}_m P(z) = a^{2n-2}\prod_{i<j}(m_i - m_j)^2`
     of :math:`P` in :math:`m`; two branches meet exactly where it vanishes.
@@ -245,7 +283,7 @@ def discriminant(P: sp.Expr) -> sp.Expr:
     return sp.factor(sp.discriminant(sp.Poly(P, m)).as_expr())
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def edge_polynomial(P: sp.Expr) -> sp.Expr:
     r"""The square-free part in :math:`z` of :math:`\operatorname{disc}_m P`: support edges,
     the atom location and every other branch point are among its real roots.
@@ -259,7 +297,7 @@ def edge_polynomial(P: sp.Expr) -> sp.Expr:
     return _normalize(sp.Mul(*factors), z, m)
 
 
-@lru_cache(maxsize=None)
+@_curve_function
 def atom_at_zero(P: sp.Expr) -> sp.Expr:
     r"""The mass :math:`\mu(\{0\})` of a law on :math:`[0, \infty)` with rational :math:`\chi`.
 
@@ -293,6 +331,7 @@ def noncrossing_partitions(n: int) -> list[tuple[tuple[int, ...], ...]]:
     >>> [len(noncrossing_partitions(n)) for n in range(1, 7)]
     [1, 2, 5, 14, 42, 132]
     """
+    n = check_count(n, "n", high=MAX_PARTITION_ORDER)
     return _nc(tuple(range(1, n + 1)))
 
 
@@ -318,6 +357,13 @@ def kreweras_complement(partition, n: int) -> list[tuple[int, ...]]:
     >>> kreweras_complement(((1, 2, 3),), 3), kreweras_complement(((1,), (2,), (3,)), 3)
     ([(1,), (2,), (3,)], [(1, 2, 3)])
     """
+    n = check_count(n, "n", high=MAX_PARTITION_ORDER)
+    try:
+        elements = sorted(b for block in partition for b in block)
+    except TypeError:
+        raise ParameterError("partition", f"must be a sequence of blocks of integers, got {partition!r}") from None
+    if elements != list(range(1, n + 1)):
+        raise ParameterError("partition", f"is not a partition of {{1, ..., {n}}}: {partition!r}")
     nxt = {}
     for block in partition:
         for i, b in enumerate(block):
@@ -337,6 +383,18 @@ def kreweras_complement(partition, n: int) -> list[tuple[int, ...]]:
     return cycles
 
 
+def _moment_sequence(mom, name: str) -> list:
+    """Moments ``mu_0 = 1, mu_1, ...`` as SymPy expressions (numbers or symbolic in the parameters)."""
+    if isinstance(mom, (str, bytes)) or not hasattr(mom, "__len__"):
+        raise ParameterError(name, f"must be a sequence of moments, got {mom!r}")
+    out = [finite_expression(x, name) for x in mom]
+    if not out or out[0] != 1:
+        raise ParameterError(name, f"must be finite moments starting with mu_0 = 1, got {mom!r}")
+    if len(out) > MAX_PARTITION_ORDER + 1:
+        raise ParameterError(name, f"at most {MAX_PARTITION_ORDER + 1} moments (the sums run over non-crossing partitions)")
+    return out
+
+
 def free_cumulants(mom) -> list:
     r"""Free cumulants from moments by the moment–cumulant formula
     :math:`\mu_n = \sum_{\pi \in NC(n)} \prod_{B \in \pi} \kappa_{|B|}`, inverted order by order.
@@ -344,6 +402,7 @@ def free_cumulants(mom) -> list:
     >>> free_cumulants([1, 1, 2, 5, 14])  # MP_1: Catalan moments, all free cumulants 1
     [1, 1, 1, 1, 1]
     """
+    mom = _moment_sequence(mom, "mom")
     kap = [sp.Integer(1)]
     for n in range(1, len(mom)):
         lower = sum(sp.Mul(*[kap[len(B)] for B in pi]) for pi in noncrossing_partitions(n) if len(pi) > 1)
@@ -359,6 +418,7 @@ def free_multiplicative_moments(mom1, mom2) -> list:
     >>> free_multiplicative_moments([1, 1, 2, 5], [1, 1, 2, 5])  # MP_1 boxtimes MP_1: Fuss-Catalan
     [1, 1, 3, 12]
     """
+    mom2 = _moment_sequence(mom2, "mom2")
     kap = free_cumulants(mom1)
     out = [sp.Integer(1)]
     for n in range(1, min(len(mom1), len(mom2))):

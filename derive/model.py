@@ -12,7 +12,7 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.numbers import check_range, parse_rational
+from derive.numbers import check_count, check_range, parse_rational, real_number
 
 t_, s_ = sp.symbols("t s", integer=True, positive=True)
 L_ = sp.Symbol("L", integer=True, positive=True)
@@ -33,6 +33,9 @@ _PARAM_SYMBOL = {"prefix": L_, "suffix": L_, "markov": r_, "gauss": rho_}
 
 MAX_T = 100_000
 
+MAX_SIGNS = 10**9
+"""Most signs one call of :meth:`SignFamily.sample` draws (one byte each)."""
+
 
 def check_T(T) -> int:
     """Validate a sequence length.
@@ -52,13 +55,31 @@ def check_T(T) -> int:
     return int(T)
 
 
+def check_R(R, T: int | None = None) -> sp.Matrix:
+    """``R`` as a square SymPy matrix of finite reals (``T x T`` if ``T`` is given).
+
+    >>> check_R([[1, 0], [0, 1]], 2)
+    Matrix([
+    [1, 0],
+    [0, 1]])
+    """
+    try:
+        M = R if isinstance(R, sp.MatrixBase) else sp.Matrix(R)
+    except (TypeError, ValueError, AttributeError, NotImplementedError, sp.SympifyError):
+        raise ParameterError("R", f"not a matrix: {type(R).__name__}") from None
+    n = M.rows if T is None else T
+    if M.shape != (n, n) or n == 0:
+        raise ParameterError("R", f"must be a nonempty square {n} x {n} matrix, got {M.rows} x {M.cols}")
+    return sp.Matrix(n, n, [real_number(x, "R") for x in M])
+
+
 def correlation_entry(kind: str) -> sp.Expr:
     r"""The symbolic entry :math:`R_{ts}` of a family, in ``t, s`` and its parameter.
 
     >>> correlation_entry("markov")
     r**Abs(s - t)
     """
-    if kind not in _ENTRY:
+    if not isinstance(kind, str) or kind not in _ENTRY:
         raise ParameterError("signs", f"unknown family {kind!r}")
     return _ENTRY[kind]
 
@@ -98,7 +119,12 @@ class SignFamily:
 
     def sample(self, rng: np.random.Generator, n: int, T: int) -> np.ndarray:
         """``n`` sign vectors of length ``T`` (an ``(n, T)`` int8 array) with this family's law."""
+        if not isinstance(rng, np.random.Generator):
+            raise ParameterError("rng", f"must be a numpy.random.Generator, got {type(rng).__name__}")
+        n = check_count(n, "n")
         T = check_T(T)
+        if n * T > MAX_SIGNS:
+            raise ParameterError("n", f"n * T = {n * T} signs exceed {MAX_SIGNS}")
         self.R(T)
         if self.kind == "iid":
             return _fair(rng, (n, T))

@@ -10,6 +10,7 @@ import re
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
@@ -19,6 +20,12 @@ _RATIO = re.compile(r"^[+-]?\d+/\d+$")
 
 MAX_DIGITS = 1000
 
+MAX_TEXT = 200
+"""Longest numeric text read: a longer one is a typo or an attack, never a parameter."""
+
+MAX_EXPONENT = 1000
+"""Largest decimal exponent read (``1e1000``): beyond it the exact rational alone would be huge."""
+
 
 def parse_rational(text, name: str) -> sp.Rational:
     """Read ``text`` as an exact rational; ``name`` is the parameter it belongs to.
@@ -26,21 +33,88 @@ def parse_rational(text, name: str) -> sp.Rational:
     >>> parse_rational("0.25", "delta"), parse_rational("1/3", "gamma"), parse_rational("2e-3", "mu2")
     (1/4, 1/3, 1/500)
     """
+    if isinstance(text, (bool, np.bool_)):
+        # True is an int to Python, never a parameter value to a user
+        raise ParameterError(name, f"not a number: {text!r}")
     if isinstance(text, sp.Rational):
         return text
-    if isinstance(text, int):
-        return sp.Integer(text)
+    if isinstance(text, (int, np.integer)):
+        return sp.Integer(int(text))
     if isinstance(text, Fraction):
         return sp.Rational(text.numerator, text.denominator)
     s = str(text).strip()
+    if len(s) > MAX_TEXT:
+        raise ParameterError(name, f"a number of more than {MAX_TEXT} characters: {s[:20]!r}...")
     if _RATIO.match(s):
         num, den = s.split("/")
         if int(den) == 0:
             raise ParameterError(name, f"division by zero in {s!r}")
         return sp.Rational(int(num), int(den))
     if _DECIMAL.match(s):
+        mantissa, _, exponent = s.lower().partition("e")
+        if exponent and abs(int(exponent)) > MAX_EXPONENT:
+            raise ParameterError(name, f"exponent out of range in {s!r} (at most {MAX_EXPONENT} in magnitude)")
         return sp.Rational(Fraction(s))
     raise ParameterError(name, f"not a finite number: {s!r} (use an integer, a decimal or p/q)")
+
+
+def check_count(value, name: str, *, low: int = 0, high: int | None = None) -> int:
+    """An integer parameter (a size, an order, a count) in ``[low, high]``; ``3.0`` is 3, ``2.5`` is refused.
+
+    >>> check_count("4", "n", low=1)
+    4
+    """
+    q = parse_rational(value, name)
+    if not q.is_Integer:
+        raise ParameterError(name, f"not an integer: {value!r}")
+    if q < low or (high is not None and q > high):
+        bound = f"[{low}, {high}]" if high is not None else f">= {low}"
+        raise ParameterError(name, f"must be an integer {bound}, got {q}")
+    return int(q)
+
+
+def real_number(x, name: str) -> sp.Expr:
+    """``x`` as a finite real SymPy number (exact where ``x`` is exact: an integer, a fraction, ``sqrt(2)``;
+    a float or an mpmath real is read as the binary number it is).
+
+    >>> real_number(0.5, "w"), real_number(sp.sqrt(2), "w")
+    (1/2, sqrt(2))
+    """
+    if isinstance(x, (bool, np.bool_, str, bytes)):
+        raise ParameterError(name, f"not a real number: {x!r}")
+    if isinstance(x, (int, np.integer, Fraction, sp.Rational)):
+        return parse_rational(x, name)
+    if isinstance(x, (float, np.floating)):
+        if not np.isfinite(x):
+            raise ParameterError(name, f"not a finite number: {x!r}")
+        return sp.Rational(Fraction(float(x)))
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            raise ParameterError(name, f"not a finite number: {x!r}")
+        return sp.Float(x, mpmath.mp.dps)
+    if isinstance(x, sp.Basic) and x.is_number and x.is_extended_real and x.is_finite:
+        return x
+    raise ParameterError(name, f"not a finite real number: {x!r}")
+
+
+def real_vector(w, name: str) -> list:
+    """A non-empty one-dimensional sequence of finite reals, each read by :func:`real_number`.
+
+    >>> real_vector([1, 0.5], "weights")
+    [1, 1/2]
+    """
+    if isinstance(w, (str, bytes, dict, set)) or not hasattr(w, "__len__") or not hasattr(w, "__iter__"):
+        raise ParameterError(name, f"must be a sequence of reals, got {type(w).__name__}")
+    if isinstance(w, (np.ndarray, sp.MatrixBase)) and len(w.shape) == 2 and 1 in w.shape:
+        w = list(w)
+    elif isinstance(w, np.ndarray) and w.ndim != 1:
+        raise ParameterError(name, f"must be one-dimensional, got shape {w.shape}")
+    elif isinstance(w, sp.MatrixBase):
+        raise ParameterError(name, f"must be one-dimensional, got shape {w.shape}")
+    out = [real_number(x, name) for x in w]
+    if not out:
+        raise ParameterError(name, "is empty")
+    return out
 
 
 def check_range(value, name: str, *, low=None, high=None, low_open=False, high_open=False):
@@ -49,6 +123,7 @@ def check_range(value, name: str, *, low=None, high=None, low_open=False, high_o
     >>> check_range(sp.Rational(1, 2), "delta", low=0, low_open=True)
     1/2
     """
+    value = real_number(value, name)
     if low is not None and (value < low or (low_open and value == low)):
         raise ParameterError(name, f"must be {'>' if low_open else '>='} {low}, got {value}")
     if high is not None and (value > high or (high_open and value == high)):
@@ -63,12 +138,14 @@ def check_digits(digits) -> int:
     30
     """
     try:
-        p = int(digits)
-    except (TypeError, ValueError):
+        q = parse_rational(digits, "digits")
+    except ParameterError:
         raise ParameterError("digits", f"not an integer: {digits!r}") from None
-    if not 1 <= p <= MAX_DIGITS:
-        raise ParameterError("digits", f"must be between 1 and {MAX_DIGITS}, got {p}")
-    return p
+    if not q.is_Integer:
+        raise ParameterError("digits", f"not an integer: {digits!r}")
+    if not 1 <= q <= MAX_DIGITS:
+        raise ParameterError("digits", f"must be between 1 and {MAX_DIGITS}, got {q}")
+    return int(q)
 
 
 def format_real(x, digits: int) -> str:
@@ -79,15 +156,24 @@ def format_real(x, digits: int) -> str:
     >>> format_real(sp.Rational(761, 2240), 30)   # exact input keeps all 30 digits
     '0.339732142857142857142857142857'
 
+    A non-finite or non-real ``x`` raises :class:`ParameterError` (parameter ``x``): a NaN must never
+    be printed as a number.
     """
+    digits = check_digits(digits)
     with mpmath.workdps(digits + 10):
         # The conversion and the printing both happen at the working precision of this block:
         # outside it mpmath would round to its default 15 digits.
-        if isinstance(x, sp.Basic):
-            x = mpmath.mpf(str(sp.N(x, digits + 10)))
-        x = mpmath.mpf(x)
+        try:
+            if isinstance(x, sp.Basic):
+                x = sp.N(x, digits + 10)
+                x = mpmath.mpf(str(x)) if x.is_extended_real else mpmath.mpf("nan")
+            elif isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating, Fraction, mpmath.mpf)):
+                raise TypeError
+            x = mpmath.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mpmath.mpf(x)
+        except (TypeError, ValueError):
+            raise ParameterError("x", f"not a real number: {x!r}") from None
         if not mpmath.isfinite(x):
-            raise ArithmeticError(f"non-finite real {x} reached the output")
+            raise ParameterError("x", f"non-finite real {x} cannot be printed as a number")
         if x == 0:
             return "0"
         return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=digits + 1, strip_zeros=True)
@@ -99,5 +185,10 @@ def format_exact(x) -> str | None:
     >>> format_exact(sp.Rational(3, 4)), format_exact(sp.sqrt(2))
     ('3/4', None)
     """
-    x = sp.nsimplify(x) if isinstance(x, float) else sp.sympify(x)
+    if isinstance(x, float):
+        x = sp.nsimplify(x) if np.isfinite(x) else sp.nan
+    elif isinstance(x, (int, Fraction, np.integer)) and not isinstance(x, bool):
+        x = parse_rational(x, "x")
+    if not isinstance(x, sp.Basic):
+        raise ParameterError("x", f"not a number: {x!r}")
     return str(x) if x.is_Rational else None

@@ -17,7 +17,8 @@ import sympy as sp
 from derive.attention import alpha, causal_weights, kappa, mean_weights
 from derive.errors import ParameterError
 from derive.formulas import Formula
-from derive.model import T_, L_, r_
+from derive.model import T_, L_, check_R, r_
+from derive.numbers import check_count, check_digits, real_vector
 
 lam = sp.IndexedBase("lamda", real=True)  # "lambda" is a Python keyword: its str would not parse
 c = sp.IndexedBase("c", real=True)
@@ -34,7 +35,8 @@ def rayleigh_quotient(w, R: sp.Matrix) -> sp.Expr:
     >>> rayleigh_quotient([1, 0], sp.Matrix([[1, 1], [1, 1]]))
     1
     """
-    return sp.nsimplify(alpha(w, R) / kappa(w)) if all(sp.sympify(x).is_Rational for x in w) else alpha(w, R) / kappa(w)
+    w = real_vector(w, "weights")
+    return sp.nsimplify(alpha(w, R) / kappa(w)) if all(x.is_Rational for x in w) else alpha(w, R) / kappa(w)
 
 
 def rayleigh_gap() -> sp.Eq:
@@ -60,9 +62,19 @@ def top_eigenvalue(R: sp.Matrix, digits: int = 30) -> mpmath.mpf:
     >>> mpmath.nstr(top_eigenvalue(sp.Matrix([[1, sp.Rational(1, 2)], [sp.Rational(1, 2), 1]])), 10)
     '1.5'
     """
+    digits = check_digits(digits)
+    R = check_R(R)
+    if R != R.T:
+        raise ParameterError("R", "is not symmetric")
     with mpmath.workdps(digits + 10):
         M = mpmath.matrix([[mpmath.mpf(sp.N(x, digits + 10)) for x in R.row(i)] for i in range(R.rows)])
         return max(mpmath.eigsy(M, eigvals_only=True))
+
+
+def _block_kind(kind) -> str:
+    if not isinstance(kind, str) or kind not in ("prefix", "suffix"):
+        raise ParameterError("signs", f"no block form for {kind!r} (prefix, suffix)")
+    return kind
 
 
 def _block_family(kind: str):
@@ -71,11 +83,10 @@ def _block_family(kind: str):
     J, Z1, Z2 = sp.OneMatrix(L_, L_), sp.ZeroMatrix(L_, M), sp.ZeroMatrix(M, L_)
     if kind == "prefix":
         return sp.BlockMatrix([[J, Z1], [Z2, sp.Identity(M)]]), (L_, M)
-    if kind == "suffix":
-        return sp.BlockMatrix([[sp.Identity(M), Z2], [Z1, J]]), (M, L_)
-    raise ParameterError("signs", f"no block form for {kind!r} (prefix, suffix)")
+    return sp.BlockMatrix([[sp.Identity(M), Z2], [Z1, J]]), (M, L_)
 
 
+@lru_cache(maxsize=None)
 def _block_quotient(kind: str, weights_per_block) -> sp.Expr:
     R, sizes = _block_family(kind)
     w = sp.BlockMatrix([[weights_per_block[k] * sp.OneMatrix(n, 1)] for k, n in enumerate(sizes)])
@@ -84,7 +95,6 @@ def _block_quotient(kind: str, weights_per_block) -> sp.Expr:
     return sp.factor(sp.simplify(a / k))
 
 
-@lru_cache(maxsize=None)
 def mean_block_quotient(kind: str) -> sp.Expr:
     r""":math:`\alpha/\kappa` of mean pooling for ``prefix:L`` (or ``suffix:L``), symbolic in ``T, L``:
 
@@ -93,16 +103,16 @@ def mean_block_quotient(kind: str) -> sp.Expr:
     >>> mean_block_quotient("prefix")
     (L**2 - L + T)/T
     """
-    return _block_quotient(kind, (1 / T_, 1 / T_))
+    return _block_quotient(_block_kind(kind), (1 / T_, 1 / T_))
 
 
-@lru_cache(maxsize=None)
 def optimal_block_quotient(kind: str) -> sp.Expr:
     r""":math:`\alpha/\kappa` of the top eigenvector :math:`1_B/L` of ``prefix:L`` / ``suffix:L``: :math:`L`.
 
     >>> optimal_block_quotient("suffix")
     L
     """
+    kind = _block_kind(kind)
     w = (1 / L_, 0) if kind == "prefix" else (0, 1 / L_)
     return _block_quotient(kind, w)
 
@@ -114,9 +124,21 @@ def block_alpha(w, block) -> Fraction:
     >>> block_alpha([Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)], range(2))
     Fraction(5, 8)
     """
-    inside = set(block)
+    w = _exact_weights(w)
+    try:
+        inside = {check_count(t, "block", high=len(w) - 1) for t in block}
+    except TypeError:
+        raise ParameterError("block", f"must be a sequence of positions, got {block!r}") from None
     return sum((x for t, x in enumerate(w) if t in inside), Fraction(0)) ** 2 + sum(
         (x * x for t, x in enumerate(w) if t not in inside), Fraction(0))
+
+
+def _exact_weights(w) -> list[Fraction]:
+    """Weights as exact fractions (the C7 tables are exact)."""
+    w = real_vector(w, "weights")
+    if not all(x.is_Rational for x in w):
+        raise ParameterError("weights", "must be exact rationals")
+    return [Fraction(int(x.p), int(x.q)) for x in w]
 
 
 def markov_alpha(w) -> sp.Poly:
@@ -126,6 +148,7 @@ def markov_alpha(w) -> sp.Poly:
     >>> markov_alpha([Fraction(1, 2), Fraction(1, 2)]).as_expr()
     r/2 + 1/2
     """
+    w = _exact_weights(w)
     n = len(w)
     coeffs = [(1 if k == 0 else 2) * sum((w[t] * w[t + k] for t in range(n - k)), Fraction(0)) for k in range(n)]
     return sp.Poly([sp.Rational(q.numerator, q.denominator) for q in reversed(coeffs)], r_)
@@ -159,8 +182,9 @@ def compare_causal_vs_mean(family_kind: str, T_max: int = 64) -> list[dict]:
     >>> [(r["family"], r["T"], r["mask"], r["causal"], r["mean"], r["winner"]) for r in rows if r["T"] == 3 and r["mask"] == "strict"]
     [('prefix:1', 3, 'strict', '1', '1', 'tie'), ('prefix:2', 3, 'strict', '8/5', '5/3', 'mean'), ('prefix:3', 3, 'strict', '8/5', '3', 'mean')]
     """
-    if family_kind not in ("prefix", "suffix", "markov"):
+    if not isinstance(family_kind, str) or family_kind not in ("prefix", "suffix", "markov"):
         raise ParameterError("signs", f"C7 is tabulated for prefix, suffix and markov, not {family_kind!r}")
+    T_max = check_count(T_max, "T_max", low=1)
     rows = []
     for n in range(1 if family_kind != "markov" else 2, T_max + 1):
         if family_kind == "markov":
@@ -185,6 +209,19 @@ def _row(family, n, mask, causal, mean, optimum):
             "causal_minus_mean": str(causal - mean), "winner": _verdict(causal - mean)}
 
 
+def _rows(rows) -> list[dict]:
+    """Rows of :func:`compare_causal_vs_mean` (each a dict with its keys), checked."""
+    keys = {"family", "T", "mask", "winner"}
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise ParameterError("rows", f"must be rows of compare_causal_vs_mean, got {type(rows).__name__}")
+    rows = list(rows)
+    for row in rows:
+        if not isinstance(row, dict) or not keys <= set(row) or row["winner"] not in ("causal", "mean", "tie") \
+                or not isinstance(row["family"], str):
+            raise ParameterError("rows", f"not a row of compare_causal_vs_mean: {row!r}")
+    return rows
+
+
 def summarize(rows: list[dict]) -> dict:
     """Per mask, the rows where causal attention wins, loses and ties, as ``[family, T]`` lists.
 
@@ -192,7 +229,7 @@ def summarize(rows: list[dict]) -> dict:
     [['suffix:2', 2]]
     """
     out = {}
-    for row in rows:
+    for row in _rows(rows):
         out.setdefault(row["mask"], {"causal": [], "mean": [], "tie": []})[row["winner"]].append([row["family"], row["T"]])
     return out
 
@@ -205,7 +242,9 @@ def winning_block_lengths(rows: list[dict]) -> dict:
     [2, 5]
     """
     wins = {}
-    for row in rows:
+    for row in _rows(rows):
+        if row["family"].partition(":")[0] not in ("prefix", "suffix"):
+            raise ParameterError("rows", f"not a block-family row: {row['family']!r}")
         L = int(row["family"].split(":")[1])
         wins.setdefault(row["mask"], {}).setdefault(row["T"], [])
         if row["winner"] == "causal":

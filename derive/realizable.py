@@ -19,6 +19,7 @@ of the two the matrix is refused as uncertified; nothing is guessed.
 from __future__ import annotations
 
 import itertools
+import warnings
 from fractions import Fraction
 from pathlib import Path
 
@@ -27,13 +28,20 @@ import sympy as sp
 from scipy.optimize import linprog
 
 from derive.errors import ParameterError
-from derive.numbers import parse_rational
+from derive.model import check_R
+from derive.numbers import check_count, parse_rational
 
 MAX_T = 12
 """Largest ``T`` for the exact test: the LP has ``2^{T-1}`` columns and every certificate
 is checked on all of them."""
 
 _DENOMINATORS = (1, 2, 4, 10, 100, 10**4, 10**6, 10**9)
+
+MAX_ENTRIES = 10**6
+"""Most numbers read from one user file (a weight vector of ``T <= 10^5`` or a small ``R``)."""
+
+MAX_BYTES = 64 * 2**20
+"""Largest user file read."""
 
 
 def read_rational_array(path, parameter: str, ndmin: int) -> np.ndarray:
@@ -49,6 +57,10 @@ def read_rational_array(path, parameter: str, ndmin: int) -> np.ndarray:
     >>> read_rational_array(f, "weights", 1).tolist()
     [1/10, 1/3]
     """
+    if not isinstance(path, (str, Path)):
+        raise ParameterError(parameter, f"a file name must be a string, got {type(path).__name__}")
+    if ndmin not in (1, 2) or isinstance(ndmin, bool):
+        raise ParameterError("ndmin", f"must be 1 or 2, got {ndmin!r}")
     p = Path(str(path))
     if not str(path):
         raise ParameterError(parameter, "empty file name")
@@ -56,9 +68,15 @@ def read_rational_array(path, parameter: str, ndmin: int) -> np.ndarray:
         raise ParameterError(parameter, f"{path}: only .npy and .csv files are read")
     if not p.is_file():
         raise ParameterError(parameter, f"{path}: no such file")
+    if p.stat().st_size > MAX_BYTES:
+        raise ParameterError(parameter, f"{path}: larger than {MAX_BYTES // 2**20} MiB")
     try:
         if p.suffix.lower() == ".npy":
-            raw = np.load(p, allow_pickle=False)
+            # mapped first, so that the header's shape is checked before anything is read
+            raw = np.load(p, allow_pickle=False, mmap_mode="r")
+            if raw.size > MAX_ENTRIES:
+                raise ParameterError(parameter, f"{path}: more than {MAX_ENTRIES} numbers")
+            raw = np.array(raw)
             if raw.dtype.kind not in "iuf":
                 raise ParameterError(parameter, f"{path}: entries of type {raw.dtype} are not real numbers")
             if raw.dtype.kind == "f" and not np.isfinite(raw).all():
@@ -66,11 +84,14 @@ def read_rational_array(path, parameter: str, ndmin: int) -> np.ndarray:
             raw = np.array(raw, ndmin=ndmin)
             convert = (lambda x: sp.Rational(Fraction(repr(float(x))))) if raw.dtype.kind == "f" else (lambda x: sp.Integer(int(x)))
         else:
-            raw = np.loadtxt(p, dtype=str, delimiter=",", ndmin=ndmin)
+            with warnings.catch_warnings():
+                # an empty file is reported below as one error line, not also as a warning
+                warnings.simplefilter("ignore")
+                raw = np.loadtxt(p, dtype=str, delimiter=",", ndmin=ndmin, encoding="utf-8")
             convert = lambda x: parse_rational(x, parameter)  # noqa: E731
     except ParameterError:
         raise
-    except (OSError, ValueError, EOFError) as exc:
+    except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:
         raise ParameterError(parameter, f"{path}: unreadable ({exc})".replace("\n", " ")) from None
     if raw.size == 0:
         raise ParameterError(parameter, f"{path}: no numbers")
@@ -89,6 +110,7 @@ def is_positive_semidefinite(R: sp.Matrix) -> bool:
     >>> is_positive_semidefinite(sp.Matrix([[1, -1], [-1, 1]])), is_positive_semidefinite(sp.Matrix([[1, 2], [2, 1]]))
     (True, False)
     """
+    R = _rational_square(R)
     A = [[Fraction(int(x.p), int(x.q)) for x in R.row(i)] for i in range(R.rows)]
     n = len(A)
     for k in range(n):
@@ -107,12 +129,21 @@ def is_positive_semidefinite(R: sp.Matrix) -> bool:
     return True
 
 
+def _rational_square(R) -> sp.Matrix:
+    """``R`` as a square matrix of exact rationals, or :class:`ParameterError` naming ``R``."""
+    R = check_R(R)
+    if not all(x.is_Rational for x in R):
+        raise ParameterError("R", "entries must be exact rationals")
+    return R
+
+
 def cut_patterns(T: int) -> np.ndarray:
     """The ``2^{T-1}`` sign patterns with ``x_1 = +1`` (an int8 array, one pattern a row).
 
     >>> cut_patterns(2).tolist()
     [[1, 1], [1, -1]]
     """
+    T = check_count(T, "T", low=1, high=MAX_T)
     rest = itertools.product((1, -1), repeat=T - 1)
     return np.array([(1, *x) for x in rest], dtype=np.int8).reshape(-1, T)
 
@@ -132,7 +163,12 @@ def realizing_mixture(R: sp.Matrix) -> tuple[np.ndarray, list[Fraction]]:
     >>> x.tolist(), [str(q) for q in p]
     ([[1, 1], [1, -1]], ['3/4', '1/4'])
     """
+    R = _rational_square(R)
     T = R.rows
+    if T > MAX_T:
+        raise ParameterError("R", f"T = {T} > {MAX_T}: realizability is only certified for T <= {MAX_T}")
+    if R != R.T or any(R[i, i] != 1 for i in range(T)):
+        raise ParameterError("R", "must be symmetric with unit diagonal")
     X = cut_patterns(T).astype(np.int64)
     pairs = _pairs(T)
     # columns: patterns; rows: total mass, then x_i x_j for each pair i < j

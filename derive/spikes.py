@@ -28,7 +28,7 @@ from derive import expectations as ex
 from derive.errors import ParameterError
 from derive.formulas import Formula
 from derive.freeprob import scaled_mp_polynomial
-from derive.numbers import check_digits, check_range, format_real, parse_rational
+from derive.numbers import check_digits, check_range, format_real, parse_rational, real_number
 
 m, z = sp.symbols("m z")
 theta = sp.Symbol("theta", positive=True)
@@ -186,12 +186,20 @@ def sample_threshold(delta_, gamma_, kappa_) -> mpmath.mpf:
     >>> mpmath.mp.dps = 15; sample_threshold(0, mpmath.mpf(1)/4, 1)   # classical BBP: sqrt(gamma)
     mpf('0.5')
     """
+    delta_, gamma_, kappa_ = (_mp_parameter(v, name, low_open)
+                              for v, name, low_open in ((delta_, "delta", False), (gamma_, "gamma", False), (kappa_, "kappa", True)))
     f = _numeric()
     coeffs = [c(delta_, gamma_, kappa_) for c in f["threshold_coeffs"]]
     roots = mpmath.polyroots(coeffs, maxsteps=200, extraprec=4 * mpmath.mp.prec)
     tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2))
     real = [mpmath.re(r) for r in roots if abs(mpmath.im(r)) <= tol * max(1, abs(r))]
     return max(real)
+
+
+def _mp_parameter(value, name: str, low_open: bool) -> mpmath.mpf:
+    """A parameter as an mpmath real in the current precision, checked ``> 0`` (``>= 0``)."""
+    x = check_range(real_number(value, name), name, low=0, low_open=low_open)
+    return value if isinstance(value, mpmath.mpf) else mpmath.mpf(sp.N(x, mpmath.mp.dps + 5))
 
 
 def _exact_or_close(value, name: str, digits: int) -> sp.Rational:

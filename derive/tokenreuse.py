@@ -20,7 +20,9 @@ import sympy as sp
 from sympy.stats import E as expect, Poisson
 
 from derive import freeprob as fp
+from derive.errors import ParameterError
 from derive.formulas import Formula
+from derive.numbers import check_count
 
 delta, gamma = sp.symbols("delta gamma", positive=True)
 
@@ -31,8 +33,20 @@ def moments_from_free_cumulants(cumulants: list, n: int) -> list:
     >>> moments_from_free_cumulants([1, 1, 1], 3)   # free Poisson of rate 1: Catalan numbers
     [1, 1, 2, 5]
     """
+    n = check_count(n, "n", high=fp.MAX_PARTITION_ORDER)
+    if isinstance(cumulants, (str, bytes)) or not hasattr(cumulants, "__len__") or len(cumulants) < n:
+        raise ParameterError("cumulants", f"must be a sequence of at least n = {n} free cumulants, got {cumulants!r}")
+    cumulants = [_positive_or_symbolic(k, "cumulants", positive=False) for k in list(cumulants)[:n]]
     return [sp.Integer(1)] + [sp.factor(sum(sp.Mul(*[cumulants[len(B) - 1] for B in pi])
                                             for pi in fp.noncrossing_partitions(k))) for k in range(1, n + 1)]
+
+
+def _positive_or_symbolic(x, name: str, positive: bool = True) -> sp.Expr:
+    """A finite SymPy expression; a number must be real (and positive if ``positive``)."""
+    x = fp.finite_expression(x, name)
+    if x.is_number and not (x.is_extended_real and (x.is_positive or not positive)):
+        raise ParameterError(name, f"must be {'positive' if positive else 'real'}, got {x}")
+    return x
 
 
 def token_count_moments(lam, n: int) -> list:
@@ -44,6 +58,8 @@ def token_count_moments(lam, n: int) -> list:
     >>> token_count_moments(sp.Integer(2), 4)
     [1, 1, 3/2, 11/4, 47/8]
     """
+    lam = _positive_or_symbolic(lam, "lam")
+    n = check_count(n, "n", high=fp.MAX_PARTITION_ORDER)
     X = Poisson("n_v", lam)
     return [sp.simplify(expect(X**k) / lam**k) for k in range(n + 1)]
 
@@ -54,10 +70,11 @@ def wishart_moments(ratio, n: int) -> list:
     >>> wishart_moments(sp.Rational(1, 2), 4)
     [1, 1, 3/2, 11/4, 45/8]
     """
+    ratio = _positive_or_symbolic(ratio, "ratio")
+    n = check_count(n, "n", high=fp.MAX_PARTITION_ORDER)
     return moments_from_free_cumulants([ratio ** (k - 1) for k in range(1, n + 1)], n)
 
 
-@lru_cache(maxsize=None)
 def bulk_moments(kind: str, n: int = 4) -> tuple:
     r"""Moments ``m_1..m_n`` of the ``d``-space bulk of ``S`` at ``kappa = 1``, in ``delta, gamma``.
 
@@ -67,6 +84,13 @@ def bulk_moments(kind: str, n: int = 4) -> tuple:
     >>> [sp.simplify(a - b) for a, b in zip(bulk_moments("T=1"), bulk_moments("claimed"))]
     [0, 0, 0, delta*gamma**2]
     """
+    if not isinstance(kind, str) or kind not in ("claimed", "T=1"):
+        raise ParameterError("kind", f"must be 'claimed' or 'T=1', got {kind!r}")
+    return _bulk_moments(kind, check_count(n, "n", low=1, high=fp.MAX_PARTITION_ORDER))
+
+
+@lru_cache(maxsize=None)
+def _bulk_moments(kind: str, n: int) -> tuple:
     lam = delta / gamma
     law_D = {"claimed": wishart_moments(1 / lam, n), "T=1": token_count_moments(lam, n)}[kind]
     free_poisson = moments_from_free_cumulants([delta] * n, n)

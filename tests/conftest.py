@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -5,3 +6,34 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("ci")
+
+
+class BadInputs:
+    """The distinct bad inputs the fuzz suite tried (each refused with a ParameterError or exit 2),
+    and any that escaped (another exception, a wrong exit status, stray output); reported at the end."""
+
+    def __init__(self):
+        self.tried: set[str] = set()
+        self.escaped: list[str] = []
+
+    def refused(self, key) -> None:
+        self.tried.add(repr(key))
+
+    def escape(self, key, what: str) -> None:
+        self.escaped.append(f"{key!r}: {what}")
+
+
+_BAD_INPUTS = BadInputs()
+
+
+@pytest.fixture(scope="session")
+def bad_inputs() -> BadInputs:
+    return _BAD_INPUTS
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _BAD_INPUTS.tried or _BAD_INPUTS.escaped:
+        terminalreporter.write_line(f"fuzz: {len(_BAD_INPUTS.tried)} distinct bad inputs tried, "
+                                    f"{len(_BAD_INPUTS.escaped)} escaped")
+        for line in _BAD_INPUTS.escaped[:20]:
+            terminalreporter.write_line(f"  escaped: {line}")

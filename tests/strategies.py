@@ -1,6 +1,8 @@
 """Hypothesis strategies for valid inputs, shared by every property test."""
 from __future__ import annotations
 
+import mpmath
+import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
@@ -78,3 +80,109 @@ def mc_cases(draw, T_max: int = 6):
     delta = draw(st.sampled_from([sp.Rational(1, 4), sp.Rational(1, 2), sp.Integer(1)]))
     gamma = draw(st.sampled_from([sp.Rational(1, 8), sp.Rational(1, 4), sp.Rational(1, 2)]))
     return spec, T, delta, gamma, draw(st.sampled_from([2, 3, 4]))
+
+
+# ----------------------------------------------------------------------------------------------
+# adversarial inputs (the fuzz suite): each strategy yields values that must be refused
+
+GARBAGE_TEXT = ["nan", "NaN", "inf", "-inf", "Infinity", "abc", "", " ", "1/0", "0/0", "1//2", "0x10", "1e", "e5",
+                "--1", "1,2", "1e99999", "9" * 300, "1_000", "None", "[]", "1/2/3", "+-1", "1e-99999", "1+1j", "2**3",
+                "1.2.3", "0b11", "١/0"]
+"""Texts that are no finite number in the accepted forms (integer, decimal, ``p/q``)."""
+
+garbage_numbers = st.sampled_from(GARBAGE_TEXT)
+
+
+def bad_text(*extra: str):
+    """Garbage numbers or one of the parameter-specific bad texts ``extra``."""
+    return st.one_of(garbage_numbers, st.sampled_from(list(extra))) if extra else garbage_numbers
+
+
+bad_positive = bad_text("0", "-1", "-1/2", "-0.0", "-1e-30", "0/5")
+"""Refused where a parameter must be ``> 0``."""
+bad_nonnegative = bad_text("-1", "-1/2", "-1e-30", "-3")
+"""Refused where a parameter must be ``>= 0``."""
+bad_digits = st.sampled_from(["0", "-1", "1001", "1.5", "nan", "30.5", "1e9", "abc", "", "1/2"])
+bad_lengths = bad_text("0", "-1", "1.5", "100001", "3/2")
+bad_schemes = st.sampled_from(["nope", "", "file:", "file:/nonexistent/w.csv", "Mean", "causal:3", "file:/etc/hostname",
+                               "optimal:1", " "])
+bad_specs = st.sampled_from(["prefix:0", "prefix:-1", "prefix:1.5", "markov:2", "markov:-1.01", "gauss:1", "gauss:-1",
+                             "iid:1", "bogus", "", ":", "file:", "file:/nonexistent/R.npy", "prefix", "markov:nan",
+                             "prefix:L", "gauss:", "markov:1/0", "suffix:0", "file:/etc/hostname"])
+bad_taus = bad_text("-1", "701", "1e9", "-1e-9")
+bad_masks = st.sampled_from(["both", "", "STRICT", "inclusive ", "none"])
+bad_point_lists = st.one_of(garbage_numbers.filter(lambda s: "," not in s and s.strip() != ""),
+                            st.sampled_from(["", ",", "1,,2", "1,abc", ",1", "1,", "1;2", "nan,1"]))
+bad_sizes = bad_text("0", "-4", "1.5")
+bad_mc_paths = st.sampled_from(["fast", "", "DENSE", "gpu"])
+
+JUNK = [None, True, False, float("nan"), float("inf"), -float("inf"), "abc", "", "1/0", [], {}, object(), (1, 2),
+        complex(1, 1), b"1", sp.nan, sp.oo, sp.zoo, sp.I, sp.Symbol("x"), np.array([[1.0, 2.0]]), np.float64("nan"),
+        10**400, -(10**400), -1, 0, 1.5, sp.Matrix([[1, 2], [3, 4]]), "1e400", "1e-400", mpmath.mpf("inf"),
+        mpmath.mpc(1, 1)]
+"""Python values of the wrong kind or out of range for (nearly) every parameter of the public API."""
+
+junk = st.sampled_from(JUNK)
+
+
+def argv_with_bad(draw, argv: list[str], bad: dict) -> tuple[list[str], str]:
+    """``argv`` with one option's value replaced by a value from ``bad[option]``; returns it with the option."""
+    option = draw(st.sampled_from(sorted(bad)))
+    value = draw(bad[option])
+    out = list(argv)
+    if option in out:
+        out[out.index(option) + 1] = value
+    else:
+        out += [option, value]
+    return out, option
+
+
+@st.composite
+def spike_argv(draw):
+    """A valid ``derive spike`` command line (without ``--json`` and ``--digits``)."""
+    delta, gamma, alpha, kappa, mu2 = (draw(rationals(low, 4, 100, open_low=open_)) for low, open_ in
+                                       ((0, True), (0, False), (0, False), (0, True), (0, False)))
+    argv = ["spike", "--delta", str(delta), "--gamma", str(gamma), "--alpha", str(alpha), "--kappa", str(kappa),
+            "--mu2", str(mu2)]
+    if draw(st.booleans()):
+        argv += ["--centered"]
+    else:
+        argv += ["--sum-w", str(draw(rationals(-2, 2, 20)))]
+    return argv
+
+
+@st.composite
+def bulk_argv(draw):
+    """A valid ``derive bulk`` command line (without ``--json`` and ``--digits``)."""
+    delta, gamma = draw(ratios), draw(ratios)
+    kappa = draw(scales)
+    xs = draw(st.lists(rationals(-1, 40, 100), min_size=1, max_size=4))
+    return ["bulk", "--delta", str(delta), "--gamma", str(gamma), "--kappa", str(kappa),
+            "--x", ",".join(str(x) for x in xs)]
+
+
+@st.composite
+def weights_argv(draw, T_max: int = 12):
+    """A valid ``derive weights`` command line (without ``--json`` and ``--digits``)."""
+    spec, T = draw(sign_specs(draw(st.integers(2, T_max))))
+    scheme = draw(st.sampled_from(["mean", "causal", "optimal"]))
+    argv = ["weights", "--scheme", scheme, "--T", str(T), "--signs", spec]
+    if scheme == "causal":
+        argv += ["--tau", str(draw(rationals(0, 10, 20))), "--mask", draw(st.sampled_from(["inclusive", "strict"]))]
+    return argv
+
+
+@st.composite
+def mc_argv(draw):
+    """A valid, tiny ``verify mc`` command line (``d <= 12``: milliseconds per trial), without ``--json`` and ``--digits``."""
+    d = draw(st.integers(3, 12))
+    spec, T = draw(sign_specs(draw(st.integers(1, 5))))
+    scheme = draw(st.sampled_from(["mean", "causal", "optimal"]))
+    argv = ["mc", "--d", str(d), "--V", str(2 * draw(st.integers(1, 12))), "--N", str(draw(st.integers(d, 24))),
+            "--T", str(T), "--signs", spec, "--weights", scheme, "--mu2", str(draw(rationals(0, 8, 10))),
+            "--seeds", str(draw(st.integers(1, 3))), "--seed0", str(draw(st.integers(0, 2**40))), "--k", "2"]
+    if scheme == "causal" and T >= 2:
+        argv += ["--mask", draw(st.sampled_from(["inclusive", "strict"]))]
+    if draw(st.booleans()):
+        argv += ["--centered"]
+    return argv

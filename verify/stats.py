@@ -19,8 +19,10 @@ from derive.errors import ParameterError
 
 def _finite_vector(values, name: str) -> np.ndarray:
     try:
+        if isinstance(values, (str, bytes)):
+            raise TypeError
         x = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ParameterError(name, f"must be a sequence of reals, got {values!r}") from None
     if x.ndim != 1 or len(x) == 0:
         raise ParameterError(name, f"must be a non-empty one-dimensional sequence, got shape {x.shape}")
@@ -30,9 +32,13 @@ def _finite_vector(values, name: str) -> np.ndarray:
 
 
 def _check_level(level) -> float:
-    if not 0 < level < 1:
-        raise ParameterError("level", f"must lie in (0, 1), got {level}")
-    return float(level)
+    try:
+        x = float(level) if not isinstance(level, (bool, str, bytes)) else math.nan
+    except (TypeError, ValueError, OverflowError):
+        x = math.nan
+    if not 0 < x < 1:  # NaN fails too
+        raise ParameterError("level", f"must lie in (0, 1), got {level!r}")
+    return x
 
 
 def mean_ci(values, level: float = 0.95) -> tuple[float, float, float]:

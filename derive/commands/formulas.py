@@ -1,6 +1,7 @@
 """``derive formulas``: every derived result, with its SymPy form, LaTeX and assumptions."""
 from pathlib import Path
 
+from derive.errors import ParameterError
 from derive.formulas import all_formulas
 from derive.latex import formula_sheet
 
@@ -16,8 +17,11 @@ def add_arguments(p):
 def run(args):
     formulas = all_formulas()
     if args.latex:
-        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.output).write_text(formula_sheet(formulas))
+        try:
+            Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.output).write_text(formula_sheet(formulas))
+        except OSError as exc:
+            raise ParameterError("output", f"cannot write {args.output!r}: {exc.strerror or exc}") from None
     return [f.as_dict() for f in formulas]
 
 

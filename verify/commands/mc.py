@@ -29,6 +29,16 @@ def add_arguments(p):
     p.add_argument("--digits", default=30, help="significant digits of the theory's reals")
 
 
+MAX_MU2 = 10**6
+"""Largest signal strength simulated: float64 eigenvalues of ``S`` carry absolute errors of about
+``1e-16 * mu2``, so beyond ``1e6`` the bulk eigenvalues reported to 10 digits would be rounding noise
+(and the spread over seeds overflows long before ``mu2 = 1e300``)."""
+
+MAX_ENTRIES = 250_000_000
+"""Most float64 numbers one trial may hold (table ``d x V``, pooled vectors ``d x N``, Gram
+``min(d, N)^2``): 2 GB, so a typo such as ``--d 1e9`` is refused instead of exhausting the machine."""
+
+
 def _int(value, name, low=1):
     q = parse_rational(value, name)
     if not q.is_Integer or q < low:
@@ -48,12 +58,19 @@ def run(args):
     mu2 = parse_rational(args.mu2, "mu2")
     if mu2 < 0:
         raise ParameterError("mu2", f"must be >= 0, got {args.mu2}")
+    if mu2 > MAX_MU2:
+        raise ParameterError("mu2", f"must be <= {MAX_MU2} for a float64 simulation, got {args.mu2}")
+    if d * (V + N) + min(d, N) ** 2 > MAX_ENTRIES:
+        raise ParameterError("d", f"d = {d} with V = {V}, N = {N} needs more than {MAX_ENTRIES} float64 numbers per trial")
     digits = check_digits(args.digits)
-    w, R = resolve_weights(args.weights, T, args.signs, tau=args.tau, mask=args.mask)
+    # the weights carry guard digits: alpha and kappa feed the theory, which must be right to `digits`
+    w, R = resolve_weights(args.weights, T, args.signs, tau=args.tau, mask=args.mask, digits=digits + 10)
     wv = sp.Matrix(w)
     alpha, kappa, W = (wv.T * R * wv)[0], (wv.T * wv)[0], sum(w)
-    theory = spike(sp.Rational(d, V), sp.Rational(d, N), sp.nsimplify(alpha), sp.nsimplify(kappa), mu2,
-                   sum_w=sp.nsimplify(W), centered=args.centered, digits=digits)
+    # exact where they are exact; spike reads an irrational or a Float beyond `digits` itself
+    # (nsimplify guessed closed forms from the Floats, and a guess is not a derivation)
+    theory = spike(sp.Rational(d, V), sp.Rational(d, N), alpha, kappa, mu2,
+                   sum_w=W, centered=args.centered, digits=digits)
     run = run_trials(d, V, N, T, args.signs, [float(x) for x in w], float(mu2), centered=args.centered, k=k,
                      seeds=seeds, seed0=seed0, path=args.path)
     tops, overlaps = run.top_eigenvalues, run.overlaps
