@@ -38,7 +38,7 @@ _GUARD = 10
 RATIO_RANGE = (sp.Rational(1, 10**12), sp.Integer(10) ** 12)
 """The range of ``delta`` and ``gamma`` accepted, together with :data:`MAX_RATIO_PRODUCT`: the support
 is located by following the Stieltjes branch in floating point, which stays reliable (mass and
-mean of the law checked to 1e-15 by quadrature in tests/test_edges.py) inside these bounds."""
+mean of the law checked to 1e-12 by quadrature in tests/test_edges.py) inside these bounds."""
 
 MAX_RATIO_PRODUCT = sp.Integer(10) ** 6
 """Largest ``delta * gamma`` accepted: beyond it the nonzero part of the law (mass
