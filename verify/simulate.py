@@ -57,7 +57,7 @@ r"""``path='auto'`` solves densely when the full spectrum is requested or when t
 :math:`m^2(M + 3m)` (:math:`m, M` the smaller and larger of ``d, N``: Gram product plus
 eigensolver) is at most ``AUTO_COST_RATIO`` times :math:`dV` (one implicit product), implicitly
 otherwise. The constant is a measured crossover on the benchmark machine of
-notes/benchmarks_mc.md: memory-bound products are far slower per operation than the dense
+notes/benchmarks.md: memory-bound products are far slower per operation than the dense
 Gram's matrix-matrix product, and Lanczos needs some 50 to 100 of them."""
 
 PROGRESS_AFTER = 3.0
