@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import re
 import sys
 
@@ -52,9 +53,16 @@ def run_cli(prog: str, description: str, command_modules: list[str], argv=None) 
     except ParameterError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(doc))
-    else:
-        human = getattr(commands[args.command], "render", None)
-        _print_human(human(doc) if human else doc, sys.stdout)
+    try:
+        if args.json:
+            print(json.dumps(doc))
+        else:
+            human = getattr(commands[args.command], "render", None)
+            _print_human(human(doc) if human else doc, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader stopped early (``| head``): not an error of ours, and no traceback; stdout goes
+        # to /dev/null so that the interpreter's final flush does not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 0
