@@ -295,23 +295,12 @@ def scheme_scalars(params: dict):
     return _scheme(params["weights"], params["T"], params["signs"], params.get("tau"), params.get("mask"))
 
 
-def exact_rational(x) -> sp.Rational:
-    """``x`` if it is an exact rational, else its 30-digit decimal read exactly (what
-    :func:`derive.spikes.spike` accepts for a weight scalar given as a float).
-
-    >>> exact_rational(sp.Rational(1, 3)), exact_rational(sp.Float(0.25))
-    (1/3, 1/4)
-    """
-    return x if isinstance(x, sp.Rational) else parse_rational(str(sp.N(x, 30)), "weights")
-
-
 @functools.lru_cache(maxsize=None)
 def _theory(d, V, N, scheme, T, signs, tau, mask, mu2, centered) -> dict:
     from derive.spikes import spike
 
     _, alpha, kappa, W = _scheme(scheme, T, signs, tau, mask)
-    return spike(sp.Rational(d, V), sp.Rational(d, N), exact_rational(alpha), exact_rational(kappa), mu2,
-                 sum_w=exact_rational(W), centered=centered, digits=15)
+    return spike(sp.Rational(d, V), sp.Rational(d, N), alpha, kappa, mu2, sum_w=W, centered=centered, digits=15)
 
 
 def theory(params: dict) -> dict:

@@ -24,7 +24,7 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.numbers import format_real
 from verify.stats import finite_size_fit, mean_ci
-from verify.sweep import Sweep, exact_rational, dimensions, predicted_outliers, read_results, scheme_scalars, theory
+from verify.sweep import Sweep, dimensions, predicted_outliers, read_results, scheme_scalars, theory
 
 QUANTITIES = {
     # name: (output it needs, its value in one record's result)
@@ -100,8 +100,8 @@ def _critical_curves(params: dict, gamma: list[float]):
     levels = ("population", "sample")
     values = {level: [] for level in levels}
     for g in nodes:
-        doc = spike(sp.Rational(dims["d"], dims["V"]), format_real(g, 15), exact_rational(alpha), exact_rational(kappa),
-                    1, sum_w=exact_rational(W), centered=params["centered"], digits=12)
+        doc = spike(sp.Rational(dims["d"], dims["V"]), format_real(g, 15), alpha, kappa,
+                    1, sum_w=W, centered=params["centered"], digits=12)
         for level in levels:
             values[level].append(float(doc[level]["mu2_critical"]))
     return tuple((lambda g, v=values[level]: float(np.interp(g, nodes, v))) for level in levels)
