@@ -11,7 +11,7 @@ import sympy as sp
 from hypothesis import assume, given, settings
 
 from derive.errors import ParameterError
-from derive.attention import resolve_weights
+from derive import attention
 from derive.spikes import spike
 from verify.finite_size import rung, rung_seeds, scheme_prediction
 from verify.simulate import check_model, draw, mixing_matrix, solve
@@ -26,12 +26,11 @@ D, SEEDS = 400, 6
 
 def _alpha_kappa(scheme, T, spec):
     try:
-        w, R = resolve_weights(scheme, T, spec)
+        w, R = attention.resolve_weights(scheme, T, spec)
     except ParameterError:
         # R's top eigenvector can sum to zero (markov:r < 0 at even T): no sum-1 normalization
         assume(False)
-    v = sp.Matrix(w)
-    return w, (v.T * R * v)[0], (v.T * v)[0]
+    return w, attention.alpha(w, R), attention.kappa(w)
 
 
 def _strength(factor, delta, gamma, alpha, kappa):

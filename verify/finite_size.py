@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derive.attention import resolve_weights
+from derive import attention
 from derive.errors import ParameterError
 from derive.numbers import parse_rational
 from derive.spikes import spike
@@ -66,11 +66,9 @@ def rung_seeds(seed0: int, d: int, seeds: int) -> list:
 def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, centered: bool, tau=None, mask=None):
     """The weights of ``scheme`` (floats) and the spike prediction ``(eigenvalue, overlap)`` they give;
     ``ParameterError`` on ``mu2`` if the prediction has no signal outlier."""
-    w, R = resolve_weights(scheme, T, signs, tau=tau, mask=mask)
-    wv = sp.Matrix(w)
-    alpha, kappa = (wv.T * R * wv)[0], (wv.T * wv)[0]
-    theory = spike(delta, gamma, alpha, kappa, parse_rational(mu2, "mu2"), sum_w=sp.nsimplify(sum(w)),
-                   centered=centered, digits=15)
+    w, R = attention.resolve_weights(scheme, T, signs, tau=tau, mask=mask)
+    theory = spike(delta, gamma, attention.alpha(w, R), attention.kappa(w), parse_rational(mu2, "mu2"),
+                   sum_w=attention.sum_w(w), centered=centered, digits=15)
     if not theory["sample"]["outlier"]:
         raise ParameterError("mu2", "the prediction has no signal outlier here: nothing to compare")
     return [float(x) for x in w], (float(theory["sample"]["eigenvalue"]), float(theory["sample"]["overlap"])), theory

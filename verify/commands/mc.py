@@ -47,7 +47,7 @@ def _int(value, name, low=1):
 
 
 def run(args):
-    from derive.attention import resolve_weights
+    from derive import attention
 
     d, V, N, T = (_int(getattr(args, n), n) for n in ("d", "V", "N", "T"))
     if V % 2:
@@ -64,9 +64,8 @@ def run(args):
         raise ParameterError("d", f"d = {d} with V = {V}, N = {N} needs more than {MAX_ENTRIES} float64 numbers per trial")
     digits = check_digits(args.digits)
     # the weights carry guard digits: alpha and kappa feed the theory, which must be right to `digits`
-    w, R = resolve_weights(args.weights, T, args.signs, tau=args.tau, mask=args.mask, digits=digits + 10)
-    wv = sp.Matrix(w)
-    alpha, kappa, W = (wv.T * R * wv)[0], (wv.T * wv)[0], sum(w)
+    w, R = attention.resolve_weights(args.weights, T, args.signs, tau=args.tau, mask=args.mask, digits=digits + 10)
+    alpha, kappa, W = attention.alpha(w, R), attention.kappa(w), attention.sum_w(w)
     # exact where they are exact; spike reads an irrational or a Float beyond `digits` itself
     # (nsimplify guessed closed forms from the Floats, and a guess is not a derivation)
     theory = spike(sp.Rational(d, V), sp.Rational(d, N), alpha, kappa, mu2,
