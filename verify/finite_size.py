@@ -16,7 +16,7 @@ import sympy as sp
 
 from derive import attention
 from derive.errors import ParameterError
-from derive.numbers import parse_rational
+from derive.numbers import check_count, parse_rational
 from derive.spikes import spike
 from verify.simulate import check_model, choose_path, draw, solve
 from verify.stats import finite_size_fit, mean_ci
@@ -46,12 +46,7 @@ def rung(d: int, delta, gamma) -> tuple[int, int]:
 
 def ladder(ds) -> list[int]:
     """The validated sizes of a ladder: integers >= 2, at least two distinct."""
-    out = []
-    for d in ds:
-        q = parse_rational(d, "d")
-        if not q.is_Integer or q < 2:
-            raise ParameterError("d", f"every size must be an integer >= 2, got {d}")
-        out.append(int(q))
+    out = [check_count(d, "d", low=2) for d in ds]
     if len(set(out)) < 2:
         raise ParameterError("d", "a ladder needs at least two distinct sizes")
     return out

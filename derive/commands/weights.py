@@ -2,9 +2,8 @@
 import mpmath
 
 from derive.attention import alpha, kappa, scheme_weights
-from derive.errors import ParameterError
 from derive.model import check_T, parse_signs
-from derive.numbers import check_digits, format_exact, format_real, parse_rational
+from derive.numbers import check_digits, format_exact, format_real
 
 NAME = "weights"
 HELP = "pooling weights (mean, causal attention limit, optimal, file:PATH) with alpha, kappa, alpha/kappa"
@@ -19,17 +18,9 @@ def add_arguments(p):
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
 
-def _length(text) -> int:
-    # check_T would truncate 1.5 to 1; a length must be an integer as written
-    value = parse_rational(text, "T")
-    if not value.is_Integer:
-        raise ParameterError("T", f"not an integer: {text!r}")
-    return check_T(int(value))
-
-
 def run(args):
     digits = check_digits(args.digits)
-    T = _length(args.T)
+    T = check_T(args.T)
     family = parse_signs(args.signs) if args.signs is not None else None
     R = family.R(T) if family is not None else None
     w, note = scheme_weights(args.scheme, T, family, args.tau, args.mask, digits)

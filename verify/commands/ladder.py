@@ -1,8 +1,7 @@
 """``verify ladder``: the signal outlier of Monte Carlo against the derived limit over a ladder of d."""
 import math
 
-from derive.numbers import format_real, parse_rational
-from derive.errors import ParameterError
+from derive.numbers import check_count, format_real
 from verify.finite_size import outlier_ladder
 
 NAME = "ladder"
@@ -29,18 +28,11 @@ def add_ladder_arguments(p, weights: bool = True):
     p.add_argument("--path", default="auto", help="eigensolver: auto, dense, implicit or mixed (default auto)")
 
 
-def integer(value, name: str, low: int) -> int:
-    q = parse_rational(value, name)
-    if not q.is_Integer or q < low:
-        raise ParameterError(name, f"must be an integer >= {low}, got {value}")
-    return int(q)
-
-
 def ladder_options(args) -> dict:
     """The validated common options as keyword arguments."""
     return {"ds": [x.strip() for x in str(args.d).split(",")], "delta": args.delta, "gamma": args.gamma,
-            "T": integer(args.T, "T", 1), "signs": args.signs, "mu2": args.mu2,
-            "seeds": integer(args.seeds, "seeds", 2), "seed0": integer(args.seed0, "seed0", 0), "path": args.path}
+            "T": check_count(args.T, "T", low=1), "signs": args.signs, "mu2": args.mu2,
+            "seeds": check_count(args.seeds, "seeds", low=2), "seed0": check_count(args.seed0, "seed0"), "path": args.path}
 
 
 def reals(doc, digits: int = MC_DIGITS):

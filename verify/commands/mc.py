@@ -3,7 +3,7 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.numbers import check_digits, format_real, parse_rational
+from derive.numbers import check_count, check_digits, format_real, parse_rational
 from derive.spikes import spike
 from verify.simulate import run_trials
 from verify.stats import mean_ci
@@ -39,20 +39,14 @@ MAX_ENTRIES = 250_000_000
 ``min(d, N)^2``): 2 GB, so a typo such as ``--d 1e9`` is refused instead of exhausting the machine."""
 
 
-def _int(value, name, low=1):
-    q = parse_rational(value, name)
-    if not q.is_Integer or q < low:
-        raise ParameterError(name, f"must be an integer >= {low}, got {value}")
-    return int(q)
-
-
 def run(args):
     from derive import attention
 
-    d, V, N, T = (_int(getattr(args, n), n) for n in ("d", "V", "N", "T"))
+    d, V, N, T = (check_count(getattr(args, n), n, low=1) for n in ("d", "V", "N", "T"))
     if V % 2:
         raise ParameterError("V", f"must be even (balanced classes), got {V}")
-    seeds, seed0, k = _int(args.seeds, "seeds"), _int(args.seed0, "seed0", 0), _int(args.k, "k")
+    seeds, seed0, k = (check_count(args.seeds, "seeds", low=1), check_count(args.seed0, "seed0"),
+                       check_count(args.k, "k", low=1))
     if k >= min(d, N):
         raise ParameterError("k", f"must be below min(d, N) = {min(d, N)}, got {k}")
     mu2 = parse_rational(args.mu2, "mu2")
