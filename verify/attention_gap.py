@@ -31,9 +31,9 @@ from verify.finite_size import fit, ladder, ratios, rung, rung_seeds, scheme_pre
 from verify.simulate import check_model, choose_path, draw, mixing_matrix, solve
 
 
-def paired_trial(model, seed, tau: float, mask: str, path: str = "auto") -> dict:
-    """One draw solved twice: with the model's (limit) weights and with the real attention weights."""
-    path = choose_path(path, False, model.d, model.V, model.N)
+def paired_trial(model, seed, tau: float, mask: str, path: str = "dense") -> dict:
+    """One draw solved twice, by the solver ``path`` (``'dense'``, ``'implicit'`` or ``'mixed'``):
+    with the model's (limit) weights and with the real attention weights."""
     data = draw(model, seed)
     W = sequence_attention_weights(data.E, data.tokens, tau, mask)
     limit = solve(model, data, 1, True, path)
@@ -61,7 +61,8 @@ def attention_gap(ds, delta, gamma, T: int, signs: str, tau, mask: str, mu2, see
     for d in ds:
         V, N = rung(d, delta, gamma)
         model = check_model(d, V, N, T, signs, w, float(parse_rational(mu2, "mu2")))
-        trials = [paired_trial(model, child, tau, mask, path) for child in rung_seeds(seed0, d, seeds)]
+        chosen = choose_path(path, False, d, V, N)
+        trials = [paired_trial(model, child, tau, mask, chosen) for child in rung_seeds(seed0, d, seeds)]
         row = {"d": d, "V": V, "N": N}
         for key in ("weight_bias", "weight_spread"):
             row[key] = summary([t[key] for t in trials])
