@@ -13,6 +13,7 @@ import sympy as sp
 from derive import spikes, tokenreuse
 from derive.model import parse_signs
 from derive.numbers import format_real
+from verify.finite_size import rung
 from verify.ledger import Claim
 from verify.population import population_covariance
 from verify.precise import bulk_density_float, support
@@ -98,11 +99,6 @@ def trials(K: int, seed0: int, d, V, N, T_, signs, weights, mu2, centered=False,
     return r.top_eigenvalues, r.overlaps, r.spectra
 
 
-def _dims(d: int, delta, gamma):
-    V = int(round(d / float(delta))) // 2 * 2
-    return V, int(round(d / float(gamma)))
-
-
 def _scheme(scheme: str, T_: int = T, signs: str = SIGNS):
     """Weights of a scheme (sum 1; causal: strict mask, tau = 0) and their ``alpha``, ``kappa``, as floats."""
     from derive.attention import resolve_weights
@@ -132,7 +128,7 @@ def check_c1(cfg: dict) -> dict:
     """C1: exact moments of the true bulk vs the claimed law; ESD vs the claimed density; T = 1 token counts."""
     sym = check_c1_symbolic()
     d = cfg["d"]
-    V, N = _dims(d, DELTA, GAMMA)
+    V, N = rung(d, DELTA, GAMMA)
     hist, panels = {}, []
     for scheme in ("mean", "causal", "optimal"):
         w, a, k = _scheme(scheme)
@@ -190,7 +186,7 @@ def _compare(cfg, delta, gamma, scheme, mu2, centered=True, seed0=0):
     (notes/spikes.md: about 6/d for the eigenvalue, 20/d for the overlap), allowed here as 8/d and 25/d.
     """
     d = cfg["d"]
-    V, N = _dims(d, delta, gamma)
+    V, N = rung(d, delta, gamma)
     w, a, k = _scheme(scheme)
     th = spikes.spike(delta, gamma, repr(a), repr(k), str(mu2), sum_w="1", centered=centered, digits=15)
     tops, overlaps, _ = trials(cfg["seeds"], seed0, d, V, N, T, SIGNS, w, mu2, centered=centered)
@@ -240,7 +236,7 @@ def check_c2(cfg: dict) -> dict:
     # the population outlier at the middle point, from exact covariances of sampled tables
     w, a, k = _scheme("mean")
     d = cfg["d"]
-    V, _ = _dims(d, delta, gamma)
+    V, _ = rung(d, delta, gamma)
     th = spikes.spike(delta, gamma, repr(a), repr(k), "0.45", centered=True, digits=15)
     rng = np.random.default_rng(2024)
     pop_top = [np.linalg.eigvalsh(population_covariance(rng, d, V, a, k, 0.0, 0.45))[-1] for _ in range(cfg["tables"])]
@@ -267,7 +263,7 @@ def check_c8(cfg: dict) -> dict:
     schemes = {name: _scheme(name) for name in ("mean", "causal", "optimal")}
     order = sorted(schemes, key=lambda n: schemes[n][1] / schemes[n][2])
     d = cfg["d"] // 3
-    V, N = _dims(d, DELTA, GAMMA)
+    V, N = rung(d, DELTA, GAMMA)
     grid = [0.25, 0.5, 1.0, 2.0]
     seeds = 2 * cfg["seeds"]
     acc = accuracy_curves({n: schemes[n][0] for n in schemes}, grid, d, V, N, T, 3, seeds, 300)
@@ -457,7 +453,7 @@ def draw_figures(cfg: dict) -> list[str]:
         grid, acc = stash["accuracy"]
         paths.append(figures.accuracy_figure(folder, grid, acc, f"ridge classification, {SIGNS}, T = {T}"))
     d = cfg["d"]
-    V, N = _dims(d, DELTA, GAMMA)
+    V, N = rung(d, DELTA, GAMMA)
     curves, points = {}, {}
     mu_fine = np.linspace(0.02, 3.5, 120)
     mu_mc = [0.25, 0.5, 1.0, 2.0, 3.0]
@@ -475,7 +471,7 @@ def draw_figures(cfg: dict) -> list[str]:
     dd = max(200, d // 2)
     grid = np.zeros((len(mus), len(gammas)))
     for j, g in enumerate(gammas):
-        Vg, Ng = _dims(dd, DELTA, g)
+        Vg, Ng = rung(dd, DELTA, g)
         for i, m in enumerate(mus):
             grid[i, j] = trials(1, 500 + 10 * i + j, dd, Vg, Ng, T, SIGNS, w, m, centered=True)[1][0, 0]
     crit = lambda g, level: float(spikes.spike(DELTA, repr(float(g)), repr(a), repr(k), "1", centered=True,  # noqa: E731

@@ -40,8 +40,20 @@ def ratios(delta, gamma) -> tuple[sp.Rational, sp.Rational]:
 
 
 def rung(d: int, delta, gamma) -> tuple[int, int]:
-    """``(V, N)`` for dimension ``d``: ``V = d/delta`` rounded to even, ``N = d/gamma`` rounded."""
-    return int(2 * round(d / delta / 2)), int(round(d / gamma))
+    """``(V, N)`` for dimension ``d``: ``V`` the even integer nearest ``d/delta``, ``N`` the integer
+    nearest ``d/gamma``, halves rounded up (exact arithmetic); the rule of every study and sweep.
+
+    >>> rung(30, "1/2", "1/3"), rung(5, "2", "2")
+    ((60, 90), (2, 3))
+    """
+    delta, gamma = ratios(delta, gamma)
+    V = 2 * int(sp.floor(d / (2 * delta) + sp.Rational(1, 2)))
+    N = int(sp.floor(d / gamma + sp.Rational(1, 2)))
+    if V < 2:
+        raise ParameterError("delta", f"d/delta = {d}/{delta} gives no vocabulary (V < 2)")
+    if N < 1:
+        raise ParameterError("gamma", f"d/gamma = {d}/{gamma} gives no sequences (N < 1)")
+    return V, N
 
 
 def ladder(ds) -> list[int]:

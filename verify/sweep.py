@@ -259,25 +259,17 @@ def task_seed(root_seed: int, key: tuple, stream: int) -> np.random.SeedSequence
     return np.random.SeedSequence(root_seed, spawn_key=(*key, stream))
 
 
-def _round_half_up(q: sp.Rational) -> int:
-    return int(sp.floor(q + sp.Rational(1, 2)))
-
-
 def dimensions(params: dict) -> dict:
-    """``d, V, N, T`` of a grid point: ``V`` the even integer nearest ``d/delta``, ``N`` the integer
-    nearest ``d/gamma`` (the records keep them; the theory uses the realized ``d/V`` and ``d/N``).
+    """``d, V, N, T`` of a grid point, ``V`` and ``N`` by :func:`verify.finite_size.rung` (the records
+    keep them; the theory uses the realized ``d/V`` and ``d/N``).
 
     >>> dimensions({"d": 30, "delta": "1/2", "gamma": "1/3", "T": 4})
     {'d': 30, 'V': 60, 'N': 90, 'T': 4}
     """
-    d = params["d"]
-    V = 2 * _round_half_up(d / (2 * sp.Rational(params["delta"])))
-    N = _round_half_up(d / sp.Rational(params["gamma"]))
-    if V < 2:
-        raise ParameterError("delta", f"d/delta = {d}/{params['delta']} gives no vocabulary (V < 2)")
-    if N < 1:
-        raise ParameterError("gamma", f"d/gamma = {d}/{params['gamma']} gives no sequences (N < 1)")
-    return {"d": d, "V": V, "N": N, "T": params["T"]}
+    from verify.finite_size import rung
+
+    V, N = rung(params["d"], params["delta"], params["gamma"])
+    return {"d": params["d"], "V": V, "N": N, "T": params["T"]}
 
 
 @functools.lru_cache(maxsize=None)
