@@ -1,4 +1,4 @@
-r"""Monte Carlo of the model of PAPER.md, with a dense and an implicit (matrix-free) eigensolver.
+r"""Monte Carlo of the model of PAPER.md, with dense, implicit (matrix-free) and mixed-precision eigensolvers.
 
 One trial draws
 
