@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
+import scipy.sparse as sps
 import sympy as sp
 from hypothesis import strategies as st
 
@@ -80,6 +81,25 @@ def mc_cases(draw, T_max: int = 6):
     delta = draw(st.sampled_from([sp.Rational(1, 4), sp.Rational(1, 2), sp.Integer(1)]))
     gamma = draw(st.sampled_from([sp.Rational(1, 8), sp.Rational(1, 4), sp.Rational(1, 2)]))
     return spec, T, delta, gamma, draw(st.sampled_from([2, 3, 4]))
+
+
+@st.composite
+def covariance_problems(draw):
+    """A small instance of :math:`S = E M E^T/N` for the eigensolvers: ``(E, A, k, centered, seed)``
+    with ``d`` from 1 to 40 (tails of the 8-row blocks included), ``V`` and ``N`` up to 60, a sparse
+    ``V x N`` mixing ``A`` with a few nonzeros per column (some repeated rows), ``k < min(d, N)``,
+    a float64 table, and the seed of the starting vector."""
+    d = draw(st.integers(2, 40))
+    V = draw(st.integers(2, 60))
+    N = draw(st.integers(2, 60))
+    k = draw(st.integers(1, min(d, N) - 1))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    T = draw(st.integers(1, 4))
+    rows = rng.integers(0, V, size=(N, T))
+    A = sps.csc_matrix((rng.standard_normal(N * T), rows.ravel(), np.arange(0, N * T + 1, T)), shape=(V, N))
+    A.sum_duplicates()
+    return rng.standard_normal((d, V)), A, k, draw(st.booleans()), seed
 
 
 # ----------------------------------------------------------------------------------------------

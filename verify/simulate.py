@@ -35,13 +35,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sps
-from scipy.sparse.linalg import LinearOperator, eigsh
 
 from derive.errors import ParameterError
 from derive.model import SignFamily, parse_signs
+from verify.lanczos import Mixing, lanczos_top, product, transpose_product
 
 TOL = 1e-8
-r"""Relative residual tolerance of ``eigsh`` on the float64 table: :math:`\|S x - \theta x\| \le
+r"""Relative residual tolerance of Lanczos (:func:`implicit_top`) on the float64 table: :math:`\|S x - \theta x\| \le
 \mathrm{TOL}\,\theta`. For a symmetric operator the Ritz values of the top-``k`` space then err by at
 most :math:`\|r\|^2/g` (Kato-Temple), :math:`g = \theta_k - \lambda_{k+1}`, so the relative error is
 below :math:`\mathrm{TOL}^2\,\theta/g = 10^{-16}\,\theta/g \le 10^{-10}` whenever the relative gap
@@ -63,15 +63,16 @@ Gram's matrix-matrix product, and Lanczos needs some 50 to 100 of them."""
 PROGRESS_AFTER = 3.0
 """Seconds after which :func:`run_trials` starts reporting progress on stderr (when asked to decide)."""
 
-MIXED_TOL = 1e-6
-"""Residual tolerance of the float32 Lanczos stage of the ``'mixed'`` path (:func:`mixed_top`); a
-float32 table rounds the products at about ``2e-7`` relative, so a smaller one is not reliably
-reachable, and the float64 Rayleigh-Ritz step that follows removes that rounding from the
-eigenvalues."""
+MIXED_TOL = 5e-7
+"""Residual tolerance of the float32 Lanczos stage of the ``'mixed'`` path (:func:`mixed_top`). The
+float64 residual of its Ritz vectors is that residual plus the effect of rounding the table to
+float32, measured at ``4e-8`` (notes/mc.md): stopping at half of :data:`MIXED_ACCEPT` leaves the
+certificate a margin of 2 while staying ten times above that floor, which Lanczos on the rounded
+table cannot go below."""
 
 MIXED_ACCEPT = 1e-6
 r"""Largest float64 relative residual :math:`r = \|S\hat u - \theta\hat u\|/\theta` that
-:func:`mixed_top` accepts from its Rayleigh-Ritz step (it measures about ``2e-7``). Kato-Temple
+:func:`mixed_top` accepts from its Rayleigh-Ritz step (it measures about :data:`MIXED_TOL`). Kato-Temple
 bounds the relative eigenvalue error by :math:`r^2\,\theta/g`: at most ``1e-10`` when the relative
 gap :math:`g/\theta` is at least ``1e-2``. A larger residual sends the solve to float64 Lanczos."""
 
@@ -270,87 +271,57 @@ def dense_top(E: np.ndarray, A: sps.spmatrix, k: int, centered: bool = False, sp
     return vals, vecs, full
 
 
-def covariance_operator(E: np.ndarray, A: sps.spmatrix, centered: bool = False) -> LinearOperator:
-    r"""The ``d x d`` operator :math:`x \mapsto \frac1N E A A^T E^T x` (minus
-    :math:`E\bar a\,\bar a^T E^T x` if ``centered``), without forming :math:`S` or :math:`C`.
-
-    A product costs two passes over ``E`` (``E^T x`` and ``E r``) and two sparse products with
-    ``N T`` nonzeros: :math:`O(dV + NT)`. It accepts a vector or a ``d x b`` block. The arithmetic
-    runs in ``E``'s dtype (float32 tables stay float32); the result is float64.
-    """
-    d, V = E.shape
-    N = A.shape[1]
-    A = A.astype(E.dtype)
-    At = A.T.tocsr()
-    abar = np.asarray(A.sum(axis=1)).ravel() / N if centered else None
-
-    def apply(x):
-        y = E.T @ np.asarray(x, dtype=E.dtype)
-        r = A @ (At @ y)
-        r /= N
-        if centered:
-            r -= np.multiply.outer(abar, abar @ y)
-        return np.asarray(E @ r, dtype=np.float64)
-
-    return LinearOperator((d, d), matvec=apply, matmat=apply, dtype=np.float64)
-
-
 def implicit_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centered: bool = False, tol: float | None = None):
-    """Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`) by ``eigsh`` (Lanczos, ``which='LA'``) on
-    :func:`covariance_operator`, started at ``v0``: ``(eigenvalues descending, d x k eigenvectors,
-    number of operator products)``.
+    """Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`) by Lanczos with one pass over the table per
+    step (:func:`verify.lanczos.lanczos_top`), started at ``v0``: ``(eigenvalues descending, d x k
+    eigenvectors, number of products with S, {table dtype: passes over the table})``.
 
     ``tol`` defaults to :data:`TOL` for a float64 table and :data:`TOL_FLOAT32` for a float32 one.
     """
     if tol is None:
         tol = TOL_FLOAT32 if E.dtype == np.float32 else TOL
-    op = covariance_operator(E, A, centered)
-    products = 0
-
-    def counted(x):
-        nonlocal products
-        products += 1
-        return op.matvec(x)
-
-    vals, vecs = eigsh(LinearOperator(op.shape, matvec=counted, dtype=op.dtype), k=k, which="LA", tol=tol, v0=v0)
-    order = np.argsort(vals)[::-1]
-    return vals[order], vecs[:, order], products
+    ritz = lanczos_top(E, Mixing.of(A, centered), k, v0, tol)
+    return ritz.values, ritz.vectors, ritz.steps, {E.dtype.name: ritz.passes}
 
 
-def rayleigh_ritz(S: LinearOperator, U: np.ndarray, k: int):
-    r"""The top-``k`` Ritz pairs of ``S`` on the span of the columns of ``U``, with their relative
-    residuals :math:`\|S\hat u - \theta\hat u\|/\theta`: ``(values descending, d x k vectors,
-    residuals)``. Costs one product of ``S`` per column of ``U``, one vector at a time (a skinny
-    block is no cheaper per vector than a matrix-vector product with OpenBLAS, and often dearer).
+def rayleigh_ritz(E: np.ndarray, mixing: Mixing, U: np.ndarray, k: int):
+    r"""The top-``k`` Ritz pairs of :math:`S = E\,\mathrm{mixing}\,E^T` on the span of the columns of
+    ``U``, with their relative residuals :math:`\|S\hat u - \theta\hat u\|/\theta`: ``(values
+    descending, d x k vectors, residuals)``. Two passes over ``E`` whatever the number of columns
+    (:func:`verify.lanczos.transpose_product`, :func:`verify.lanczos.product`); the projected matrix
+    :math:`Q^T S Q = (E^T Q)^T\,\mathrm{mixing}\,(E^T Q)` needs only the first.
     """
     Q = np.linalg.qr(U)[0]
-    SQ = np.column_stack([S.matvec(Q[:, j]) for j in range(Q.shape[1])])
-    H = Q.T @ SQ
-    theta, Y = scipy.linalg.eigh((H + H.T) / 2)
-    theta, Y = theta[::-1][:k], Y[:, ::-1][:, :k]
-    vectors = Q @ Y
-    residuals = np.linalg.norm(SQ @ Y - vectors * theta, axis=0) / np.abs(theta)
+    Y = transpose_product(E, Q)
+    R = mixing.apply(Y)
+    H = Y.T @ R
+    SQ = product(E, R)
+    theta, Z = scipy.linalg.eigh((H + H.T) / 2)
+    theta, Z = theta[::-1][:k], Z[:, ::-1][:, :k]
+    vectors = Q @ Z
+    residuals = np.linalg.norm(SQ @ Z - vectors * theta, axis=0) / np.abs(theta)
     return theta, vectors, residuals
 
 
 def mixed_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centered: bool = False):
     r"""Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`) in mixed precision: Lanczos on the
-    float32-rounded table (tolerance :data:`MIXED_TOL`, half the bytes per product), then one
-    float64 Rayleigh-Ritz step on the ``k`` Ritz vectors (:func:`rayleigh_ritz`, ``k`` float64
-    products), whose residuals certify the result: if one exceeds :data:`MIXED_ACCEPT`, float64
+    float32-rounded table (tolerance :data:`MIXED_TOL`, half the bytes per pass), then one
+    float64 Rayleigh-Ritz step on the ``k`` Ritz vectors (:func:`rayleigh_ritz`, two float64 passes),
+    whose residuals certify the result: if one exceeds :data:`MIXED_ACCEPT`, float64
     Lanczos (:func:`implicit_top`) is run from the refined top vector instead.
 
-    Returns ``(eigenvalues descending, d x k eigenvectors, products, residuals)``, ``products``
-    counting float32 and float64 products alike.
+    Returns ``(eigenvalues descending, d x k eigenvectors, products, passes, residuals)``:
+    ``products`` counts the products with :math:`S` in float32 and float64 alike, ``passes`` the
+    passes over the table by dtype.
     """
-    _, U, products = implicit_top(E.astype(np.float32), A, k, v0, centered, tol=MIXED_TOL)
-    S = covariance_operator(E, A, centered)
-    vals, vecs, residuals = rayleigh_ritz(S, U, k)
-    products += k
+    mixing = Mixing.of(A, centered)
+    ritz = lanczos_top(E.astype(np.float32), mixing, k, v0, MIXED_TOL)
+    vals, vecs, residuals = rayleigh_ritz(E, mixing, ritz.vectors, k)
+    products, passes = ritz.steps + k, {"float32": ritz.passes, "float64": 2}
     if residuals.max() > MIXED_ACCEPT:
-        vals, vecs, more = implicit_top(E, A, k, vecs[:, 0], centered)
-        return vals, vecs, products + more, None
-    return vals, vecs, products, residuals
+        vals, vecs, more, again = implicit_top(E, A, k, vecs[:, 0], centered)
+        return vals, vecs, products + more, {**passes, "float64": 2 + again["float64"]}, None
+    return vals, vecs, products, passes, residuals
 
 
 # ----------------------------------------------------------------------------------------------
@@ -387,9 +358,10 @@ class Trial:
     :math:`|\\hat u_i^T u|^2` of the matching unit eigenvectors ``eigenvectors`` (``d x k``);
     ``spectrum``: all ``d`` eigenvalues (descending) or ``None``; ``path``: ``'dense'`` or
     ``'implicit'`` or ``'mixed'``, the solver actually used; ``products``: how many times the
-    implicit solver applied :math:`S` (``None`` on the dense path); ``residuals``: the float64
-    relative residuals of the returned pairs where the solver measured them (the ``'mixed'``
-    path), else ``None``.
+    implicit solver applied :math:`S` (``None`` on the dense path); ``passes``: how many times it
+    read the table, by dtype (``{'float64': 70}``; ``None`` on the dense path); ``residuals``: the
+    float64 relative residuals of the returned pairs where the solver measured them (the
+    ``'mixed'`` path), else ``None``.
     """
 
     top_eigenvalues: np.ndarray
@@ -398,6 +370,7 @@ class Trial:
     spectrum: np.ndarray | None
     path: str
     products: int | None = None
+    passes: dict | None = None
     residuals: np.ndarray | None = None
 
 
@@ -420,19 +393,16 @@ def choose_path(path, spectrum: bool, d: int, V: int, N: int, dtype=np.float64) 
 
 
 def solve(model: Model, data: Draw, k: int, centered: bool, path: str, spectrum: bool = False, dtype=np.float64) -> Trial:
-    """Eigen-solve one drawn trial by ``path`` (``'dense'`` or ``'implicit'``, already chosen)."""
-    residuals = None
+    """Eigen-solve one drawn trial by ``path`` (``'dense'``, ``'implicit'`` or ``'mixed'``, already chosen)."""
+    residuals = products = passes = full = None
     if path == "dense":
         vals, vecs, full = dense_top(data.E, data.A, k, centered, spectrum)
-        products = None
     elif path == "mixed":
-        vals, vecs, products, residuals = mixed_top(data.E, data.A, k, data.v0, centered)
-        full = None
+        vals, vecs, products, passes, residuals = mixed_top(data.E, data.A, k, data.v0, centered)
     else:
         E = data.E if dtype == np.float64 else data.E.astype(dtype)
-        vals, vecs, products = implicit_top(E, data.A, k, data.v0, centered)
-        full = None
-    return Trial(vals, vecs[0] ** 2, vecs, full, path, products, residuals)
+        vals, vecs, products, passes = implicit_top(E, data.A, k, data.v0, centered)
+    return Trial(vals, vecs[0] ** 2, vecs, full, path, products, passes, residuals)
 
 
 def run_trial(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="auto", seed=0,

@@ -1,0 +1,403 @@
+r"""Lanczos for the top eigenpairs of :math:`S = \frac1N E M E^T` with one pass over the table per step.
+
+Here :math:`E` is the ``d x V`` table and :math:`M = A A^T` (raw :math:`S`) or
+:math:`M = A A^T - N \bar a \bar a^T` (centered :math:`S_c`), applied through the sparse ``V x N``
+mixing matrix :math:`A` (:mod:`verify.simulate`). The table is the only large operand: a product
+:math:`S x = E\,(M (E^T x))/N` reads it twice, once for :math:`E^T x` and once for :math:`E r`, and at
+the sizes where the Monte Carlo matters (``d`` in the thousands) the eigensolver's time is those reads.
+
+*One pass per step.* Lanczos step ``j`` needs :math:`w = S x_j - \alpha_j x_j - \beta_j x_{j-1}` and,
+for the next step, :math:`y_{j+1} = E^T x_{j+1} = E^T w/\beta_{j+1}`. With :math:`y_j = E^T x_j`
+already known, :math:`r_j = M y_j/N` and :math:`\alpha_j = x_j^T S x_j = y_j^T r_j` cost no pass
+over :math:`E`; then entry ``i`` of :math:`w` is :math:`e_i^T r_j - \alpha_j x_{j,i} - \beta_j x_{j-1,i}`
+for the row :math:`e_i` of :math:`E`, and :math:`E^T w = \sum_i w_i e_i` can be accumulated while that
+row is still in cache (:func:`lanczos_sweep`). A step therefore reads the table once instead of twice.
+
+*Full reorthogonalization, carried by linearity.* Each new vector is orthogonalized against all
+earlier ones, :math:`w \leftarrow w - X h` with :math:`h = X^T w` (repeated once when it cancels more
+than :data:`REORTHOGONALIZE_AGAIN` of the norm: "twice is enough"), and the same correction is applied
+to :math:`E^T w \leftarrow E^T w - Y h` with the stored :math:`Y = E^T X`, so :math:`y_{j+1}` stays
+equal to :math:`E^T x_{j+1}` without another pass.
+
+*Stopping.* After each step the tridiagonal :math:`T_m` gives the Ritz pairs
+:math:`(\theta_i, X s_i)` and their residual norms :math:`\beta_{m}|s_{m,i}|` exactly (in exact
+arithmetic, :math:`\|S X s_i - \theta_i X s_i\| = \beta_m |e_m^T s_i|`); the solver stops when the
+top ``k`` are below ``tol`` relative to :math:`|\theta_i|`.
+
+*Precision.* The table may be float64 or float32. Every vector, inner product, and every sum
+over the ``V`` columns of a row or over blocks of rows is carried in float64 or in the table's type
+for at most 64 rows at a time, so a float32 table gives products of the
+float32-rounded operator with float32 rounding of partial sums only (relative ``~1e-7``).
+
+:func:`transpose_product` and :func:`product` apply :math:`E^T` and :math:`E` to a few vectors in
+one pass each (the Rayleigh-Ritz step of the mixed-precision solver).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sps
+from numba import njit
+
+FASTMATH = {"reassoc", "contract"}
+"""LLVM flags of the kernels: reassociation lets the reductions run in SIMD lanes, contraction
+fuses multiply and add; nothing else is relaxed (NaN and infinity keep their meaning)."""
+
+REORTHOGONALIZE_AGAIN = 0.5
+r"""A second Gram-Schmidt pass runs when the first leaves less than this fraction of the norm of
+:math:`w` (Kahan and Parlett's criterion with the customary constant :math:`1/\sqrt2` rounded down)."""
+
+
+INVARIANT = 1e-14
+r"""The Krylov space counts as invariant when :math:`\beta_m` falls below this fraction of the
+running estimate :math:`\max_j(|\alpha_j| + \beta_j)` of :math:`\|S\|` (rounding level)."""
+
+CHECK_STRIDE, CHECK_NEAR = 4, 100
+"""The Ritz pairs are computed every ``CHECK_STRIDE`` steps while the largest residual exceeds
+``CHECK_NEAR`` times the tolerance, and at every step after: a residual falls by far less than a
+factor ``CHECK_NEAR`` in ``CHECK_STRIDE`` steps unless it converges fast, so the stride costs no
+steps where steps are costly and saves most of the tridiagonal eigensolves."""
+
+
+@njit(fastmath=FASTMATH, boundscheck=False, cache=True)
+def lanczos_sweep(E, r, x, xprev, alpha, beta, w, y, partial, wblock):
+    r"""One Lanczos step's pass over the table: :math:`w = E r - \alpha x - \beta x_{prev}` and
+    :math:`y = E^T w`, reading each row of ``E`` once from memory.
+
+    ``E`` is ``d x V`` (C order, float32 or float64) and ``r`` has its dtype; ``x, xprev, w`` (``d``)
+    and ``y`` (``V``) are float64; ``partial`` (``V``) and ``wblock`` (``8``) are scratch arrays of
+    the table's dtype. ``w`` and ``y`` are overwritten. Rows go in blocks of eight (the loop over a
+    block is unrolled by hand: eight dot products share each load of ``r``, and eight rows share each
+    update of ``partial``); ``partial`` is added into ``y`` every 64 rows.
+    """
+    d, V = E.shape
+    for k in range(V):
+        y[k] = 0.0
+        partial[k] = 0.0
+    blocks = d // 8
+    for b in range(blocks):
+        i = 8 * b
+        e0 = E[i]
+        e1 = E[i + 1]
+        e2 = E[i + 2]
+        e3 = E[i + 3]
+        e4 = E[i + 4]
+        e5 = E[i + 5]
+        e6 = E[i + 6]
+        e7 = E[i + 7]
+        s0 = r[0] - r[0]
+        s1 = s0
+        s2 = s0
+        s3 = s0
+        s4 = s0
+        s5 = s0
+        s6 = s0
+        s7 = s0
+        for k in range(V):
+            rk = r[k]
+            s0 += e0[k] * rk
+            s1 += e1[k] * rk
+            s2 += e2[k] * rk
+            s3 += e3[k] * rk
+            s4 += e4[k] * rk
+            s5 += e5[k] * rk
+            s6 += e6[k] * rk
+            s7 += e7[k] * rk
+        w[i] = s0 - alpha * x[i] - beta * xprev[i]
+        w[i + 1] = s1 - alpha * x[i + 1] - beta * xprev[i + 1]
+        w[i + 2] = s2 - alpha * x[i + 2] - beta * xprev[i + 2]
+        w[i + 3] = s3 - alpha * x[i + 3] - beta * xprev[i + 3]
+        w[i + 4] = s4 - alpha * x[i + 4] - beta * xprev[i + 4]
+        w[i + 5] = s5 - alpha * x[i + 5] - beta * xprev[i + 5]
+        w[i + 6] = s6 - alpha * x[i + 6] - beta * xprev[i + 6]
+        w[i + 7] = s7 - alpha * x[i + 7] - beta * xprev[i + 7]
+        for q in range(8):
+            wblock[q] = w[i + q]
+        w0 = wblock[0]
+        w1 = wblock[1]
+        w2 = wblock[2]
+        w3 = wblock[3]
+        w4 = wblock[4]
+        w5 = wblock[5]
+        w6 = wblock[6]
+        w7 = wblock[7]
+        # the eight rows are still in cache: E^T w gathers their contribution now
+        for k in range(V):
+            partial[k] += (w0 * e0[k] + w1 * e1[k] + w2 * e2[k] + w3 * e3[k]) + (
+                w4 * e4[k] + w5 * e5[k] + w6 * e6[k] + w7 * e7[k])
+        if (b + 1) % 8 == 0 or b == blocks - 1:
+            for k in range(V):
+                y[k] += partial[k]
+                partial[k] = 0.0
+    for i in range(8 * blocks, d):
+        e = E[i]
+        s = r[0] - r[0]
+        for k in range(V):
+            s += e[k] * r[k]
+        w[i] = s - alpha * x[i] - beta * xprev[i]
+        wi = w[i]
+        for k in range(V):
+            y[k] += wi * e[k]
+
+
+@njit(fastmath=FASTMATH, boundscheck=False, cache=True)
+def _transpose_product(E, U, out):
+    d, V = E.shape
+    b = U.shape[1]
+    for c in range(b):
+        for k in range(V):
+            out[c, k] = 0.0
+    blocks = d // 8
+    for q in range(blocks):
+        i = 8 * q
+        e0 = E[i]
+        e1 = E[i + 1]
+        e2 = E[i + 2]
+        e3 = E[i + 3]
+        e4 = E[i + 4]
+        e5 = E[i + 5]
+        e6 = E[i + 6]
+        e7 = E[i + 7]
+        for c in range(b):
+            u0 = U[i, c]
+            u1 = U[i + 1, c]
+            u2 = U[i + 2, c]
+            u3 = U[i + 3, c]
+            u4 = U[i + 4, c]
+            u5 = U[i + 5, c]
+            u6 = U[i + 6, c]
+            u7 = U[i + 7, c]
+            o = out[c]
+            for k in range(V):
+                o[k] += ((u0 * e0[k] + u1 * e1[k]) + (u2 * e2[k] + u3 * e3[k])) + (
+                    (u4 * e4[k] + u5 * e5[k]) + (u6 * e6[k] + u7 * e7[k]))
+    for i in range(8 * blocks, d):
+        e = E[i]
+        for c in range(b):
+            u = U[i, c]
+            o = out[c]
+            for k in range(V):
+                o[k] += u * e[k]
+
+
+@njit(fastmath=FASTMATH, boundscheck=False, cache=True)
+def _product(E, Rt, out):
+    d, V = E.shape
+    b = Rt.shape[0]
+    blocks = d // 8
+    for q in range(blocks):
+        i = 8 * q
+        e0 = E[i]
+        e1 = E[i + 1]
+        e2 = E[i + 2]
+        e3 = E[i + 3]
+        e4 = E[i + 4]
+        e5 = E[i + 5]
+        e6 = E[i + 6]
+        e7 = E[i + 7]
+        for c in range(b):
+            rc = Rt[c]
+            s0 = 0.0
+            s1 = 0.0
+            s2 = 0.0
+            s3 = 0.0
+            s4 = 0.0
+            s5 = 0.0
+            s6 = 0.0
+            s7 = 0.0
+            for k in range(V):
+                rk = rc[k]
+                s0 += e0[k] * rk
+                s1 += e1[k] * rk
+                s2 += e2[k] * rk
+                s3 += e3[k] * rk
+                s4 += e4[k] * rk
+                s5 += e5[k] * rk
+                s6 += e6[k] * rk
+                s7 += e7[k] * rk
+            out[i, c] = s0
+            out[i + 1, c] = s1
+            out[i + 2, c] = s2
+            out[i + 3, c] = s3
+            out[i + 4, c] = s4
+            out[i + 5, c] = s5
+            out[i + 6, c] = s6
+            out[i + 7, c] = s7
+    for i in range(8 * blocks, d):
+        e = E[i]
+        for c in range(b):
+            rc = Rt[c]
+            s = 0.0
+            for k in range(V):
+                s += e[k] * rc[k]
+            out[i, c] = s
+
+
+def transpose_product(E: np.ndarray, U: np.ndarray) -> np.ndarray:
+    r""":math:`E^T U` (``V x b``, float64) for a ``d x V`` table and a ``d x b`` block, in one pass over ``E``.
+
+    >>> E = np.arange(6.0).reshape(2, 3)
+    >>> transpose_product(E, np.array([[1.0], [2.0]])).ravel().tolist()
+    [6.0, 9.0, 12.0]
+    """
+    U = np.ascontiguousarray(U, dtype=np.float64)
+    out = np.empty((U.shape[1], E.shape[1]))
+    _transpose_product(E, U, out)
+    return out.T
+
+
+def product(E: np.ndarray, R: np.ndarray) -> np.ndarray:
+    r""":math:`E R` (``d x b``, float64) for a ``d x V`` table and a ``V x b`` block, in one pass over ``E``.
+
+    >>> E = np.arange(6.0).reshape(2, 3)
+    >>> product(E, np.array([[1.0], [0.0], [-1.0]])).ravel().tolist()
+    [-2.0, -2.0]
+    """
+    Rt = np.ascontiguousarray(np.asarray(R, dtype=np.float64).T)
+    out = np.empty((E.shape[0], Rt.shape[0]))
+    _product(E, Rt, out)
+    return out
+
+
+@dataclass(frozen=True)
+class Mixing:
+    r"""The middle factor :math:`M/N` of :math:`S = E (M/N) E^T`: ``apply(Y)`` is :math:`M Y/N` for a
+    ``V`` vector or a ``V x b`` block ``Y``, with :math:`M = A A^T` (raw) or
+    :math:`M = A A^T - N \bar a \bar a^T` (centered, :math:`\bar a = A\mathbf 1/N`), through the
+    sparse ``V x N`` matrix ``A`` and its transpose.
+
+    >>> import scipy.sparse as sps
+    >>> A = sps.csc_matrix(np.array([[1.0, 0.0], [2.0, 3.0]]))
+    >>> y = np.array([1.0, -1.0])
+    >>> Mixing.of(A, False).apply(y).tolist()  # A A^T y / 2
+    [-0.5, -5.5]
+    >>> Mixing.of(A, True).apply(y).tolist()  # sum over the centered columns (a_n - abar)(a_n - abar)^T y / 2
+    [0.5, -0.5]
+    """
+
+    A: sps.csc_matrix
+    At: sps.csr_matrix
+    abar: np.ndarray | None
+
+    @classmethod
+    def of(cls, A, centered: bool) -> "Mixing":
+        """The mixing of raw :math:`S` or, if ``centered``, of :math:`S_c`."""
+        A = sps.csc_matrix(A, dtype=np.float64)
+        abar = np.asarray(A.sum(axis=1)).ravel() / A.shape[1] if centered else None
+        return cls(A, A.T.tocsr(), abar)
+
+    def apply(self, Y: np.ndarray) -> np.ndarray:
+        out = self.A @ (self.At @ Y)
+        out /= self.A.shape[1]
+        if self.abar is not None:
+            out -= np.multiply.outer(self.abar, self.abar @ Y)
+        return out
+
+
+@dataclass(frozen=True)
+class Ritz:
+    """Result of :func:`lanczos_top`: the top ``k`` Ritz values (descending), their unit Ritz vectors
+    (``d x k``), their relative residual estimates :math:`\\beta_m|s_{m,i}|/|\\theta_i|`, the number
+    of Lanczos steps (products with :math:`S`) and the number of passes over the table."""
+
+    values: np.ndarray
+    vectors: np.ndarray
+    residuals: np.ndarray
+    steps: int
+    passes: int
+
+
+class _Basis:
+    """Rows ``x_0, x_1, ...`` (``d``) and their images ``y_i = E^T x_i`` (``V``), grown by doubling."""
+
+    def __init__(self, d: int, V: int, capacity: int):
+        self.X = np.empty((capacity, d))
+        self.Y = np.empty((capacity, V))
+        self.size = 0
+
+    def append(self, x: np.ndarray, y: np.ndarray):
+        if self.size == len(self.X):
+            self.X = np.concatenate([self.X, np.empty_like(self.X)])
+            self.Y = np.concatenate([self.Y, np.empty_like(self.Y)])
+        self.X[self.size] = x
+        self.Y[self.size] = y
+        self.size += 1
+
+
+def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: float) -> Ritz:
+    r"""Top-``k`` eigenpairs of :math:`S = E\,\mathrm{mixing}\,E^T` by Lanczos with full
+    reorthogonalization, one pass over ``E`` per step (module docstring), started at ``v0``.
+
+    Stops when every one of the top ``k`` Ritz pairs has relative residual at most ``tol`` (checked
+    as :data:`CHECK_STRIDE` says), or when the Krylov space is invariant (:data:`INVARIANT`; its
+    Ritz pairs are then exact and their residuals reported as 0). A breakdown before ``k`` pairs
+    exist continues from a fresh vector orthogonal to the basis. The basis has at most ``d``
+    vectors, so the loop ends. As for any Krylov method, the pairs found are the top ones of the
+    part of :math:`S` that ``v0`` reaches: a random ``v0`` reaches all of it with probability one.
+
+    >>> rng = np.random.default_rng(0)
+    >>> E = rng.standard_normal((40, 60))
+    >>> import scipy.sparse as sps
+    >>> A = sps.csc_matrix(rng.standard_normal((60, 90)))
+    >>> ritz = lanczos_top(E, Mixing.of(A, False), 2, rng.standard_normal(40), 1e-10)
+    >>> S = E @ (A @ A.T).toarray() @ E.T / 90
+    >>> bool(np.allclose(ritz.values, np.linalg.eigvalsh(S)[::-1][:2], rtol=1e-12))
+    True
+    """
+    d, V = E.shape
+    dtype = E.dtype.type
+    basis = _Basis(d, V, min(d, 64) + 1)
+    x = v0 / np.linalg.norm(v0)
+    basis.append(x, transpose_product(E, x[:, None])[:, 0])
+    passes = 1
+    w, ynext = np.empty(d), np.empty(V)
+    partial, wblock = np.empty(V, dtype), np.empty(8, dtype)
+    alphas, betas = [], []
+    beta, xprev, scale, check = 0.0, np.zeros(d), 0.0, k
+    restart = np.random.default_rng(d)
+    while True:
+        m = basis.size
+        x, y = basis.X[m - 1], basis.Y[m - 1]
+        r = mixing.apply(y)
+        alpha = float(y @ r)
+        lanczos_sweep(E, r.astype(dtype, copy=False), x, xprev, alpha, beta, w, ynext, partial, wblock)
+        passes += 1
+        X, Y = basis.X[:m], basis.Y[:m]
+        before = np.linalg.norm(w)
+        h = X @ w
+        w -= h @ X
+        beta = np.linalg.norm(w)
+        if beta < REORTHOGONALIZE_AGAIN * before:
+            again = X @ w
+            w -= again @ X
+            h += again
+            beta = np.linalg.norm(w)
+        ynext -= h @ Y
+        alphas.append(alpha)
+        betas.append(beta)
+        scale = max(scale, abs(alpha) + beta)
+        invariant = beta <= INVARIANT * scale or m == d
+        if m >= k and (m >= check or invariant):
+            theta, s = scipy.linalg.eigh_tridiagonal(np.array(alphas), np.array(betas[:-1]),
+                                                     select="i", select_range=(m - k, m - 1))
+            theta, s = theta[::-1], s[:, ::-1]
+            residuals = beta * np.abs(s[-1]) / np.maximum(np.abs(theta), np.finfo(float).tiny)
+            if invariant or np.all(residuals <= tol):
+                return Ritz(theta, X.T @ s, np.zeros(k) if invariant else residuals, m, passes)
+            check = m + (1 if residuals.max() <= CHECK_NEAR * tol else CHECK_STRIDE)
+        if invariant:
+            # fewer than k pairs in an invariant Krylov space: go on from a fresh direction
+            # (beta = 0 splits T into independent blocks)
+            w = restart.standard_normal(d)
+            for _ in range(2):
+                w -= (X @ w) @ X
+            w /= np.linalg.norm(w)
+            beta = betas[-1] = 0.0
+            basis.append(w, transpose_product(E, w[:, None])[:, 0])
+            passes += 1
+            xprev = np.zeros(d)
+        else:
+            basis.append(w / beta, ynext / beta)
+            xprev = basis.X[m - 1]
