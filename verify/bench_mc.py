@@ -13,12 +13,14 @@ costly dense solves at the top of the ladder), the memory is the peak of NumPy a
 single-threaded BLAS the times are the process's CPU time, which other jobs on a shared machine
 inflate far less than wall time (they still share the memory bus); with more threads, wall time.
 
-*The floor.* One product :math:`x \mapsto \frac1N E A A^T E^T x` must read the table twice
-(:math:`E^T x` and :math:`E r`) and the sparse mixing matrix twice (:math:`A^T` and :math:`A`, values
-in the table's dtype plus their indices): :func:`bytes_per_product`. At the bandwidth ``B`` of a
+*The floor.* A solve must read the table once per pass the solver reports (``Trial.passes``, by
+dtype: one per Lanczos step of :mod:`verify.lanczos`, plus the first and the Rayleigh-Ritz passes),
+and the sparse mixing matrix twice per product with :math:`S` (:math:`A^T` and :math:`A`: float64
+values, their indices and the column pointers): :func:`bytes_read`. At the bandwidth ``B`` of a
 large array copy measured in the same run, a solve must take at least its bytes over ``B``
-(:func:`floor`). The worker also times the four kernels of a product alone, which says where a
-solve loses time against that floor.
+(:func:`floor`). The worker also times the two kernels of a Lanczos step alone (the pass over the
+table, :func:`verify.lanczos.lanczos_sweep`, and the sparse mixing), which says where a solve
+loses time against that floor.
 """
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from verify import simulate
+from verify import lanczos, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 SIGNS, MU2, K, T = "iid", 4.0, 3, 8
@@ -51,16 +53,18 @@ ACCURATE = tuple(name for name in ("implicit", "mixed") if name in PATHS)
 KERNEL_REPEATS = 5
 
 
-def bytes_per_product(d: int, V: int, A, itemsize: int) -> int:
-    r"""Bytes one implicit product must read: the ``d x V`` table twice and ``A`` twice (as ``A^T`` and
-    ``A``: ``nnz`` values of ``itemsize`` bytes, their row indices and the column pointers).
+def bytes_read(passes: dict, products: int, d: int, V: int, A) -> int:
+    """Bytes a matrix-free solve must read: the ``d x V`` table once per pass, in the dtype of that
+    pass (``passes``: ``{dtype name: count}``), and ``A`` twice per product (as ``A^T`` and ``A``: ``nnz``
+    float64 values, their indices and the column pointers).
 
     >>> import scipy.sparse as sps
-    >>> bytes_per_product(2, 3, sps.csc_matrix(np.eye(3)), 8)  # 2*2*3*8 + 2*(3*8 + 3*4 + 4*4)
+    >>> bytes_read({"float32": 2, "float64": 1}, 1, 2, 3, sps.csc_matrix(np.eye(3)))  # (2*4 + 8)*6 + 2*(24 + 12 + 16)
     200
     """
-    sparse = A.nnz * itemsize + A.indices.nbytes + A.indptr.nbytes
-    return 2 * d * V * itemsize + 2 * sparse
+    sparse = A.nnz * 8 + A.indices.nbytes + A.indptr.nbytes
+    table = sum(count * d * V * np.dtype(name).itemsize for name, count in passes.items())
+    return table + 2 * products * sparse
 
 
 def median_seconds(f, repeats: int, clock, warmup=None, number: int = 1) -> float:
@@ -99,32 +103,24 @@ def peak_rss_mb() -> float:
 
 
 def kernel_seconds(E: np.ndarray, A, clock=time.perf_counter) -> dict:
-    """Median time of each kernel of one implicit product, alone: ``E^T x``, ``A^T y``, ``A u``, ``E r``."""
-    A = A.astype(E.dtype)
-    At = A.T.tocsr()
+    """Median time of each kernel of one Lanczos step, alone: the pass over the table ``E`` (in its
+    dtype) and the sparse mixing ``M y/N``."""
     d, V = E.shape
-    x, r = np.ones(d, dtype=E.dtype), np.ones(V, dtype=E.dtype)
-    y = E.T @ x
-    u = At @ y
+    mixing = lanczos.Mixing.of(A, False)
+    r, x = np.ones(V, dtype=E.dtype), np.ones(d)
+    w, y = np.empty(d), np.empty(V)
+    partial, wblock = np.empty(V, dtype=E.dtype), np.empty(8, dtype=E.dtype)
     return {
-        "ETx": median_seconds(lambda: E.T @ x, KERNEL_REPEATS, clock),
-        "Aty": median_seconds(lambda: At @ y, KERNEL_REPEATS, clock),
-        "Au": median_seconds(lambda: A @ u, KERNEL_REPEATS, clock),
-        "Er": median_seconds(lambda: E @ r, KERNEL_REPEATS, clock),
+        "sweep": median_seconds(lambda: lanczos.lanczos_sweep(E, r, x, x, 0.5, 0.5, w, y, partial, wblock),
+                                KERNEL_REPEATS, clock),
+        "mixing": median_seconds(lambda: mixing.apply(y), KERNEL_REPEATS, clock),
     }
 
 
-def _solve_bytes(name: str, trial, d: int, A) -> tuple[int, str]:
-    """Bytes a solve of path ``name`` must read, and how they were counted."""
-    b64, b32 = bytes_per_product(d, 2 * d, A, 8), bytes_per_product(d, 2 * d, A, 4)
-    if name == "implicit":
-        return trial.products * b64, "float64 products"
-    if name == "implicit-f32":
-        return trial.products * b32, "float32 products"
-    if trial.residuals is not None:
-        return (trial.products - K) * b32 + K * b64, f"float32 Lanczos products + {K} float64 Rayleigh-Ritz products"
-    # fell back to float64 Lanczos: the split is not reported, so every product counts at float32 (a lower floor)
-    return trial.products * b32, "fell back to float64 Lanczos; every product counted at float32 bytes"
+def _solve_bytes(trial, d: int, A) -> tuple[int, str]:
+    """Bytes the solve ``trial`` had to read, and how they were counted."""
+    passes = ", ".join(f"{count} {name}" for name, count in sorted(trial.passes.items()))
+    return bytes_read(trial.passes, trial.products, d, 2 * d, A), f"table passes: {passes}"
 
 
 def worker(job: dict) -> dict:
@@ -159,8 +155,9 @@ def worker(job: dict) -> dict:
         "top": first.top_eigenvalues.tolist(), "products": first.products,
     }
     if path != "dense":
-        out["bytes"], out["bytes_counted"] = _solve_bytes(job["path"], first, d, data.A)
-        # the mixed path spends nearly all its products on the float32 table
+        out["passes"] = first.passes
+        out["bytes"], out["bytes_counted"] = _solve_bytes(first, d, data.A)
+        # the mixed path spends nearly all its passes on the float32 table
         E = data.E if job["path"] == "implicit" else data.E.astype(np.float32)
         out["table_bytes"] = E.nbytes
         out["kernels"] = kernel_seconds(E, data.A, clock)
@@ -225,13 +222,14 @@ def rel_diff(a, b) -> float:
 
 def floor(row: dict, bandwidth: float) -> dict:
     """The bandwidth floor of a matrix-free row: its seconds, the fraction of the bandwidth the solve
-    achieves, and the time per product split into the kernels and the rest (the eigensolver's own work)."""
+    achieves, and the time per product split into the kernels of a Lanczos step and the rest (the
+    eigensolver's own work, the first and Rayleigh-Ritz passes, the rounding of the table)."""
     floor_s = row["bytes"] / bandwidth
     per_product = row["solve_s"] / row["products"]
     kernels = sum(row["kernels"].values())
     return {"floor_s": floor_s, "fraction": floor_s / row["solve_s"], "per_product_s": per_product,
             "kernels_s": kernels, "other_s": per_product - kernels,
-            "gemv_gbs": 2 * row["table_bytes"] / max(row["kernels"]["ETx"] + row["kernels"]["Er"], 1e-9) / 1e9}
+            "sweep_gbs": row["table_bytes"] / max(row["kernels"]["sweep"], 1e-9) / 1e9}
 
 
 def speedup(result: dict, name: str, d: int) -> float | None:
@@ -290,17 +288,18 @@ def markdown(result: dict, bandwidth: float) -> list[str]:
         "",
         "### The matrix-free paths against the bandwidth floor",
         "",
-        f"Floor = the bytes a solve must read over the copy bandwidth {bandwidth / 1e9:.1f} GB/s measured in this run; "
-        "per product, the table twice (E^T x and E r) plus the sparse A twice (A^T y and A u: values and indices), "
-        "in the dtype of that product (the mixed path: its float32 Lanczos products and its float64 Rayleigh-Ritz "
-        "products). Achieved = floor / solve time, the fraction of the copy bandwidth the solve sustains. Per "
-        "product: the solve time over the products; the four kernels of a product timed alone (median of "
-        f"{KERNEL_REPEATS}; float32 table for `implicit-f32` and `mixed`); the rest, the eigensolver's own work "
-        "(ARPACK's reorthogonalization, Python callbacks, the Rayleigh-Ritz step). gemv: the bandwidth E^T x "
-        "and E r reach alone.",
+        f"Floor = the bytes a solve must read over the copy bandwidth {bandwidth / 1e9:.1f} GB/s measured in this run: "
+        "the table once per pass the solver made, in that pass's dtype (one pass per Lanczos step, the first pass, "
+        "and for `mixed` two float64 Rayleigh-Ritz passes), plus the sparse A twice per product (A^T y and A u: "
+        "values and indices). Achieved = floor / solve time, the fraction of the copy bandwidth the solve "
+        "sustains. Per product: the solve time over the products; the two kernels of a Lanczos step timed alone "
+        f"(median of {KERNEL_REPEATS}; float32 table for `implicit-f32` and `mixed`): the pass over the table "
+        "(`lanczos_sweep`: E r and E^T w in one read) and the sparse mixing M y/N; the rest, the solver's own "
+        "work (reorthogonalization, the tridiagonal eigensolves, the first and Rayleigh-Ritz passes, rounding "
+        "the table). Sweep: the bandwidth the pass over the table reaches alone.",
         "",
         "| d | path | MB per product | products | solve (s) | floor (s) | solve / floor | achieved | per product (ms) "
-        "| kernels (ms): E^T x, A^T y, A u, E r | rest (ms) | gemv (GB/s) |",
+        "| kernels (ms): sweep, mixing | rest (ms) | sweep (GB/s) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for d in ladder:
@@ -313,11 +312,11 @@ def markdown(result: dict, bandwidth: float) -> list[str]:
             lines.append(
                 f"| {d} | {name} | {row['bytes'] / row['products'] / 1e6:.1f} | {row['products']} | {row['solve_s']:.3f} "
                 f"| {f['floor_s']:.3f} | {1 / f['fraction']:.2f} | {100 * f['fraction']:.0f}% | {1e3 * f['per_product_s']:.2f} | "
-                f"{', '.join(f'{1e3 * k[n]:.2f}' for n in ('ETx', 'Aty', 'Au', 'Er'))} | {1e3 * f['other_s']:.2f} | "
-                f"{f['gemv_gbs']:.1f} |")
-    counted = sorted({row["bytes_counted"] for (name, _), row in rows.items() if name == "mixed"})
+                f"{', '.join(f'{1e3 * k[n]:.2f}' for n in ('sweep', 'mixing'))} | {1e3 * f['other_s']:.2f} | "
+                f"{f['sweep_gbs']:.1f} |")
+    counted = [f"{name} at d = {d}: {row['bytes_counted']}" for (name, d), row in sorted(rows.items()) if name != "dense"]
     if counted:
-        lines += ["", "Bytes of the mixed path: " + "; ".join(counted) + "."]
+        lines += ["", "Passes over the table: " + "; ".join(counted) + "."]
     return lines
 
 

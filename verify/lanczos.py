@@ -34,6 +34,7 @@ one pass each (the Rayleigh-Ritz step of the mixed-precision solver).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,11 +55,27 @@ INVARIANT = 1e-14
 r"""The Krylov space counts as invariant when :math:`\beta_m` falls below this fraction of the
 running estimate :math:`\max_j(|\alpha_j| + \beta_j)` of :math:`\|S\|` (rounding level)."""
 
-CHECK_STRIDE, CHECK_NEAR = 4, 100
-"""The Ritz pairs are computed every ``CHECK_STRIDE`` steps while the largest residual exceeds
-``CHECK_NEAR`` times the tolerance, and at every step after: a residual falls by far less than a
-factor ``CHECK_NEAR`` in ``CHECK_STRIDE`` steps unless it converges fast, so the stride costs no
-steps where steps are costly and saves most of the tridiagonal eigensolves."""
+MAX_STRIDE = 8
+"""The most steps between two computations of the Ritz pairs (:func:`_steps_before_check`)."""
+
+
+def _steps_before_check(history, m: int, worst: float, tol: float) -> int:
+    r"""Steps to take before the Ritz pairs are computed again: three quarters of the number the
+    last two checks predict before the largest residual reaches ``tol`` (taking it to fall
+    geometrically at the rate measured between them; Lanczos converges faster than geometrically,
+    so the margin makes an error of the prediction cost a check rather than a step), between 1 and
+    :data:`MAX_STRIDE`; 1 without a usable history or a positive ``tol``.
+
+    >>> _steps_before_check((10, 1e-2), 14, 1e-4, 1e-6)  # 10^(-1/2) a step: 4 more steps, check after 3
+    3
+    >>> _steps_before_check(None, 3, 1.0, 1e-6), _steps_before_check((3, 1e-3), 4, 2e-3, 1e-6)
+    (1, 1)
+    """
+    if history is None or tol <= 0 or not 0 < worst < history[1]:
+        return 1
+    rate = (worst / history[1]) ** (1 / (m - history[0]))
+    predicted = math.log(tol / worst) / math.log(rate)
+    return int(min(MAX_STRIDE, max(1, math.floor(0.75 * predicted))))
 
 
 @njit(fastmath=FASTMATH, boundscheck=False, cache=True)
@@ -235,6 +252,34 @@ def _product(E, Rt, out):
             out[i, c] = s
 
 
+@njit(fastmath=FASTMATH, boundscheck=False, cache=True)
+def _round_transpose_product(E, x, rounded, y):
+    d, V = E.shape
+    for k in range(V):
+        y[k] = 0.0
+    for i in range(d):
+        e = E[i]
+        f = rounded[i]
+        xi = x[i]
+        for k in range(V):
+            f[k] = e[k]
+            y[k] += xi * f[k]
+
+
+def rounded_transpose_product(E: np.ndarray, x: np.ndarray, dtype) -> tuple[np.ndarray, np.ndarray]:
+    r"""The table rounded to ``dtype`` and :math:`\tilde E^T x` (float64) for the rounded table
+    :math:`\tilde E`, in one pass over ``E`` (the first step of Lanczos on a rounded table).
+
+    >>> rounded, y = rounded_transpose_product(np.array([[1 + 2.0**-30, 2.0]]), np.array([3.0]), np.float32)
+    >>> rounded.dtype.name, y.tolist()
+    ('float32', [3.0, 6.0])
+    """
+    rounded = np.empty(E.shape, dtype)
+    y = np.empty(E.shape[1])
+    _round_transpose_product(E, np.asarray(x, dtype=np.float64), rounded, y)
+    return rounded, y
+
+
 def transpose_product(E: np.ndarray, U: np.ndarray) -> np.ndarray:
     r""":math:`E^T U` (``V x b``, float64) for a ``d x V`` table and a ``d x b`` block, in one pass over ``E``.
 
@@ -326,12 +371,16 @@ class _Basis:
         self.size += 1
 
 
-def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: float) -> Ritz:
+def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: float, dtype=None) -> Ritz:
     r"""Top-``k`` eigenpairs of :math:`S = E\,\mathrm{mixing}\,E^T` by Lanczos with full
     reorthogonalization, one pass over ``E`` per step (module docstring), started at ``v0``.
 
+    ``dtype`` (default: ``E``'s): the type of the table the steps read; a narrower one than ``E``'s
+    is rounded to during the first pass (:func:`rounded_transpose_product`), and the pairs are then
+    those of the rounded table's :math:`S`.
+
     Stops when every one of the top ``k`` Ritz pairs has relative residual at most ``tol`` (checked
-    as :data:`CHECK_STRIDE` says), or when the Krylov space is invariant (:data:`INVARIANT`; its
+    as :func:`_steps_before_check` schedules), or when the Krylov space is invariant (:data:`INVARIANT`; its
     Ritz pairs are then exact and their residuals reported as 0). A breakdown before ``k`` pairs
     exist continues from a fresh vector orthogonal to the basis. The basis has at most ``d``
     vectors, so the loop ends. As for any Krylov method, the pairs found are the top ones of the
@@ -347,15 +396,19 @@ def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: floa
     True
     """
     d, V = E.shape
+    x = v0 / np.linalg.norm(v0)
+    if dtype is None or np.dtype(dtype) == E.dtype:
+        y = transpose_product(E, x[:, None])[:, 0]
+    else:
+        E, y = rounded_transpose_product(E, x, dtype)
     dtype = E.dtype.type
     basis = _Basis(d, V, min(d, 64) + 1)
-    x = v0 / np.linalg.norm(v0)
-    basis.append(x, transpose_product(E, x[:, None])[:, 0])
+    basis.append(x, y)
     passes = 1
     w, ynext = np.empty(d), np.empty(V)
     partial, wblock = np.empty(V, dtype), np.empty(8, dtype)
     alphas, betas = [], []
-    beta, xprev, scale, check = 0.0, np.zeros(d), 0.0, k
+    beta, xprev, scale, check, history = 0.0, np.zeros(d), 0.0, k, None
     restart = np.random.default_rng(d)
     while True:
         m = basis.size
@@ -386,7 +439,8 @@ def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: floa
             residuals = beta * np.abs(s[-1]) / np.maximum(np.abs(theta), np.finfo(float).tiny)
             if invariant or np.all(residuals <= tol):
                 return Ritz(theta, X.T @ s, np.zeros(k) if invariant else residuals, m, passes)
-            check = m + (1 if residuals.max() <= CHECK_NEAR * tol else CHECK_STRIDE)
+            check = m + _steps_before_check(history, m, residuals.max(), tol)
+            history = (m, residuals.max())
         if invariant:
             # fewer than k pairs in an invariant Krylov space: go on from a fresh direction
             # (beta = 0 splits T into independent blocks)

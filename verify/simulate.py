@@ -271,17 +271,16 @@ def dense_top(E: np.ndarray, A: sps.spmatrix, k: int, centered: bool = False, sp
     return vals, vecs, full
 
 
-def implicit_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centered: bool = False, tol: float | None = None):
+def implicit_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centered: bool = False, dtype=np.float64):
     """Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`) by Lanczos with one pass over the table per
-    step (:func:`verify.lanczos.lanczos_top`), started at ``v0``: ``(eigenvalues descending, d x k
-    eigenvectors, number of products with S, {table dtype: passes over the table})``.
-
-    ``tol`` defaults to :data:`TOL` for a float64 table and :data:`TOL_FLOAT32` for a float32 one.
+    step (:func:`verify.lanczos.lanczos_top`), started at ``v0``, on the table rounded to ``dtype``
+    (float64: ``E`` itself): ``(eigenvalues descending, d x k eigenvectors, number of products with
+    S, {dtype: passes over the table})``. The residual tolerance is :data:`TOL` for float64 and
+    :data:`TOL_FLOAT32` for float32.
     """
-    if tol is None:
-        tol = TOL_FLOAT32 if E.dtype == np.float32 else TOL
-    ritz = lanczos_top(E, Mixing.of(A, centered), k, v0, tol)
-    return ritz.values, ritz.vectors, ritz.steps, {E.dtype.name: ritz.passes}
+    tol = TOL_FLOAT32 if dtype == np.float32 else TOL
+    ritz = lanczos_top(E, Mixing.of(A, centered), k, v0, tol, dtype=dtype)
+    return ritz.values, ritz.vectors, ritz.steps, {np.dtype(dtype).name: ritz.passes}
 
 
 def rayleigh_ritz(E: np.ndarray, mixing: Mixing, U: np.ndarray, k: int):
@@ -315,7 +314,7 @@ def mixed_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centered: 
     passes over the table by dtype.
     """
     mixing = Mixing.of(A, centered)
-    ritz = lanczos_top(E.astype(np.float32), mixing, k, v0, MIXED_TOL)
+    ritz = lanczos_top(E, mixing, k, v0, MIXED_TOL, dtype=np.float32)
     vals, vecs, residuals = rayleigh_ritz(E, mixing, ritz.vectors, k)
     products, passes = ritz.steps + k, {"float32": ritz.passes, "float64": 2}
     if residuals.max() > MIXED_ACCEPT:
@@ -400,8 +399,7 @@ def solve(model: Model, data: Draw, k: int, centered: bool, path: str, spectrum:
     elif path == "mixed":
         vals, vecs, products, passes, residuals = mixed_top(data.E, data.A, k, data.v0, centered)
     else:
-        E = data.E if dtype == np.float64 else data.E.astype(dtype)
-        vals, vecs, products, passes = implicit_top(E, data.A, k, data.v0, centered)
+        vals, vecs, products, passes = implicit_top(data.E, data.A, k, data.v0, centered, dtype)
     return Trial(vals, vecs[0] ** 2, vecs, full, path, products, passes, residuals)
 
 
