@@ -35,6 +35,7 @@ one pass each (the Rayleigh-Ritz step of the mixed-precision solver).
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -266,18 +267,34 @@ def _round_transpose_product(E, x, rounded, y):
             y[k] += xi * f[k]
 
 
-def rounded_transpose_product(E: np.ndarray, x: np.ndarray, dtype) -> tuple[np.ndarray, np.ndarray]:
+def rounded_transpose_product(E: np.ndarray, x: np.ndarray, dtype, out: np.ndarray | None = None):
     r"""The table rounded to ``dtype`` and :math:`\tilde E^T x` (float64) for the rounded table
-    :math:`\tilde E`, in one pass over ``E`` (the first step of Lanczos on a rounded table).
+    :math:`\tilde E`, in one pass over ``E`` (the first step of Lanczos on a rounded table). The
+    rounded table is written into ``out`` if given (``E``'s shape, ``dtype``), else into a new array.
 
     >>> rounded, y = rounded_transpose_product(np.array([[1 + 2.0**-30, 2.0]]), np.array([3.0]), np.float32)
     >>> rounded.dtype.name, y.tolist()
     ('float32', [3.0, 6.0])
     """
-    rounded = np.empty(E.shape, dtype)
+    rounded = np.empty(E.shape, dtype) if out is None else out
     y = np.empty(E.shape[1])
     _round_transpose_product(E, np.asarray(x, dtype=np.float64), rounded, y)
     return rounded, y
+
+
+_workspace = threading.local()
+
+
+def _scratch(shape: tuple, dtype) -> np.ndarray:
+    """This thread's buffer for a rounded table: the one of the previous call if it has ``shape`` and
+    ``dtype``, else a new one that replaces it. Monte Carlo trials of one size then reuse one buffer:
+    mapping and faulting in a fresh table's pages costs more than a pass over it on the benchmark
+    machine (notes/benchmarks.md). The buffer lives until the thread ends or another size replaces it."""
+    buffer = getattr(_workspace, "table", None)
+    if buffer is None or buffer.shape != shape or buffer.dtype != dtype:
+        _workspace.table = None  # freed before its successor is allocated
+        _workspace.table = buffer = np.empty(shape, dtype)
+    return buffer
 
 
 def transpose_product(E: np.ndarray, U: np.ndarray) -> np.ndarray:
@@ -306,12 +323,34 @@ def product(E: np.ndarray, R: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(boundscheck=False, cache=True)
+def _mix(rows, values, N, abar, y, out):
+    V = out.shape[0]
+    for v in range(V):
+        out[v] = 0.0
+    for n in range(rows.shape[0]):
+        t = 0.0
+        for s in range(rows.shape[1]):
+            t += values[n, s] * y[rows[n, s]]
+        for s in range(rows.shape[1]):
+            out[rows[n, s]] += values[n, s] * t
+    c = 0.0
+    for v in range(abar.shape[0]):
+        c += abar[v] * y[v]
+    for v in range(V):
+        out[v] /= N
+    for v in range(abar.shape[0]):
+        out[v] -= abar[v] * c
+
+
 @dataclass(frozen=True)
 class Mixing:
     r"""The middle factor :math:`M/N` of :math:`S = E (M/N) E^T`: ``apply(Y)`` is :math:`M Y/N` for a
-    ``V`` vector or a ``V x b`` block ``Y``, with :math:`M = A A^T` (raw) or
-    :math:`M = A A^T - N \bar a \bar a^T` (centered, :math:`\bar a = A\mathbf 1/N`), through the
-    sparse ``V x N`` matrix ``A`` and its transpose.
+    ``V`` vector or a ``V x b`` block ``Y``, with :math:`M = A A^T = \sum_n a_n a_n^T` (raw) or
+    :math:`M = A A^T - N \bar a \bar a^T` (centered, :math:`\bar a = A\mathbf 1/N`), in one pass over
+    the columns :math:`a_n` of the sparse ``V x N`` matrix ``A``: :math:`M y = \sum_n a_n (a_n^T y)`.
+    The columns are stored as ``rows`` and ``values`` (``N x L``, ``L`` the most nonzeros of a
+    column, shorter columns padded with zero values), since a column holds at most ``T`` tokens.
 
     >>> import scipy.sparse as sps
     >>> A = sps.csc_matrix(np.array([[1.0, 0.0], [2.0, 3.0]]))
@@ -322,22 +361,39 @@ class Mixing:
     [0.5, -0.5]
     """
 
-    A: sps.csc_matrix
-    At: sps.csr_matrix
-    abar: np.ndarray | None
+    rows: np.ndarray
+    values: np.ndarray
+    V: int
+    abar: np.ndarray
 
     @classmethod
     def of(cls, A, centered: bool) -> "Mixing":
-        """The mixing of raw :math:`S` or, if ``centered``, of :math:`S_c`."""
+        """The mixing of raw :math:`S` or, if ``centered``, of :math:`S_c` (an empty ``abar`` when raw)."""
         A = sps.csc_matrix(A, dtype=np.float64)
-        abar = np.asarray(A.sum(axis=1)).ravel() / A.shape[1] if centered else None
-        return cls(A, A.T.tocsr(), abar)
+        A.sum_duplicates()
+        V, N = A.shape
+        counts = np.diff(A.indptr)
+        width = max(int(counts.max(initial=0)), 1)
+        rows, values = np.zeros((N, width), dtype=np.int64), np.zeros((N, width))
+        slot = np.arange(A.nnz) - np.repeat(A.indptr[:-1], counts)
+        column = np.repeat(np.arange(N), counts)
+        rows[column, slot], values[column, slot] = A.indices, A.data
+        abar = np.asarray(A.sum(axis=1)).ravel() / N if centered else np.empty(0)
+        return cls(rows, values, V, abar)
+
+    @property
+    def N(self) -> int:
+        return self.rows.shape[0]
 
     def apply(self, Y: np.ndarray) -> np.ndarray:
-        out = self.A @ (self.At @ Y)
-        out /= self.A.shape[1]
-        if self.abar is not None:
-            out -= np.multiply.outer(self.abar, self.abar @ Y)
+        Y = np.asarray(Y, dtype=np.float64)
+        out = np.empty(Y.shape)
+        for c in range(1 if Y.ndim == 1 else Y.shape[1]):
+            column = Y if Y.ndim == 1 else np.ascontiguousarray(Y[:, c])
+            result = out if Y.ndim == 1 else np.empty(self.V)
+            _mix(self.rows, self.values, self.N, self.abar, column, result)
+            if Y.ndim == 2:
+                out[:, c] = result
         return out
 
 
@@ -354,21 +410,47 @@ class Ritz:
     passes: int
 
 
-class _Basis:
-    """Rows ``x_0, x_1, ...`` (``d``) and their images ``y_i = E^T x_i`` (``V``), grown by doubling."""
-
-    def __init__(self, d: int, V: int, capacity: int):
-        self.X = np.empty((capacity, d))
-        self.Y = np.empty((capacity, V))
-        self.size = 0
-
-    def append(self, x: np.ndarray, y: np.ndarray):
-        if self.size == len(self.X):
-            self.X = np.concatenate([self.X, np.empty_like(self.X)])
-            self.Y = np.concatenate([self.Y, np.empty_like(self.Y)])
-        self.X[self.size] = x
-        self.Y[self.size] = y
-        self.size += 1
+@njit(cache=True)
+def _lanczos_steps(E, rows, values, abar, X, Y, alphas, betas, m, last, scale, w, ynext, scratch):
+    """Lanczos steps at basis sizes ``m, m + 1, ..., last`` (module docstring), each appending the next
+    vector to ``X`` and its image to ``Y``, until one finds the Krylov space invariant. Returns the
+    number of steps taken, whether the last one found it invariant (then nothing was appended), and
+    the updated estimate ``scale`` of the norm of the operator."""
+    d, V = E.shape
+    r, rtable, partial, wblock, zeros = scratch
+    taken = 0
+    while m <= last:
+        x = X[m - 1]
+        if m >= 2 and betas[m - 2] != 0.0:
+            xprev, beta = X[m - 2], betas[m - 2]
+        else:
+            xprev, beta = zeros, 0.0
+        _mix(rows, values, rows.shape[0], abar, Y[m - 1], r)
+        alpha = np.dot(Y[m - 1], r)
+        for v in range(V):
+            rtable[v] = r[v]
+        lanczos_sweep(E, rtable, x, xprev, alpha, beta, w, ynext, partial, wblock)
+        taken += 1
+        basis, images = X[:m], Y[:m]
+        before = np.sqrt(np.dot(w, w))
+        h = np.dot(basis, w)
+        w -= np.dot(h, basis)
+        beta = np.sqrt(np.dot(w, w))
+        if beta < REORTHOGONALIZE_AGAIN * before:
+            again = np.dot(basis, w)
+            w -= np.dot(again, basis)
+            h += again
+            beta = np.sqrt(np.dot(w, w))
+        ynext -= np.dot(h, images)
+        alphas[m - 1] = alpha
+        betas[m - 1] = beta
+        scale = max(scale, abs(alpha) + beta)
+        if beta <= INVARIANT * scale or m == d:
+            return taken, True, scale
+        X[m] = w / beta
+        Y[m] = ynext / beta
+        m += 1
+    return taken, False, scale
 
 
 def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: float, dtype=None) -> Ritz:
@@ -400,58 +482,41 @@ def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: floa
     if dtype is None or np.dtype(dtype) == E.dtype:
         y = transpose_product(E, x[:, None])[:, 0]
     else:
-        E, y = rounded_transpose_product(E, x, dtype)
-    dtype = E.dtype.type
-    basis = _Basis(d, V, min(d, 64) + 1)
-    basis.append(x, y)
-    passes = 1
+        E, y = rounded_transpose_product(E, x, dtype, out=_scratch(E.shape, np.dtype(dtype)))
+    capacity = min(d, 64) + 1
+    X, Y = np.empty((capacity, d)), np.empty((capacity, V))
+    alphas, betas = np.empty(capacity), np.empty(capacity)
+    X[0], Y[0] = x, y
     w, ynext = np.empty(d), np.empty(V)
-    partial, wblock = np.empty(V, dtype), np.empty(8, dtype)
-    alphas, betas = [], []
-    beta, xprev, scale, check, history = 0.0, np.zeros(d), 0.0, k, None
+    scratch = (np.empty(V), np.empty(V, E.dtype), np.empty(V, E.dtype), np.empty(8, E.dtype), np.zeros(d))
+    m, passes, scale, check, history = 1, 1, 0.0, k, None
     restart = np.random.default_rng(d)
     while True:
-        m = basis.size
-        x, y = basis.X[m - 1], basis.Y[m - 1]
-        r = mixing.apply(y)
-        alpha = float(y @ r)
-        lanczos_sweep(E, r.astype(dtype, copy=False), x, xprev, alpha, beta, w, ynext, partial, wblock)
-        passes += 1
-        X, Y = basis.X[:m], basis.Y[:m]
-        before = np.linalg.norm(w)
-        h = X @ w
-        w -= h @ X
-        beta = np.linalg.norm(w)
-        if beta < REORTHOGONALIZE_AGAIN * before:
-            again = X @ w
-            w -= again @ X
-            h += again
-            beta = np.linalg.norm(w)
-        ynext -= h @ Y
-        alphas.append(alpha)
-        betas.append(beta)
-        scale = max(scale, abs(alpha) + beta)
-        invariant = beta <= INVARIANT * scale or m == d
-        if m >= k and (m >= check or invariant):
-            theta, s = scipy.linalg.eigh_tridiagonal(np.array(alphas), np.array(betas[:-1]),
-                                                     select="i", select_range=(m - k, m - 1))
+        last = min(max(check, m), d)
+        if last + 1 > len(X):
+            grow = min(2 * len(X), d + 1) - len(X)
+            X, Y = np.concatenate([X, np.empty((grow, d))]), np.concatenate([Y, np.empty((grow, V))])
+            alphas, betas = np.concatenate([alphas, np.empty(grow)]), np.concatenate([betas, np.empty(grow)])
+        taken, invariant, scale = _lanczos_steps(E, mixing.rows, mixing.values, mixing.abar, X, Y, alphas, betas,
+                                                 m, last, scale, w, ynext, scratch)
+        passes += taken
+        m += taken - 1  # the basis size at which the last step ran
+        if m >= k:
+            theta, s = scipy.linalg.eigh_tridiagonal(alphas[:m], betas[:m - 1], select="i", select_range=(m - k, m - 1))
             theta, s = theta[::-1], s[:, ::-1]
-            residuals = beta * np.abs(s[-1]) / np.maximum(np.abs(theta), np.finfo(float).tiny)
+            residuals = betas[m - 1] * np.abs(s[-1]) / np.maximum(np.abs(theta), np.finfo(float).tiny)
             if invariant or np.all(residuals <= tol):
-                return Ritz(theta, X.T @ s, np.zeros(k) if invariant else residuals, m, passes)
+                return Ritz(theta, X[:m].T @ s, np.zeros(k) if invariant else residuals, m, passes)
             check = m + _steps_before_check(history, m, residuals.max(), tol)
             history = (m, residuals.max())
         if invariant:
             # fewer than k pairs in an invariant Krylov space: go on from a fresh direction
             # (beta = 0 splits T into independent blocks)
-            w = restart.standard_normal(d)
+            fresh = restart.standard_normal(d)
             for _ in range(2):
-                w -= (X @ w) @ X
-            w /= np.linalg.norm(w)
-            beta = betas[-1] = 0.0
-            basis.append(w, transpose_product(E, w[:, None])[:, 0])
+                fresh -= (X[:m] @ fresh) @ X[:m]
+            fresh /= np.linalg.norm(fresh)
+            betas[m - 1] = 0.0
+            X[m], Y[m] = fresh, transpose_product(E, fresh[:, None])[:, 0]
             passes += 1
-            xprev = np.zeros(d)
-        else:
-            basis.append(w / beta, ynext / beta)
-            xprev = basis.X[m - 1]
+        m += 1
