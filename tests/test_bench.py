@@ -35,7 +35,8 @@ def test_tiny_markdown_has_every_section_and_row(tiny_run):
     _, _, text = tiny_run
     for heading in ("# Benchmarks", "## Targets and ratios", "## Memory bandwidth", "## Bulk density", "## derive spike",
                     "## Monte Carlo", "### The matrix-free paths against the bandwidth floor",
-                    "## The largest gap to the floor", "## verify claims --quick"):
+                    "### Dense and matrix-free, solve after solve", "## The largest gap to the floor",
+                    "## verify claims --quick"):
         assert f"\n{heading}" in text or text.startswith(heading), heading
     assert "Machine:" in text and "load average" in text and "BLAS threads: 1; times are process CPU time." in text
     mode = bench.MODES["tiny"]

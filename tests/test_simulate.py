@@ -212,10 +212,10 @@ def test_dense_through_the_N_by_N_gram_when_d_exceeds_N(centered):
 
 def test_auto_path_and_spectrum():
     assert sim.run_trial(**SMALL, seed=1).path == "dense"
-    big_square = {**SMALL, "d": 100, "V": 200, "N": 400}
+    big_square = {**SMALL, "d": 200, "V": 400, "N": 800}
     assert sim.run_trial(**big_square, seed=1).path == "implicit"
     full = sim.run_trial(**big_square, seed=1, spectrum=True)
-    assert full.path == "dense" and full.spectrum.shape == (100,)
+    assert full.path == "dense" and full.spectrum.shape == (200,)
     runs = sim.run_trials(**SMALL, seeds=2, spectrum=True)
     assert runs.spectra.shape == (2, SMALL["d"]) and runs.path == "dense"
     assert sim.run_trials(**SMALL, seeds=2).spectra is None

@@ -51,6 +51,8 @@ if "mixed" in simulate.PATHS:
 ACCURATE = tuple(name for name in ("implicit", "mixed") if name in PATHS)
 """The matrix-free paths whose eigenvalues are float64-accurate (the targets are theirs)."""
 KERNEL_REPEATS = 5
+PAIRED_ROUNDS = 9
+"""Rounds of :func:`paired`: each times dense and then every float64-accurate matrix-free path once."""
 
 
 def bytes_read(passes: dict, products: int, d: int, V: int, A) -> int:
@@ -164,6 +166,30 @@ def worker(job: dict) -> dict:
     return out
 
 
+def paired(job: dict) -> dict:
+    """Dense against the float64-accurate matrix-free paths (:data:`ACCURATE`) on one draw in one
+    process, solve after solve: each of ``job["rounds"]`` rounds times a dense solve and then one
+    solve of each path, and gives the ratio of dense's time to each path's. The speed of a shared
+    machine drifts over seconds, so ratios of neighbouring solves vary far less than ratios of
+    medians taken in separate processes minutes apart; the target is stated on their median."""
+    clock = time.process_time if job["clock"] == "cpu" else time.perf_counter
+    d = job["d"]
+    model = simulate.check_model(d, 2 * d, 4 * d, T, SIGNS, [1 / T] * T, MU2)
+    data = simulate.draw(model, SEED)
+    names = ("dense",) + ACCURATE
+    for name in names:
+        simulate.solve(model, data, K, False, PATHS[name][0], dtype=PATHS[name][1])
+    times = {name: [] for name in names}
+    for _ in range(job["rounds"]):
+        for name in names:
+            t0 = clock()
+            simulate.solve(model, data, K, False, PATHS[name][0], dtype=PATHS[name][1])
+            times[name].append(clock() - t0)
+    ratios = {name: [a / b for a, b in zip(times["dense"], times[name])] for name in ACCURATE}
+    return {"paired": True, "d": d, "times": times, "ratios": ratios,
+            "median_ratio": {name: statistics.median(r) for name, r in ratios.items()}}
+
+
 def spawn(jobs: list[dict], threads: int | None) -> list[dict]:
     """Run ``jobs`` one after the other in one fresh worker process (BLAS limited to ``threads``)."""
     out = subprocess.run([sys.executable, "-m", "verify.bench_mc", "--worker", json.dumps(jobs)],
@@ -199,6 +225,17 @@ def run(ladder, repeats: int, dense_max: int, dense_single_from: int, isolate: b
     else:
         print(f"bench: {len(jobs)} Monte Carlo jobs in one process ...", file=log, flush=True)
         results = spawn(jobs, threads)
+    dense_ds = [d for d in ladder if d <= dense_max]
+    pairs = None
+    if dense_ds:
+        # at the target's size when the run has it, else at the largest dense size (to exercise the code)
+        d = TARGET_D if TARGET_D in dense_ds else max(dense_ds)
+        print(f"bench: dense and matrix-free solve after solve, d={d} ...", file=log, flush=True)
+        try:
+            pairs = spawn([{"paired": True, "d": d, "rounds": PAIRED_ROUNDS, "clock": clock}], threads)[0]
+        except subprocess.CalledProcessError as exc:
+            reason = (exc.stderr or "").strip().splitlines()[-1:] or [f"exit status {exc.returncode}"]
+            failed.append({"path": "paired", "d": d, "reason": reason[0]})
     rows = {(r["path"], r["d"]): r for r in results}
     fits = {}
     for name in PATHS:
@@ -207,7 +244,7 @@ def run(ladder, repeats: int, dense_max: int, dense_single_from: int, isolate: b
             fit = finite_size_fit(ds, [rows[name, d]["solve_s"] for d in ds])
             fits[name] = {"exponent": -fit.rate, "se": fit.rate_se, "ds": ds}
     return {"ladder": list(ladder), "repeats": repeats, "isolate": isolate, "threads": threads, "clock": clock,
-            "rows": rows, "fits": fits, "failed": failed}
+            "rows": rows, "fits": fits, "failed": failed, "paired": pairs}
 
 
 def rel_diff(a, b) -> float:
@@ -230,14 +267,6 @@ def floor(row: dict, bandwidth: float) -> dict:
     return {"floor_s": floor_s, "fraction": floor_s / row["solve_s"], "per_product_s": per_product,
             "kernels_s": kernels, "other_s": per_product - kernels,
             "sweep_gbs": row["table_bytes"] / max(row["kernels"]["sweep"], 1e-9) / 1e9}
-
-
-def speedup(result: dict, name: str, d: int) -> float | None:
-    """Dense solve time over the solve time of path ``name`` at ``d`` (``None`` if either is missing)."""
-    rows = result["rows"]
-    if ("dense", d) not in rows or (name, d) not in rows:
-        return None
-    return rows["dense", d]["solve_s"] / rows[name, d]["solve_s"]
 
 
 def markdown(result: dict, bandwidth: float) -> list[str]:
@@ -281,6 +310,21 @@ def markdown(result: dict, bandwidth: float) -> list[str]:
             diff = "–" if row is ref else f"{rel_diff(row['top'], ref['top']):.1e}"
             lines.append(f"| {d} | {name} | {row['sample_s']:.3f} | {row['solve_s']:.3f} | {row['products'] or '–'} | {vs} "
                          f"| {trial} | {row['traced_peak_mb']:.0f} / {row['maxrss_mb']:.0f} | {diff} |")
+    pairs = result.get("paired")
+    if pairs is not None:
+        t = pairs["times"]
+        lines += [
+            "", f"### Dense and matrix-free, solve after solve (d = {pairs['d']})", "",
+            f"One process, one draw; each of {len(t['dense'])} rounds solves densely and then by each float64-accurate "
+            "matrix-free path, and the ratio of a round is dense's time over the path's. Neighbouring solves see the "
+            "same state of the shared machine, so these ratios are steadier than the ratio of the medians above, "
+            "which come from separate processes run minutes apart.", "",
+            "| path | dense (s), median | path (s), median | ratio per round: median | min | max |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, r in pairs["ratios"].items():
+            lines.append(f"| {name} | {statistics.median(t['dense']):.3f} | {statistics.median(t[name]):.4f} | "
+                         f"{statistics.median(r):.1f}x | {min(r):.1f}x | {max(r):.1f}x |")
     lines += ["", "Growth of the solve time in d (least-squares fit of time ≈ C d^p in log-log, p ± standard error):", ""]
     for name, fit in result["fits"].items():
         lines.append(f"- {name}: p = {fit['exponent']:.2f} ± {fit['se']:.2f} (d = {', '.join(map(str, fit['ds']))})")
@@ -326,7 +370,7 @@ def main(argv=None) -> int:
     if len(argv) != 2 or argv[0] != "--worker":
         print("usage: python3 -m verify.bench_mc --worker JOBS (the benchmarks run with `verify bench`)", file=sys.stderr)
         return 2
-    print(json.dumps([worker(job) for job in json.loads(argv[1])]))
+    print(json.dumps([paired(job) if job.get("paired") else worker(job) for job in json.loads(argv[1])]))
     return 0
 
 

@@ -52,22 +52,22 @@ TOL_FLOAT32 = 1e-5
 """Residual tolerance on a float32 table: its products carry rounding of relative size about
 ``1e-6`` (float32 sums of ``V`` terms), so a smaller residual is not reliably reachable."""
 
-AUTO_COST_RATIO = 200
+AUTO_COST_RATIO = 500
 r"""``path='auto'`` solves densely when the full spectrum is requested or when the dense cost
 :math:`m^2(M + 3m)` (:math:`m, M` the smaller and larger of ``d, N``: Gram product plus
-eigensolver) is at most ``AUTO_COST_RATIO`` times :math:`dV` (one implicit product), implicitly
-otherwise. The constant is a measured crossover on the benchmark machine of
-notes/benchmarks.md: memory-bound products are far slower per operation than the dense
-Gram's matrix-matrix product, and Lanczos needs some 50 to 100 of them."""
+eigensolver) is at most ``AUTO_COST_RATIO`` times :math:`dV` (one pass over the table), implicitly
+otherwise. The constant is the crossover measured in notes/mc.md (dense was faster at a cost ratio
+of 312 and 350, implicit at 700 and above): a memory-bound pass is far slower per operation than
+the dense Gram's matrix-matrix product, and Lanczos needs some 50 to 100 of them."""
 
 PROGRESS_AFTER = 3.0
 """Seconds after which :func:`run_trials` starts reporting progress on stderr (when asked to decide)."""
 
 MIXED_TOL = 5e-7
 """Residual tolerance of the float32 Lanczos stage of the ``'mixed'`` path (:func:`mixed_top`). The
-float64 residual of its Ritz vectors is that residual plus the effect of rounding the table to
-float32, measured at ``4e-8`` (notes/mc.md): stopping at half of :data:`MIXED_ACCEPT` leaves the
-certificate a margin of 2 while staying ten times above that floor, which Lanczos on the rounded
+float64 residual of its Ritz vectors follows that residual down to a floor of about ``1e-7`` set by
+the float32 table and sums (notes/mc.md): stopping at half of :data:`MIXED_ACCEPT` leaves the
+certificate a margin of 2 while staying five times above the floor, which Lanczos on the rounded
 table cannot go below."""
 
 MIXED_ACCEPT = 1e-6
