@@ -19,15 +19,18 @@ than :data:`REORTHOGONALIZE_AGAIN` of the norm: "twice is enough"), and the same
 to :math:`E^T w \leftarrow E^T w - Y h` with the stored :math:`Y = E^T X`, so :math:`y_{j+1}` stays
 equal to :math:`E^T x_{j+1}` without another pass.
 
-*Stopping.* After each step the tridiagonal :math:`T_m` gives the Ritz pairs
-:math:`(\theta_i, X s_i)` and their residual norms :math:`\beta_{m}|s_{m,i}|` exactly (in exact
-arithmetic, :math:`\|S X s_i - \theta_i X s_i\| = \beta_m |e_m^T s_i|`); the solver stops when the
-top ``k`` are below ``tol`` relative to :math:`|\theta_i|`.
+*Stopping.* The tridiagonal :math:`T_m` gives the Ritz pairs :math:`(\theta_i, X s_i)` and their
+residual norms :math:`\beta_{m}|s_{m,i}|` (in exact arithmetic,
+:math:`\|S X s_i - \theta_i X s_i\| = \beta_m |e_m^T s_i|`); the solver stops when the top ``k``
+are below ``tol`` relative to :math:`|\theta_i|`. It computes them at the steps
+:func:`_steps_before_check` schedules, and the steps in between run in one compiled loop
+(:func:`_lanczos_steps`).
 
-*Precision.* The table may be float64 or float32. Every vector, inner product, and every sum
-over the ``V`` columns of a row or over blocks of rows is carried in float64 or in the table's type
-for at most 64 rows at a time, so a float32 table gives products of the
-float32-rounded operator with float32 rounding of partial sums only (relative ``~1e-7``).
+*Precision.* The table may be float64 or float32. Vectors, inner products and the
+reorthogonalization are float64. In a pass, the dot product of a row is summed in the table's
+type, and so is the update of :math:`E^T w` over at most 64 rows before it is added in float64: a
+float32 table gives the products of the float32-rounded operator up to the float32 rounding of
+those partial sums (relative ``~1e-7``).
 
 :func:`transpose_product` and :func:`product` apply :math:`E^T` and :math:`E` to a few vectors in
 one pass each (the Rayleigh-Ritz step of the mixed-precision solver).
@@ -47,10 +50,9 @@ FASTMATH = {"reassoc", "contract"}
 """LLVM flags of the kernels: reassociation lets the reductions run in SIMD lanes, contraction
 fuses multiply and add; nothing else is relaxed (NaN and infinity keep their meaning)."""
 
-REORTHOGONALIZE_AGAIN = 0.5
+REORTHOGONALIZE_AGAIN = math.sqrt(0.5)
 r"""A second Gram-Schmidt pass runs when the first leaves less than this fraction of the norm of
-:math:`w` (Kahan and Parlett's criterion with the customary constant :math:`1/\sqrt2` rounded down)."""
-
+:math:`w` (Kahan and Parlett's "twice is enough" criterion, with its constant :math:`1/\sqrt2`)."""
 
 INVARIANT = 1e-14
 r"""The Krylov space counts as invariant when :math:`\beta_m` falls below this fraction of the
@@ -288,8 +290,8 @@ _workspace = threading.local()
 def _scratch(shape: tuple, dtype) -> np.ndarray:
     """This thread's buffer for a rounded table: the one of the previous call if it has ``shape`` and
     ``dtype``, else a new one that replaces it. Monte Carlo trials of one size then reuse one buffer:
-    mapping and faulting in a fresh table's pages costs more than a pass over it on the benchmark
-    machine (notes/benchmarks.md). The buffer lives until the thread ends or another size replaces it."""
+    mapping and faulting in a fresh table's pages cost more than a pass over it on the benchmark
+    machine (notes/mc.md). The buffer lives until the thread ends or another size replaces it."""
     buffer = getattr(_workspace, "table", None)
     if buffer is None or buffer.shape != shape or buffer.dtype != dtype:
         _workspace.table = None  # freed before its successor is allocated
@@ -374,7 +376,7 @@ class Mixing:
         V, N = A.shape
         counts = np.diff(A.indptr)
         width = max(int(counts.max(initial=0)), 1)
-        rows, values = np.zeros((N, width), dtype=np.int64), np.zeros((N, width))
+        rows, values = np.zeros((N, width), dtype=np.int32), np.zeros((N, width))
         slot = np.arange(A.nnz) - np.repeat(A.indptr[:-1], counts)
         column = np.repeat(np.arange(N), counts)
         rows[column, slot], values[column, slot] = A.indices, A.data
