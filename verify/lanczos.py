@@ -81,6 +81,36 @@ def _steps_before_check(history, m: int, worst: float, tol: float) -> int:
     return int(min(MAX_STRIDE, max(1, math.floor(0.75 * predicted))))
 
 
+@njit(inline="always")
+def _eight_rows(E, i):
+    return E[i], E[i + 1], E[i + 2], E[i + 3], E[i + 4], E[i + 5], E[i + 6], E[i + 7]
+
+
+@njit(fastmath=FASTMATH, boundscheck=False, inline="always")
+def _eight_dots(e0, e1, e2, e3, e4, e5, e6, e7, r, zero):
+    # eight accumulators share each load of r; they start at `zero`, whose type they keep
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = zero
+    for k in range(r.shape[0]):
+        rk = r[k]
+        s0 += e0[k] * rk
+        s1 += e1[k] * rk
+        s2 += e2[k] * rk
+        s3 += e3[k] * rk
+        s4 += e4[k] * rk
+        s5 += e5[k] * rk
+        s6 += e6[k] * rk
+        s7 += e7[k] * rk
+    return s0, s1, s2, s3, s4, s5, s6, s7
+
+
+@njit(fastmath=FASTMATH, boundscheck=False, inline="always")
+def _eight_updates(out, e0, e1, e2, e3, e4, e5, e6, e7, c0, c1, c2, c3, c4, c5, c6, c7):
+    # out += c0 e0 + ... + c7 e7: eight rows share each load and store of out
+    for k in range(out.shape[0]):
+        out[k] += ((c0 * e0[k] + c1 * e1[k]) + (c2 * e2[k] + c3 * e3[k])) + (
+            (c4 * e4[k] + c5 * e5[k]) + (c6 * e6[k] + c7 * e7[k]))
+
+
 @njit(fastmath=FASTMATH, boundscheck=False, cache=True)
 def lanczos_sweep(E, r, x, xprev, alpha, beta, w, y, partial, wblock):
     r"""One Lanczos step's pass over the table: :math:`w = E r - \alpha x - \beta x_{prev}` and
@@ -99,32 +129,8 @@ def lanczos_sweep(E, r, x, xprev, alpha, beta, w, y, partial, wblock):
     blocks = d // 8
     for b in range(blocks):
         i = 8 * b
-        e0 = E[i]
-        e1 = E[i + 1]
-        e2 = E[i + 2]
-        e3 = E[i + 3]
-        e4 = E[i + 4]
-        e5 = E[i + 5]
-        e6 = E[i + 6]
-        e7 = E[i + 7]
-        s0 = r[0] - r[0]
-        s1 = s0
-        s2 = s0
-        s3 = s0
-        s4 = s0
-        s5 = s0
-        s6 = s0
-        s7 = s0
-        for k in range(V):
-            rk = r[k]
-            s0 += e0[k] * rk
-            s1 += e1[k] * rk
-            s2 += e2[k] * rk
-            s3 += e3[k] * rk
-            s4 += e4[k] * rk
-            s5 += e5[k] * rk
-            s6 += e6[k] * rk
-            s7 += e7[k] * rk
+        e0, e1, e2, e3, e4, e5, e6, e7 = _eight_rows(E, i)
+        s0, s1, s2, s3, s4, s5, s6, s7 = _eight_dots(e0, e1, e2, e3, e4, e5, e6, e7, r, r[0] - r[0])
         w[i] = s0 - alpha * x[i] - beta * xprev[i]
         w[i + 1] = s1 - alpha * x[i + 1] - beta * xprev[i + 1]
         w[i + 2] = s2 - alpha * x[i + 2] - beta * xprev[i + 2]
@@ -144,9 +150,7 @@ def lanczos_sweep(E, r, x, xprev, alpha, beta, w, y, partial, wblock):
         w6 = wblock[6]
         w7 = wblock[7]
         # the eight rows are still in cache: E^T w gathers their contribution now
-        for k in range(V):
-            partial[k] += (w0 * e0[k] + w1 * e1[k] + w2 * e2[k] + w3 * e3[k]) + (
-                w4 * e4[k] + w5 * e5[k] + w6 * e6[k] + w7 * e7[k])
+        _eight_updates(partial, e0, e1, e2, e3, e4, e5, e6, e7, w0, w1, w2, w3, w4, w5, w6, w7)
         if (b + 1) % 8 == 0 or b == blocks - 1:
             for k in range(V):
                 y[k] += partial[k]
@@ -172,14 +176,7 @@ def _transpose_product(E, U, out):
     blocks = d // 8
     for q in range(blocks):
         i = 8 * q
-        e0 = E[i]
-        e1 = E[i + 1]
-        e2 = E[i + 2]
-        e3 = E[i + 3]
-        e4 = E[i + 4]
-        e5 = E[i + 5]
-        e6 = E[i + 6]
-        e7 = E[i + 7]
+        e0, e1, e2, e3, e4, e5, e6, e7 = _eight_rows(E, i)
         for c in range(b):
             u0 = U[i, c]
             u1 = U[i + 1, c]
@@ -189,10 +186,7 @@ def _transpose_product(E, U, out):
             u5 = U[i + 5, c]
             u6 = U[i + 6, c]
             u7 = U[i + 7, c]
-            o = out[c]
-            for k in range(V):
-                o[k] += ((u0 * e0[k] + u1 * e1[k]) + (u2 * e2[k] + u3 * e3[k])) + (
-                    (u4 * e4[k] + u5 * e5[k]) + (u6 * e6[k] + u7 * e7[k]))
+            _eight_updates(out[c], e0, e1, e2, e3, e4, e5, e6, e7, u0, u1, u2, u3, u4, u5, u6, u7)
     for i in range(8 * blocks, d):
         e = E[i]
         for c in range(b):
@@ -209,34 +203,9 @@ def _product(E, Rt, out):
     blocks = d // 8
     for q in range(blocks):
         i = 8 * q
-        e0 = E[i]
-        e1 = E[i + 1]
-        e2 = E[i + 2]
-        e3 = E[i + 3]
-        e4 = E[i + 4]
-        e5 = E[i + 5]
-        e6 = E[i + 6]
-        e7 = E[i + 7]
+        e0, e1, e2, e3, e4, e5, e6, e7 = _eight_rows(E, i)
         for c in range(b):
-            rc = Rt[c]
-            s0 = 0.0
-            s1 = 0.0
-            s2 = 0.0
-            s3 = 0.0
-            s4 = 0.0
-            s5 = 0.0
-            s6 = 0.0
-            s7 = 0.0
-            for k in range(V):
-                rk = rc[k]
-                s0 += e0[k] * rk
-                s1 += e1[k] * rk
-                s2 += e2[k] * rk
-                s3 += e3[k] * rk
-                s4 += e4[k] * rk
-                s5 += e5[k] * rk
-                s6 += e6[k] * rk
-                s7 += e7[k] * rk
+            s0, s1, s2, s3, s4, s5, s6, s7 = _eight_dots(e0, e1, e2, e3, e4, e5, e6, e7, Rt[c], 0.0)
             out[i, c] = s0
             out[i + 1, c] = s1
             out[i + 2, c] = s2
