@@ -241,6 +241,14 @@ def test_mixed_precision_agrees_with_dense_and_certifies_its_residuals(centered)
     np.testing.assert_allclose(mixed.residuals, true / mixed.top_eigenvalues, rtol=1e-6, atol=1e-14)
 
 
+@pytest.mark.parametrize("path", ["implicit", "mixed"])
+def test_many_eigenpairs_on_the_matrix_free_paths(path):
+    # k = 130 > the solver's first 65 basis rows, once a crash (writes past the end of the basis)
+    case = dict(d=200, V=300, N=300, T=2, signs="iid", weights=[1.0, 1.0], mu2=1.0, k=130, seed=3)
+    matrix_free, dense = sim.run_trial(**case, path=path), sim.run_trial(**case, path="dense")
+    np.testing.assert_allclose(matrix_free.top_eigenvalues, dense.top_eigenvalues, rtol=1e-9)
+
+
 def test_mixed_precision_falls_back_to_float64_when_its_residual_is_too_large(monkeypatch):
     model = sim.check_model(**AGREE)
     data = sim.draw(model, 34)

@@ -17,7 +17,8 @@ row is still in cache (:func:`lanczos_sweep`). A step therefore reads the table 
 earlier ones, :math:`w \leftarrow w - X h` with :math:`h = X^T w` (repeated once when it cancels more
 than :data:`REORTHOGONALIZE_AGAIN` of the norm: "twice is enough"), and the same correction is applied
 to :math:`E^T w \leftarrow E^T w - Y h` with the stored :math:`Y = E^T X`, so :math:`y_{j+1}` stays
-equal to :math:`E^T x_{j+1}` without another pass.
+equal to :math:`E^T x_{j+1}` without another pass (unless the second pass runs: see
+:func:`_lanczos_steps`).
 
 *Stopping.* The tridiagonal :math:`T_m` gives the Ritz pairs :math:`(\theta_i, X s_i)` and their
 residual norms :math:`\beta_{m}|s_{m,i}|` (in exact arithmetic,
@@ -28,9 +29,10 @@ are below ``tol`` relative to :math:`|\theta_i|`. It computes them at the steps
 
 *Precision.* The table may be float64 or float32. Vectors, inner products and the
 reorthogonalization are float64. In a pass, the dot product of a row is summed in the table's
-type, and so is the update of :math:`E^T w` over at most 64 rows before it is added in float64: a
-float32 table gives the products of the float32-rounded operator up to the float32 rounding of
-those partial sums (relative ``~1e-7``).
+type, ``w`` is rounded to that type for the update of :math:`E^T w`, and the update is summed in
+that type over at most 64 rows before it is added in float64: a float32 table gives the products
+of the float32-rounded operator up to float32 rounding of those sums and of ``w`` (relative
+``~1e-7``).
 
 :func:`transpose_product` and :func:`product` apply :math:`E^T` and :math:`E` to a few vectors in
 one pass each (the Rayleigh-Ritz step of the mixed-precision solver).
@@ -46,6 +48,8 @@ import scipy.linalg
 import scipy.sparse as sps
 from numba import njit
 
+from derive.errors import ParameterError
+
 FASTMATH = {"reassoc", "contract"}
 """LLVM flags of the kernels: reassociation lets the reductions run in SIMD lanes, contraction
 fuses multiply and add; nothing else is relaxed (NaN and infinity keep their meaning)."""
@@ -54,9 +58,12 @@ REORTHOGONALIZE_AGAIN = math.sqrt(0.5)
 r"""A second Gram-Schmidt pass runs when the first leaves less than this fraction of the norm of
 :math:`w` (Kahan and Parlett's "twice is enough" criterion, with its constant :math:`1/\sqrt2`)."""
 
-INVARIANT = 1e-14
-r"""The Krylov space counts as invariant when :math:`\beta_m` falls below this fraction of the
-running estimate :math:`\max_j(|\alpha_j| + \beta_j)` of :math:`\|S\|` (rounding level)."""
+INVARIANT_ULPS = 64
+r"""The Krylov space counts as invariant when :math:`\beta_m` falls below this many units of roundoff
+of the table's type times the running estimate :math:`\max_j(|\alpha_j| + \beta_j)` of
+:math:`\|S\|`: ``1.4e-14`` for a float64 table, ``7.6e-6`` for a float32 one, whose products
+carry rounding of about ``1e-7`` (module docstring). Below that level the new direction is
+rounding noise: the solver continues from a fresh vector instead."""
 
 MAX_STRIDE = 8
 """The most steps between two computations of the Ritz pairs (:func:`_steps_before_check`)."""
@@ -340,7 +347,7 @@ class Mixing:
     @classmethod
     def of(cls, A, centered: bool) -> "Mixing":
         """The mixing of raw :math:`S` or, if ``centered``, of :math:`S_c` (an empty ``abar`` when raw)."""
-        A = sps.csc_matrix(A, dtype=np.float64)
+        A = sps.csc_matrix(A, dtype=np.float64, copy=True)  # sum_duplicates works in place
         A.sum_duplicates()
         V, N = A.shape
         counts = np.diff(A.indptr)
@@ -382,14 +389,20 @@ class Ritz:
 
 
 @njit(cache=True)
-def _lanczos_steps(E, rows, values, abar, X, Y, alphas, betas, m, last, scale, w, ynext, scratch):
+def _lanczos_steps(E, rows, values, abar, X, Y, alphas, betas, m, last, scale, invariant, w, ynext, scratch):
     """Lanczos steps at basis sizes ``m, m + 1, ..., last`` (module docstring), each appending the next
-    vector to ``X`` and its image to ``Y``, until one finds the Krylov space invariant. Returns the
-    number of steps taken, whether the last one found it invariant (then nothing was appended), and
-    the updated estimate ``scale`` of the norm of the operator."""
+    vector to ``X`` and its image to ``Y``, until one finds the Krylov space invariant (``beta`` at
+    most ``invariant`` times ``scale``). Returns the number of steps taken, the number of extra passes
+    over the table, whether the last step found the space invariant (then nothing was appended), and
+    the updated estimate ``scale`` of the norm of the operator.
+
+    When the first Gram-Schmidt pass cancels most of ``w`` (the second one runs), ``E^T w`` is
+    recomputed by a pass over the table instead of being corrected by linearity: the correction would
+    multiply the rounding of ``E^T w`` by ``|h|/beta > 1``, and on a float32 table that error would
+    grow from step to step once the Krylov space is nearly exhausted."""
     d, V = E.shape
-    r, rtable, partial, wblock, zeros = scratch
-    taken = 0
+    r, rtable, partial, wblock, zeros, column = scratch
+    taken = extra = 0
     while m <= last:
         x = X[m - 1]
         if m >= 2 and betas[m - 2] != 0.0:
@@ -408,20 +421,22 @@ def _lanczos_steps(E, rows, values, abar, X, Y, alphas, betas, m, last, scale, w
         w -= np.dot(h, basis)
         beta = np.sqrt(np.dot(w, w))
         if beta < REORTHOGONALIZE_AGAIN * before:
-            again = np.dot(basis, w)
-            w -= np.dot(again, basis)
-            h += again
+            w -= np.dot(np.dot(basis, w), basis)
             beta = np.sqrt(np.dot(w, w))
-        ynext -= np.dot(h, images)
+            _transpose_product(E, w.reshape((d, 1)), column)
+            ynext[:] = column[0]
+            extra += 1
+        else:
+            ynext -= np.dot(h, images)
         alphas[m - 1] = alpha
         betas[m - 1] = beta
         scale = max(scale, abs(alpha) + beta)
-        if beta <= INVARIANT * scale or m == d:
-            return taken, True, scale
+        if beta <= invariant * scale or m == d:
+            return taken, extra, True, scale
         X[m] = w / beta
         Y[m] = ynext / beta
         m += 1
-    return taken, False, scale
+    return taken, extra, False, scale
 
 
 def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: float, dtype=None) -> Ritz:
@@ -433,11 +448,15 @@ def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: floa
     those of the rounded table's :math:`S`.
 
     Stops when every one of the top ``k`` Ritz pairs has relative residual at most ``tol`` (checked
-    as :func:`_steps_before_check` schedules), or when the Krylov space is invariant (:data:`INVARIANT`; its
-    Ritz pairs are then exact and their residuals reported as 0). A breakdown before ``k`` pairs
-    exist continues from a fresh vector orthogonal to the basis. The basis has at most ``d``
-    vectors, so the loop ends. As for any Krylov method, the pairs found are the top ones of the
-    part of :math:`S` that ``v0`` reaches: a random ``v0`` reaches all of it with probability one.
+    as :func:`_steps_before_check` schedules), or when the basis holds ``d`` vectors (the pairs are
+    then exact up to rounding). When the Krylov space turns out invariant (:data:`INVARIANT_ULPS`)
+    before that, it continues from a fresh vector orthogonal to the basis, so the loop ends with at
+    most ``d`` vectors. The residuals returned are the estimates :math:`\beta_m|s_{m,i}|/|\theta_i|`.
+
+    As for any single-vector Krylov method, an eigenvalue of multiplicity greater than one is found
+    once unless a restart happens to reach its other directions: the top ``k`` values can then skip
+    a repeat. The nonzero eigenvalues of :math:`S` for a Gaussian table are simple with probability
+    one, and a random ``v0`` reaches every eigenvector with probability one.
 
     >>> rng = np.random.default_rng(0)
     >>> E = rng.standard_normal((40, 60))
@@ -449,40 +468,44 @@ def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: floa
     True
     """
     d, V = E.shape
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
+        raise ParameterError("k", f"must be an integer from 1 to d = {d}, got {k!r}")
     x = v0 / np.linalg.norm(v0)
     if dtype is None or np.dtype(dtype) == E.dtype:
         y = transpose_product(E, x[:, None])[:, 0]
     else:
         E, y = rounded_transpose_product(E, x, dtype, out=_scratch(E.shape, np.dtype(dtype)))
+    invariant_level = INVARIANT_ULPS * np.finfo(E.dtype).eps
     capacity = min(d, 64) + 1
     X, Y = np.empty((capacity, d)), np.empty((capacity, V))
     alphas, betas = np.empty(capacity), np.empty(capacity)
     X[0], Y[0] = x, y
     w, ynext = np.empty(d), np.empty(V)
-    scratch = (np.empty(V), np.empty(V, E.dtype), np.empty(V, E.dtype), np.empty(8, E.dtype), np.zeros(d))
+    scratch = (np.empty(V), np.empty(V, E.dtype), np.empty(V, E.dtype), np.empty(8, E.dtype), np.zeros(d),
+               np.empty((1, V)))
     m, passes, scale, check, history = 1, 1, 0.0, k, None
     restart = np.random.default_rng(d)
     while True:
         last = min(max(check, m), d)
-        if last + 1 > len(X):
+        while last + 1 > len(X):
             grow = min(2 * len(X), d + 1) - len(X)
             X, Y = np.concatenate([X, np.empty((grow, d))]), np.concatenate([Y, np.empty((grow, V))])
             alphas, betas = np.concatenate([alphas, np.empty(grow)]), np.concatenate([betas, np.empty(grow)])
-        taken, invariant, scale = _lanczos_steps(E, mixing.rows, mixing.values, mixing.abar, X, Y, alphas, betas,
-                                                 m, last, scale, w, ynext, scratch)
-        passes += taken
+        taken, extra, invariant, scale = _lanczos_steps(E, mixing.rows, mixing.values, mixing.abar, X, Y, alphas,
+                                                        betas, m, last, scale, invariant_level, w, ynext, scratch)
+        passes += taken + extra
         m += taken - 1  # the basis size at which the last step ran
         if m >= k:
             theta, s = scipy.linalg.eigh_tridiagonal(alphas[:m], betas[:m - 1], select="i", select_range=(m - k, m - 1))
             theta, s = theta[::-1], s[:, ::-1]
             residuals = betas[m - 1] * np.abs(s[-1]) / np.maximum(np.abs(theta), np.finfo(float).tiny)
-            if invariant or np.all(residuals <= tol):
-                return Ritz(theta, X[:m].T @ s, np.zeros(k) if invariant else residuals, m, passes)
+            if m == d or np.all(residuals <= tol):
+                return Ritz(theta, X[:m].T @ s, residuals, m, passes)
             check = m + _steps_before_check(history, m, residuals.max(), tol)
             history = (m, residuals.max())
         if invariant:
-            # fewer than k pairs in an invariant Krylov space: go on from a fresh direction
-            # (beta = 0 splits T into independent blocks)
+            # the new direction is rounding noise: go on from a fresh one (beta = 0 splits T into
+            # independent blocks)
             fresh = restart.standard_normal(d)
             for _ in range(2):
                 fresh -= (X[:m] @ fresh) @ X[:m]

@@ -280,7 +280,15 @@ def implicit_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centere
     """
     tol = TOL_FLOAT32 if dtype == np.float32 else TOL
     ritz = lanczos_top(E, Mixing.of(A, centered), k, v0, tol, dtype=dtype)
-    return ritz.values, ritz.vectors, ritz.steps, {np.dtype(dtype).name: ritz.passes}
+    return ritz.values, ritz.vectors, ritz.steps, _passes(E, dtype, ritz.passes)
+
+
+def _passes(E: np.ndarray, dtype, count: int) -> dict:
+    """Passes over the table by the dtype they read: a rounded table's first pass reads ``E`` itself."""
+    name = np.dtype(dtype).name
+    if name == E.dtype.name:
+        return {name: count}
+    return {name: count - 1, E.dtype.name: 1}
 
 
 def rayleigh_ritz(E: np.ndarray, mixing: Mixing, U: np.ndarray, k: int):
@@ -298,7 +306,7 @@ def rayleigh_ritz(E: np.ndarray, mixing: Mixing, U: np.ndarray, k: int):
     theta, Z = scipy.linalg.eigh((H + H.T) / 2)
     theta, Z = theta[::-1][:k], Z[:, ::-1][:, :k]
     vectors = Q @ Z
-    residuals = np.linalg.norm(SQ @ Z - vectors * theta, axis=0) / np.abs(theta)
+    residuals = np.linalg.norm(SQ @ Z - vectors * theta, axis=0) / np.maximum(np.abs(theta), np.finfo(float).tiny)
     return theta, vectors, residuals
 
 
@@ -316,10 +324,11 @@ def mixed_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centered: 
     mixing = Mixing.of(A, centered)
     ritz = lanczos_top(E, mixing, k, v0, MIXED_TOL, dtype=np.float32)
     vals, vecs, residuals = rayleigh_ritz(E, mixing, ritz.vectors, k)
-    products, passes = ritz.steps + k, {"float32": ritz.passes, "float64": 2}
-    if residuals.max() > MIXED_ACCEPT:
+    passes = _passes(E, np.float32, ritz.passes)
+    products, passes = ritz.steps + k, {**passes, "float64": passes["float64"] + 2}
+    if not residuals.max() <= MIXED_ACCEPT:  # a NaN residual certifies nothing
         vals, vecs, more, again = implicit_top(E, A, k, vecs[:, 0], centered)
-        return vals, vecs, products + more, {**passes, "float64": 2 + again["float64"]}, None
+        return vals, vecs, products + more, {**passes, "float64": passes["float64"] + again["float64"]}, None
     return vals, vecs, products, passes, residuals
 
 
