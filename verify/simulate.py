@@ -271,15 +271,16 @@ def dense_top(E: np.ndarray, A: sps.spmatrix, k: int, centered: bool = False, sp
     return vals, vecs, full
 
 
-def implicit_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centered: bool = False, dtype=np.float64):
-    """Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`) by Lanczos with one pass over the table per
+def implicit_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, dtype=np.float64):
+    """Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`, as ``mixing`` says: :meth:`Mixing.of
+    <verify.lanczos.Mixing.of>`) by Lanczos with one pass over the table per
     step (:func:`verify.lanczos.lanczos_top`), started at ``v0``, on the table rounded to ``dtype``
     (float64: ``E`` itself): ``(eigenvalues descending, d x k eigenvectors, number of products with
     S, {dtype: passes over the table})``. The residual tolerance is :data:`TOL` for float64 and
     :data:`TOL_FLOAT32` for float32.
     """
     tol = TOL_FLOAT32 if dtype == np.float32 else TOL
-    ritz = lanczos_top(E, Mixing.of(A, centered), k, v0, tol, dtype=dtype)
+    ritz = lanczos_top(E, mixing, k, v0, tol, dtype=dtype)
     return ritz.values, ritz.vectors, ritz.steps, _passes(E, dtype, ritz.passes)
 
 
@@ -310,8 +311,8 @@ def rayleigh_ritz(E: np.ndarray, mixing: Mixing, U: np.ndarray, k: int):
     return theta, vectors, residuals
 
 
-def mixed_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centered: bool = False):
-    r"""Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`) in mixed precision: Lanczos on the
+def mixed_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray):
+    r"""Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`, as ``mixing`` says) in mixed precision: Lanczos on the
     float32-rounded table (tolerance :data:`MIXED_TOL`, half the bytes per pass), then one
     float64 Rayleigh-Ritz step on the ``k`` Ritz vectors (:func:`rayleigh_ritz`, two float64 passes),
     whose residuals certify the result: if one exceeds :data:`MIXED_ACCEPT`, float64
@@ -321,13 +322,12 @@ def mixed_top(E: np.ndarray, A: sps.spmatrix, k: int, v0: np.ndarray, centered: 
     ``products`` counts the products with :math:`S` in float32 and float64 alike, ``passes`` the
     passes over the table by dtype.
     """
-    mixing = Mixing.of(A, centered)
     ritz = lanczos_top(E, mixing, k, v0, MIXED_TOL, dtype=np.float32)
     vals, vecs, residuals = rayleigh_ritz(E, mixing, ritz.vectors, k)
     passes = _passes(E, np.float32, ritz.passes)
     products, passes = ritz.steps + k, {**passes, "float64": passes["float64"] + 2}
     if not residuals.max() <= MIXED_ACCEPT:  # a NaN residual certifies nothing
-        vals, vecs, more, again = implicit_top(E, A, k, vecs[:, 0], centered)
+        vals, vecs, more, again = implicit_top(E, mixing, k, vecs[:, 0])
         return vals, vecs, products + more, {**passes, "float64": passes["float64"] + again["float64"]}, None
     return vals, vecs, products, passes, residuals
 
@@ -406,9 +406,9 @@ def solve(model: Model, data: Draw, k: int, centered: bool, path: str, spectrum:
     if path == "dense":
         vals, vecs, full = dense_top(data.E, data.A, k, centered, spectrum)
     elif path == "mixed":
-        vals, vecs, products, passes, residuals = mixed_top(data.E, data.A, k, data.v0, centered)
+        vals, vecs, products, passes, residuals = mixed_top(data.E, Mixing.of(data.A, centered), k, data.v0)
     else:
-        vals, vecs, products, passes = implicit_top(data.E, data.A, k, data.v0, centered, dtype)
+        vals, vecs, products, passes = implicit_top(data.E, Mixing.of(data.A, centered), k, data.v0, dtype)
     return Trial(vals, vecs[0] ** 2, vecs, full, path, products, passes, residuals)
 
 
