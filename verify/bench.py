@@ -349,13 +349,15 @@ def summary(result: dict) -> list[dict]:
     rows_mc = mc["rows"]
     d = bench_mc.TARGET_D
     pairs = mc.get("paired") if mc.get("paired") and mc["paired"]["d"] == d else None
+    paired_failed = any(f["path"] == "paired" and f["d"] == d for f in mc["failed"])
     for name in bench_mc.ACCURATE:
         s = None if pairs is None else pairs["median_ratio"][name]
         rows.append({"figure": f"{name} top-3 solve, d = {d} (solve after solve)",
                      "seconds": None if s is None else statistics.median(pairs["times"][name]),
                      "baseline": "dense top-3 solve", "baseline_seconds": None if s is None else statistics.median(pairs["times"]["dense"]),
                      "ratio": s, **_target(f">= {bench_mc.TARGET_SPEEDUP:.0f}x, median of {bench_mc.PAIRED_ROUNDS} rounds"
-                                           + ("" if s is not None else " (d not in this run)"),
+                                           + ("" if s is not None else " (the job failed)" if paired_failed
+                                              else " (d not in this run)"),
                                            None if s is None else s >= bench_mc.TARGET_SPEEDUP)})
     bandwidth = result["bandwidth"]["bytes_per_s"]
     target = f"solve <= {bench_mc.FLOOR_FACTOR:.0f}x floor (ratio >= {1 / bench_mc.FLOOR_FACTOR:.2f})"

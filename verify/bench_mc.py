@@ -125,16 +125,26 @@ def _solve_bytes(trial, d: int, A) -> tuple[int, str]:
     return bytes_read(trial.passes, trial.products, d, 2 * d, A), f"table passes: {passes}"
 
 
+def _clock(job: dict):
+    """The clock a job asks for: ``"cpu"`` (process time) or ``"wall"``."""
+    return time.process_time if job["clock"] == "cpu" else time.perf_counter
+
+
+def _model(d: int) -> simulate.Model:
+    """The benchmark's model at size ``d`` (module docstring)."""
+    return simulate.check_model(d, 2 * d, 4 * d, T, SIGNS, [1 / T] * T, MU2)
+
+
 def worker(job: dict) -> dict:
     """Run one path on one size, in this process: draw, first solve (memory traced), timed solves.
 
     ``job["repeats"] == 0`` times the first solve itself (no warm-up), for solves too costly to repeat;
     ``job["clock"]`` is ``"cpu"`` (process time) or ``"wall"``.
     """
-    clock = time.process_time if job["clock"] == "cpu" else time.perf_counter
+    clock = _clock(job)
     path, dtype = PATHS[job["path"]]
     d = job["d"]
-    model = simulate.check_model(d, 2 * d, 4 * d, T, SIGNS, [1 / T] * T, MU2)
+    model = _model(d)
     tracemalloc.start()
     t0 = clock()
     data = simulate.draw(model, SEED)
@@ -172,18 +182,22 @@ def paired(job: dict) -> dict:
     solve of each path, and gives the ratio of dense's time to each path's. The speed of a shared
     machine drifts over seconds, so ratios of neighbouring solves vary far less than ratios of
     medians taken in separate processes minutes apart; the target is stated on their median."""
-    clock = time.process_time if job["clock"] == "cpu" else time.perf_counter
+    clock = _clock(job)
     d = job["d"]
-    model = simulate.check_model(d, 2 * d, 4 * d, T, SIGNS, [1 / T] * T, MU2)
+    model = _model(d)
     data = simulate.draw(model, SEED)
     names = ("dense",) + ACCURATE
-    for name in names:
+
+    def solve(name):
         simulate.solve(model, data, K, False, PATHS[name][0], dtype=PATHS[name][1])
+
+    for name in names:
+        solve(name)
     times = {name: [] for name in names}
     for _ in range(job["rounds"]):
         for name in names:
             t0 = clock()
-            simulate.solve(model, data, K, False, PATHS[name][0], dtype=PATHS[name][1])
+            solve(name)
             times[name].append(clock() - t0)
     ratios = {name: [a / b for a, b in zip(times["dense"], times[name])] for name in ACCURATE}
     return {"paired": True, "d": d, "times": times, "ratios": ratios,
@@ -195,6 +209,20 @@ def spawn(jobs: list[dict], threads: int | None) -> list[dict]:
     out = subprocess.run([sys.executable, "-m", "verify.bench_mc", "--worker", json.dumps(jobs)],
                          cwd=ROOT, env=child_env(threads), capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _spawn_one(job: dict, threads: int | None, failed: list, log) -> dict | None:
+    """The result of ``job`` in its own worker process, or ``None`` if the process failed: a job the
+    machine cannot run (out of memory on a shared machine) is reported in ``failed`` and on ``log``,
+    not fatal."""
+    try:
+        return spawn([job], threads)[0]
+    except subprocess.CalledProcessError as exc:
+        reason = ((exc.stderr or "").strip().splitlines()[-1:] or [f"exit status {exc.returncode}"])[0]
+        path = "paired" if job.get("paired") else job["path"]
+        failed.append({"path": path, "d": job["d"], "reason": reason})
+        print(f"bench: {path} d={job['d']} failed: {reason}", file=log, flush=True)
+        return None
 
 
 def run(ladder, repeats: int, dense_max: int, dense_single_from: int, isolate: bool, threads: int | None,
@@ -215,13 +243,8 @@ def run(ladder, repeats: int, dense_max: int, dense_single_from: int, isolate: b
     if isolate:
         for job in jobs:
             print(f"bench: {job['path']} d={job['d']} ...", file=log, flush=True)
-            try:
-                results += spawn([job], threads)
-            except subprocess.CalledProcessError as exc:
-                # a job the machine cannot run (out of memory on a shared machine) is reported, not fatal
-                reason = (exc.stderr or "").strip().splitlines()[-1:] or [f"exit status {exc.returncode}"]
-                failed.append({"path": job["path"], "d": job["d"], "reason": reason[0]})
-                print(f"bench: {job['path']} d={job['d']} failed: {reason[0]}", file=log, flush=True)
+            result = _spawn_one(job, threads, failed, log)
+            results += [] if result is None else [result]
     else:
         print(f"bench: {len(jobs)} Monte Carlo jobs in one process ...", file=log, flush=True)
         results = spawn(jobs, threads)
@@ -231,11 +254,7 @@ def run(ladder, repeats: int, dense_max: int, dense_single_from: int, isolate: b
         # at the target's size when the run has it, else at the largest dense size (to exercise the code)
         d = TARGET_D if TARGET_D in dense_ds else max(dense_ds)
         print(f"bench: dense and matrix-free solve after solve, d={d} ...", file=log, flush=True)
-        try:
-            pairs = spawn([{"paired": True, "d": d, "rounds": PAIRED_ROUNDS, "clock": clock}], threads)[0]
-        except subprocess.CalledProcessError as exc:
-            reason = (exc.stderr or "").strip().splitlines()[-1:] or [f"exit status {exc.returncode}"]
-            failed.append({"path": "paired", "d": d, "reason": reason[0]})
+        pairs = _spawn_one({"paired": True, "d": d, "rounds": PAIRED_ROUNDS, "clock": clock}, threads, failed, log)
     rows = {(r["path"], r["d"]): r for r in results}
     fits = {}
     for name in PATHS:
