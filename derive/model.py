@@ -44,16 +44,7 @@ def check_T(T) -> int:
     >>> check_T(8)
     8
     """
-    if isinstance(T, bool):
-        raise ParameterError("T", f"not an integer: {T!r}")
-    if not isinstance(T, (int, np.integer)):
-        q = parse_rational(T, "T")
-        if not q.is_Integer:
-            raise ParameterError("T", f"not an integer: {T!r}")
-        T = int(q)
-    if not 1 <= int(T) <= MAX_T:
-        raise ParameterError("T", f"must be an integer in [1, {MAX_T}], got {T}")
-    return int(T)
+    return check_count(T, "T", low=1, high=MAX_T)
 
 
 def check_R(R, T: int | None = None) -> sp.Matrix:

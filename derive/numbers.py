@@ -137,15 +137,7 @@ def check_digits(digits) -> int:
     >>> check_digits(30)
     30
     """
-    try:
-        q = parse_rational(digits, "digits")
-    except ParameterError:
-        raise ParameterError("digits", f"not an integer: {digits!r}") from None
-    if not q.is_Integer:
-        raise ParameterError("digits", f"not an integer: {digits!r}")
-    if not 1 <= q <= MAX_DIGITS:
-        raise ParameterError("digits", f"must be between 1 and {MAX_DIGITS}, got {q}")
-    return int(q)
+    return check_count(digits, "digits", low=1, high=MAX_DIGITS)
 
 
 def format_real(x, digits: int) -> str:
