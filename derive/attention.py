@@ -19,20 +19,19 @@ over ``T`` gives the same weights after normalization to sum 1). ``T = 1`` is re
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache, wraps
 
 import mpmath
 import sympy as sp
 
 from derive.errors import ParameterError
+from derive.symbols import T, s, t, tau, u
 from derive.formulas import Formula
 from derive.model import SignFamily, check_R, check_T, parse_signs
 from derive.numbers import check_digits, check_range, parse_rational, real_vector
 from derive.realizable import read_rational_array
 
-t, s, u = sp.symbols("t s u", integer=True, positive=True)
-T = sp.Symbol("T", integer=True, positive=True)
-tau = sp.Symbol("tau", nonnegative=True)
 
 MASKS = {"inclusive": 0, "strict": 1}
 """Each mask as the offset ``k`` of its window ``1 <= s <= t - k``."""
@@ -346,17 +345,35 @@ def scheme_weights(scheme: str, T_value, family: SignFamily | None = None, tau_v
     return normalized(w, "weights" if scheme.startswith("file:") else "scheme"), note
 
 
-def resolve_weights(scheme: str, T_value, signs: str | None = None, tau=None, mask=None, digits: int = 30):
-    """``(w, R)``: the normalized weights of a scheme and the exact ``R`` of ``signs`` (``None`` without).
+@dataclass(frozen=True)
+class Pooling:
+    r"""A pooling scheme resolved: the weights (sum 1), the exact ``R`` of the sign family (``None``
+    without one), :math:`\alpha = w^\top R w` (``None`` without ``R``), :math:`\kappa = \|w\|^2`,
+    :math:`W = \sum_t w_t` and a note when the weights are not unique."""
 
-    >>> resolve_weights("mean", 2, "prefix:2")
-    ([1/2, 1/2], Matrix([
-    [1, 1],
-    [1, 1]]))
+    weights: tuple
+    R: sp.Matrix | None
+    alpha: sp.Expr | None
+    kappa: sp.Expr
+    W: sp.Expr
+    note: str | None = None
+
+    def floats(self) -> list[float]:
+        """The weights as floats (for the Monte Carlo)."""
+        return [float(x) for x in self.weights]
+
+
+def pooling(scheme: str, T_value, signs=None, *, tau=None, mask=None, digits: int = 30) -> Pooling:
+    """The one resolver of a weight scheme: ``scheme`` (``mean``, ``causal``, ``optimal``, ``file:PATH``) for
+    ``T_value`` positions and the sign family ``signs`` (a spec string, a :class:`SignFamily` or ``None``).
+
+    >>> p = pooling("mean", 2, "prefix:2"); p.weights, p.alpha, p.kappa, p.W
+    ((1/2, 1/2), 1, 1/2, 1)
     """
-    family = parse_signs(signs) if signs is not None else None
+    family = parse_signs(signs) if isinstance(signs, str) else signs
+    w, note = scheme_weights(scheme, T_value, family, tau, mask, digits)
     R = family.R(T_value) if family is not None else None
-    return scheme_weights(scheme, T_value, family, tau, mask, digits)[0], R
+    return Pooling(tuple(w), R, alpha(w, R) if R is not None else None, kappa(w), sum_w(w), note)
 
 
 def formulas() -> list[Formula]:

@@ -32,6 +32,9 @@ from derive import freeprob as fp
 from derive.errors import ParameterError
 from derive.numbers import check_digits, check_range, parse_rational
 
+__all__ = ["BulkLaw", "law", "parameters", "support", "density", "density_float", "stieltjes", "real_root",
+           "RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE"]
+
 m, z = fp.m, fp.z
 _GUARD = 10
 
@@ -87,7 +90,18 @@ class _Poly:
 
 @dataclass(frozen=True)
 class BulkLaw:
-    """The bulk law at exact parameters: its cubic, discriminant, validated support and atom."""
+    r"""The bulk law :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)` at exact parameters
+    (the Gaussian-equivalent law of the model; see :mod:`derive.tokenreuse` for the finite vocabulary's):
+    its cubic, discriminant, validated support and atom, and its density and Stieltjes transform.
+
+    The mpmath methods evaluate at the current precision (``with mpmath.workdps(P)``); the
+    ``_float`` method is the vectorized float64 path.
+
+    >>> L = law(1, 1, 1)
+    >>> with mpmath.workdps(20):
+    ...     print(mpmath.nstr(L.density("1/2"), 15), L.support, L.atom_at_zero)
+    0.318309886183791 ((0, 27/4),) 0
+    """
 
     delta: sp.Rational
     gamma: sp.Rational
@@ -103,6 +117,48 @@ class BulkLaw:
     def hard_edge(self) -> bool:
         """Whether the density diverges at 0 (an interval of the support starts there)."""
         return any(a == 0 for a, _ in self.support)
+
+    @property
+    def law(self) -> str:
+        """Which law this is: the Gaussian equivalent of the model's pooled vectors."""
+        return "gaussian-equivalent"
+
+    def edges(self) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+        """The support intervals as mpmath reals at the current precision.
+
+        >>> with mpmath.workdps(15):
+        ...     [mpmath.nstr(e, 10) for e in law(2, 2, 1).edges()[0]]
+        ['0.0', '11.09016994']
+        """
+        return [(_mp_algebraic(a), _mp_algebraic(b)) for a, b in self.support]
+
+    def density(self, x) -> mpmath.mpf:
+        r"""The density :math:`\rho(x)` of the absolutely continuous part at one point (module docstring)."""
+        return self.densities([x])[0]
+
+    def densities(self, xs) -> list:
+        """:meth:`density` at each point of ``xs`` (one float first guess for all of them)."""
+        with mpmath.workdps(mpmath.mp.dps + _GUARD):
+            values = _densities(self, xs)
+        return [+v for v in values]
+
+    def stieltjes(self, zv) -> mpmath.mpc:
+        r"""The Stieltjes transform :math:`m(z) = \int d\mu(x)/(x - z)` at complex ``z`` off the real axis."""
+        return _stieltjes(self, zv)
+
+    def density_float(self, x) -> np.ndarray:
+        r"""The density at a float64 array ``x``: error below :math:`10^{-13}\max(1, \rho)`, exactly 0
+        outside the support, ``inf`` at a hard edge.
+
+        >>> law(1, 1, 1).density_float(np.array([0.5, 7.0, -1.0, 0.0]))  # 1/pi at 1/2
+        array([0.31830989, 0.        , 0.        ,        inf])
+        """
+        return _density_float(self, x)
+
+
+def _mp_algebraic(e) -> mpmath.mpf:
+    """An exact real algebraic number as an mpmath real at the current precision."""
+    return mpmath.mpf(str(sp.N(e, mpmath.mp.dps + 5)))
 
 
 def _exact(x) -> tuple[int, int]:
@@ -282,33 +338,39 @@ def density(delta, gamma, kappa, xs, digits: int = 30) -> list:
     """
     digits = check_digits(digits)
     L = law(delta, gamma, kappa)
+    with mpmath.workdps(digits + _GUARD):
+        return L.densities(xs)
+
+
+def _densities(L: BulkLaw, xs) -> list:
+    """The density at each point of ``xs`` at the current precision."""
     if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
         raise ParameterError("x", f"must be a sequence of points, got {xs!r}")
     points = [_exact(x) for x in xs]
     if L.hard_edge and any(p == 0 for p, _ in points):
         raise ParameterError("x", "the density diverges at the hard edge x = 0")
-    with mpmath.workdps(digits + _GUARD):
-        edges_mp = [(sp.N(a, digits + 20), sp.N(b, digits + 20)) for a, b in L.support]
-        edges_mp = [(mpmath.mpf(str(a)), mpmath.mpf(str(b))) for a, b in edges_mp]
-        out = [mpmath.mpf(0)] * len(points)
-        todo = []
-        for i, (p, q) in enumerate(points):
-            num, _ = L.discriminant.exact(p, q)
-            if num < 0 and _inside(L, p, q, edges_mp):
-                todo.append(i)
-        if not todo:
-            return out
-        guess = _float_guesses(L, [points[i] for i in todo])
-        eps = mpmath.mpf(10) ** (-(digits + _GUARD))
-        for i, r0 in zip(todo, guess):
-            p, q = points[i]
-            coef = [pc.mp(p, q) for pc in L.coefficients]
-            dcoef = [pc.mp(p, q) for pc in L.derivative]
-            # a point whose float image under- or overflows gets its first guess in mpmath
-            r0 = mpmath.mpf(r0) if np.isfinite(r0) else _isolated_root(coef)
-            root = _newton(coef, dcoef, r0, eps, f"x = {p}/{q}")
-            df = (dcoef[2] * root + dcoef[1]) * root + dcoef[0]
-            out[i] = mpmath.sqrt(-L.discriminant.mp(p, q)) / (2 * mpmath.pi * abs(coef[3] * df))
+    digits = mpmath.mp.dps
+    edges_mp = [(sp.N(a, digits + 10), sp.N(b, digits + 10)) for a, b in L.support]
+    edges_mp = [(mpmath.mpf(str(a)), mpmath.mpf(str(b))) for a, b in edges_mp]
+    out = [mpmath.mpf(0)] * len(points)
+    todo = []
+    for i, (p, q) in enumerate(points):
+        num, _ = L.discriminant.exact(p, q)
+        if num < 0 and _inside(L, p, q, edges_mp):
+            todo.append(i)
+    if not todo:
+        return out
+    guess = _float_guesses(L, [points[i] for i in todo])
+    eps = mpmath.mpf(10) ** (-digits)
+    for i, r0 in zip(todo, guess):
+        p, q = points[i]
+        coef = [pc.mp(p, q) for pc in L.coefficients]
+        dcoef = [pc.mp(p, q) for pc in L.derivative]
+        # a point whose float image under- or overflows gets its first guess in mpmath
+        r0 = mpmath.mpf(r0) if np.isfinite(r0) else _isolated_root(coef)
+        root = _newton(coef, dcoef, r0, eps, f"x = {p}/{q}")
+        df = (dcoef[2] * root + dcoef[1]) * root + dcoef[0]
+        out[i] = mpmath.sqrt(-L.discriminant.mp(p, q)) / (2 * mpmath.pi * abs(coef[3] * df))
     return out
 
 
@@ -363,6 +425,11 @@ def stieltjes(delta, gamma, kappa, zv, digits: int = 30):
     """
     digits = check_digits(digits)
     L = law(delta, gamma, kappa)
+    with mpmath.workdps(digits):
+        return L.stieltjes(zv)
+
+
+def _stieltjes(L: BulkLaw, zv):
     try:
         zc = mpmath.mpc(zv)
     except (TypeError, ValueError):
@@ -372,10 +439,11 @@ def stieltjes(delta, gamma, kappa, zv, digits: int = 30):
     if zc.imag == 0:
         raise ParameterError("z", "must be off the real axis")
     if zc.imag < 0:
-        return mpmath.conj(stieltjes(delta, gamma, kappa, mpmath.conj(zc), digits))
+        return mpmath.conj(_stieltjes(L, mpmath.conj(zc)))
     float_cubic = [[c / pc.denominator for c in pc.numerators] for pc in L.coefficients]
     scale = 1.0 + abs(complex(zc)) + max([abs(float(e)) for iv in L.support for e in iv] + [0.0])
     guess = _track(float_cubic, float(zc.real), float(zc.imag), scale)
+    digits = mpmath.mp.dps
     with mpmath.workdps(digits + _GUARD):
         zc = mpmath.mpc(zv)
         coef = [pc.at(zc) for pc in L.coefficients]
@@ -384,3 +452,72 @@ def stieltjes(delta, gamma, kappa, zv, digits: int = 30):
         if abs(root - guess) > 1e-6 * (1 + abs(root)):
             raise ArithmeticError(f"Newton left the tracked branch at z = {zv}")
     return +root
+
+
+# ----------------------------------------------------------------------------------------------
+# the float64 path
+#
+# The same formula, rho = sqrt(-D(x))/(2 pi |p_3(x) dP(r, x)|), with the discriminant evaluated in
+# factored form D(x) = lc prod_j (x - e_j), each real root e_j held as an unevaluated sum of two
+# floats. x - e_j is then exact to rounding even one ulp from an edge, so D keeps full relative
+# accuracy where the naive polynomial would cancel, and support membership is decided exactly for
+# every float x.
+
+
+def _split(e) -> tuple[float, float]:
+    hi = float(sp.N(e, 40))
+    return hi, float(sp.N(e - sp.Rational(hi), 20))
+
+
+@lru_cache(maxsize=None)
+def _float_law(L: BulkLaw):
+    D = sp.Poly(sum(c * z**k for k, c in enumerate(L.discriminant.numerators)), z)
+    real, pairs = [], []
+    for e in D.all_roots():
+        if e.is_real:
+            real.append(_split(e))
+        elif sp.im(e) > 0:
+            v = complex(sp.N(e, 20))
+            pairs.append((v.real, v.imag))
+    lc = float(sp.Rational(D.LC(), L.discriminant.denominator))
+    edges = [(_split(a), _split(b)) for a, b in L.support]
+    return lc, tuple(real), tuple(pairs), tuple(edges)
+
+
+def _above(x, edge):
+    hi, lo = edge
+    return (x - hi) - lo
+
+
+def _density_float(L: BulkLaw, x) -> np.ndarray:
+    lc, real, pairs, edges = _float_law(L)
+    x = np.asarray(x, dtype=float)
+    if not np.all(np.isfinite(x)):
+        raise ParameterError("x", "not a finite number")
+    flat = x.ravel()
+    inside = np.zeros(flat.shape, dtype=bool)
+    for a, b in edges:
+        inside |= (_above(flat, a) > 0) & (_above(flat, b) < 0)
+    out = np.zeros(flat.shape)
+    xi = flat[inside]
+    D = np.full(xi.shape, lc)
+    for e in real:
+        D *= _above(xi, e)
+    for re, im in pairs:
+        D *= (xi - re) ** 2 + im**2
+    coef = np.array([pc.floats(xi) for pc in L.coefficients])
+    root = real_root(coef)
+    dP = sum(pc.floats(xi) * root**k for k, pc in enumerate(L.derivative))
+    out[inside] = np.sqrt(np.maximum(-D, 0.0)) / (2 * np.pi * np.abs(coef[3] * dP))
+    if L.hard_edge:
+        out[flat == 0] = np.inf
+    return out.reshape(x.shape)
+
+
+def density_float(delta, gamma, kappa, x) -> np.ndarray:
+    r"""The density at a float64 array ``x`` (:meth:`BulkLaw.density_float`).
+
+    >>> density_float(1, 1, 1, np.array([0.5]))  # 1/pi at 1/2
+    array([0.31830989])
+    """
+    return law(delta, gamma, kappa).density_float(x)

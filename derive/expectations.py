@@ -17,10 +17,8 @@ from functools import lru_cache
 import sympy as sp
 
 from derive.formulas import Formula
+from derive.symbols import N, V, W, alpha, d, delta, kappa, mu2
 
-V, d, N = sp.symbols("V d N", positive=True)
-alpha, kappa, W = sp.symbols("alpha kappa W", real=True)
-mu2, delta = sp.symbols("mu2 delta", nonnegative=True)
 R_ts = sp.Symbol("R_ts", real=True)
 sigma, sigma2 = sp.symbols("sigma sigma_2")  # the class signs s_v, s_v' of two tokens, each +-1
 same = sp.Symbol("same_token")  # 1 if v = v', else 0

@@ -32,11 +32,10 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.formulas import Formula
 from derive.numbers import check_count
+from derive.symbols import delta, gamma, kappa, m, z
 
-m, z = sp.symbols("m z")
 w, s, r, u, psi = sp.symbols("w s r u psi")
 c = sp.Symbol("c", positive=True)
-delta, gamma, kappa = (sp.Symbol(name, positive=True) for name in ("delta", "gamma", "kappa"))
 
 
 MAX_PARTITION_ORDER = 14

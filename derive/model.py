@@ -1,25 +1,20 @@
 """The model's parameters and the sign-correlation families.
 
 Every family gives its positional correlation ``R = E[xi xi^T]`` as an exact SymPy
-matrix, built from one symbolic entry ``R_{ts}`` per family, and a sampler of
-``xi in {+1,-1}^T`` with ``E[xi] = 0`` and exactly that ``R``.
+matrix, built from one symbolic entry ``R_{ts}`` per family. Nothing here is random: the
+samplers of ``xi in {+1,-1}^T`` with exactly that ``R`` are in :mod:`verify.montecarlo.signs`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
 from derive.numbers import check_count, check_range, parse_rational, real_number
+from derive.symbols import L as L_, T as T_, r as r_, rho as rho_, s as s_, t as t_
 
-t_, s_ = sp.symbols("t s", integer=True, positive=True)
-L_ = sp.Symbol("L", integer=True, positive=True)
-T_ = sp.Symbol("T", integer=True, positive=True)
-r_ = sp.Symbol("r", real=True)
-rho_ = sp.Symbol("rho", real=True)
 
 _ENTRY = {
     "iid": sp.KroneckerDelta(t_, s_),
@@ -33,9 +28,6 @@ _ENTRY = {
 _PARAM_SYMBOL = {"prefix": L_, "suffix": L_, "markov": r_, "gauss": rho_}
 
 MAX_T = 100_000
-
-MAX_SIGNS = 10**9
-"""Most signs one call of :meth:`SignFamily.sample` draws (one byte each)."""
 
 
 def check_T(T) -> int:
@@ -123,44 +115,6 @@ class SignFamily:
             for j in range(i, T):
                 values[i, j] = values[j, i] = sp.sympify(entry(sp.Integer(i + 1), sp.Integer(j + 1), size, param))
         return sp.Matrix(T, T, lambda i, j: values[i, j])
-
-    def sample(self, rng: np.random.Generator, n: int, T: int) -> np.ndarray:
-        """``n`` sign vectors of length ``T`` (an ``(n, T)`` int8 array) with this family's law."""
-        if not isinstance(rng, np.random.Generator):
-            raise ParameterError("rng", f"must be a numpy.random.Generator, got {type(rng).__name__}")
-        n = check_count(n, "n")
-        T = check_T(T)
-        if n * T > MAX_SIGNS:
-            raise ParameterError("n", f"n * T = {n * T} signs exceed {MAX_SIGNS}")
-        self.R(T)
-        if self.kind == "iid":
-            return _fair(rng, (n, T))
-        if self.kind in ("prefix", "suffix"):
-            xi = _fair(rng, (n, T))
-            L = int(self.param)
-            block = slice(0, L) if self.kind == "prefix" else slice(T - L, T)
-            xi[:, block] = xi[:, block.start : block.start + 1]
-            return xi
-        if self.kind == "markov":
-            keep = rng.random((n, T - 1)) < (1 + float(self.param)) / 2
-            steps = np.where(keep, 1, -1).astype(np.int8)
-            first = _fair(rng, (n, 1))
-            return (first * np.cumprod(np.concatenate([np.ones((n, 1), np.int8), steps], axis=1), axis=1)).astype(np.int8)
-        if self.kind == "gauss":
-            rho = float(self.param)
-            idx = np.arange(T)
-            sigma = rho ** np.abs(idx[:, None] - idx[None, :])
-            chol = np.linalg.cholesky(sigma)
-            g = rng.standard_normal((n, T)) @ chol.T
-            return np.where(g >= 0, 1, -1).astype(np.int8)
-        patterns, probs = self.mixture
-        pick = rng.choice(len(probs), size=n, p=probs)
-        flip = _fair(rng, (n, 1))
-        return (patterns[pick] * flip).astype(np.int8)
-
-
-def _fair(rng, shape):
-    return (2 * rng.integers(0, 2, size=shape, dtype=np.int8) - 1).astype(np.int8)
 
 
 def parse_signs(spec: str) -> SignFamily:

@@ -21,20 +21,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import mpmath
 import sympy as sp
 
 from derive import expectations as ex
-from derive.errors import ParameterError
 from derive.formulas import Formula
 from derive.freeprob import scaled_mp_polynomial
-from derive.numbers import check_digits, check_range, format_real, parse_rational, real_number
+from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
 
-m, z = sp.symbols("m z")
-theta = sp.Symbol("theta", positive=True)
-delta, kappa, mu2, alpha, W = ex.delta, ex.kappa, ex.mu2, ex.alpha, ex.W
-gamma = sp.Symbol("gamma", nonnegative=True)
-_POS = {delta: sp.Symbol("delta", positive=True), kappa: sp.Symbol("kappa", positive=True)}
 
 
 @lru_cache(maxsize=None)
@@ -90,11 +83,11 @@ def population_threshold() -> sp.Expr:
     kappa*(sqrt(delta) + delta)
     """
     num = sp.numer(sp.together(population_overlap()))
-    roots = sp.solve(num.subs(_POS), theta)
-    positive = [r for r in roots if sp.simplify(r.subs({_POS[delta]: sp.Rational(1, 3), _POS[kappa]: 1})) > 0]
+    roots = sp.solve(num, theta)
+    positive = [r for r in roots if sp.simplify(r.subs({delta: sp.Rational(1, 3), kappa: 1})) > 0]
     if len(positive) != 1:
         raise ArithmeticError(f"expected one positive threshold, got {roots}")
-    return sp.factor(positive[0].subs({v: k for k, v in _POS.items()}))
+    return sp.factor(positive[0])
 
 
 @lru_cache(maxsize=None)
@@ -141,6 +134,31 @@ def sample_threshold_polynomial() -> sp.Poly:
     return sp.Poly(sp.expand(num), theta)
 
 
+@lru_cache(maxsize=None)
+def population_right_edge() -> sp.Expr:
+    r"""The right edge of the population bulk: the outlier location at the threshold, :math:`\ell(\theta_c)`.
+
+    >>> population_right_edge()
+    kappa*(2*sqrt(delta) + delta + 1)
+    """
+    return sp.factor(sp.simplify(population_outlier_location().subs(theta, population_threshold())))
+
+
+@lru_cache(maxsize=None)
+def critical_mu2() -> sp.Expr:
+    r"""The signal strength :math:`\mu_2` at which the signal term reaches strength :math:`\theta`:
+    the root in :math:`\mu_2` of :math:`\theta_s(\mu_2) = \theta` with :math:`\theta_s` from
+    :func:`derive.expectations.population_covariance_terms`.
+
+    >>> critical_mu2()
+    -delta + theta/alpha
+    """
+    roots = sp.solve(sp.Eq(ex.population_covariance_terms()["signal_strength"], theta), mu2)
+    if len(roots) != 1:
+        raise ArithmeticError(f"expected one root in mu2, got {roots}")
+    return sp.expand(roots[0])
+
+
 def formulas() -> list[Formula]:
     src = "derive/spikes.py"
     assume = "bulk H = kappa MP_delta; spike direction independent of the bulk"
@@ -157,127 +175,8 @@ def formulas() -> list[Formula]:
         Formula("sample overlap factor ell psi'/psi", sample_overlap_factor(), sample, f"{src}:sample_overlap_factor"),
         Formula("sample threshold polynomial in theta", sample_threshold_polynomial().as_expr(), sample,
                 f"{src}:sample_threshold_polynomial"),
+        Formula("population bulk right edge ell(theta_c)", population_right_edge(), assume,
+                f"{src}:population_right_edge"),
+        Formula("critical signal strength mu2(theta)", critical_mu2(), assume + "; signal term alpha(mu2 + delta)",
+                f"{src}:critical_mu2"),
     ]
-
-
-@lru_cache(maxsize=None)
-def _numeric():
-    """mpmath functions of the derived expressions, compiled once per process."""
-    args = (theta, delta, gamma, kappa)
-    compile_ = lambda e: sp.lambdify(args, e, modules="mpmath")  # noqa: E731
-    coeffs = [sp.lambdify((delta, gamma, kappa), c, modules="mpmath")
-              for c in sample_threshold_polynomial().all_coeffs()]
-    return {
-        "ell": compile_(population_outlier_location()),
-        "zeta": compile_(population_overlap()),
-        "theta_c": sp.lambdify((delta, kappa), population_threshold(), modules="mpmath"),
-        "psi": compile_(sample_outlier_location()),
-        "factor": compile_(sample_overlap_factor()),
-        "threshold_coeffs": coeffs,
-    }
-
-
-def sample_threshold(delta_, gamma_, kappa_) -> mpmath.mpf:
-    r"""The sample threshold :math:`\theta_c^{(N)}`: the positive root of the threshold polynomial.
-
-    In :math:`x = \theta - \delta\kappa` the polynomial is :math:`-x^3 + \kappa^2(\delta+\gamma+\delta\gamma)x + 2\kappa^3\delta\gamma`,
-    which has exactly one positive root (one sign change).
-
-    >>> mpmath.mp.dps = 15; sample_threshold(0, mpmath.mpf(1)/4, 1)   # classical BBP: sqrt(gamma)
-    mpf('0.5')
-    """
-    delta_, gamma_, kappa_ = (_mp_parameter(v, name, low_open)
-                              for v, name, low_open in ((delta_, "delta", False), (gamma_, "gamma", False), (kappa_, "kappa", True)))
-    f = _numeric()
-    coeffs = [c(delta_, gamma_, kappa_) for c in f["threshold_coeffs"]]
-    roots = mpmath.polyroots(coeffs, maxsteps=200, extraprec=4 * mpmath.mp.prec)
-    tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2))
-    real = [mpmath.re(r) for r in roots if abs(mpmath.im(r)) <= tol * max(1, abs(r))]
-    return max(real)
-
-
-def _mp_parameter(value, name: str, low_open: bool) -> mpmath.mpf:
-    """A parameter as an mpmath real in the current precision, checked ``> 0`` (``>= 0``)."""
-    x = check_range(real_number(value, name), name, low=0, low_open=low_open)
-    return value if isinstance(value, mpmath.mpf) else mpmath.mpf(sp.N(x, mpmath.mp.dps + 5))
-
-
-def _exact_or_close(value, name: str, digits: int) -> sp.Rational:
-    """A rational input as it is; a real SymPy expression (an ``alpha`` of the ``gauss`` family
-    holds arcsines) as a rational within ``10^{-(digits + 20)}`` relative of it."""
-    if isinstance(value, sp.Basic) and not value.is_Rational:
-        approx = sp.N(value, digits + 20)
-        if not (approx.is_real and approx.is_finite and approx.is_Number):
-            raise ParameterError(name, f"not a finite real number: {value}")
-        return sp.Rational(approx)
-    return parse_rational(value, name)
-
-
-def _validated(values: dict, digits: int) -> dict:
-    out = {name: _exact_or_close(v, name, digits) for name, v in values.items()}
-    check_range(out["delta"], "delta", low=0, low_open=True)
-    check_range(out["gamma"], "gamma", low=0)
-    check_range(out["kappa"], "kappa", low=0, low_open=True)
-    check_range(out["alpha"], "alpha", low=0)
-    check_range(out["mu2"], "mu2", low=0)
-    return out
-
-
-def _level(strength, cos2, p, *, sample: bool):
-    """Outlier flag, eigenvalue, overlap of one rank-one term at one level (mpmath numbers)."""
-    f = _numeric()
-    args = (p["delta"], p["gamma"], p["kappa"])
-    threshold = sample_threshold(*args) if sample else f["theta_c"](p["delta"], p["kappa"])
-    if strength <= threshold:
-        return {"outlier": False, "eigenvalue": None, "overlap": mpmath.mpf(0), "threshold": threshold}
-    zeta = f["zeta"](strength, *args)
-    if sample:
-        eig = f["psi"](strength, *args)
-        overlap = zeta * f["factor"](strength, *args) * cos2
-    else:
-        eig = f["ell"](strength, *args)
-        overlap = zeta * cos2
-    return {"outlier": True, "eigenvalue": eig, "overlap": overlap, "threshold": threshold}
-
-
-def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -> dict:
-    r"""The outliers of ``S`` (or ``S_c``) as derived here: the document of ``derive spike``.
-
-    ``mu2_critical`` is :math:`\max(0, \theta_c/\alpha - \delta)` at each level (``None`` if
-    :math:`\alpha = 0`: no signal survives the pooling). Reals are strings with ``digits``
-    significant digits.
-
-    >>> spike("1/2", "1/4", "1/2", "1/4", 3, digits=6)["population"]["mu2_critical"]
-    '0.103553'
-    >>> spike("1/2", "1/4", sp.asin(sp.Rational(1, 3)), 1, 4, digits=6)["population"]["outlier"]
-    True
-    """
-    digits = check_digits(digits)
-    p = _validated({"delta": delta, "gamma": gamma, "alpha": alpha, "kappa": kappa, "mu2": mu2, "sum_w": sum_w}, digits)
-    fmt = lambda x: None if x is None else format_real(x, digits)  # noqa: E731
-    with mpmath.workdps(digits + 15):
-        q = {k: mpmath.mpf(v.p) / v.q for k, v in p.items()}
-        signal = q["alpha"] * (q["mu2"] + q["delta"])
-        cos2 = q["mu2"] / (q["mu2"] + q["delta"])
-        doc, other = {}, []
-        for name, sample in (("population", False), ("sample", True)):
-            lev = _level(signal, cos2, q, sample=sample)
-            if q["alpha"] == 0:
-                crit = None
-            else:
-                crit = max(mpmath.mpf(0), lev["threshold"] / q["alpha"] - q["delta"])
-            doc[name] = {"outlier": lev["outlier"], "eigenvalue": fmt(lev["eigenvalue"]),
-                         "overlap": fmt(lev["overlap"]), "mu2_critical": fmt(crit)}
-            if not centered:
-                mean = _level(q["sum_w"] ** 2 * q["delta"], mpmath.mpf(0), q, sample=sample)
-                if mean["outlier"]:
-                    other.append({"cause": "mean of the vocabulary noise Z 1/V (raw S; removed by centering)",
-                                  "level": name, "eigenvalue": fmt(mean["eigenvalue"]), "overlap": "0"})
-        edge_theta = sample_threshold(q["delta"], q["gamma"], q["kappa"])
-        args = (q["delta"], q["gamma"], q["kappa"])
-        doc["bulk"] = {"right_edge": fmt(_numeric()["psi"](edge_theta, *args)),
-                       "population_right_edge": fmt(q["kappa"] * (1 + mpmath.sqrt(q["delta"])) ** 2)}
-        doc["other_outliers"] = [o for o in other if o["level"] == "sample"] + [o for o in other if o["level"] == "population"]
-        doc["assumptions"] = ("population level exact in the limit d/V -> delta; sample level for "
-                              "Gaussian-equivalent pooled vectors with the same covariance, d/N -> gamma")
-    return doc

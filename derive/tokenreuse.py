@@ -23,8 +23,8 @@ from derive import freeprob as fp
 from derive.errors import ParameterError
 from derive.formulas import Formula
 from derive.numbers import check_count
+from derive.symbols import delta, gamma
 
-delta, gamma = sp.symbols("delta gamma", positive=True)
 
 
 def moments_from_free_cumulants(cumulants: list, n: int) -> list:

@@ -5,17 +5,18 @@ import json
 
 import pytest
 
-from verify import bench, bench_mc
-from verify.cli import main
+from benchmarks import core as bench
+from benchmarks import mc as bench_mc
+from benchmarks.__main__ import main
 
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
-    """One ``verify bench --tiny --json`` run (about 5 s), shared by the tests below."""
+    """One ``python -m benchmarks all --tiny --json`` run (about 5 s), shared by the tests below."""
     out = tmp_path_factory.mktemp("bench") / "benchmarks.md"
     stdout, stderr = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        status = main(["bench", "--tiny", "--json", "--out", str(out)])
+        status = main(["all", "--tiny", "--json", "--out", str(out)])
     return status, stdout.getvalue(), out.read_text()
 
 
@@ -53,7 +54,7 @@ def test_tiny_markdown_has_every_section_and_row(tiny_run):
 def test_float_density_is_exact_outside_the_support_in_the_tiny_run(tiny_run):
     # The accuracy columns are measured, not timed: the float64 path is 0 wherever the 30-digit
     # density is (its support test is exact), and its error is within its documented bound
-    # 1e-13 max(1, rho) (verify.precise.bulk_density_float).
+    # 1e-13 max(1, rho) (derive.bulk.BulkLaw.density_float).
     _, stdout, _ = tiny_run
     bulk = json.loads(stdout)["bulk"]
     f = bulk["float"]
@@ -62,6 +63,6 @@ def test_float_density_is_exact_outside_the_support_in_the_tiny_run(tiny_run):
 
 
 def test_bad_threads_is_one_line_on_stderr(capsys):
-    assert main(["bench", "--tiny", "--threads", "-1"]) == 2
+    assert main(["all", "--tiny", "--threads", "-1"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and "threads" in captured.err

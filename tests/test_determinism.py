@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from verify.cli import main as verify_main
-from verify.ledger import Claim, run_claim
+from verify.ledger.records import Claim, run_claim
 
 TINY = ["mc", "--d", "10", "--V", "20", "--N", "24", "--T", "3", "--signs", "prefix:2", "--weights", "mean",
         "--mu2", "3", "--seeds", "3", "--json"]

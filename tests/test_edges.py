@@ -19,7 +19,7 @@ from derive.attention import causal_weights, mean_weights, scheme_weights
 from derive.cli import main as derive_main
 from derive.errors import ParameterError
 from derive.model import parse_signs
-from derive.spikes import spike
+from derive.commands.spike import spike
 
 R = sp.Rational
 mp = mpmath.mpf

@@ -21,11 +21,14 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from derive import attention, bulk, freeprob, model, numbers, optimality, realizable, spikes, tokenreuse
+from derive import attention, bulk, freeprob, model, numbers, optimality, outliers, realizable, tokenreuse
+from derive.commands.spike import spike
+from verify.montecarlo.signs import sample_signs
 from derive.cli import main as derive_main
 from derive.errors import ParameterError
 from tests import strategies as S
-from verify import ledger, stats
+from verify import stats
+from verify.ledger import records as ledger
 from verify.cli import main as verify_main
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
@@ -322,7 +325,7 @@ API = {
     "parse_signs": (model.parse_signs, [st.one_of(S.junk, S.bad_specs)]),
     "correlation_entry": (model.correlation_entry, [_valid_or(["iid", "markov"])]),
     "SignFamily.R": (fam.R, [_valid_or([2, 3])]),
-    "SignFamily.sample": (fam.sample, [_valid_or([np.random.default_rng(0)]), _valid_or([4]), _valid_or([3])]),
+    "sample_signs": (lambda *a: sample_signs(fam, *a), [_valid_or([np.random.default_rng(0)]), _valid_or([4]), _valid_or([3])]),
     "causal_weights": (attention.causal_weights, [_valid_or([3]), _valid_or([0, 1]), _valid_or(["strict"]), _valid_or([20])]),
     "causal_weight": (attention.causal_weight, [_valid_or(["inclusive"])]),
     "softmax_normalizer": (attention.softmax_normalizer, [_valid_or(["strict"])]),
@@ -335,7 +338,7 @@ API = {
     "load_weights_file": (attention.load_weights_file, [_valid_or(["/nonexistent/w.csv"]), _valid_or([3])]),
     "scheme_weights": (attention.scheme_weights, [_valid_or(["mean", "causal", "optimal"]), _valid_or([3]),
                                                   _valid_or([fam, None]), _valid_or([None]), _valid_or([None]), _valid_or([20])]),
-    "resolve_weights": (attention.resolve_weights, [_valid_or(["mean"]), _valid_or([3]), _valid_or(["iid", None])]),
+    "pooling": (attention.pooling, [_valid_or(["mean"]), _valid_or([3]), _valid_or(["iid", None])]),
     "bulk.parameters": (bulk.parameters, [_valid_or([1])] * 3),
     "bulk.law": (bulk.law, [_valid_or(["1/2"]), _valid_or(["1/4"]), _valid_or([1])]),
     "bulk.support": (bulk.support, [_valid_or([1]), _valid_or([2]), _valid_or([1])]),
@@ -344,9 +347,11 @@ API = {
     "bulk.stieltjes": (bulk.stieltjes, [_valid_or([1]), _valid_or([1]), _valid_or([1]), _valid_or([1j, mpmath.mpc(1, 2)]),
                                         _valid_or([15])]),
     "bulk.real_root": (bulk.real_root, [_valid_or([np.array([[-2.0], [2.0], [-1.0], [1.0]])])]),
-    "spike": (spikes.spike, [_valid_or(["1/2"]), _valid_or(["1/4"]), _valid_or([1]), _valid_or([1]), _valid_or([2]),
+    "spike": (spike, [_valid_or(["1/2"]), _valid_or(["1/4"]), _valid_or([1]), _valid_or([1]), _valid_or([2]),
                              _valid_or([1]), st.booleans(), _valid_or([12])]),
-    "sample_threshold": (spikes.sample_threshold, [_valid_or([mpmath.mpf(1)])] * 3),
+    "sample_threshold": (outliers.sample_threshold, [_valid_or([mpmath.mpf(1)])] * 3),
+    "outliers": (outliers.outliers, [_valid_or([mpmath.mpf(1) / 2]), _valid_or([mpmath.mpf(1) / 4]), _valid_or([1]),
+                                     _valid_or([1]), _valid_or([2])]),
     "rayleigh_quotient": (optimality.rayleigh_quotient, [_valid_or([[1, 0]]), _valid_or([R2])]),
     "top_eigenvalue": (optimality.top_eigenvalue, [_valid_or([R2]), _valid_or([20])]),
     "mean_block_quotient": (optimality.mean_block_quotient, [_valid_or(["prefix"])]),

@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 
 from derive.errors import ParameterError
-from verify import attention_gap as gap
-from verify import finite_size as fs
-from verify.attention_sim import attention_weights, sequence_attention_weights
+from verify.studies import attention_gap as gap
+from verify.studies import finite_size as fs
+from verify.montecarlo.attention import attention_weights, sequence_attention_weights
 from verify.cli import main
-from verify.simulate import check_model
+from verify.montecarlo.draw import check_model, ratios as fs_ratios
 
 TINY = dict(delta="1/2", gamma="1/4", T=4, signs="prefix:2", mu2="3", seeds=3)
 
@@ -25,7 +25,7 @@ def test_chunked_attention_weights_equal_the_direct_ones():
 def test_at_zero_temperature_real_attention_is_its_limit_exactly():
     # tau = 0 makes every softmax row uniform on its window: the data weights are the limit
     # weights for every sequence, so both covariances are the same matrix
-    w, _, _ = fs.scheme_prediction("causal", 4, "prefix:2", fs.ratios("1/2", "1/4")[0], fs.ratios("1/2", "1/4")[1],
+    w, _, _ = fs.scheme_prediction("causal", 4, "prefix:2", fs_ratios("1/2", "1/4")[0], fs_ratios("1/2", "1/4")[1],
                                    "3", True, tau="0", mask="strict")
     model = check_model(40, 80, 160, 4, "prefix:2", w, 3.0)
     t = gap.paired_trial(model, 5, 0.0, "strict")

@@ -1,4 +1,4 @@
-"""Tests of the one-pass Lanczos solver (verify.lanczos) against dense linear algebra.
+"""Tests of the one-pass Lanczos solver (verify.montecarlo.lanczos) against dense linear algebra.
 
 Float64 kernels are compared with NumPy at ``1e-12`` relative to the sum of absolute terms (a sum of
 ``n`` float64 products errs by at most ``n 2^-53`` of that, far below for ``n <= 60``). Float32
@@ -12,7 +12,7 @@ import scipy.sparse as sps
 from hypothesis import given, strategies as st
 
 from derive.errors import ParameterError
-from verify.lanczos import Mixing, lanczos_sweep, lanczos_top, product, transpose_product
+from verify.montecarlo.lanczos import Mixing, lanczos_sweep, lanczos_top, product, transpose_product
 
 from tests.strategies import covariance_problems
 

@@ -1,6 +1,6 @@
 """The ledger machinery: a check that fails never reads as a verdict."""
-from verify.ledger import Claim, run_claim
-from verify.report import claims_markdown, verdict_table
+from verify.ledger.records import Claim, run_claim
+from verify.ledger.report import claims_markdown, verdict_table
 
 
 def _boom(cfg):

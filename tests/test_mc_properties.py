@@ -12,9 +12,11 @@ from hypothesis import assume, given, settings
 
 from derive.errors import ParameterError
 from derive import attention
-from derive.spikes import spike
-from verify.finite_size import rung, rung_seeds, scheme_prediction
-from verify.simulate import check_model, draw, mixing_matrix, solve
+from derive.commands.spike import spike
+from verify.montecarlo.draw import rung
+from verify.studies.finite_size import rung_seeds, scheme_prediction
+from verify.montecarlo.draw import check_model, draw, mixing_matrix
+from verify.montecarlo.trials import solve
 from verify.stats import mean_ci
 
 from tests.strategies import mc_cases
@@ -26,7 +28,8 @@ D, SEEDS = 400, 6
 
 def _alpha_kappa(scheme, T, spec):
     try:
-        w, R = attention.resolve_weights(scheme, T, spec)
+        pool = attention.pooling(scheme, T, spec)
+        w, R = pool.weights, pool.R
     except ParameterError:
         # R's top eigenvector can sum to zero (markov:r < 0 at even T): no sum-1 normalization
         assume(False)

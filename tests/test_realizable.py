@@ -6,6 +6,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from verify.montecarlo.signs import sample_signs
 from derive.errors import ParameterError
 from derive.model import parse_signs
 from derive.realizable import is_positive_semidefinite, load_correlation_file, realizing_mixture
@@ -76,7 +77,7 @@ def test_files_round_trip_and_sampler_reproduces_R(tmp_path):
         assert fam.R(4) == parse_signs("markov:1/2").R(4)
     # entries are means of n signs: standard error <= 1/sqrt(n), 5 of them over 16 entries
     n = 50_000
-    xi = fam.sample(np.random.default_rng(3), n, 4).astype(float)
+    xi = sample_signs(fam, np.random.default_rng(3), n, 4).astype(float)
     assert np.abs(xi.T @ xi / n - R).max() < 5 / np.sqrt(n)
     assert np.abs(xi.mean(axis=0)).max() < 5 / np.sqrt(n)
 

@@ -1,4 +1,4 @@
-"""Tests of the Monte Carlo of the model (verify.simulate) and of the interval and fit helpers (verify.stats).
+"""Tests of the Monte Carlo of the model (verify.montecarlo) and of the interval and fit helpers (verify.stats).
 
 Statistical checks compare a mean of ``n`` i.i.d. bounded terms with its exact expectation: by the
 CLT the error is Gaussian with the standard error ``SE`` (exact when the variance is known, the
@@ -13,7 +13,8 @@ from scipy import stats
 
 from derive.errors import ParameterError
 from derive.model import parse_signs
-from verify import simulate as sim
+from verify import montecarlo as sim
+from verify.montecarlo import lanczos
 from verify.stats import finite_size_fit, mean_ci
 
 SMALL = dict(d=30, V=40, N=80, T=4, signs="markov:1/2", weights=[0.4, 0.3, 0.2, 0.1], mu2=2.0)
@@ -181,12 +182,12 @@ def test_dense_and_implicit_agree_on_the_same_draw(centered):
     # and a squared coordinate moves by at most 2*sqrt(2)*sin(theta); the dense one errs by ~1e-13.
     lam = dense.spectrum
     gaps = np.minimum(np.r_[np.inf, -np.diff(lam[:3])], lam[:3] - lam[1:4])
-    bound = 3 * sim.TOL * lam[:3] / gaps + 1e-11
+    bound = 3 * lanczos.TOL * lam[:3] / gaps + 1e-11
     np.testing.assert_array_less(np.abs(implicit.overlaps - dense.overlaps), bound)
     # the Lanczos residuals meet the tolerance against S itself
     S = _dense_S(model, data, centered)
     residual = np.linalg.norm(S @ implicit.eigenvectors - implicit.eigenvectors * implicit.top_eigenvalues, axis=0)
-    np.testing.assert_array_less(residual, sim.TOL * implicit.top_eigenvalues * 1.01 + 1e-13)
+    np.testing.assert_array_less(residual, lanczos.TOL * implicit.top_eigenvalues * 1.01 + 1e-13)
     np.testing.assert_allclose(np.linalg.norm(implicit.eigenvectors, axis=0), 1, atol=1e-12)
     assert dense.overlaps[0] > 0.5  # the case has a signal outlier, so the overlaps are not all noise
 
@@ -235,7 +236,7 @@ def test_mixed_precision_agrees_with_dense_and_certifies_its_residuals(centered)
     error = np.abs(mixed.top_eigenvalues - dense.top_eigenvalues) / dense.top_eigenvalues
     np.testing.assert_array_less(error, bound)
     assert bound.max() < 1e-10
-    assert mixed.path == "mixed" and np.all(mixed.residuals <= sim.MIXED_ACCEPT)
+    assert mixed.path == "mixed" and np.all(mixed.residuals <= lanczos.MIXED_ACCEPT)
     S = _dense_S(model, data, centered)
     true = np.linalg.norm(S @ mixed.eigenvectors - mixed.eigenvectors * mixed.top_eigenvalues, axis=0)
     np.testing.assert_allclose(mixed.residuals, true / mixed.top_eigenvalues, rtol=1e-6, atol=1e-14)
@@ -252,7 +253,7 @@ def test_many_eigenpairs_on_the_matrix_free_paths(path):
 def test_mixed_precision_falls_back_to_float64_when_its_residual_is_too_large(monkeypatch):
     model = sim.check_model(**AGREE)
     data = sim.draw(model, 34)
-    monkeypatch.setattr(sim, "MIXED_ACCEPT", 0.0)
+    monkeypatch.setattr(lanczos, "MIXED_ACCEPT", 0.0)
     mixed = sim.solve(model, data, 3, False, "mixed")
     dense = sim.solve(model, data, 3, False, "dense")
     assert mixed.residuals is None

@@ -5,10 +5,12 @@ import pytest
 import sympy as sp
 from hypothesis import given, strategies as st
 
+from derive import outliers as O
 from derive import spikes as S
+from derive.commands.spike import spike
 from derive.errors import ParameterError
 from tests.strategies import ratios, rationals
-from verify.population import population_covariance
+from verify.montecarlo.population import population_covariance
 
 d_, g_, k_, th = S.delta, S.gamma, S.kappa, S.theta
 
@@ -32,7 +34,7 @@ def test_delta_zero_is_bbp_with_pauls_overlap():
     assert sp.simplify(S.sample_outlier_location().subs(d_, 0) - bbp) == 0
     assert sp.simplify((S.population_overlap() * S.sample_overlap_factor()).subs(d_, 0) - paul) == 0
     with mpmath.workdps(30):
-        assert mpmath.almosteq(S.sample_threshold(0, mpmath.mpf(9) / 16, 2), 2 * mpmath.mpf(3) / 4, 1e-25)
+        assert mpmath.almosteq(O.sample_threshold(0, mpmath.mpf(9) / 16, 2), 2 * mpmath.mpf(3) / 4, 1e-25)
 
 
 @given(ratios, ratios, rationals(1, 4, 20))
@@ -40,19 +42,18 @@ def test_sample_threshold_is_never_easier_and_overlap_vanishes_there(delta, gamm
     with mpmath.workdps(40):
         dl, gm, kp = (mpmath.mpf(x.p) / x.q for x in (delta, gamma, kappa))
         pop = kp * (dl + mpmath.sqrt(dl))
-        smp = S.sample_threshold(dl, gm, kp)
+        smp = O.sample_threshold(dl, gm, kp)
         assert smp > pop
-        f = S._numeric()["factor"]
-        assert abs(f(smp, dl, gm, kp)) < mpmath.mpf(10) ** -30
+        assert abs(O.sample_overlap(smp, dl, gm, kp)) < mpmath.mpf(10) ** -30
         # just above the threshold the sample outlier sits right of the population one's image
-        assert f(smp * (1 + mpmath.mpf(10) ** -6), dl, gm, kp) > 0
+        assert O.sample_overlap(smp * (1 + mpmath.mpf(10) ** -6), dl, gm, kp) > 0
 
 
 @given(ratios, ratios, rationals(1, 3, 10), st.lists(rationals(0, 6, 20), min_size=2, max_size=2))
 def test_overlaps_in_unit_interval_and_nondecreasing_in_mu2(delta, gamma, alpha, mus):
     lo, hi = sorted(mus)
-    a = S.spike(delta, gamma, alpha, "1/2", lo, digits=20)
-    b = S.spike(delta, gamma, alpha, "1/2", hi, digits=20)
+    a = spike(delta, gamma, alpha, "1/2", lo, digits=20)
+    b = spike(delta, gamma, alpha, "1/2", hi, digits=20)
     for level in ("population", "sample"):
         oa, ob = mpmath.mpf(a[level]["overlap"]), mpmath.mpf(b[level]["overlap"])
         assert 0 <= oa <= ob <= 1
@@ -62,7 +63,7 @@ def test_overlaps_in_unit_interval_and_nondecreasing_in_mu2(delta, gamma, alpha,
 
 @given(ratios, ratios, rationals(0, 5, 20))
 def test_outlier_present_iff_beyond_the_right_edge(delta, gamma, mu2):
-    doc = S.spike(delta, gamma, "3/8", "1/8", mu2, digits=25)
+    doc = spike(delta, gamma, "3/8", "1/8", mu2, digits=25)
     for level, edge in (("population", "population_right_edge"), ("sample", "right_edge")):
         eig = doc[level]["eigenvalue"]
         if doc[level]["outlier"]:
@@ -73,8 +74,8 @@ def test_outlier_present_iff_beyond_the_right_edge(delta, gamma, mu2):
 
 @given(ratios, ratios, rationals(0, 4, 20), rationals(1, 3, 10))
 def test_scaling_the_weights_scales_eigenvalues_and_keeps_overlaps(delta, gamma, mu2, c):
-    base = S.spike(delta, gamma, "1/4", "1/8", mu2, sum_w=1, digits=25)
-    scaled = S.spike(delta, gamma, c**2 / 4, c**2 / 8, mu2, sum_w=c, digits=25)
+    base = spike(delta, gamma, "1/4", "1/8", mu2, sum_w=1, digits=25)
+    scaled = spike(delta, gamma, c**2 / 4, c**2 / 8, mu2, sum_w=c, digits=25)
     with mpmath.workdps(30):
         for level in ("population", "sample"):
             assert base[level]["outlier"] == scaled[level]["outlier"]
@@ -86,8 +87,8 @@ def test_scaling_the_weights_scales_eigenvalues_and_keeps_overlaps(delta, gamma,
 
 @given(ratios, ratios, rationals(0, 5, 50))
 def test_30_and_60_digits_agree_to_25(delta, gamma, mu2):
-    a = S.spike(delta, gamma, "1/3", "1/6", mu2, digits=30)
-    b = S.spike(delta, gamma, "1/3", "1/6", mu2, digits=60)
+    a = spike(delta, gamma, "1/3", "1/6", mu2, digits=30)
+    b = spike(delta, gamma, "1/3", "1/6", mu2, digits=60)
     for level in ("population", "sample"):
         for key in ("eigenvalue", "overlap", "mu2_critical"):
             x, y = a[level][key], b[level][key]
@@ -102,7 +103,7 @@ def test_bad_input_names_the_parameter(name, value):
     args = {"delta": "1/2", "gamma": "1/4", "alpha": "1/4", "kappa": "1/8", "mu2": "1", "sum_w": "1"}
     args[name] = value
     with pytest.raises(ParameterError) as err:
-        S.spike(**args)
+        spike(**args)
     assert err.value.parameter == name
 
 
@@ -118,7 +119,7 @@ def test_population_outliers_against_the_exact_covariance_of_sampled_tables(delt
     d = 1200
     V = int(round(d / delta)) // 2 * 2
     rng = np.random.default_rng(7)
-    doc = S.spike(str(delta), "0", str(alpha), str(kappa), str(mu2), sum_w=str(W), digits=20)
+    doc = spike(str(delta), "0", str(alpha), str(kappa), str(mu2), sum_w=str(W), digits=20)
     expected = sorted([float(doc["population"]["eigenvalue"])]
                       + [float(o["eigenvalue"]) for o in doc["other_outliers"] if o["level"] == "population"],
                       reverse=True)
@@ -144,7 +145,7 @@ def test_sample_bulk_edge_agrees_with_the_discriminant_of_the_bulk_law(delta, ga
 
     intervals, _ = support(delta, gamma, kappa)
     right = sp.N(intervals[-1][1], 40)
-    doc = S.spike(delta, gamma, "1", kappa, "0", digits=30)
+    doc = spike(delta, gamma, "1", kappa, "0", digits=30)
     assert mpmath.almosteq(mpmath.mpf(doc["bulk"]["right_edge"]), mpmath.mpf(str(right)), rel_eps=1e-27)
 
 
@@ -152,8 +153,8 @@ def test_irrational_alpha_of_the_gauss_family_is_accepted_at_full_precision():
     # gauss:rho gives R entries (2/pi) asin(rho): alpha is a real expression, not a rational;
     # it used to be refused as 'not a finite number', which broke verify mc for that family
     alpha = sp.Rational(1, 2) + sp.asin(sp.Rational(1, 10)) / sp.pi
-    exact = S.spike("1/2", "1/4", alpha, "1/2", 3, digits=40)
-    close = S.spike("1/2", "1/4", sp.Rational(sp.N(alpha, 80)), "1/2", 3, digits=40)
+    exact = spike("1/2", "1/4", alpha, "1/2", 3, digits=40)
+    close = spike("1/2", "1/4", sp.Rational(sp.N(alpha, 80)), "1/2", 3, digits=40)
     assert exact == close and exact["sample"]["outlier"]
     with pytest.raises(ParameterError, match="alpha"):
-        S.spike("1/2", "1/4", sp.sqrt(-1), "1/2", 3)
+        spike("1/2", "1/4", sp.sqrt(-1), "1/2", 3)

@@ -15,12 +15,13 @@ import pytest
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.spikes import spike
-from verify import executors
+from derive.commands.spike import spike
+from verify.sweeps import executors
 from verify.cli import main
-from verify.sweep import (RESULT_FIELDS, ResultsWriter, Sweep, load_sweep, read_results, result_lines, run_sweep,
-                          run_task)
-from verify.sweep_report import summarize
+from verify.sweeps.results import RESULT_FIELDS, ResultsWriter, read_results, result_lines
+from verify.sweeps.run import run_sweep, run_task
+from verify.sweeps.spec import Sweep, load_sweep
+from verify.sweeps.report import summarize
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "sweeps" / "tiny.toml"
@@ -275,7 +276,7 @@ def test_records_keep_timing_apart_from_the_result_fields(reference):
 
 
 def test_projection_sums_the_fitted_cost_over_the_paper_grid():
-    from verify import sweep_bench
+    from benchmarks import sweeps as sweep_bench
 
     # cost = C d^p at every gamma: the projection is exactly tasks * C * d^p, split evenly over workers
     gammas = ["1/20", "21/20", "2"]
@@ -295,7 +296,7 @@ def test_projection_sums_the_fitted_cost_over_the_paper_grid():
 
 @pytest.mark.slow
 def test_tiny_benchmark_writes_its_section(tmp_path):
-    from verify import sweep_bench
+    from benchmarks import sweeps as sweep_bench
 
     out = tmp_path / "sweeps.md"
     out.write_text(f"# notes\n\n{sweep_bench.BEGIN}\nold\n{sweep_bench.END}\n\nafter\n")

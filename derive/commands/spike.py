@@ -1,8 +1,17 @@
 """``derive spike``: the signal outlier (claims C2-C4) and every further outlier, as derived."""
-from derive.spikes import spike
+from __future__ import annotations
+
+import mpmath
+import sympy as sp
+
+from derive.errors import ParameterError
+from derive.numbers import check_digits, check_range, format_real, parse_rational
 
 NAME = "spike"
 HELP = "outlier eigenvalues, overlaps and thresholds of S (population and sample level)"
+
+ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for "
+               "Gaussian-equivalent pooled vectors with the same covariance, d/N -> gamma")
 
 
 def add_arguments(p):
@@ -14,6 +23,58 @@ def add_arguments(p):
     p.add_argument("--sum-w", default="1", help="W = sum_t w_t (raw S only; default 1)")
     p.add_argument("--centered", action="store_true", help="the centered covariance S_c")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
+
+
+def _exact_or_close(value, name: str, digits: int) -> sp.Rational:
+    """A rational input as it is; a real SymPy expression (an ``alpha`` of the ``gauss`` family
+    holds arcsines) as a rational within ``10^{-(digits + 20)}`` relative of it."""
+    if isinstance(value, sp.Basic) and not value.is_Rational:
+        approx = sp.N(value, digits + 20)
+        if not (approx.is_real and approx.is_finite and approx.is_Number):
+            raise ParameterError(name, f"not a finite real number: {value}")
+        return sp.Rational(approx)
+    return parse_rational(value, name)
+
+
+def _validated(values: dict, digits: int) -> dict:
+    out = {name: _exact_or_close(v, name, digits) for name, v in values.items()}
+    check_range(out["delta"], "delta", low=0, low_open=True)
+    check_range(out["gamma"], "gamma", low=0)
+    check_range(out["kappa"], "kappa", low=0, low_open=True)
+    check_range(out["alpha"], "alpha", low=0)
+    check_range(out["mu2"], "mu2", low=0)
+    return out
+
+
+def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -> dict:
+    r"""The document of ``derive spike``: :func:`derive.outliers.outliers` at exact inputs, with every
+    real a string of ``digits`` significant digits.
+
+    >>> spike("1/2", "1/4", "1/2", "1/4", 3, digits=6)["population"]["mu2_critical"]
+    '0.103553'
+    >>> spike("1/2", "1/4", sp.asin(sp.Rational(1, 3)), 1, 4, digits=6)["population"]["outlier"]
+    True
+    """
+    from derive.outliers import outliers
+
+    digits = check_digits(digits)
+    p = _validated({"delta": delta, "gamma": gamma, "alpha": alpha, "kappa": kappa, "mu2": mu2, "sum_w": sum_w}, digits)
+    with mpmath.workdps(digits + 15):
+        o = outliers(p["delta"], p["gamma"], p["alpha"], p["kappa"], p["mu2"], sum_w=p["sum_w"], centered=bool(centered))
+    return document(o, digits)
+
+
+def document(o, digits: int) -> dict:
+    """An :class:`derive.outliers.Outliers` as the JSON document of ``derive spike`` (reals to ``digits``)."""
+    fmt = lambda x: None if x is None else format_real(x, digits)  # noqa: E731
+    doc = {name: {"outlier": lev.outlier, "eigenvalue": fmt(lev.eigenvalue), "overlap": fmt(lev.overlap),
+                  "mu2_critical": fmt(lev.mu2_critical)}
+           for name, lev in (("population", o.population), ("sample", o.sample))}
+    doc["bulk"] = {"right_edge": fmt(o.right_edge), "population_right_edge": fmt(o.population_right_edge)}
+    doc["other_outliers"] = [{"cause": x.cause, "level": x.level, "eigenvalue": fmt(x.eigenvalue), "overlap": "0"}
+                             for x in o.other_outliers]
+    doc["assumptions"] = ASSUMPTIONS
+    return doc
 
 
 def run(args):

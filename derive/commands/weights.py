@@ -1,7 +1,7 @@
 """``derive weights``: pooling weights of a scheme, normalized to sum 1, with alpha and kappa."""
 import mpmath
 
-from derive.attention import alpha, kappa, scheme_weights
+from derive.attention import pooling
 from derive.model import check_T, parse_signs
 from derive.numbers import check_digits, format_exact, format_real
 
@@ -22,11 +22,9 @@ def run(args):
     digits = check_digits(args.digits)
     T = check_T(args.T)
     family = parse_signs(args.signs) if args.signs is not None else None
-    R = family.R(T) if family is not None else None
-    w, note = scheme_weights(args.scheme, T, family, args.tau, args.mask, digits)
+    p = pooling(args.scheme, T, family, tau=args.tau, mask=args.mask, digits=digits)
+    w, note, a, k = p.weights, p.note, p.alpha, p.kappa
     exact = [format_exact(x) for x in w]
-    a = alpha(w, R) if R is not None else None
-    k = kappa(w)
     # format_real leaves its working precision when converting; hold enough digits around it
     with mpmath.workdps(digits + 10):
         real = lambda x: None if x is None else format_real(x, digits)  # noqa: E731

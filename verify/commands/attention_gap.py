@@ -1,5 +1,5 @@
 """``verify attention-gap``: real causal softmax attention against its limit weights, on the same data."""
-from verify.attention_gap import attention_gap
+from verify.studies.attention_gap import attention_gap
 from verify.commands.ladder import add_ladder_arguments, fits_lines, ladder_options, reals
 
 NAME = "attention-gap"

@@ -4,9 +4,9 @@ import sys
 import time
 from pathlib import Path
 
-from verify.claims import CLAIMS, FULL, QUICK, draw_figures
-from verify.ledger import run_claim
-from verify.report import claims_markdown, verdict_table
+from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
+from verify.ledger.records import run_ledger
+from verify.ledger.report import claims_markdown, verdict_table
 
 NAME = "claims"
 HELP = "check every claim of the paper and give each a verdict with its evidence"
@@ -21,16 +21,13 @@ def add_arguments(p):
 def run(args):
     cfg = dict(QUICK if args.quick else FULL)
     cfg["figures"] = args.figures
-    cfg["stash"] = {}
     start = time.time()
-    records = []
-    for i, claim in enumerate(CLAIMS, 1):
-        print(f"[{i}/{len(CLAIMS)}] {claim.id} ...", file=sys.stderr, flush=True)
-        records.append(run_claim(claim, cfg))
-        cfg["records"] = records
+    results = run_ledger(CLAIMS, cfg, log=lambda i, n, claim: print(f"[{i}/{n}] {claim.id} ...", file=sys.stderr,
+                                                                    flush=True))
+    records = [r.record for r in results.values()]
     if args.figures:
         print("figures ...", file=sys.stderr, flush=True)
-        for path in draw_figures(cfg):
+        for path in draw_figures(cfg, results):
             print(f"  wrote {path}", file=sys.stderr)
     if args.notes:
         header = {"quick": args.quick, "seconds": time.time() - start,

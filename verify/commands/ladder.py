@@ -2,7 +2,7 @@
 import math
 
 from derive.numbers import check_count, format_real
-from verify.finite_size import outlier_ladder
+from verify.studies.finite_size import outlier_ladder
 
 NAME = "ladder"
 HELP = "finite-size study: Monte Carlo outlier and overlap vs theory over a ladder of d, with fitted rates"

@@ -4,8 +4,8 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.numbers import check_count, check_digits, format_real, parse_rational
-from derive.spikes import spike
-from verify.simulate import run_trials
+from derive.commands.spike import spike
+from verify.montecarlo.trials import run_trials
 from verify.stats import mean_ci
 
 NAME = "mc"
@@ -58,8 +58,8 @@ def run(args):
         raise ParameterError("d", f"d = {d} with V = {V}, N = {N} needs more than {MAX_ENTRIES} float64 numbers per trial")
     digits = check_digits(args.digits)
     # the weights carry guard digits: alpha and kappa feed the theory, which must be right to `digits`
-    w, R = attention.resolve_weights(args.weights, T, args.signs, tau=args.tau, mask=args.mask, digits=digits + 10)
-    alpha, kappa, W = attention.alpha(w, R), attention.kappa(w), attention.sum_w(w)
+    pool = attention.pooling(args.weights, T, args.signs, tau=args.tau, mask=args.mask, digits=digits + 10)
+    w, alpha, kappa, W = pool.weights, pool.alpha, pool.kappa, pool.W
     # exact where they are exact; spike reads an irrational or a Float beyond `digits` itself
     # (nsimplify guessed closed forms from the Floats, and a guess is not a derivation)
     theory = spike(sp.Rational(d, V), sp.Rational(d, N), alpha, kappa, mu2,

@@ -1,9 +1,9 @@
-"""``verify sweep``: run a parameter sweep that resumes after an interruption, summarize its results
-file, or measure its throughput.
+"""``verify sweep``: run a parameter sweep that resumes after an interruption, or summarize its results file.
 
 ``verify sweep FILE [--results PATH] [--workers N | --scheduler ADDRESS|local-dask] [--max-tasks N]``
 ``verify sweep --summarize RESULTS [--figures DIR]``
-``verify sweep --bench [--quick | --tiny] [--out PATH]``
+
+(Its throughput benchmark is ``python -m benchmarks sweeps``, in the checkout.)
 """
 from pathlib import Path
 
@@ -11,7 +11,7 @@ from derive.errors import ParameterError
 from derive.numbers import format_real, parse_rational
 
 NAME = "sweep"
-HELP = "run a resumable parameter sweep (local processes or Dask), summarize its results file, or benchmark it"
+HELP = "run a resumable parameter sweep (local processes or Dask), or summarize its results file"
 
 
 def add_arguments(p):
@@ -23,11 +23,6 @@ def add_arguments(p):
     p.add_argument("--max-tasks", help="stop after this many new tasks (the rest on a later run)")
     p.add_argument("--summarize", metavar="RESULTS", help="summarize a results file instead of running a sweep")
     p.add_argument("--figures", help="with --summarize: folder of the figures (default: the results file's folder)")
-    p.add_argument("--bench", action="store_true", help="measure throughput and per-task cost; write notes/sweeps.md")
-    size = p.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_true", help="with --bench: a shorter ladder of d")
-    size.add_argument("--tiny", action="store_true", help="with --bench: tiny sizes (for the tests); writes only to --out")
-    p.add_argument("--out", help="with --bench: the markdown file to update (default notes/sweeps.md; none with --tiny)")
 
 
 def _count(value, name):
@@ -41,33 +36,25 @@ def _count(value, name):
 
 def _only(args, mode, allowed):
     given = {"file": args.file, "results": args.results, "workers": args.workers, "scheduler": args.scheduler,
-             "max-tasks": args.max_tasks, "figures": args.figures, "quick": args.quick or None,
-             "tiny": args.tiny or None, "out": args.out}
+             "max-tasks": args.max_tasks, "figures": args.figures}
     for name, value in given.items():
         if value is not None and name not in allowed:
             raise ParameterError(name, f"does not go with {mode}")
 
 
 def run(args):
-    if args.bench and args.summarize:
-        raise ParameterError("bench", "does not go with --summarize")
-    if args.bench:
-        from verify import sweep_bench
-
-        _only(args, "--bench", {"quick", "tiny", "out"})
-        mode = "tiny" if args.tiny else "quick" if args.quick else "full"
-        return sweep_bench.bench(mode, args.out)
     if args.summarize:
-        from verify.sweep_report import summarize
+        from verify.sweeps.report import summarize
 
         _only(args, "--summarize", {"figures"})
         return summarize(args.summarize, args.figures or str(Path(args.summarize).resolve().parent))
-    from verify import executors
-    from verify.sweep import load_sweep, run_sweep
+    from verify.sweeps import executors
+    from verify.sweeps.spec import load_sweep
+    from verify.sweeps.run import run_sweep
 
     _only(args, "a sweep run", {"file", "results", "workers", "scheduler", "max-tasks"})
     if args.file is None:
-        raise ParameterError("file", "name a sweep file (or use --summarize RESULTS, --bench)")
+        raise ParameterError("file", "name a sweep file (or use --summarize RESULTS)")
     if args.workers is not None and args.scheduler is not None and args.scheduler != "local-dask":
         raise ParameterError("workers", "an existing Dask cluster has its own workers; --workers is for local runs")
     sweep = load_sweep(args.file)
@@ -81,8 +68,6 @@ def run(args):
 
 
 def render(doc) -> str:
-    if "throughput" in doc:
-        return doc["markdown"]
     if "points" in doc:
         lines = [f"{doc['results']}: {doc['tasks']['done']}/{doc['tasks']['total']} tasks, sweep {doc['sweep_hash'][:12]}"]
         for p in doc["points"]:

@@ -1,11 +1,11 @@
-"""``verify bench``: every benchmark in one run, each figure with its baseline, written to notes/benchmarks.md."""
+"""``python -m benchmarks all``: every benchmark in one run, each figure with its baseline, written to notes/benchmarks.md."""
 import sys
 from pathlib import Path
 
 from derive.errors import ParameterError
-from verify import bench
+from benchmarks import core as bench
 
-NAME = "bench"
+NAME = "all"
 HELP = "time every benchmark against its baseline and the machine's bandwidth floor; write notes/benchmarks.md"
 
 

@@ -3,7 +3,7 @@ r"""Real causal softmax attention against its ``d -> oo`` limit weights, on the 
 The paper treats attention pooling at first order: the data-dependent weights
 :math:`\hat w_{n,s}` of sequence ``n`` (:func:`verify.attention_sim.sequence_attention_weights`) are
 replaced by their limit :math:`w` (:func:`derive.attention.causal_weights`), and the spike theory
-(:func:`derive.spikes.spike`) is applied with :math:`\alpha(w), \kappa(w)`. Here one trial draws the
+(:func:`derive.outliers.outliers`) is applied with :math:`\alpha(w), \kappa(w)`. Here one trial draws the
 table and the tokens once and builds two covariances from them: :math:`S_c` pooled with the limit
 weights (the model the theory describes) and :math:`\hat S_c` pooled with the real attention
 weights of each sequence. The paired difference of their signal outliers isolates the
@@ -26,9 +26,11 @@ import dataclasses
 import numpy as np
 
 from derive.numbers import parse_rational
-from verify.attention_sim import sequence_attention_weights
-from verify.finite_size import fit, ladder, ratios, rung, rung_seeds, scheme_prediction, summary
-from verify.simulate import check_model, choose_path, draw, mixing_matrix, solve
+from verify.montecarlo.attention import sequence_attention_weights
+from verify.montecarlo.draw import ratios, rung
+from verify.studies.finite_size import fit, ladder, rung_seeds, scheme_prediction, summary
+from verify.montecarlo.draw import check_model, draw, mixing_matrix
+from verify.montecarlo.trials import choose_path, solve
 
 
 def paired_trial(model, seed, tau: float, mask: str, path: str = "dense") -> dict:
@@ -50,7 +52,7 @@ def paired_trial(model, seed, tau: float, mask: str, path: str = "dense") -> dic
 def attention_gap(ds, delta, gamma, T: int, signs: str, tau, mask: str, mu2, seeds: int, seed0: int = 0,
                   path: str = "auto") -> dict:
     r"""The attention-vs-limit study of the module docstring over the ladder ``ds`` at fixed
-    :math:`\delta`, :math:`\gamma` (:func:`verify.finite_size.rung`); trial ``j`` of rung ``d`` uses
+    :math:`\delta`, :math:`\gamma` (:func:`verify.montecarlo.draw.rung`); trial ``j`` of rung ``d`` uses
     ``rung_seeds(seed0, d, seeds)[j]``, and the centered covariance is used throughout.
     """
     ds = ladder(ds)

@@ -11,14 +11,13 @@ default), and one task per core is also the fastest way to fill the cores.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import contextlib
 import itertools
 import multiprocessing
 import os
 
 from derive.errors import ParameterError
+from verify.threads import blas_threads_for_children
 
-BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 IN_FLIGHT_PER_WORKER = 2
 DASK_HINT = "pip install attention-rmt[dask]"
 
@@ -47,22 +46,6 @@ class InProcess:
         return None
 
 
-@contextlib.contextmanager
-def _one_blas_thread():
-    """Set the BLAS thread variables to 1 (unless the user set them) for the children started inside."""
-    saved = {name: os.environ.get(name) for name in BLAS_THREAD_VARIABLES}
-    for name in BLAS_THREAD_VARIABLES:
-        os.environ.setdefault(name, "1")
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 class LocalProcesses:
     """A :class:`concurrent.futures.ProcessPoolExecutor` of ``workers`` processes (default: all cores).
 
@@ -74,7 +57,7 @@ class LocalProcesses:
 
     def __init__(self, workers: int | None = None):
         self.workers = default_workers() if workers is None else workers
-        self._env = _one_blas_thread()
+        self._env = blas_threads_for_children(1)
         self._pool = None
 
     def __enter__(self):

@@ -8,7 +8,7 @@ overlaps :math:`|\hat u_i^T u|^2`, so that a raw ``S`` whose top outlier is the 
 read at its signal eigenvector), the bulk-edge estimate and the classification accuracy.
 
 Figures: a phase diagram (mean overlap over ``gamma x mu2``, with the population and sample
-thresholds :math:`\mu_2^{crit}(\gamma)` of :func:`derive.spikes.spike`) for each value of the other
+thresholds :math:`\mu_2^{crit}(\gamma)` of :func:`derive.outliers.outliers`) for each value of the other
 axes, when ``mu2`` and ``gamma`` are axes; and, when ``d`` is an axis, the finite-size error
 :math:`|\mathrm{mean} - \mathrm{theory}|` against ``d`` with the rate fitted by
 :func:`verify.stats.finite_size_fit`.
@@ -24,7 +24,8 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.numbers import format_real
 from verify.stats import finite_size_fit, mean_ci
-from verify.sweep import Sweep, dimensions, predicted_outliers, read_results, scheme_scalars, theory
+from verify.sweeps.spec import Sweep, dimensions, point_pooling, predicted_outliers, theory
+from verify.sweeps.results import read_results
 
 QUANTITIES = {
     # name: (output it needs, its value in one record's result)
@@ -41,15 +42,16 @@ def _fmt(x):
 
 def _theory_values(params: dict) -> dict:
     """The theory the quantities are measured against, as floats (``None`` where it says nothing)."""
-    doc = theory(params)
-    single = predicted_outliers(doc) == 1 and doc["sample"]["outlier"]
+    o = theory(params)
+    single = predicted_outliers(o) == 1 and o.sample.outlier
+    crit = lambda x: None if x is None else format_real(x, 15)  # noqa: E731
     return {
-        "top_eigenvalue": float(doc["sample"]["eigenvalue"]) if single else None,
-        "overlap": float(doc["sample"]["overlap"]),
-        "bulk_edge": float(doc["bulk"]["right_edge"]),
+        "top_eigenvalue": float(o.sample.eigenvalue) if single else None,
+        "overlap": float(o.sample.overlap),
+        "bulk_edge": float(o.right_edge),
         "accuracy": None,
-        "mu2_critical": {level: doc[level]["mu2_critical"] for level in ("population", "sample")},
-        "outliers": predicted_outliers(doc),
+        "mu2_critical": {"population": crit(o.population.mu2_critical), "sample": crit(o.sample.mu2_critical)},
+        "outliers": predicted_outliers(o),
     }
 
 
@@ -86,24 +88,24 @@ def _slug(names, values) -> str:
 
 CURVE_NODES = 33
 """Values of ``gamma`` at which the phase diagram's threshold curves are computed; the figure joins
-them linearly (the thresholds are smooth in ``gamma``, and each value costs a :func:`derive.spikes.spike`)."""
+them linearly (the thresholds are smooth in ``gamma``, and each value costs a :func:`derive.outliers.outliers`)."""
 
 
 def _critical_curves(params: dict, gamma: list[float]):
     """``mu2_critical`` at the population and sample level as functions of ``gamma`` over the range of
     ``gamma``, at the point's realized ``delta = d/V``."""
-    from derive.spikes import spike
+    from derive.outliers import outliers
 
     dims = dimensions(params)
-    _, alpha, kappa, W = scheme_scalars(params)
+    pool = point_pooling(params)
     nodes = np.linspace(min(gamma), max(gamma), CURVE_NODES)
     levels = ("population", "sample")
     values = {level: [] for level in levels}
     for g in nodes:
-        doc = spike(sp.Rational(dims["d"], dims["V"]), format_real(g, 15), alpha, kappa,
-                    1, sum_w=W, centered=params["centered"], digits=12)
+        o = outliers(sp.Rational(dims["d"], dims["V"]), g, pool.alpha, pool.kappa, 1, sum_w=pool.W,
+                     centered=params["centered"])
         for level in levels:
-            values[level].append(float(doc[level]["mu2_critical"]))
+            values[level].append(float(o.level(level).mu2_critical))
     return tuple((lambda g, v=values[level]: float(np.interp(g, nodes, v))) for level in levels)
 
 

@@ -1,12 +1,12 @@
-r"""The Monte Carlo part of ``verify bench``: the dense Gram solver against the matrix-free ones, and the
+r"""The Monte Carlo part of ``python -m benchmarks all``: the dense Gram solver against the matrix-free ones, and the
 matrix-free ones against the machine's memory-bandwidth floor.
 
 For each ``d`` of a ladder (``V = 2d``, ``N = 4d``, ``T = 8``, iid signs, mean pooling, ``mu2 = 4``,
 raw ``S``, top ``k = 3``) one draw of the model is solved by each path of :data:`PATHS`: ``dense``,
 ``implicit`` (float64 Lanczos), ``implicit-f32`` (the same draw with the table rounded to float32),
 and ``mixed`` (float32 Lanczos certified by a float64 Rayleigh-Ritz step) where
-:mod:`verify.simulate` offers it. A job runs in a worker process
-(``python3 -m verify.bench_mc --worker JOBS``), one job per process when peak memory must be its
+:mod:`verify.montecarlo` offers it. A job runs in a worker process
+(``python3 -m benchmarks.mc --worker JOBS``), one job per process when peak memory must be its
 own: the time is the median of a few solves after one warm-up solve (or a single solve, for the
 costly dense solves at the top of the ladder), the memory is the peak of NumPy allocations
 (``tracemalloc``) over the draw and the first solve, and the process's peak resident size. With
@@ -14,12 +14,12 @@ single-threaded BLAS the times are the process's CPU time, which other jobs on a
 inflate far less than wall time (they still share the memory bus); with more threads, wall time.
 
 *The floor.* A solve must read the table once per pass the solver reports (``Trial.passes``, by
-dtype: one per Lanczos step of :mod:`verify.lanczos`, plus the first and the Rayleigh-Ritz passes),
+dtype: one per Lanczos step of :mod:`verify.montecarlo.lanczos`, plus the first and the Rayleigh-Ritz passes),
 and the sparse mixing matrix twice per product with :math:`S` (:math:`A^T` and :math:`A`: float64
 values, their indices and the column pointers): :func:`bytes_read`. At the bandwidth ``B`` of a
 large array copy measured in the same run, a solve must take at least its bytes over ``B``
 (:func:`floor`). The worker also times the two kernels of a Lanczos step alone (the pass over the
-table, :func:`verify.lanczos.lanczos_sweep`, and the sparse mixing), which says where a solve
+table, :func:`verify.montecarlo.lanczos.lanczos_sweep`, and the sparse mixing), which says where a solve
 loses time against that floor.
 """
 from __future__ import annotations
@@ -36,14 +36,15 @@ from pathlib import Path
 
 import numpy as np
 
-from verify import lanczos, simulate
+from verify import montecarlo as simulate
+from verify.montecarlo import lanczos
+from verify.threads import thread_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 SIGNS, MU2, K, T = "iid", 4.0, 3, 8
 SEED = 20260601
 TARGET_D, TARGET_SPEEDUP = 2000, 10.0
 FLOOR_FROM_D, FLOOR_FACTOR = 4000, 3.0
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 PATHS = {"dense": ("dense", np.float64), "implicit": ("implicit", np.float64),
          "implicit-f32": ("implicit", np.float32)}
 if "mixed" in simulate.PATHS:
@@ -88,9 +89,8 @@ def median_seconds(f, repeats: int, clock, warmup=None, number: int = 1) -> floa
 
 def child_env(threads: int | None = None) -> dict:
     """The environment of a child process: this checkout first on ``PYTHONPATH``, BLAS limited to ``threads``."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    if threads is not None:
-        env.update({name: str(threads) for name in THREAD_VARIABLES})
+    env = thread_environment(threads)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return env
 
 
@@ -206,7 +206,7 @@ def paired(job: dict) -> dict:
 
 def spawn(jobs: list[dict], threads: int | None) -> list[dict]:
     """Run ``jobs`` one after the other in one fresh worker process (BLAS limited to ``threads``)."""
-    out = subprocess.run([sys.executable, "-m", "verify.bench_mc", "--worker", json.dumps(jobs)],
+    out = subprocess.run([sys.executable, "-m", "benchmarks.mc", "--worker", json.dumps(jobs)],
                          cwd=ROOT, env=child_env(threads), capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -384,10 +384,10 @@ def markdown(result: dict, bandwidth: float) -> list[str]:
 
 
 def main(argv=None) -> int:
-    """Worker entry point: ``python3 -m verify.bench_mc --worker JOBS`` prints the results as one JSON list."""
+    """Worker entry point: ``python3 -m benchmarks.mc --worker JOBS`` prints the results as one JSON list."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2 or argv[0] != "--worker":
-        print("usage: python3 -m verify.bench_mc --worker JOBS (the benchmarks run with `verify bench`)", file=sys.stderr)
+        print("usage: python3 -m benchmarks.mc --worker JOBS (the benchmarks run with `python -m benchmarks all`)", file=sys.stderr)
         return 2
     print(json.dumps([paired(job) if job.get("paired") else worker(job) for job in json.loads(argv[1])]))
     return 0

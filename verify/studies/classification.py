@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from derive.model import parse_signs
-from verify.simulate import balanced_signs, mixing_matrix, pooled, sample_sequences, sample_table
+from verify.montecarlo.draw import balanced_signs, mixing_matrix, pooled, sample_sequences, sample_table
 
 
 def ridge_fit(C: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from derive.model import parse_signs
-from verify.simulate import balanced_signs, sample_sequences, sample_table
+from verify.montecarlo.draw import balanced_signs, sample_sequences, sample_table
 
 
 def attention_weights(X: np.ndarray, tau: float, mask: str) -> np.ndarray:

@@ -33,27 +33,14 @@ axes) with seed index ``j``. Its randomness is ``SeedSequence(root_seed, spawn_k
 with ``s = 0`` for the spectrum and ``s = 1`` for the classification draw (:func:`task_seed`): a
 function of the task's coordinates only, never of the order in which tasks run or of the worker.
 
-**Results file**: one header line
-``{"sweep_results": {"format": 1, "sweep_hash": ..., "sweep": {...}, "code_version": ..., "created": ...}}``
-then one JSON line per finished task (:meth:`Sweep.record`), appended and ``fsync``'d as the task
-finishes (:class:`ResultsWriter`).
-A rerun skips the finished tasks; a torn last line (a write cut by a crash) is dropped and its task
-redone; a file of another sweep, or one damaged before its last line, is refused.
+The results file is :mod:`verify.sweeps.results`; running the tasks, :mod:`verify.sweeps.run`.
 """
 from __future__ import annotations
 
-import datetime
-import fcntl
 import functools
 import hashlib
-import importlib.metadata
 import itertools
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,16 +51,14 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.numbers import check_range, parse_rational
 
-FORMAT = 1
-"""Version of the results-file layout, in its header."""
+__all__ = ["OUTPUTS", "SPECTRAL_OUTPUTS", "SPECTRUM_STREAM", "CLASSIFICATION_STREAM", "canonical_json", "normalize",
+           "load_sweep_data", "task_seed", "dimensions", "point_pooling", "theory", "predicted_outliers", "Job",
+           "Task", "Sweep", "load_sweep"]
 
 OUTPUTS = ("top_eigenvalues", "overlaps", "bulk_edge", "accuracy")
 SPECTRAL_OUTPUTS = ("top_eigenvalues", "overlaps", "bulk_edge")
 SPECTRUM_STREAM, CLASSIFICATION_STREAM = 0, 1
 SOLVER_PATHS = ("auto", "dense", "implicit", "mixed")
-RESULT_FIELDS = ("task", "point", "dims", "result")
-"""The fields of a record that are a function of the sweep and the code alone (``timing`` and
-``code_version`` are not)."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -260,51 +245,58 @@ def task_seed(root_seed: int, key: tuple, stream: int) -> np.random.SeedSequence
 
 
 def dimensions(params: dict) -> dict:
-    """``d, V, N, T`` of a grid point, ``V`` and ``N`` by :func:`verify.finite_size.rung` (the records
+    """``d, V, N, T`` of a grid point, ``V`` and ``N`` by :func:`verify.montecarlo.draw.rung` (the records
     keep them; the theory uses the realized ``d/V`` and ``d/N``).
 
     >>> dimensions({"d": 30, "delta": "1/2", "gamma": "1/3", "T": 4})
     {'d': 30, 'V': 60, 'N': 90, 'T': 4}
     """
-    from verify.finite_size import rung
+    from verify.montecarlo.draw import rung
 
     V, N = rung(params["d"], params["delta"], params["gamma"])
     return {"d": params["d"], "V": V, "N": N, "T": params["T"]}
 
 
 @functools.lru_cache(maxsize=None)
-def _scheme(scheme: str, T: int, signs: str, tau, mask):
-    """Exact weights, ``alpha``, ``kappa`` and ``sum w`` of a scheme (``tau``/``mask`` for causal only)."""
-    from derive import attention
+def _pooling(scheme: str, T: int, signs: str, tau, mask):
+    from derive.attention import pooling
 
     causal = scheme == "causal"
-    w, R = attention.resolve_weights(scheme, T, signs, tau=tau if causal else None, mask=mask if causal else None)
-    return w, attention.alpha(w, R), attention.kappa(w), attention.sum_w(w)
+    return pooling(scheme, T, signs, tau=tau if causal else None, mask=mask if causal else None)
 
 
-def scheme_scalars(params: dict):
-    """``(weights, alpha, kappa, sum_w)`` of a grid point's pooling, exact where derive gives them exactly."""
-    return _scheme(params["weights"], params["T"], params["signs"], params.get("tau"), params.get("mask"))
+def point_pooling(params: dict):
+    """The :class:`derive.attention.Pooling` of a grid point (exact where derive gives it exactly)."""
+    return _pooling(params["weights"], params["T"], params["signs"], params.get("tau"), params.get("mask"))
+
+
+THEORY_DIGITS = 30
+"""Working precision of a grid point's theory (its figures are compared with float64 Monte Carlo)."""
 
 
 @functools.lru_cache(maxsize=None)
-def _theory(d, V, N, scheme, T, signs, tau, mask, mu2, centered) -> dict:
-    from derive.spikes import spike
+def _theory(d, V, N, scheme, T, signs, tau, mask, mu2, centered):
+    import mpmath
 
-    _, alpha, kappa, W = _scheme(scheme, T, signs, tau, mask)
-    return spike(sp.Rational(d, V), sp.Rational(d, N), alpha, kappa, mu2, sum_w=W, centered=centered, digits=15)
+    from derive.outliers import outliers
+
+    p = _pooling(scheme, T, signs, tau, mask)
+    with mpmath.workdps(THEORY_DIGITS):
+        return outliers(sp.Rational(d, V), sp.Rational(d, N), p.alpha, p.kappa, parse_rational(mu2, "mu2"),
+                        sum_w=p.W, centered=centered)
 
 
-def theory(params: dict) -> dict:
-    """The :func:`derive.spikes.spike` document at a grid point's realized ``d/V``, ``d/N`` (15 digits)."""
+def theory(params: dict):
+    """The :class:`derive.outliers.Outliers` at a grid point's realized ``d/V``, ``d/N``."""
     dims = dimensions(params)
     return _theory(dims["d"], dims["V"], dims["N"], params["weights"], params["T"], params["signs"],
                    params.get("tau"), params.get("mask"), params["mu2"], params["centered"])
 
 
-def predicted_outliers(doc: dict) -> int:
-    """How many eigenvalues of ``S`` (or ``S_c``) the theory puts above the bulk at sample level."""
-    return int(doc["sample"]["outlier"]) + sum(o["level"] == "sample" for o in doc["other_outliers"])
+def predicted_outliers(o) -> int:
+    """How many eigenvalues of ``S`` (or ``S_c``) the :class:`derive.outliers.Outliers` ``o`` puts above the
+    bulk at sample level."""
+    return int(o.sample.outlier) + sum(x.level == "sample" for x in o.other_outliers)
 
 
 @dataclass(frozen=True)
@@ -384,10 +376,10 @@ class Sweep:
         return {**self.fixed, **point}
 
     def _check_point(self, params: dict):
-        from verify.simulate import check_model
+        from verify.montecarlo.draw import check_model
 
         dims = dimensions(params)
-        w = scheme_scalars(params)[0]
+        w = point_pooling(params).weights
         check_model(dims["d"], dims["V"], dims["N"], dims["T"], params["signs"], [float(x) for x in w],
                     float(sp.Rational(params["mu2"])))
         k = self.settings["k"]
@@ -406,7 +398,8 @@ class Sweep:
     def job(self, task: Task) -> Job:
         params = self.params(task.point)
         dims = dimensions(params)
-        w, _, kappa, _ = scheme_scalars(params)
+        pool = point_pooling(params)
+        w, kappa = pool.weights, pool.kappa
         outliers = predicted_outliers(theory(params)) if "bulk_edge" in self.outputs else None
         return Job(task.key, self.settings["root_seed"], dims["d"], dims["V"], dims["N"], dims["T"], params["signs"],
                    tuple(float(x) for x in w), float(sp.Rational(params["mu2"])), params["centered"],
@@ -420,265 +413,3 @@ class Sweep:
 def load_sweep(path) -> Sweep:
     """The :class:`Sweep` of a ``.toml`` or ``.json`` file."""
     return Sweep(load_sweep_data(path))
-
-
-# ----------------------------------------------------------------------------------------------
-# one task (runs on a worker)
-
-
-@functools.lru_cache(maxsize=None)
-def code_version() -> str:
-    """``git describe`` of the project's checkout if it is one, else the installed package version."""
-    root = Path(__file__).resolve().parents[1]
-    if (root / ".git").exists() and (root / "pyproject.toml").exists():
-        try:
-            out = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty", "--tags"],
-                                 capture_output=True, text=True, timeout=30)
-            if out.returncode == 0 and out.stdout.strip():
-                return "git " + out.stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            pass
-    try:
-        return "attention-rmt " + importlib.metadata.version("attention-rmt")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def run_task(job: Job) -> dict:
-    r"""Run one task: the requested outputs (``result``), this worker's ``code_version`` and ``timing``.
-
-    * ``top_eigenvalues``, ``overlaps``: the top-``k`` eigenvalues of :math:`S` (or :math:`S_c`) and the
-      squared overlaps :math:`|\hat u_i^T u|^2` of their eigenvectors (:func:`verify.simulate.run_trial`);
-    * ``bulk_edge``: the largest eigenvalue below the ``outliers`` ones the theory predicts (an estimate
-      of the bulk's right edge, stored with ``outliers_predicted``);
-    * ``accuracy``: ridge classification (:mod:`verify.classify`, :math:`\lambda = \kappa`) of the first
-      position's sign from the pooled vectors, trained on ``N`` sequences and tested on ``N//2`` fresh
-      ones of the same table (its own draw, stream 1). It holds the ``d x 3N/2`` pooled matrix in memory.
-    """
-    from verify.simulate import check_model, draw, run_trial
-
-    start = time.perf_counter()
-    result = {}
-    if any(o in SPECTRAL_OUTPUTS for o in job.outputs):
-        trial = run_trial(job.d, job.V, job.N, job.T, job.signs, list(job.weights), job.mu2, centered=job.centered,
-                          k=job.k, path=job.path, seed=task_seed(job.root_seed, job.key, SPECTRUM_STREAM))
-        result["path"] = trial.path
-        if "top_eigenvalues" in job.outputs:
-            result["top_eigenvalues"] = trial.top_eigenvalues.tolist()
-        if "overlaps" in job.outputs:
-            result["overlaps"] = trial.overlaps.tolist()
-        if "bulk_edge" in job.outputs:
-            result["bulk_edge"] = float(trial.top_eigenvalues[job.outliers])
-            result["outliers_predicted"] = job.outliers
-    if "accuracy" in job.outputs:
-        from verify.classify import accuracy, ridge_fit
-
-        n_test = max(1, job.N // 2)
-        model = check_model(job.d, job.V, job.N + n_test, job.T, job.signs, list(job.weights), job.mu2)
-        data = draw(model, task_seed(job.root_seed, job.key, CLASSIFICATION_STREAM))
-        C = np.asarray((data.A.T @ data.E.T).T)
-        y = data.xi[:, 0].astype(np.float64)
-        beta = ridge_fit(C[:, :job.N], y[:job.N], job.ridge)
-        result["accuracy"] = accuracy(beta, C[:, job.N:], y[job.N:])
-        result["n_test"] = n_test
-    return {"result": result, "code_version": code_version(),
-            "timing": {"seconds": time.perf_counter() - start, "worker": f"{socket.gethostname()}:{os.getpid()}"}}
-
-
-# ----------------------------------------------------------------------------------------------
-# the results file
-
-
-HEADER_START = b'{"sweep_results":'
-"""How every header line starts (canonical JSON of ``{"sweep_results": {...}}``)."""
-
-
-@dataclass
-class Scan:
-    """What a results file holds: its ``header`` (``None`` if empty), the ``records`` by task key, and
-    ``good_end``, the byte offset after the last intact line (``torn`` bytes follow it)."""
-
-    header: dict | None
-    records: dict
-    good_end: int
-    torn: int
-
-
-def _entry(line: bytes, first: bool):
-    """The header (``first``) or record on a complete line, or ``None`` if the line is not one."""
-    try:
-        entry = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if first:
-        head = entry.get("sweep_results") if isinstance(entry, dict) else None
-        ok = isinstance(head, dict) and head.get("format") == FORMAT and isinstance(head.get("sweep_hash"), str)
-        return head if ok else None
-    ok = (isinstance(entry, dict) and isinstance(entry.get("task"), list) and isinstance(entry.get("result"), dict)
-          and all(isinstance(i, int) and not isinstance(i, bool) for i in entry["task"]))
-    return entry if ok else None
-
-
-def scan_results(data: bytes, where: str) -> Scan:
-    """Parse the bytes of a results file.
-
-    Only the last line may be bad: a write cut by a crash (no newline, or not a record). A bad line
-    followed by more lines means damage, and is refused; so is a first line that is not (the start
-    of) a header, so that a file of something else is never truncated.
-    """
-    header, records, pos = None, {}, 0
-    while pos < len(data):
-        nl = data.find(b"\n", pos)
-        end = len(data) if nl < 0 else nl + 1
-        entry = None if nl < 0 else _entry(data[pos:nl], header is None)
-        if entry is None:
-            if end < len(data):
-                raise ParameterError("results", f"{where}: line {_line_no(data, pos)} is not a valid record but more lines follow: "
-                                                "the file is damaged (not a torn last write); refusing to touch it")
-            torn = data[pos:]
-            if header is None and not (HEADER_START.startswith(torn) or torn.startswith(HEADER_START)):
-                raise ParameterError("results", f"{where}: not a sweep results file (format {FORMAT})")
-            return Scan(header, records, pos, len(torn))
-        if header is None:
-            header = entry
-        else:
-            key = tuple(entry["task"])
-            if key in records:
-                raise ParameterError("results", f"{where}: task {list(key)} is recorded twice (line {_line_no(data, pos)})")
-            records[key] = entry
-        pos = end
-    return Scan(header, records, pos, 0)
-
-
-def _line_no(data: bytes, pos: int) -> int:
-    return data.count(b"\n", 0, pos) + 1
-
-
-def read_results(path) -> Scan:
-    """Read a results file without changing it (a torn last line is reported in ``torn``, not removed)."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise ParameterError("results", f"{path}: cannot read ({exc.strerror})") from None
-    scan = scan_results(data, str(path))
-    if scan.header is None:
-        raise ParameterError("results", f"{path}: holds no sweep header (empty file?)")
-    return scan
-
-
-def _header(sweep: Sweep) -> dict:
-    return {"format": FORMAT, "sweep_hash": sweep.hash, "sweep": sweep.spec, "files": sweep.files,
-            "code_version": code_version(),
-            "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
-
-
-class ResultsWriter:
-    """The results file of ``sweep`` at ``path``, opened for appending (a context manager).
-
-    Opening takes an exclusive lock (a second sweep on the same file is refused), checks the header's
-    sweep hash, truncates a torn last line, and collects the finished tasks in ``done``. Each
-    :meth:`append` writes one line and ``fsync``'s it before returning, so a record that was appended
-    survives a crash, and a crash mid-write leaves at most a torn last line.
-    """
-
-    def __init__(self, path, sweep: Sweep):
-        self.path = Path(path)
-        created = not self.path.exists()
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(self.fd)
-            raise ParameterError("results", f"{path}: another running sweep is writing this file") from None
-        try:
-            self._open(sweep, created)
-        except BaseException:
-            os.close(self.fd)
-            raise
-
-    def _open(self, sweep: Sweep, created: bool):
-        size = os.fstat(self.fd).st_size
-        data = os.pread(self.fd, size, 0)
-        scan = scan_results(data, str(self.path))
-        if scan.header is not None and scan.header["sweep_hash"] != sweep.hash:
-            raise ParameterError("results", f"{self.path}: holds another sweep (parameters hash "
-                                            f"{scan.header['sweep_hash'][:12]}, this sweep {sweep.hash[:12]}); "
-                                            "use another results file")
-        keys = {t.key for t in sweep.tasks()}
-        for key in scan.records:
-            if key not in keys:
-                raise ParameterError("results", f"{self.path}: task {list(key)} is not a task of this sweep")
-        self.repaired = scan.torn
-        os.ftruncate(self.fd, scan.good_end)
-        os.lseek(self.fd, 0, os.SEEK_END)
-        if scan.header is None:
-            self.append({"sweep_results": _header(sweep)})
-        else:
-            os.fsync(self.fd)
-        if created:
-            dir_fd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
-        self.header = scan.header or _header(sweep)
-        self.done = scan.records
-
-    def append(self, record: dict):
-        line = (canonical_json(record) + "\n").encode()
-        view = memoryview(line)
-        while view:
-            view = view[os.write(self.fd, view):]
-        os.fsync(self.fd)
-
-    def close(self):
-        os.close(self.fd)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-# ----------------------------------------------------------------------------------------------
-# running a sweep
-
-
-def run_sweep(sweep: Sweep, path, executor, *, max_tasks: int | None = None, log=sys.stderr) -> dict:
-    """Run the tasks of ``sweep`` not yet in the results file ``path`` on ``executor``
-    (:mod:`verify.executors`), at most ``max_tasks`` of them; returns what was done."""
-    start = time.perf_counter()
-    with ResultsWriter(path, sweep) as out:
-        if out.repaired:
-            print(f"verify sweep: {path}: dropped a torn last record ({out.repaired} bytes); its task is redone",
-                  file=log)
-        if out.done and out.header.get("code_version") != code_version():
-            print(f"verify sweep: {path}: started by {out.header.get('code_version')}, continued by "
-                  f"{code_version()} (each record names its own)", file=log)
-        tasks = sweep.tasks()
-        pending = [t for t in tasks if t.key not in out.done]
-        todo = pending if max_tasks is None else pending[:max_tasks]
-        by_key = {t.key: t for t in todo}
-        computed, first, last_report = 0, None, start
-        for job, outcome in executor.map_unordered(run_task, (sweep.job(t) for t in todo)):
-            out.append(sweep.record(by_key[job.key], outcome))
-            computed += 1
-            now = time.perf_counter()
-            first = now - start if first is None else first
-            if now - last_report >= 10 or computed == len(todo):
-                print(f"verify sweep: {len(tasks) - len(pending) + computed}/{len(tasks)} tasks, "
-                      f"{now - start:.0f} s", file=log, flush=True)
-                last_report = now
-    seconds = time.perf_counter() - start
-    return {"results": str(path), "sweep_hash": sweep.hash, "tasks": len(tasks), "done_before": len(tasks) - len(pending),
-            "computed": computed, "remaining": len(pending) - computed, "repaired_bytes": out.repaired,
-            "executor": executor.name, "workers": executor.workers, "seconds": seconds,
-            "first_result_seconds": first}
-
-
-def result_lines(records: dict) -> dict:
-    """The canonical text of each record's result fields (:data:`RESULT_FIELDS`), by task key: what two
-    runs of a sweep must agree on byte for byte."""
-    return {key: canonical_json({f: rec[f] for f in RESULT_FIELDS}) for key, rec in records.items()}
-

@@ -2,7 +2,7 @@ r"""Lanczos for the top eigenpairs of :math:`S = \frac1N E M E^T` with one pass 
 
 Here :math:`E` is the ``d x V`` table and :math:`M = A A^T` (raw :math:`S`) or
 :math:`M = A A^T - N \bar a \bar a^T` (centered :math:`S_c`), applied through the sparse ``V x N``
-mixing matrix :math:`A` (:mod:`verify.simulate`). The table is the only large operand: a product
+mixing matrix :math:`A` (:mod:`verify.montecarlo.draw`). The table is the only large operand: a product
 :math:`S x = E\,(M (E^T x))/N` reads it twice, once for :math:`E^T x` and once for :math:`E r`, and at
 the sizes where the Monte Carlo matters (``d`` in the thousands) the eigensolver's time is those reads.
 
@@ -67,6 +67,32 @@ rounding noise: the solver continues from a fresh vector instead."""
 
 MAX_STRIDE = 8
 """The most steps between two computations of the Ritz pairs (:func:`_steps_before_check`)."""
+
+TOL = 1e-8
+r"""Relative residual tolerance of Lanczos (:func:`implicit_top`) on the float64 table: :math:`\|S x - \theta x\| \le
+\mathrm{TOL}\,\theta`. For a symmetric operator the Ritz values of the top-``k`` space then err by at
+most :math:`\|r\|^2/g` (Kato-Temple), :math:`g = \theta_k - \lambda_{k+1}`, so the relative error is
+below :math:`\mathrm{TOL}^2\,\theta/g = 10^{-16}\,\theta/g \le 10^{-10}` whenever the relative gap
+:math:`g/\theta` is at least :math:`10^{-6}`; eigenvectors err by at most :math:`\mathrm{TOL}\,\theta/g`
+(Davis-Kahan)."""
+
+TOL_FLOAT32 = 1e-5
+"""Residual tolerance on a float32 table: its products carry rounding of relative size about
+``1e-6`` (float32 sums of ``V`` terms), so a smaller residual is not reliably reachable."""
+
+MIXED_TOL = 5e-7
+"""Residual tolerance of the float32 Lanczos stage of the ``'mixed'`` path (:func:`mixed_top`). The
+float64 residual of its Ritz vectors follows that residual down to a floor of about ``1e-7`` set by
+the float32 table and sums (notes/mc.md): stopping at half of :data:`MIXED_ACCEPT` leaves the
+certificate a margin of 2 while staying five times above the floor, which Lanczos on the rounded
+table cannot go below."""
+
+MIXED_ACCEPT = 1e-6
+r"""Largest float64 relative residual :math:`r = \|S\hat u - \theta\hat u\|/\theta` that
+:func:`mixed_top` accepts from its Rayleigh-Ritz step (it measures about :data:`MIXED_TOL`). Kato-Temple
+bounds the relative eigenvalue error by :math:`r^2\,\theta/g`: at most ``1e-10`` when the relative
+gap :math:`g/\theta` is at least ``1e-2``. A larger residual sends the solve to float64 Lanczos."""
+
 
 
 def _steps_before_check(history, m: int, worst: float, tol: float) -> int:
@@ -514,3 +540,63 @@ def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: floa
             X[m], Y[m] = fresh, transpose_product(E, fresh[:, None])[:, 0]
             passes += 1
         m += 1
+
+
+def implicit_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, dtype=np.float64):
+    """Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`, as ``mixing`` says: :meth:`Mixing.of`) by Lanczos with one pass over the table per
+    step (:func:`lanczos_top`), started at ``v0``, on the table rounded to ``dtype``
+    (float64: ``E`` itself): ``(eigenvalues descending, d x k eigenvectors, number of products with
+    S, {dtype: passes over the table})``. The residual tolerance is :data:`TOL` for float64 and
+    :data:`TOL_FLOAT32` for float32.
+    """
+    tol = TOL_FLOAT32 if dtype == np.float32 else TOL
+    ritz = lanczos_top(E, mixing, k, v0, tol, dtype=dtype)
+    return ritz.values, ritz.vectors, ritz.steps, _passes(E, dtype, ritz.passes)
+
+
+def _passes(E: np.ndarray, dtype, count: int) -> dict:
+    """Passes over the table by the dtype they read: a rounded table's first pass reads ``E`` itself."""
+    name = np.dtype(dtype).name
+    if name == E.dtype.name:
+        return {name: count}
+    return {name: count - 1, E.dtype.name: 1}
+
+
+def rayleigh_ritz(E: np.ndarray, mixing: Mixing, U: np.ndarray, k: int):
+    r"""The top-``k`` Ritz pairs of :math:`S = E\,\mathrm{mixing}\,E^T` on the span of the columns of
+    ``U``, with their relative residuals :math:`\|S\hat u - \theta\hat u\|/\theta`: ``(values
+    descending, d x k vectors, residuals)``. Two passes over ``E`` whatever the number of columns
+    (:func:`transpose_product`, :func:`product`); the projected matrix
+    :math:`Q^T S Q = (E^T Q)^T\,\mathrm{mixing}\,(E^T Q)` needs only the first.
+    """
+    Q = np.linalg.qr(U)[0]
+    Y = transpose_product(E, Q)
+    R = mixing.apply(Y)
+    H = Y.T @ R
+    SQ = product(E, R)
+    theta, Z = scipy.linalg.eigh((H + H.T) / 2)
+    theta, Z = theta[::-1][:k], Z[:, ::-1][:, :k]
+    vectors = Q @ Z
+    residuals = np.linalg.norm(SQ @ Z - vectors * theta, axis=0) / np.maximum(np.abs(theta), np.finfo(float).tiny)
+    return theta, vectors, residuals
+
+
+def mixed_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray):
+    r"""Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`, as ``mixing`` says) in mixed precision: Lanczos on the
+    float32-rounded table (tolerance :data:`MIXED_TOL`, half the bytes per pass), then one
+    float64 Rayleigh-Ritz step on the ``k`` Ritz vectors (:func:`rayleigh_ritz`, two float64 passes),
+    whose residuals certify the result: if one exceeds :data:`MIXED_ACCEPT`, float64
+    Lanczos (:func:`implicit_top`) is run from the refined top vector instead.
+
+    Returns ``(eigenvalues descending, d x k eigenvectors, products, passes, residuals)``:
+    ``products`` counts the products with :math:`S` in float32 and float64 alike, ``passes`` the
+    passes over the table by dtype.
+    """
+    ritz = lanczos_top(E, mixing, k, v0, MIXED_TOL, dtype=np.float32)
+    vals, vecs, residuals = rayleigh_ritz(E, mixing, ritz.vectors, k)
+    passes = _passes(E, np.float32, ritz.passes)
+    products, passes = ritz.steps + k, {**passes, "float64": passes["float64"] + 2}
+    if not residuals.max() <= MIXED_ACCEPT:  # a NaN residual certifies nothing
+        vals, vecs, more, again = implicit_top(E, mixing, k, vecs[:, 0])
+        return vals, vecs, products + more, {**passes, "float64": passes["float64"] + again["float64"]}, None
+    return vals, vecs, products, passes, residuals

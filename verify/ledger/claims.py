@@ -10,14 +10,17 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from derive import spikes, tokenreuse
+from functools import lru_cache
+
+from derive import bulk, spikes, tokenreuse
+from derive.attention import pooling
 from derive.model import parse_signs
 from derive.numbers import format_real
-from verify.finite_size import rung
-from verify.ledger import Claim
-from verify.population import population_covariance
-from verify.precise import bulk_density_float, support
-from verify.simulate import run_trials
+from derive.outliers import outliers, sample_threshold
+from verify.ledger.records import Claim
+from verify.montecarlo.draw import rung
+from verify.montecarlo.population import population_covariance
+from verify.montecarlo.trials import run_trials
 from verify.stats import mean_ci
 
 QUICK = {"d": 600, "seeds": 6, "tables": 3}
@@ -44,7 +47,8 @@ def check_c3(cfg: dict) -> dict:
     gap = sp.simplify(claimed_mu2 - derived_mu2)
     # A point between the two thresholds: optimal weights on prefix:3 (alpha/kappa = 3).
     alpha, kappa, delta, mu2 = 1.0, 1 / 3, 0.5, 0.2
-    doc = spikes.spike("1/2", "0", "1", "1/3", "1/5", digits=20)
+    with mpmath.workdps(30):
+        o = outliers(sp.Rational(1, 2), 0, 1, sp.Rational(1, 3), sp.Rational(1, 5))
     d = cfg["d"]
     V = int(d / delta) // 2 * 2
     rng = np.random.default_rng(20260502)
@@ -57,8 +61,8 @@ def check_c3(cfg: dict) -> dict:
         top.append(ev[j])
         second.append(ev[2])
         overlap.append(U[0, j] ** 2)
-    edge = float(doc["bulk"]["population_right_edge"])
-    predicted = float(doc["population"]["eigenvalue"])
+    edge = float(o.population_right_edge)
+    predicted = float(o.population.eigenvalue)
     se = np.std(top, ddof=1) / np.sqrt(len(top))
     bulk_top = float(np.mean(second))
     outlier_seen = min(top) > edge + 0.5 * (predicted - edge) and bulk_top < edge + 0.5 * (predicted - edge)
@@ -71,12 +75,12 @@ def check_c3(cfg: dict) -> dict:
                                 "delta": delta, "mu2": mu2, "rho": _r(alpha * mu2 / kappa),
                                 "delta_plus_sqrt_delta": _r(delta + np.sqrt(delta)),
                                 "claimed_outlier": bool(claimed_says_outlier),
-                                "predicted_outlier": doc["population"]["outlier"],
-                                "predicted_eigenvalue": doc["population"]["eigenvalue"][:10],
+                                "predicted_outlier": o.population.outlier,
+                                "predicted_eigenvalue": _r(predicted, 10),
                                 "observed_eigenvalue_mean": _r(np.mean(top)), "observed_se": _r(se, 3),
-                                "bulk_edge": doc["bulk"]["population_right_edge"][:10],
+                                "bulk_edge": _r(edge, 10),
                                 "observed_next_eigenvalue": _r(bulk_top),
-                                "predicted_overlap": doc["population"]["overlap"][:10],
+                                "predicted_overlap": _r(o.population.overlap, 10),
                                 "observed_overlap_mean": _r(np.mean(overlap))},
     }
     corrected = ("an outlier exists iff alpha*(mu2 + delta)/kappa > delta + sqrt(delta), i.e. "
@@ -99,22 +103,35 @@ def trials(K: int, seed0: int, d, V, N, T_, signs, weights, mu2, centered=False,
     return r.top_eigenvalues, r.overlaps, r.spectra
 
 
-def _scheme(scheme: str, T_: int = T, signs: str = SIGNS):
-    """Weights of a scheme (sum 1; causal: strict mask, tau = 0) and their ``alpha``, ``kappa``, as floats."""
-    from derive.attention import resolve_weights
+@lru_cache(maxsize=None)
+def _pool(scheme: str):
+    """The pooling of a scheme on the ledger's configuration (causal: strict mask, tau = 0)."""
+    return pooling(scheme, T, SIGNS, mask="strict" if scheme == "causal" else None)
 
-    w, R = resolve_weights(scheme, T_, signs, mask="strict" if scheme == "causal" else None)
-    w, R = np.array([float(x) for x in w]), np.array(R, dtype=float)
-    return w, float(w @ R @ w), float(w @ w)
+
+def _scheme(scheme: str):
+    """Weights of a scheme (sum 1) and their ``alpha``, ``kappa``, as floats (for the Monte Carlo)."""
+    p = _pool(scheme)
+    return np.array(p.floats()), float(p.alpha), float(p.kappa)
+
+
+def _theory(delta, gamma, scheme: str, mu2, centered: bool = True):
+    """The derived :class:`derive.outliers.Outliers` of a scheme at exact ``delta, gamma`` and ``mu2``."""
+    p = _pool(scheme)
+    with mpmath.workdps(30):
+        return outliers(sp.Rational(delta), sp.Rational(gamma), p.alpha, p.kappa, sp.Rational(str(mu2)),
+                        sum_w=p.W, centered=centered)
 
 
 def ks_distance(eigenvalues, delta, gamma, kappa, n_outliers: int) -> float:
     """Kolmogorov distance between the ESD (outliers removed) and the derived bulk law's CDF."""
-    sup = support(delta, gamma, kappa, 15)
-    lo, hi = float(sup["intervals"][0][0]), float(sup["intervals"][-1][1])
-    atom = float(sup["atom_at_zero"])
+    law = bulk.law(delta, gamma, kappa)
+    with mpmath.workdps(15):
+        edges = law.edges()
+    lo, hi = float(edges[0][0]), float(edges[-1][1])
+    atom = float(law.atom_at_zero)
     x = np.linspace(lo, hi, 40001)
-    f = bulk_density_float(delta, gamma, kappa, x)
+    f = law.density_float(x)
     F = np.concatenate([[0.0], np.cumsum((f[1:] + f[:-1]) / 2 * np.diff(x))])
     F = atom + (1 - atom) * F / F[-1]
     e = np.sort(np.asarray(eigenvalues)[n_outliers:])
@@ -132,14 +149,14 @@ def check_c1(cfg: dict) -> dict:
     hist, panels = {}, []
     for scheme in ("mean", "causal", "optimal"):
         w, a, k = _scheme(scheme)
-        kappa = sp.Rational(k).limit_denominator(10**12)
+        kappa = _pool(scheme).kappa
         _, _, spectra = trials(cfg["seeds"], 11, d, V, N, T, SIGNS, w, 1.5, centered=True)
         dist = [ks_distance(ev, DELTA, GAMMA, kappa, 1) for ev in spectra]
-        th = spikes.spike(DELTA, GAMMA, repr(a), repr(k), "1.5", centered=True, digits=10)
+        th = _theory(DELTA, GAMMA, scheme, "1.5")
         x = np.linspace(0, 1.15 * float(spectra[0][0]), 600)
         panels.append({"scheme": scheme, "d": d, "eigenvalues": spectra[0], "x": x,
-                       "density": bulk_density_float(DELTA, GAMMA, kappa, x),
-                       "outlier": float(th["sample"]["eigenvalue"]) if th["sample"]["outlier"] else None})
+                       "density": bulk.density_float(DELTA, GAMMA, kappa, x),
+                       "outlier": float(th.sample.eigenvalue) if th.sample.outlier else None})
         # KS of an ESD against its limit is O(1/d) (rigidity); measured d*KS = 2.3-3.4 for d = 300..1200.
         hist[scheme] = {"kappa": _r(k), "ks_times_d": [round(x * d, 2) for x in dist], "bound_times_d": 6,
                         "pass": bool(max(dist) < 6 / d)}
@@ -151,7 +168,6 @@ def check_c1(cfg: dict) -> dict:
     m4_claim = float(tokenreuse.bulk_moments("claimed")[3].subs({tokenreuse.delta: DELTA, tokenreuse.gamma: GAMMA}))
     m4_exact = float(tokenreuse.bulk_moments("T=1")[3].subs({tokenreuse.delta: DELTA, tokenreuse.gamma: GAMMA}))
     ci = mean_ci(t1)
-    cfg["stash"]["spectra"] = panels
     evidence = {"symbolic": sym, "esd_vs_claimed_density": hist,
                 "T1_fourth_moment": {"mc_mean": _r(ci[0]), "ci95": [_r(ci[1]), _r(ci[2])],
                                      "claimed": _r(m4_claim), "exact_T1": _r(m4_exact), "d": d}}
@@ -166,8 +182,9 @@ def check_c1(cfg: dict) -> dict:
     # Spread weights (mean pooling) must follow the claimed law within the O(1/d) bound; concentrated
     # weights may not, since the true law depends on the weights beyond kappa (reported, not required).
     if exact_differs and hist["mean"]["pass"]:
-        return {"verdict": "corrected", "derived": corrected, "evidence": evidence, "corrected": corrected}
-    return {"verdict": "inconclusive", "derived": corrected, "evidence": evidence}
+        return {"verdict": "corrected", "derived": corrected, "evidence": evidence, "corrected": corrected,
+                "artifacts": {"spectra": panels}}
+    return {"verdict": "inconclusive", "derived": corrected, "evidence": evidence, "artifacts": {"spectra": panels}}
 
 
 def check_c1_symbolic() -> dict:
@@ -188,22 +205,22 @@ def _compare(cfg, delta, gamma, scheme, mu2, centered=True, seed0=0):
     d = cfg["d"]
     V, N = rung(d, delta, gamma)
     w, a, k = _scheme(scheme)
-    th = spikes.spike(delta, gamma, repr(a), repr(k), str(mu2), sum_w="1", centered=centered, digits=15)
+    th = _theory(delta, gamma, scheme, mu2, centered)
     tops, overlaps, _ = trials(cfg["seeds"], seed0, d, V, N, T, SIGNS, w, mu2, centered=centered)
     out = {"scheme": scheme, "delta": str(delta), "gamma": str(gamma), "mu2": str(mu2), "centered": centered,
            "alpha_over_kappa": _r(a / k, 6), "d": d, "seeds": cfg["seeds"],
-           "predicted_outlier": th["sample"]["outlier"], "sample_right_edge": th["bulk"]["right_edge"][:10]}
+           "predicted_outlier": th.sample.outlier, "sample_right_edge": _r(th.right_edge, 10)}
     ev, ov = mean_ci(tops[:, 0]), mean_ci(overlaps[:, 0])
     out["mc_top_eigenvalue"] = {"mean": _r(ev[0]), "ci95": [_r(ev[1]), _r(ev[2])]}
     out["mc_top_overlap"] = {"mean": _r(ov[0]), "ci95": [_r(ov[1]), _r(ov[2])]}
     ev, ov = mean_ci(tops[:, 0], AGREEMENT_LEVEL), mean_ci(overlaps[:, 0], AGREEMENT_LEVEL)
-    if th["sample"]["outlier"]:
-        pe, po = float(th["sample"]["eigenvalue"]), float(th["sample"]["overlap"])
+    if th.sample.outlier:
+        pe, po = float(th.sample.eigenvalue), float(th.sample.overlap)
         out["predicted_eigenvalue"], out["predicted_overlap"] = _r(pe), _r(po)
         out["agree"] = bool(abs(ev[0] - pe) <= (ev[2] - ev[0]) + 8 / d and abs(ov[0] - po) <= (ov[2] - ov[0]) + 25 / d)
     else:
         # No outlier: the top eigenvalue sticks to the edge within Tracy-Widom fluctuations, O(d^{-2/3}).
-        edge = float(th["bulk"]["right_edge"])
+        edge = float(th.right_edge)
         out["agree"] = bool(abs(ev[0] - edge) <= (ev[2] - ev[0]) + 4 * edge * d ** (-2 / 3))
     return out
 
@@ -230,24 +247,24 @@ def check_c2(cfg: dict) -> dict:
         for dl in grid:
             for gm in grid:
                 pop = mpmath.mpf(dl.p) / dl.q + mpmath.sqrt(mpmath.mpf(dl.p) / dl.q)
-                successive += spikes.sample_threshold(mpmath.mpf(dl.p) / dl.q, mpmath.mpf(gm.p) / gm.q, 1) > pop
+                successive += sample_threshold(dl, gm, 1) > pop
     delta, gamma = DELTA, sp.Integer(1)
     runs = [_compare(cfg, delta, gamma, "mean", mu2, seed0=200 + i) for i, mu2 in enumerate((0.05, 0.45, 4.0))]
     # the population outlier at the middle point, from exact covariances of sampled tables
     w, a, k = _scheme("mean")
     d = cfg["d"]
     V, _ = rung(d, delta, gamma)
-    th = spikes.spike(delta, gamma, repr(a), repr(k), "0.45", centered=True, digits=15)
+    th = _theory(delta, gamma, "mean", "0.45")
     rng = np.random.default_rng(2024)
     pop_top = [np.linalg.eigvalsh(population_covariance(rng, d, V, a, k, 0.0, 0.45))[-1] for _ in range(cfg["tables"])]
-    pop_edge = float(th["bulk"]["population_right_edge"])
-    pop_seen = bool(min(pop_top) > pop_edge + 0.5 * (float(th["population"]["eigenvalue"]) - pop_edge))
+    pop_edge = float(th.population_right_edge)
+    pop_seen = bool(min(pop_top) > pop_edge + 0.5 * (float(th.population.eigenvalue) - pop_edge))
     evidence = {"grid_points_successive": f"{successive}/{len(grid) ** 2}",
-                "between_thresholds": {"mu2": 0.45, "population_outlier_predicted": th["population"]["outlier"],
-                                       "population_eigenvalue_predicted": th["population"]["eigenvalue"][:10],
+                "between_thresholds": {"mu2": 0.45, "population_outlier_predicted": th.population.outlier,
+                                       "population_eigenvalue_predicted": _r(th.population.eigenvalue, 10),
                                        "population_top_mc": [_r(x) for x in pop_top],
-                                       "population_edge": th["bulk"]["population_right_edge"][:10],
-                                       "sample_outlier_predicted": th["sample"]["outlier"]},
+                                       "population_edge": _r(pop_edge, 10),
+                                       "sample_outlier_predicted": th.sample.outlier},
                 "runs": runs}
     derived = ("population threshold alpha*(mu2+delta) > kappa*(delta+sqrt(delta)); sample threshold the positive "
                "root of the cubic in claim C4's record; the sample threshold is strictly larger for every "
@@ -258,7 +275,7 @@ def check_c2(cfg: dict) -> dict:
 
 def check_c8(cfg: dict) -> dict:
     """C8: ridge classification accuracy ranks the schemes as alpha/kappa does (paired seeds)."""
-    from verify.classify import accuracy_curves
+    from verify.studies.classification import accuracy_curves
 
     schemes = {name: _scheme(name) for name in ("mean", "causal", "optimal")}
     order = sorted(schemes, key=lambda n: schemes[n][1] / schemes[n][2])
@@ -289,12 +306,12 @@ def check_c8(cfg: dict) -> dict:
                "ridge (C C^T/N + kappa I)^{-1} C y/N with lambda = kappa fixed in advance; no theoretical accuracy "
                "is derived here. Ranking by alpha/kappa: " + " < ".join(
                    f"{n} ({_r(schemes[n][1] / schemes[n][2], 4)})" for n in order))
-    cfg["stash"]["accuracy"] = (grid, {n: tuple(np.array([mean_ci(acc[n][:, j])[i] for j in range(len(grid))])
-                                                 for i in range(3)) for n in schemes})
+    curves = (grid, {n: tuple(np.array([mean_ci(acc[n][:, j])[i] for j in range(len(grid))]) for i in range(3))
+                     for n in schemes})
     evidence = {"d": d, "V": V, "N": N, "seeds": seeds, "accuracy": rows,
                 "alpha_over_kappa_order": order}
     verdict = "confirmed" if ranked else "refuted" if reversed_ else "inconclusive"
-    return {"verdict": verdict, "derived": derived, "evidence": evidence}
+    return {"verdict": verdict, "derived": derived, "evidence": evidence, "artifacts": {"accuracy": curves}}
 
 
 def check_c5(cfg: dict) -> dict:
@@ -329,7 +346,7 @@ def check_c5(cfg: dict) -> dict:
 def check_c6(cfg: dict) -> dict:
     """C6: the derived limit weights of both masks against the claimed harmonic form, and real attention."""
     from derive.attention import causal_weights
-    from verify.attention_sim import weight_deviation
+    from verify.montecarlo.attention import weight_deviation
 
     def harmonic(n):
         return [sp.harmonic(n - 1) - sp.harmonic(t - 1) for t in range(1, n + 1)]
@@ -391,13 +408,9 @@ def check_c7(cfg: dict) -> dict:
     return {"verdict": verdict, "derived": corrected, "evidence": evidence, "corrected": corrected}
 
 
-def check_c9(cfg: dict) -> dict:
+def check_c9(cfg: dict, needs: dict) -> dict:
     """C9: the simulation checks of C1, C2, C4 taken together."""
-    records = {r["id"]: r for r in cfg.get("records", [])}
-    need = ("C1", "C2", "C4")
-    missing = [k for k in need if k not in records]
-    if missing:
-        return {"verdict": "inconclusive", "derived": "", "evidence": {"missing": missing}}
+    records = {k: r.record for k, r in needs.items()}
     hist = records["C1"]["evidence"].get("esd_vs_claimed_density", {})
     runs = records["C2"]["evidence"].get("runs", []) + records["C4"]["evidence"].get("runs", [])
     ok_hist = bool(hist) and all(h["pass"] for h in hist.values())
@@ -435,22 +448,24 @@ CLAIMS = [
     Claim("C8", "ridge-regression classification on the pooled vectors ranks optimal weights > causal attention "
                 "> mean pooling, the same order as their alpha/kappa", check_c8),
     Claim("C9", "empirical eigenvalue histograms match the bulk density and the predicted outlier locations; "
-                "alignment curves and detectability thresholds match the formulas", check_c9),
+                "alignment curves and detectability thresholds match the formulas", check_c9, needs=("C1", "C2", "C4")),
 ]
 
 
-def draw_figures(cfg: dict) -> list[str]:
-    """Figures (a)-(e) of the ledger into ``cfg["figures"]``; (a) and (e) reuse the C1 and C8 runs."""
+def draw_figures(cfg: dict, results: dict) -> list[str]:
+    """Figures (a)-(e) of the ledger into ``cfg["figures"]``; (a) and (e) reuse the artifacts of the C1 and
+    C8 checks in ``results`` (``{id: Result}``)."""
     from verify import figures
 
-    folder, stash, paths = cfg["figures"], cfg.get("stash", {}), []
+    folder, paths = cfg["figures"], []
+    artifacts = {k: v for r in results.values() for k, v in r.artifacts.items()}
     schemes = {name: _scheme(name) for name in ("mean", "causal", "optimal")}
-    if "spectra" in stash:
-        paths.append(figures.spectra_figure(folder, stash["spectra"]))
+    if "spectra" in artifacts:
+        paths.append(figures.spectra_figure(folder, artifacts["spectra"]))
     paths.append(figures.weights_figure(folder, {n: v[0] for n, v in schemes.items()},
                                         f"weights on T = {T} ({SIGNS}; causal: strict mask)"))
-    if "accuracy" in stash:
-        grid, acc = stash["accuracy"]
+    if "accuracy" in artifacts:
+        grid, acc = artifacts["accuracy"]
         paths.append(figures.accuracy_figure(folder, grid, acc, f"ridge classification, {SIGNS}, T = {T}"))
     d = cfg["d"]
     V, N = rung(d, DELTA, GAMMA)
@@ -458,8 +473,7 @@ def draw_figures(cfg: dict) -> list[str]:
     mu_fine = np.linspace(0.02, 3.5, 120)
     mu_mc = [0.25, 0.5, 1.0, 2.0, 3.0]
     for name, (w, a, k) in schemes.items():
-        curves[name] = (mu_fine, [float(spikes.spike(DELTA, GAMMA, repr(a), repr(k), repr(float(m)), centered=True,
-                                                     digits=12)["sample"]["overlap"]) for m in mu_fine])
+        curves[name] = (mu_fine, [float(_theory(DELTA, GAMMA, name, repr(float(m))).sample.overlap) for m in mu_fine])
         stats_ = [mean_ci(trials(cfg["seeds"], 400 + i, d, V, N, T, SIGNS, w, m, centered=True)[1][:, 0])
                   for i, m in enumerate(mu_mc)]
         points[name] = (mu_mc, *(np.array([s_[i] for s_ in stats_]) for i in range(3)))
@@ -474,8 +488,7 @@ def draw_figures(cfg: dict) -> list[str]:
         Vg, Ng = rung(dd, DELTA, g)
         for i, m in enumerate(mus):
             grid[i, j] = trials(1, 500 + 10 * i + j, dd, Vg, Ng, T, SIGNS, w, m, centered=True)[1][0, 0]
-    crit = lambda g, level: float(spikes.spike(DELTA, repr(float(g)), repr(a), repr(k), "1", centered=True,  # noqa: E731
-                                               digits=12)[level]["mu2_critical"])
+    crit = lambda g, level: float(_theory(DELTA, repr(float(g)), "mean", 1).level(level).mu2_critical)  # noqa: E731
     paths.append(figures.phase_figure(folder, mus, gammas, grid, lambda g: crit(g, "population"),
                                       lambda g: crit(g, "sample"),
                                       f"mean pooling, {SIGNS}, T={T}, $\\delta$={DELTA}, d={dd}, one seed per cell"))

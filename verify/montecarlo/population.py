@@ -10,6 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from derive import expectations as ex
+from verify.montecarlo.draw import balanced_signs, sample_table
+
+__all__ = ["population_covariance"]
 
 
 def _coefficients(alpha, kappa, W, V):
@@ -20,10 +23,9 @@ def _coefficients(alpha, kappa, W, V):
 
 def population_covariance(rng: np.random.Generator, d: int, V: int, alpha: float, kappa: float,
                           W: float, mu2: float) -> np.ndarray:
-    """``E M E^T`` for a table with ``mu = sqrt(mu2) e_1`` and balanced signs (first half +1)."""
-    s = np.repeat([1.0, -1.0], V // 2)
-    E = rng.standard_normal((d, V))
-    E[0] += np.sqrt(mu2) * s
+    """``E M E^T`` for a table of :func:`verify.montecarlo.draw.sample_table` (``mu = sqrt(mu2) e_1``)."""
+    s = balanced_signs(V)
+    E = sample_table(rng, d, V, mu2)
     c_I, c_11, c_ss = _coefficients(alpha, kappa, W, V)
     Es, E1 = E @ s, E.sum(axis=1)
     return c_I * E @ E.T + c_11 * np.outer(E1, E1) + c_ss * np.outer(Es, Es)

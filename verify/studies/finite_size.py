@@ -2,7 +2,7 @@ r"""Finite-size study: the signal outlier of Monte Carlo against the derived lim
 
 At fixed :math:`\delta = d/V`, :math:`\gamma = d/N`, weights and :math:`\mu_2`, each rung ``d`` of a
 (typically geometric) ladder runs ``seeds`` trials of the model and compares the top eigenvalue
-and its overlap with :func:`derive.spikes.spike` (centered or raw). Two errors are reported per
+and its overlap with :func:`derive.outliers.outliers` (centered or raw). Two errors are reported per
 rung, each with its Student-t 95% interval (:func:`verify.stats.mean_ci`): the **bias** (mean of
 Monte Carlo minus theory, expected :math:`O(1/d)`) and the **RMS error** of a single trial
 (expected :math:`O(d^{-1/2})`, the outlier's Gaussian fluctuation). Their rates are fitted by
@@ -11,14 +11,16 @@ its interval excludes zero at every rung, since the logarithm of a noise-level m
 """
 from __future__ import annotations
 
+import mpmath
 import numpy as np
-import sympy as sp
 
 from derive import attention
 from derive.errors import ParameterError
 from derive.numbers import check_count, parse_rational
-from derive.spikes import spike
-from verify.simulate import check_model, choose_path, draw, solve
+from derive.commands.spike import document
+from derive.outliers import outliers
+from verify.montecarlo.draw import check_model, draw, ratios, rung
+from verify.montecarlo.trials import choose_path, solve
 from verify.stats import finite_size_fit, mean_ci
 
 
@@ -26,34 +28,6 @@ def summary(values) -> dict:
     """Mean and Student-t 95% interval of ``values``, as a JSON-ready dict."""
     mean, lo, hi = mean_ci(values)
     return {"mean": mean, "ci95": [lo, hi]}
-
-
-def ratios(delta, gamma) -> tuple[sp.Rational, sp.Rational]:
-    """``delta`` and ``gamma`` as exact positive rationals (``ParameterError`` naming a bad one)."""
-    out = []
-    for name, value in (("delta", delta), ("gamma", gamma)):
-        q = parse_rational(value, name)
-        if q <= 0:
-            raise ParameterError(name, f"must be > 0, got {value}")
-        out.append(q)
-    return out[0], out[1]
-
-
-def rung(d: int, delta, gamma) -> tuple[int, int]:
-    """``(V, N)`` for dimension ``d``: ``V`` the even integer nearest ``d/delta``, ``N`` the integer
-    nearest ``d/gamma``, halves rounded up (exact arithmetic); the rule of every study and sweep.
-
-    >>> rung(30, "1/2", "1/3"), rung(5, "2", "2")
-    ((60, 90), (2, 3))
-    """
-    delta, gamma = ratios(delta, gamma)
-    V = 2 * int(sp.floor(d / (2 * delta) + sp.Rational(1, 2)))
-    N = int(sp.floor(d / gamma + sp.Rational(1, 2)))
-    if V < 2:
-        raise ParameterError("delta", f"d/delta = {d}/{delta} gives no vocabulary (V < 2)")
-    if N < 1:
-        raise ParameterError("gamma", f"d/gamma = {d}/{gamma} gives no sequences (N < 1)")
-    return V, N
 
 
 def ladder(ds) -> list[int]:
@@ -73,12 +47,12 @@ def rung_seeds(seed0: int, d: int, seeds: int) -> list:
 def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, centered: bool, tau=None, mask=None):
     """The weights of ``scheme`` (floats) and the spike prediction ``(eigenvalue, overlap)`` they give;
     ``ParameterError`` on ``mu2`` if the prediction has no signal outlier."""
-    w, R = attention.resolve_weights(scheme, T, signs, tau=tau, mask=mask)
-    theory = spike(delta, gamma, attention.alpha(w, R), attention.kappa(w), parse_rational(mu2, "mu2"),
-                   sum_w=attention.sum_w(w), centered=centered, digits=15)
-    if not theory["sample"]["outlier"]:
+    p = attention.pooling(scheme, T, signs, tau=tau, mask=mask)
+    with mpmath.workdps(30):
+        o = outliers(delta, gamma, p.alpha, p.kappa, parse_rational(mu2, "mu2"), sum_w=p.W, centered=centered)
+    if not o.sample.outlier:
         raise ParameterError("mu2", "the prediction has no signal outlier here: nothing to compare")
-    return [float(x) for x in w], (float(theory["sample"]["eigenvalue"]), float(theory["sample"]["overlap"])), theory
+    return p.floats(), (float(o.sample.eigenvalue), float(o.sample.overlap)), document(o, 15)
 
 
 def fit(rows: list[dict], get) -> dict:

@@ -1,0 +1,14 @@
+"""``python -m benchmarks``: run from the checkout's root (the harness writes into its notes/)."""
+import sys
+
+from derive.clikit import run_cli
+
+COMMANDS = ["benchmarks.cmd_all", "benchmarks.cmd_sweeps"]
+
+
+def main(argv=None) -> int:
+    return run_cli("python -m benchmarks", __doc__, COMMANDS, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

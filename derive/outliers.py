@@ -1,0 +1,288 @@
+r"""The outliers as numbers: mpmath functions made once from the symbolic objects of :mod:`derive.spikes`.
+
+Every function evaluates at the current mpmath precision (``with mpmath.workdps(P): ...``) and
+returns ``mpf`` values; none of them formats or rounds. :func:`outliers` gathers everything the
+model says about the outliers of ``S`` (or ``S_c``) for given scalars into one frozen
+:class:`Outliers`. The law is the Gaussian-equivalent one at sample level (see
+:mod:`derive.spikes`); the population level is exact in the limit ``d/V -> delta``.
+
+>>> import mpmath
+>>> with mpmath.workdps(20):
+...     o = outliers(mpmath.mpf(1) / 2, mpmath.mpf(1) / 4, mpmath.mpf(7) / 32, mpmath.mpf(1) / 8, mpmath.mpf(3) / 2)
+...     print(mpmath.nstr(o.sample.eigenvalue, 12), mpmath.nstr(o.sample.overlap, 12))
+0.631944444444 0.61858974359
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import mpmath
+import sympy as sp
+
+from derive import expectations as ex
+from derive import spikes
+from derive.errors import ParameterError
+from derive.symbols import W, alpha, delta, gamma, kappa, mu2, theta
+
+__all__ = ["signal_strength", "signal_cosine2", "mean_strength", "population_outlier", "population_overlap",
+           "population_threshold", "population_right_edge", "sample_outlier", "sample_overlap",
+           "sample_threshold", "sample_right_edge", "critical_mu2", "Level", "OtherOutlier", "Outliers", "outliers",
+           "MEAN_CAUSE"]
+
+MEAN_CAUSE = "mean of the vocabulary noise Z 1/V (raw S; removed by centering)"
+
+
+@lru_cache(maxsize=None)
+def _compiled():
+    """Each derived expression as an mpmath function, compiled once per process."""
+    terms = ex.population_covariance_terms()
+    f = lambda args, e: sp.lambdify(args, e, modules="mpmath")  # noqa: E731
+    level = (theta, delta, gamma, kappa)
+    return {
+        "signal_strength": f((alpha, mu2, delta), terms["signal_strength"]),
+        "signal_cosine2": f((mu2, delta), terms["signal_cosine2"]),
+        "mean_strength": f((W, delta), terms["mean_strength"]),
+        "ell": f((theta, delta, kappa), spikes.population_outlier_location()),
+        "zeta": f((theta, delta, kappa), spikes.population_overlap()),
+        "theta_c": f((delta, kappa), spikes.population_threshold()),
+        "edge": f((delta, kappa), spikes.population_right_edge()),
+        "psi": f(level, spikes.sample_outlier_location()),
+        "factor": f(level, spikes.sample_overlap_factor()),
+        "threshold_coeffs": [f((delta, gamma, kappa), c) for c in spikes.sample_threshold_polynomial().all_coeffs()],
+        "mu2_c": f((theta, alpha, delta), spikes.critical_mu2()),
+    }
+
+
+def _real(value, name: str, *, positive: bool = False, signed: bool = False) -> mpmath.mpf:
+    """``value`` as a finite mpmath real at the current precision: ``>= 0`` (``> 0`` if ``positive``;
+    any sign if ``signed``)."""
+    if isinstance(value, bool):
+        raise ParameterError(name, f"not a real number: {value!r}")
+    try:
+        if isinstance(value, sp.Basic):
+            if not (value.is_number and value.is_extended_real):
+                raise TypeError
+            x = mpmath.mpf(value.p) / value.q if value.is_Rational else mpmath.mpf(sp.N(value, mpmath.mp.dps + 5))
+        elif isinstance(value, Fraction):
+            x = mpmath.mpf(value.numerator) / value.denominator
+        elif isinstance(value, (str, bytes)):
+            raise TypeError
+        else:
+            x = mpmath.mpf(value)
+    except (TypeError, ValueError):
+        raise ParameterError(name, f"not a real number: {value!r}") from None
+    if not mpmath.isfinite(x):
+        raise ParameterError(name, f"not a finite number: {value!r}")
+    if not signed and (x < 0 or (positive and x == 0)):
+        raise ParameterError(name, f"must be {'>' if positive else '>='} 0, got {value}")
+    return x
+
+
+def signal_strength(alpha_, mu2_, delta_) -> mpmath.mpf:
+    r"""The strength of the signal term of the population covariance, :math:`\theta_s = \alpha(\mu_2 + \delta)`.
+
+    >>> signal_strength(1, 2, 0.5)
+    mpf('2.5')
+    """
+    return _compiled()["signal_strength"](_real(alpha_, "alpha"), _real(mu2_, "mu2"), _real(delta_, "delta", positive=True))
+
+
+def signal_cosine2(mu2_, delta_) -> mpmath.mpf:
+    r"""The squared cosine of the signal direction :math:`\mu + Zs/V` with ``u``: :math:`\mu_2/(\mu_2+\delta)`.
+
+    >>> signal_cosine2(1, 1)
+    mpf('0.5')
+    """
+    return _compiled()["signal_cosine2"](_real(mu2_, "mu2"), _real(delta_, "delta", positive=True))
+
+
+def mean_strength(sum_w, delta_) -> mpmath.mpf:
+    r"""The strength of the vocabulary-mean term of the raw ``S``, :math:`W^2\delta`.
+
+    >>> mean_strength(1, 0.5)
+    mpf('0.5')
+    """
+    return _compiled()["mean_strength"](_real(sum_w, "sum_w", signed=True), _real(delta_, "delta", positive=True))
+
+
+def population_outlier(theta_, delta_, kappa_) -> mpmath.mpf:
+    r"""The population outlier :math:`\ell(\theta)` of a rank-one term of strength :math:`\theta` (above the threshold).
+
+    >>> population_outlier(2, 0, 1)   # classical: theta + kappa
+    mpf('3.0')
+    """
+    return _compiled()["ell"](_real(theta_, "theta"), _real(delta_, "delta"), _real(kappa_, "kappa", positive=True))
+
+
+def population_overlap(theta_, delta_, kappa_) -> mpmath.mpf:
+    r"""The squared cosine :math:`\zeta(\theta)` of the population outlier eigenvector with its spike direction.
+
+    >>> population_overlap(2, 0, 1)
+    mpf('1.0')
+    """
+    return _compiled()["zeta"](_real(theta_, "theta"), _real(delta_, "delta"), _real(kappa_, "kappa", positive=True))
+
+
+def population_threshold(delta_, kappa_) -> mpmath.mpf:
+    r"""The population threshold :math:`\theta_c = \kappa(\delta + \sqrt\delta)`.
+
+    >>> population_threshold(0.25, 1)
+    mpf('0.75')
+    """
+    return _compiled()["theta_c"](_real(delta_, "delta"), _real(kappa_, "kappa", positive=True))
+
+
+def population_right_edge(delta_, kappa_) -> mpmath.mpf:
+    r"""The right edge of the population bulk :math:`\kappa\,\mathrm{MP}_\delta`, :math:`\ell(\theta_c)`.
+
+    >>> population_right_edge(0.25, 1)
+    mpf('2.25')
+    """
+    return _compiled()["edge"](_real(delta_, "delta"), _real(kappa_, "kappa", positive=True))
+
+
+def sample_outlier(theta_, delta_, gamma_, kappa_) -> mpmath.mpf:
+    r"""The sample outlier :math:`\psi(\ell(\theta))` (above the sample threshold).
+
+    >>> sample_outlier(2, 0, 0.25, 1)   # classical BBP: (theta + 1)(theta + gamma)/theta
+    mpf('3.375')
+    """
+    return _compiled()["psi"](_real(theta_, "theta"), _real(delta_, "delta"), _real(gamma_, "gamma"),
+                              _real(kappa_, "kappa", positive=True))
+
+
+def sample_overlap(theta_, delta_, gamma_, kappa_) -> mpmath.mpf:
+    r"""The squared cosine of the sample outlier eigenvector with the spike direction,
+    :math:`\zeta(\theta)\,\ell\psi'(\ell)/\psi(\ell)` (above the sample threshold).
+
+    >>> sample_overlap(2, 0, 0.25, 1)   # Paul: (1 - gamma/theta^2)/(1 + gamma/theta)
+    mpf('0.83333333333333337')
+    """
+    args = (_real(theta_, "theta"), _real(delta_, "delta"), _real(gamma_, "gamma"), _real(kappa_, "kappa", positive=True))
+    f = _compiled()
+    return f["zeta"](args[0], args[1], args[3]) * f["factor"](*args)
+
+
+def sample_threshold(delta_, gamma_, kappa_) -> mpmath.mpf:
+    r"""The sample threshold :math:`\theta_c^{(N)}`: the positive root of the threshold polynomial.
+
+    In :math:`x = \theta - \delta\kappa` the polynomial is :math:`-x^3 + \kappa^2(\delta+\gamma+\delta\gamma)x + 2\kappa^3\delta\gamma`,
+    which has exactly one positive root (one sign change).
+
+    >>> mpmath.mp.dps = 15; sample_threshold(0, mpmath.mpf(1)/4, 1)   # classical BBP: sqrt(gamma)
+    mpf('0.5')
+    """
+    args = (_real(delta_, "delta"), _real(gamma_, "gamma"), _real(kappa_, "kappa", positive=True))
+    coeffs = [c(*args) for c in _compiled()["threshold_coeffs"]]
+    roots = mpmath.polyroots(coeffs, maxsteps=200, extraprec=4 * mpmath.mp.prec)
+    tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2))
+    real = [mpmath.re(r) for r in roots if abs(mpmath.im(r)) <= tol * max(1, abs(r))]
+    return max(real)
+
+
+def sample_right_edge(delta_, gamma_, kappa_) -> mpmath.mpf:
+    r"""The right edge of the sample bulk: :math:`\psi` at the sample threshold.
+
+    >>> sample_right_edge(0, 0.25, 1)   # (1 + sqrt(gamma))^2
+    mpf('2.25')
+    """
+    return sample_outlier(sample_threshold(delta_, gamma_, kappa_), delta_, gamma_, kappa_)
+
+
+def critical_mu2(theta_, alpha_, delta_) -> mpmath.mpf | None:
+    r"""The smallest :math:`\mu_2 \ge 0` at which the signal term reaches strength :math:`\theta`:
+    :math:`\max(0, \theta/\alpha - \delta)`; ``None`` when :math:`\alpha = 0` (no signal survives the pooling).
+
+    >>> critical_mu2(3, 1, 0.5), critical_mu2(3, 0, 0.5)
+    (mpf('2.5'), None)
+    """
+    a = _real(alpha_, "alpha")
+    if a == 0:
+        return None
+    return max(mpmath.mpf(0), _compiled()["mu2_c"](_real(theta_, "theta"), a, _real(delta_, "delta", positive=True)))
+
+
+@dataclass(frozen=True)
+class Level:
+    """The signal outlier at one level (population or sample): whether it exists, its eigenvalue
+    (``None`` if not), the limit of :math:`|\\hat u^T u|^2` (0 without outlier), the smallest
+    :math:`\\mu_2` at which it exists (``None`` if :math:`\\alpha = 0`) and the threshold strength."""
+
+    outlier: bool
+    eigenvalue: mpmath.mpf | None
+    overlap: mpmath.mpf
+    mu2_critical: mpmath.mpf | None
+    threshold: mpmath.mpf
+
+
+@dataclass(frozen=True)
+class OtherOutlier:
+    """An outlier that is not the signal's: its cause, level, eigenvalue and overlap with ``u``."""
+
+    cause: str
+    level: str
+    eigenvalue: mpmath.mpf
+    overlap: mpmath.mpf
+
+
+@dataclass(frozen=True)
+class Outliers:
+    """Everything the derivation says about the outliers of ``S`` (or ``S_c``) at given scalars."""
+
+    population: Level
+    sample: Level
+    right_edge: mpmath.mpf
+    population_right_edge: mpmath.mpf
+    other_outliers: tuple[OtherOutlier, ...]
+    law: str = "gaussian-equivalent"
+
+    def level(self, name: str) -> Level:
+        """``population`` or ``sample``."""
+        if name not in ("population", "sample"):
+            raise ParameterError("level", f"must be 'population' or 'sample', got {name!r}")
+        return self.population if name == "population" else self.sample
+
+
+def _term(strength, cos2, delta_, gamma_, kappa_, sample: bool):
+    """``(outlier, eigenvalue, overlap, threshold)`` of one rank-one term at one level."""
+    f = _compiled()
+    threshold = f["theta_c"](delta_, kappa_) if not sample else sample_threshold(delta_, gamma_, kappa_)
+    if strength <= threshold:
+        return False, None, mpmath.mpf(0), threshold
+    zeta = f["zeta"](strength, delta_, kappa_)
+    if sample:
+        return True, f["psi"](strength, delta_, gamma_, kappa_), zeta * f["factor"](strength, delta_, gamma_, kappa_) * cos2, threshold
+    return True, f["ell"](strength, delta_, kappa_), zeta * cos2, threshold
+
+
+def outliers(delta_, gamma_, alpha_, kappa_, mu2_, *, sum_w=1, centered: bool = False) -> Outliers:
+    r"""The outliers of ``S`` (or ``S_c`` if ``centered``) at the current precision.
+
+    The signal term has strength :math:`\alpha(\mu_2+\delta)` along a direction of squared cosine
+    :math:`\mu_2/(\mu_2+\delta)` with ``u``; the raw ``S`` adds the vocabulary-mean term of strength
+    :math:`W^2\delta`, orthogonal to ``u`` (``W = sum_w``).
+
+    >>> o = outliers(0.5, 0.25, 0.5, 0.25, 3)
+    >>> o.population.outlier, mpmath.nstr(o.population.mu2_critical, 6), [x.level for x in o.other_outliers]
+    (True, '0.103553', ['sample', 'population'])
+    """
+    if not isinstance(centered, bool):
+        raise ParameterError("centered", f"must be True or False, got {centered!r}")
+    d_, g_ = _real(delta_, "delta", positive=True), _real(gamma_, "gamma")
+    a_, k_, m_ = _real(alpha_, "alpha"), _real(kappa_, "kappa", positive=True), _real(mu2_, "mu2")
+    f = _compiled()
+    strength = f["signal_strength"](a_, m_, d_)
+    cos2 = f["signal_cosine2"](m_, d_)
+    levels, other = {}, {"sample": [], "population": []}
+    for name, sample in (("population", False), ("sample", True)):
+        exists, eig, overlap, threshold = _term(strength, cos2, d_, g_, k_, sample)
+        levels[name] = Level(exists, eig, overlap, critical_mu2(threshold, a_, d_), threshold)
+        if not centered:
+            seen, eig, _, _ = _term(mean_strength(sum_w, d_), mpmath.mpf(0), d_, g_, k_, sample)
+            if seen:
+                other[name].append(OtherOutlier(MEAN_CAUSE, name, eig, mpmath.mpf(0)))
+    edge = f["psi"](levels["sample"].threshold, d_, g_, k_)
+    return Outliers(levels["population"], levels["sample"], edge, f["edge"](d_, k_),
+                    tuple(other["sample"] + other["population"]))

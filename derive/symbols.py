@@ -1,0 +1,43 @@
+"""The model's symbols, each declared once with one set of assumptions.
+
+Every module of :mod:`derive` builds its expressions from these, so that an expression derived in
+one module can be substituted into another (SymPy treats two symbols of the same name but different
+assumptions as different symbols).
+"""
+import sympy as sp
+
+__all__ = ["delta", "gamma", "kappa", "alpha", "W", "mu2", "theta", "m", "z", "x", "V", "d", "N",
+           "t", "s", "u", "T", "L", "tau", "r", "rho"]
+
+delta = sp.Symbol("delta", positive=True)
+"""``d/V``, the embedding dimension over the vocabulary size."""
+gamma = sp.Symbol("gamma", positive=True)
+"""``d/N``, the embedding dimension over the number of sequences (the population level is ``gamma -> 0``)."""
+kappa = sp.Symbol("kappa", positive=True)
+r""":math:`\kappa(w) = \|w\|^2`, the noise scale of the pooled vectors."""
+alpha = sp.Symbol("alpha", nonnegative=True)
+r""":math:`\alpha(w) = w^\top R w`, the signal after pooling (``R`` is positive semidefinite)."""
+W = sp.Symbol("W", real=True)
+r""":math:`W = \sum_t w_t`, the weight of the vocabulary-mean spike of the raw ``S``."""
+mu2 = sp.Symbol("mu2", nonnegative=True)
+r""":math:`\mu_2 = \|\mu\|^2`, the signal strength."""
+theta = sp.Symbol("theta", positive=True)
+"""The strength of a rank-one term of the population covariance."""
+m, z = sp.symbols("m z")
+"""A Stieltjes transform and its complex argument."""
+x = sp.Symbol("x", real=True)
+"""A point of the real line (where a density is evaluated)."""
+V, d, N = sp.symbols("V d N", positive=True)
+"""Vocabulary size, embedding dimension, number of sequences."""
+t, s, u = sp.symbols("t s u", integer=True, positive=True)
+"""Positions in a sequence."""
+T = sp.Symbol("T", integer=True, positive=True)
+"""The sequence length."""
+L = sp.Symbol("L", integer=True, positive=True)
+"""The block length of the ``prefix:L`` and ``suffix:L`` families."""
+tau = sp.Symbol("tau", nonnegative=True)
+"""The attention temperature."""
+r = sp.Symbol("r", real=True)
+"""The correlation of the ``markov:r`` family."""
+rho = sp.Symbol("rho", real=True)
+"""The Gaussian correlation of the ``gauss:rho`` family."""

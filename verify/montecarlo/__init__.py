@@ -1,0 +1,17 @@
+"""The Monte Carlo wing: the model's draw, its eigensolvers and real softmax attention.
+
+* :mod:`~verify.montecarlo.signs`: samplers of the sign families;
+* :mod:`~verify.montecarlo.draw`: validated parameters, the table, sequences, mixing matrix, pooled vectors;
+* :mod:`~verify.montecarlo.dense` and :mod:`~verify.montecarlo.lanczos`: the eigensolvers (one file each);
+* :mod:`~verify.montecarlo.trials`: one trial or many, solved by the chosen path;
+* :mod:`~verify.montecarlo.attention`: the data-dependent weights of real causal softmax attention;
+* :mod:`~verify.montecarlo.population`: the exact covariance of the pooled vectors given one table.
+"""
+from verify.montecarlo.draw import (Draw, Model, balanced_signs, check_model, draw, mixing_matrix, pooled, ratios, rung,
+                                    sample_sequences, sample_table)
+from verify.montecarlo.signs import sample_signs
+from verify.montecarlo.trials import AUTO_COST_RATIO, PATHS, Trial, Trials, choose_path, run_trial, run_trials, solve
+
+__all__ = ["Draw", "Model", "balanced_signs", "check_model", "draw", "mixing_matrix", "pooled", "ratios", "rung",
+           "sample_sequences", "sample_table", "sample_signs", "AUTO_COST_RATIO", "PATHS", "Trial", "Trials",
+           "choose_path", "run_trial", "run_trials", "solve"]

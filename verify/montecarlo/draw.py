@@ -1,0 +1,237 @@
+r"""The draw of one trial of the model of PAPER.md: validated parameters, table, sequences, mixing matrix.
+
+One trial draws
+
+* a table :math:`E = [e_1 \dots e_V] \in \mathbb R^{d\times V}`, :math:`e_v = s_v\mu + z_v`, with
+  :math:`s = (+1,\dots,+1,-1,\dots,-1)` (exactly ``V/2`` of each; which tokens carry which sign is
+  immaterial because the tokens are exchangeable), :math:`\mu = \sqrt{\mu_2}\,\mathbf e_1` (the first
+  basis vector; every result is rotation invariant) and :math:`z_v \sim N(0, I_d)` i.i.d.;
+* ``N`` sign vectors :math:`\xi_n \in \{\pm1\}^T` from the family
+  (:func:`verify.montecarlo.signs.sample_signs`), and tokens :math:`v_{n,t}` uniform in the class
+  :math:`\{v : s_v = \xi_{n,t}\}`, independent across positions given :math:`\xi_n`;
+* the pooled vectors :math:`c_n = \sum_t w_t e_{v_{n,t}} = E a_n`, where the columns
+  :math:`a_n = \sum_t w_t \mathbf e_{v_{n,t}}` of the sparse ``V x N`` matrix :math:`A` hold the
+  weights at the drawn tokens (a token drawn twice in a sequence carries the sum of its weights).
+
+Randomness: a trial's seed (an integer or a :class:`numpy.random.SeedSequence`) is split into three
+independent streams, for the table, the sequences and the eigensolver's starting vector, so the
+table depends on ``(seed, d, V, mu2)`` only.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sps
+import sympy as sp
+
+from derive.errors import ParameterError
+from derive.model import SignFamily, parse_signs
+from derive.numbers import parse_rational
+from verify.montecarlo.signs import sample_signs
+
+__all__ = ["Model", "check_model", "Draw", "draw", "balanced_signs", "sample_table", "sample_sequences",
+           "mixing_matrix", "pooled", "ratios", "rung", "streams"]
+
+# ----------------------------------------------------------------------------------------------
+# validation
+
+
+def positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ParameterError(name, f"must be a positive integer, got {value!r}")
+    if value < 1:
+        raise ParameterError(name, f"must be a positive integer, got {value}")
+    return int(value)
+
+
+def _real(value, name: str) -> float:
+    if isinstance(value, (bool, str)):
+        raise ParameterError(name, f"must be a real number, got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(name, f"must be a real number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ParameterError(name, f"must be finite, got {value!r}")
+    return x
+
+
+@dataclass(frozen=True)
+class Model:
+    """Validated parameters of the model: sizes, sign family, pooling weights, signal strength."""
+
+    d: int
+    V: int
+    N: int
+    T: int
+    family: SignFamily
+    weights: np.ndarray
+    mu2: float
+
+
+def check_model(d, V, N, T, signs, weights, mu2) -> Model:
+    """Validate the model's parameters; a bad one raises :class:`ParameterError` naming it.
+
+    ``d, V, N, T`` are positive integers with ``V`` even, ``signs`` a family spec valid for ``T``,
+    ``weights`` ``T`` finite reals not all zero, ``mu2`` a finite real ``>= 0``.
+
+    >>> check_model(4, 6, 10, 2, "iid", [0.5, 0.5], 1).weights
+    array([0.5, 0.5])
+    """
+    d, V, N, T = (positive_int(x, n) for x, n in ((d, "d"), (V, "V"), (N, "N"), (T, "T")))
+    if V % 2:
+        raise ParameterError("V", f"must be even (two balanced classes), got {V}")
+    if isinstance(signs, SignFamily):
+        family = signs
+    else:
+        family = parse_signs(signs)
+    family.R(T)  # rejects a family that does not fit T (prefix:L with L > T, a file of another size)
+    if isinstance(weights, (str, bytes)):
+        raise ParameterError("weights", f"must be a sequence of {T} reals, got {weights!r}")
+    try:
+        w = np.array([_real(x, "weights") for x in weights], dtype=np.float64)
+    except TypeError:
+        raise ParameterError("weights", f"must be a sequence of {T} reals, got {weights!r}") from None
+    if w.shape != (T,):
+        raise ParameterError("weights", f"needs T = {T} entries, got {len(w)}")
+    if not np.any(w):
+        raise ParameterError("weights", "are all zero")
+    mu2 = _real(mu2, "mu2")
+    if mu2 < 0:
+        raise ParameterError("mu2", f"must be >= 0, got {mu2}")
+    return Model(d, V, N, T, family, w, mu2)
+
+
+
+def _seed_sequence(seed) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ParameterError("seed", f"must be a non-negative integer or a SeedSequence, got {seed!r}")
+    return np.random.SeedSequence(int(seed))
+
+
+def streams(seed, n: int) -> list[np.random.Generator]:
+    """``n`` independent generators derived from ``seed``.
+
+    The children are built from the seed's entropy and spawn key rather than by
+    ``SeedSequence.spawn``, which advances a counter inside the object: a second call with the same
+    ``SeedSequence`` must give the same streams.
+    """
+    ss = _seed_sequence(seed)
+    return [
+        np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (i,), pool_size=ss.pool_size))
+        for i in range(n)
+    ]
+
+
+# ----------------------------------------------------------------------------------------------
+# sampling
+
+
+def balanced_signs(V: int) -> np.ndarray:
+    """The class signs :math:`s \\in \\{\\pm1\\}^V`: ``+1`` on the first ``V/2`` tokens, ``-1`` on the rest.
+
+    >>> balanced_signs(4)
+    array([ 1.,  1., -1., -1.])
+    """
+    return np.repeat([1.0, -1.0], V // 2)
+
+
+def sample_table(rng: np.random.Generator, d: int, V: int, mu2: float) -> np.ndarray:
+    r"""The table :math:`E = \mu s^T + Z` (``d x V``, C-contiguous float64), :math:`\mu = \sqrt{\mu_2}\,\mathbf e_1`,
+    ``s`` from :func:`balanced_signs`, ``Z`` standard Gaussian."""
+    E = rng.standard_normal((d, V))
+    E[0] += math.sqrt(mu2) * balanced_signs(V)
+    return E
+
+
+def sample_sequences(rng: np.random.Generator, family: SignFamily, s: np.ndarray, N: int, T: int):
+    r"""``N`` sign vectors and their tokens: ``(xi, tokens)``, both ``(N, T)`` arrays.
+
+    ``xi`` (int8) has the family's law; ``tokens[n, t]`` (int64) is uniform over
+    :math:`\{v : s_v = \xi_{n,t}\}`, independently across ``(n, t)`` given ``xi``.
+    """
+    xi = sample_signs(family, rng, N, T)
+    plus, minus = np.flatnonzero(s > 0), np.flatnonzero(s < 0)
+    if len(plus) != len(minus):
+        raise ParameterError("s", f"the classes must be balanced, got {len(plus)} and {len(minus)}")
+    within = rng.integers(0, len(plus), size=(N, T))
+    tokens = np.where(xi > 0, plus[within], minus[within])
+    return xi, tokens
+
+
+def mixing_matrix(tokens: np.ndarray, weights, V: int) -> sps.csc_matrix:
+    r"""The sparse ``V x N`` matrix :math:`A` with columns :math:`a_n = \sum_t w_t \mathbf e_{v_{n,t}}`,
+    so that the pooled vectors are :math:`C = E A`; repeated tokens of a sequence are summed.
+    ``weights``: ``T`` weights shared by all sequences, or an ``N x T`` array of per-sequence
+    (data-dependent) weights.
+
+    >>> mixing_matrix(np.array([[0, 0], [1, 0]]), [0.25, 0.5], 2).toarray()
+    array([[0.75, 0.5 ],
+           [0.  , 0.25]])
+    """
+    N, T = tokens.shape
+    values = np.array(np.broadcast_to(np.asarray(weights, dtype=np.float64), (N, T))).ravel()
+    A = sps.csc_matrix((values, tokens.ravel(), np.arange(0, N * T + 1, T)), shape=(V, N))
+    A.sum_duplicates()
+    return A
+
+
+def pooled(E: np.ndarray, A: sps.spmatrix) -> np.ndarray:
+    """The pooled vectors :math:`C = E A` as a dense ``d x N`` array."""
+    return np.ascontiguousarray((A.T @ np.ascontiguousarray(E.T)).T)
+
+
+
+@dataclass(frozen=True)
+class Draw:
+    """The random inputs of one trial: table, class signs, sequence signs, tokens, ``A``, and the
+    eigensolver's starting vector."""
+
+    E: np.ndarray
+    s: np.ndarray
+    xi: np.ndarray
+    tokens: np.ndarray
+    A: sps.csc_matrix
+    v0: np.ndarray
+
+
+def draw(model: Model, seed) -> Draw:
+    """Everything random in one trial of ``model``, from ``seed`` (see the module docstring)."""
+    table_rng, seq_rng, start_rng = streams(seed, 3)
+    E = sample_table(table_rng, model.d, model.V, model.mu2)
+    s = balanced_signs(model.V)
+    xi, tokens = sample_sequences(seq_rng, model.family, s, model.N, model.T)
+    return Draw(E, s, xi, tokens, mixing_matrix(tokens, model.weights, model.V), start_rng.standard_normal(model.d))
+
+
+def ratios(delta, gamma) -> tuple[sp.Rational, sp.Rational]:
+    """``delta`` and ``gamma`` as exact positive rationals (``ParameterError`` naming a bad one)."""
+    out = []
+    for name, value in (("delta", delta), ("gamma", gamma)):
+        q = parse_rational(value, name)
+        if q <= 0:
+            raise ParameterError(name, f"must be > 0, got {value}")
+        out.append(q)
+    return out[0], out[1]
+
+
+def rung(d: int, delta, gamma) -> tuple[int, int]:
+    """``(V, N)`` for dimension ``d``: ``V`` the even integer nearest ``d/delta``, ``N`` the integer
+    nearest ``d/gamma``, halves rounded up (exact arithmetic); the rule of every study, sweep and ledger check.
+
+    >>> rung(30, "1/2", "1/3"), rung(5, "2", "2")
+    ((60, 90), (2, 3))
+    """
+    delta, gamma = ratios(delta, gamma)
+    V = 2 * int(sp.floor(d / (2 * delta) + sp.Rational(1, 2)))
+    N = int(sp.floor(d / gamma + sp.Rational(1, 2)))
+    if V < 2:
+        raise ParameterError("delta", f"d/delta = {d}/{delta} gives no vocabulary (V < 2)")
+    if N < 1:
+        raise ParameterError("gamma", f"d/gamma = {d}/{gamma} gives no sequences (N < 1)")
+    return V, N

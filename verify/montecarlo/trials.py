@@ -1,0 +1,200 @@
+r"""Trials of the model: a draw (:mod:`verify.montecarlo.draw`) solved by the chosen eigensolver.
+
+A trial returns the top-``k`` eigenvalues of :math:`S = \frac1N \sum_n c_n c_n^T = \frac1N E A A^T E^T`
+(or of the centered :math:`S_c = S - \bar c \bar c^T`, :math:`\bar c = E \bar a`,
+:math:`\bar a = \frac1N A \mathbf 1`) and the squared overlaps :math:`|\hat u_i^T u|^2` of their
+eigenvectors with :math:`u = \mu/\|\mu\| = \mathbf e_1` (also when :math:`\mu_2 = 0`, where the
+overlap measures the null). Solvers: :func:`verify.montecarlo.dense.dense_top` and the one-pass Lanczos
+of :mod:`verify.montecarlo.lanczos` (float64, or float32 certified in float64).
+
+:func:`run_trials` gives trial ``j`` the seed ``SeedSequence(seed0).spawn(K)[j]``, which does not depend on ``K``.
+"""
+from __future__ import annotations
+
+import numbers
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from derive.errors import ParameterError
+from verify.montecarlo.dense import dense_top
+from verify.montecarlo.draw import Draw, Model, check_model, draw, positive_int
+from verify.montecarlo.lanczos import Mixing, implicit_top, mixed_top
+
+__all__ = ["PATHS", "AUTO_COST_RATIO", "Trial", "Trials", "choose_path", "solve", "run_trial", "run_trials"]
+
+AUTO_COST_RATIO = 500
+r"""``path='auto'`` solves densely when the full spectrum is requested or when the dense cost
+:math:`m^2(M + 3m)` (:math:`m, M` the smaller and larger of ``d, N``: Gram product plus
+eigensolver) is at most ``AUTO_COST_RATIO`` times :math:`dV` (one pass over the table), implicitly
+otherwise. The constant is the crossover measured in notes/mc.md (dense was faster at a cost ratio
+of 312 and 350, implicit at 700 and above): a memory-bound pass is far slower per operation than
+the dense Gram's matrix-matrix product, and Lanczos needs some 50 to 100 of them."""
+
+PROGRESS_AFTER = 3.0
+"""Seconds after which :func:`run_trials` starts reporting progress on stderr (when asked to decide)."""
+
+PATHS = ("dense", "implicit", "mixed", "auto")
+
+
+
+def _check_k(k, d: int, N: int) -> int:
+    k = positive_int(k, "k")
+    if k >= min(d, N):
+        raise ParameterError("k", f"must be below min(d, N) = {min(d, N)}, got {k}")
+    return k
+
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One trial's result.
+
+    ``top_eigenvalues`` (``k``, descending) of :math:`S` or :math:`S_c`; ``overlaps`` (``k``):
+    :math:`|\\hat u_i^T u|^2` of the matching unit eigenvectors ``eigenvectors`` (``d x k``);
+    ``spectrum``: all ``d`` eigenvalues (descending) or ``None``; ``path``: ``'dense'`` or
+    ``'implicit'`` or ``'mixed'``, the solver actually used; ``products``: how many times the
+    implicit solver applied :math:`S` (``None`` on the dense path); ``passes``: how many times it
+    read the table, by dtype (``{'float64': 70}``; ``None`` on the dense path); ``residuals``: the
+    float64 relative residuals of the returned pairs where the solver measured them (the
+    ``'mixed'`` path), else ``None``.
+    """
+
+    top_eigenvalues: np.ndarray
+    overlaps: np.ndarray
+    eigenvectors: np.ndarray
+    spectrum: np.ndarray | None
+    path: str
+    products: int | None = None
+    passes: dict | None = None
+    residuals: np.ndarray | None = None
+
+
+def choose_path(path, spectrum: bool, d: int, V: int, N: int, dtype=np.float64) -> str:
+    """The solver :func:`solve` should use for ``path`` (resolving ``'auto'``), after validating
+    ``path``, ``dtype`` and ``spectrum`` together."""
+    if path not in PATHS:
+        raise ParameterError("path", f"must be one of {', '.join(PATHS)}, got {path!r}")
+    if dtype not in (np.float64, np.float32):
+        raise ParameterError("dtype", f"must be numpy.float64 or numpy.float32, got {dtype!r}")
+    if spectrum and path in ("implicit", "mixed"):
+        raise ParameterError("spectrum", "the full spectrum needs the dense path")
+    if dtype == np.float32 and path in ("dense", "mixed"):
+        raise ParameterError("dtype", "a float32 table is offered on the implicit path only (the mixed path rounds it itself)")
+    if path == "auto":
+        m, M = min(d, N), max(d, N)
+        cheap = dtype == np.float64 and m * m * (M + 3 * m) <= AUTO_COST_RATIO * d * V
+        return "dense" if spectrum or cheap else "implicit"
+    return path
+
+
+def solve(model: Model, data: Draw, k: int, centered: bool, path: str, spectrum: bool = False, dtype=np.float64) -> Trial:
+    """Eigen-solve one drawn trial by ``path`` (``'dense'``, ``'implicit'`` or ``'mixed'``, already chosen)."""
+    residuals = products = passes = full = None
+    if path == "dense":
+        vals, vecs, full = dense_top(data.E, data.A, k, centered, spectrum)
+    elif path == "mixed":
+        vals, vecs, products, passes, residuals = mixed_top(data.E, Mixing.of(data.A, centered), k, data.v0)
+    else:
+        vals, vecs, products, passes = implicit_top(data.E, Mixing.of(data.A, centered), k, data.v0, dtype)
+    return Trial(vals, vecs[0] ** 2, vecs, full, path, products, passes, residuals)
+
+
+def run_trial(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="auto", seed=0,
+              spectrum=False, dtype=np.float64) -> Trial:
+    r"""One trial of the model: the top-``k`` eigenvalues of :math:`S` (or :math:`S_c` if ``centered``)
+    and their eigenvectors' squared overlaps with :math:`u = \mathbf e_1`.
+
+    ``signs`` is a family spec (or a :class:`~derive.model.SignFamily`), ``weights`` ``T`` reals,
+    ``k < min(d, N)``. ``path``: ``'dense'`` (:func:`dense_top`), ``'implicit'``
+    (:func:`implicit_top`), ``'mixed'`` (:func:`mixed_top`: float32 Lanczos certified by a float64
+    Rayleigh-Ritz step) or ``'auto'`` (dense or implicit, see :data:`AUTO_COST_RATIO`); all paths
+    see the same draw, and their eigenvalues agree to about ``1e-10`` relative (:data:`TOL`,
+    :data:`MIXED_ACCEPT`). ``spectrum=True`` also
+    returns all ``d`` eigenvalues (dense path). ``dtype=numpy.float32`` stores the table in float32
+    for the implicit solver (same draw, rounded). ``seed``: a non-negative integer or a
+    :class:`numpy.random.SeedSequence`; the same seed gives the same numbers.
+    """
+    model = check_model(d, V, N, T, signs, weights, mu2)
+    k = _check_k(k, model.d, model.N)
+    chosen = choose_path(path, bool(spectrum), model.d, model.V, model.N, dtype)
+    return solve(model, draw(model, seed), k, bool(centered), chosen, bool(spectrum), dtype)
+
+
+@dataclass(frozen=True)
+class Trials:
+    """Results of :func:`run_trials`.
+
+    ``top_eigenvalues`` and ``overlaps``: ``K x k`` arrays, row ``j`` from trial ``j``;
+    ``seeds``: the ``K`` per-trial :class:`numpy.random.SeedSequence` (``run_trial(..., seed=seeds[j])``
+    repeats trial ``j``); ``spectra``: ``K x d`` (all eigenvalues, descending) or ``None``;
+    ``path``: the solver used.
+    """
+
+    top_eigenvalues: np.ndarray
+    overlaps: np.ndarray
+    seeds: tuple
+    spectra: np.ndarray | None
+    path: str
+
+
+class _Progress:
+    """A progress line on stderr, shown only once the run has lasted ``after`` seconds (or always,
+    or never): a bar redrawn in place on a terminal, a throttled counter line otherwise."""
+
+    def __init__(self, total: int, show: bool | None, label: str = "verify.montecarlo"):
+        self.total, self.show, self.label = total, show, label
+        self.start = self.last = time.monotonic()
+        self.tty = sys.stderr.isatty()
+        self.drawn = False
+
+    def update(self, done: int):
+        now = time.monotonic()
+        if self.show is False or (self.show is None and now - self.start < PROGRESS_AFTER):
+            return
+        if self.tty:
+            filled = int(30 * done / self.total)
+            sys.stderr.write(f"\r{self.label}: [{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} trials, {now - self.start:.0f} s")
+            self.drawn = True
+        elif done == self.total or now - self.last >= 5.0 or not self.drawn:
+            # a log file gets a new line per report, so reports are spaced out
+            sys.stderr.write(f"{self.label}: {done}/{self.total} trials, {now - self.start:.0f} s\n")
+            self.last, self.drawn = now, True
+        sys.stderr.flush()
+
+    def close(self):
+        if self.tty and self.drawn:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="auto", seeds=1, seed0=0,
+               spectrum=False, dtype=np.float64, progress: bool | None = None) -> Trials:
+    """``seeds`` independent trials of :func:`run_trial` (same arguments); trial ``j`` uses
+    ``SeedSequence(seed0).spawn(seeds)[j]``, so it is the same whatever the number of trials.
+
+    ``progress``: ``True``/``False`` forces a progress report on stderr on or off; ``None`` shows
+    it once the run has lasted :data:`PROGRESS_AFTER` seconds.
+    """
+    model = check_model(d, V, N, T, signs, weights, mu2)
+    k = _check_k(k, model.d, model.N)
+    K = positive_int(seeds, "seeds")
+    if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
+        raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
+    chosen = choose_path(path, bool(spectrum), model.d, model.V, model.N, dtype)
+    children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
+    bar = _Progress(K, progress)
+    results = []
+    for j, child in enumerate(children):
+        results.append(solve(model, draw(model, child), k, bool(centered), chosen, bool(spectrum), dtype))
+        bar.update(j + 1)
+    bar.close()
+    return Trials(
+        np.array([r.top_eigenvalues for r in results]),
+        np.array([r.overlaps for r in results]),
+        children,
+        np.array([r.spectrum for r in results]) if spectrum else None,
+        chosen,
+    )

@@ -1,0 +1,1 @@
+"""The studies wing: finite-size ladders, real attention against its limit, downstream classification."""
