@@ -5,6 +5,8 @@ from pathlib import Path
 from derive.errors import ParameterError
 from benchmarks import core as bench
 
+__all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
+
 NAME = "all"
 HELP = "time every benchmark against its baseline and the machine's bandwidth floor; write notes/benchmarks.md"
 

@@ -1,6 +1,8 @@
 """``python -m benchmarks sweeps``: throughput and per-task cost of sweeps, and the paper-scale projection."""
 from benchmarks import sweeps
 
+__all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
+
 NAME = "sweeps"
 HELP = "measure sweep throughput and per-task cost; update notes/sweeps.md"
 

@@ -37,6 +37,12 @@ import numpy as np
 
 from benchmarks import mc as bench_mc
 
+__all__ = ["ROOT", "NOTES", "BULK", "SPIKE", "CLOCK", "BULK_DIGITS", "SPIKE_DIGITS", "BULK_POINTS",
+           "BULK_TARGET", "FLOAT_TARGET", "FLOAT_ERROR", "Mode", "MODES", "last_level_cache", "machine",
+           "revision", "median_seconds", "copy_bandwidth", "bulk_grid", "polyroots_density",
+           "numpy_roots_density", "bench_bulk", "bench_spike", "bench_claims", "run", "summary",
+           "summary_table", "gaps", "markdown"]
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTES = ROOT / "notes" / "benchmarks.md"
 BULK = ("1/2", "1/4", "1/8")

@@ -40,6 +40,11 @@ from verify import montecarlo as simulate
 from verify.montecarlo import lanczos
 from verify.threads import thread_environment
 
+__all__ = ["ROOT", "SIGNS", "MU2", "K", "T", "SEED", "TARGET_D", "TARGET_SPEEDUP", "FLOOR_FROM_D",
+           "FLOOR_FACTOR", "PATHS", "ACCURATE", "KERNEL_REPEATS", "PAIRED_ROUNDS", "bytes_read",
+           "median_seconds", "child_env", "peak_rss_mb", "kernel_seconds", "worker", "paired", "spawn", "run",
+           "rel_diff", "floor", "markdown", "main"]
+
 ROOT = Path(__file__).resolve().parents[1]
 SIGNS, MU2, K, T = "iid", 4.0, 3, 8
 SEED = 20260601

@@ -37,6 +37,9 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.numbers import format_real
 
+__all__ = ["ROOT", "PAPER", "NOTES", "BEGIN", "END", "WORKER_COUNTS", "FIT_RUNGS", "THROUGHPUT", "MODES",
+           "throughput", "ladder", "projection", "steep_projection", "markdown", "bench"]
+
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "examples" / "sweeps" / "paper.toml"
 NOTES = ROOT / "notes" / "sweeps.md"

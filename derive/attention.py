@@ -32,6 +32,10 @@ from derive.model import SignFamily, check_R, check_T, parse_signs
 from derive.numbers import check_digits, check_range, parse_rational, real_vector
 from derive.realizable import read_rational_array
 
+__all__ = ["MASKS", "limit_score", "softmax_normalizer", "causal_attention", "causal_weight", "causal_weights",
+           "mean_weights", "alpha", "kappa", "sum_w", "normalized", "optimal_weights", "load_weights_file",
+           "scheme_weights", "Pooling", "pooling", "formulas"]
+
 
 MASKS = {"inclusive": 0, "strict": 1}
 """Each mask as the offset ``k`` of its window ``1 <= s <= t - k``."""

@@ -15,6 +15,8 @@ import sys
 
 from derive.errors import ParameterError
 
+__all__ = ["run_cli"]
+
 
 class _OneLineParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):

@@ -1,5 +1,7 @@
 """The one error type of the project: a bad value of a named parameter."""
 
+__all__ = ["ParameterError"]
+
 
 class ParameterError(ValueError):
     """A parameter has a bad value.

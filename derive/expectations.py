@@ -19,6 +19,9 @@ import sympy as sp
 from derive.formulas import Formula
 from derive.symbols import N, V, W, alpha, d, delta, kappa, mu2
 
+__all__ = ["R_ts", "sigma", "sigma2", "same", "sign_pair_law", "second_moment_entry", "mean_entry",
+           "second_moment_coefficients", "second_moment_spectrum", "population_covariance_terms", "formulas"]
+
 R_ts = sp.Symbol("R_ts", real=True)
 sigma, sigma2 = sp.symbols("sigma sigma_2")  # the class signs s_v, s_v' of two tokens, each +-1
 same = sp.Symbol("same_token")  # 1 if v = v', else 0

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+__all__ = ["MODULES", "Formula", "all_formulas"]
+
 MODULES = [
     "derive.expectations",
     "derive.attention",

@@ -34,6 +34,13 @@ from derive.formulas import Formula
 from derive.numbers import check_count
 from derive.symbols import delta, gamma, kappa, m, z
 
+__all__ = ["MAX_PARTITION_ORDER", "finite_expression",
+           "marchenko_pastur_equation", "marchenko_pastur", "scale", "scaled_mp_polynomial",
+           "moment_generating_function", "s_transform", "r_transform", "stieltjes_from_s_transform", "moments",
+           "free_multiplicative_convolution", "bulk_polynomial", "discriminant", "edge_polynomial",
+           "atom_at_zero", "noncrossing_partitions", "kreweras_complement", "free_cumulants",
+           "free_multiplicative_moments", "formulas"]
+
 w, s, r, u, psi = sp.symbols("w s r u psi")
 c = sp.Symbol("c", positive=True)
 

@@ -5,6 +5,8 @@ import sympy as sp
 
 from derive.formulas import Formula, all_formulas
 
+__all__ = ["formula_block", "formula_sheet"]
+
 _PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage[margin=2cm]{geometry}
 \usepackage{amsmath,amssymb}

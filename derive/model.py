@@ -15,6 +15,8 @@ from derive.errors import ParameterError
 from derive.numbers import check_count, check_range, parse_rational, real_number
 from derive.symbols import L as L_, T as T_, r as r_, rho as rho_, s as s_, t as t_
 
+__all__ = ["MAX_T", "check_T", "check_R", "correlation_entry", "SignFamily", "parse_signs"]
+
 
 _ENTRY = {
     "iid": sp.KroneckerDelta(t_, s_),

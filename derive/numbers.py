@@ -15,6 +15,9 @@ import sympy as sp
 
 from derive.errors import ParameterError
 
+__all__ = ["MAX_DIGITS", "MAX_TEXT", "MAX_EXPONENT", "parse_rational", "check_count", "real_number",
+           "real_vector", "check_range", "check_digits", "format_real", "format_exact"]
+
 _DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _RATIO = re.compile(r"^[+-]?\d+/\d+$")
 

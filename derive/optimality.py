@@ -20,6 +20,10 @@ from derive.formulas import Formula
 from derive.model import T_, L_, check_R, r_
 from derive.numbers import check_count, check_digits, real_vector
 
+__all__ = ["lam", "c", "i_", "lam_max", "MARKOV_GRID", "rayleigh_quotient", "rayleigh_gap", "top_eigenvalue",
+           "mean_block_quotient", "optimal_block_quotient", "block_alpha", "markov_alpha",
+           "compare_causal_vs_mean", "summarize", "winning_block_lengths", "formulas"]
+
 lam = sp.IndexedBase("lamda", real=True)  # "lambda" is a Python keyword: its str would not parse
 c = sp.IndexedBase("c", real=True)
 i_ = sp.Symbol("i", integer=True, positive=True)

@@ -8,7 +8,7 @@ model says about the outliers of ``S`` (or ``S_c``) for given scalars into one f
 
 >>> import mpmath
 >>> with mpmath.workdps(20):
-...     o = outliers(mpmath.mpf(1) / 2, mpmath.mpf(1) / 4, mpmath.mpf(7) / 32, mpmath.mpf(1) / 8, mpmath.mpf(3) / 2)
+...     o = outliers_at(mpmath.mpf(1) / 2, mpmath.mpf(1) / 4, mpmath.mpf(7) / 32, mpmath.mpf(1) / 8, mpmath.mpf(3) / 2)
 ...     print(mpmath.nstr(o.sample.eigenvalue, 12), mpmath.nstr(o.sample.overlap, 12))
 0.631944444444 0.61858974359
 """
@@ -24,11 +24,12 @@ import sympy as sp
 from derive import expectations as ex
 from derive import spikes
 from derive.errors import ParameterError
+from derive.numbers import parse_rational
 from derive.symbols import W, alpha, delta, gamma, kappa, mu2, theta
 
 __all__ = ["signal_strength", "signal_cosine2", "mean_strength", "population_outlier", "population_overlap",
            "population_threshold", "population_right_edge", "sample_outlier", "sample_overlap",
-           "sample_threshold", "sample_right_edge", "critical_mu2", "Level", "OtherOutlier", "Outliers", "outliers",
+           "sample_threshold", "sample_right_edge", "critical_mu2", "Level", "OtherOutlier", "Outliers", "outliers_at",
            "MEAN_CAUSE"]
 
 MEAN_CAUSE = "mean of the vocabulary noise Z 1/V (raw S; removed by centering)"
@@ -56,10 +57,12 @@ def _compiled():
 
 
 def _real(value, name: str, *, positive: bool = False, signed: bool = False) -> mpmath.mpf:
-    """``value`` as a finite mpmath real at the current precision: ``>= 0`` (``> 0`` if ``positive``;
-    any sign if ``signed``)."""
+    """``value`` (an mpmath, Python or SymPy number, or exact text such as ``"1/2"``) as a finite mpmath real at
+    the current precision: ``>= 0`` (``> 0`` if ``positive``; any sign if ``signed``)."""
     if isinstance(value, bool):
         raise ParameterError(name, f"not a real number: {value!r}")
+    if isinstance(value, str):
+        value = parse_rational(value, name)
     try:
         if isinstance(value, sp.Basic):
             if not (value.is_number and value.is_extended_real):
@@ -67,7 +70,7 @@ def _real(value, name: str, *, positive: bool = False, signed: bool = False) -> 
             x = mpmath.mpf(value.p) / value.q if value.is_Rational else mpmath.mpf(sp.N(value, mpmath.mp.dps + 5))
         elif isinstance(value, Fraction):
             x = mpmath.mpf(value.numerator) / value.denominator
-        elif isinstance(value, (str, bytes)):
+        elif isinstance(value, bytes):
             raise TypeError
         else:
             x = mpmath.mpf(value)
@@ -257,14 +260,14 @@ def _term(strength, cos2, delta_, gamma_, kappa_, sample: bool):
     return True, f["ell"](strength, delta_, kappa_), zeta * cos2, threshold
 
 
-def outliers(delta_, gamma_, alpha_, kappa_, mu2_, *, sum_w=1, centered: bool = False) -> Outliers:
+def outliers_at(delta_, gamma_, alpha_, kappa_, mu2_, *, sum_w=1, centered: bool = False) -> Outliers:
     r"""The outliers of ``S`` (or ``S_c`` if ``centered``) at the current precision.
 
     The signal term has strength :math:`\alpha(\mu_2+\delta)` along a direction of squared cosine
     :math:`\mu_2/(\mu_2+\delta)` with ``u``; the raw ``S`` adds the vocabulary-mean term of strength
     :math:`W^2\delta`, orthogonal to ``u`` (``W = sum_w``).
 
-    >>> o = outliers(0.5, 0.25, 0.5, 0.25, 3)
+    >>> o = outliers_at(0.5, 0.25, 0.5, 0.25, 3)
     >>> o.population.outlier, mpmath.nstr(o.population.mu2_critical, 6), [x.level for x in o.other_outliers]
     (True, '0.103553', ['sample', 'population'])
     """

@@ -31,6 +31,9 @@ from derive.errors import ParameterError
 from derive.model import check_R
 from derive.numbers import check_count, parse_rational
 
+__all__ = ["MAX_T", "MAX_ENTRIES", "MAX_BYTES", "read_rational_array", "is_positive_semidefinite",
+           "cut_patterns", "realizing_mixture", "load_correlation_file"]
+
 MAX_T = 12
 """Largest ``T`` for the exact test: the LP has ``2^{T-1}`` columns and every certificate
 is checked on all of them."""

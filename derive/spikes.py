@@ -28,6 +28,10 @@ from derive.formulas import Formula
 from derive.freeprob import scaled_mp_polynomial
 from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
 
+__all__ = ["population_bulk_polynomial", "population_outlier_location", "population_overlap",
+           "population_threshold", "sample_outlier_location", "sample_overlap_factor",
+           "sample_threshold_polynomial", "population_right_edge", "critical_mu2", "formulas"]
+
 
 
 @lru_cache(maxsize=None)

@@ -25,6 +25,9 @@ from derive.formulas import Formula
 from derive.numbers import check_count
 from derive.symbols import delta, gamma
 
+__all__ = ["moments_from_free_cumulants", "token_count_moments", "wishart_moments", "bulk_moments",
+           "fourth_moment_excess", "formulas"]
+
 
 
 def moments_from_free_cumulants(cumulants: list, n: int) -> list:

@@ -350,7 +350,7 @@ API = {
     "spike": (spike, [_valid_or(["1/2"]), _valid_or(["1/4"]), _valid_or([1]), _valid_or([1]), _valid_or([2]),
                              _valid_or([1]), st.booleans(), _valid_or([12])]),
     "sample_threshold": (outliers.sample_threshold, [_valid_or([mpmath.mpf(1)])] * 3),
-    "outliers": (outliers.outliers, [_valid_or([mpmath.mpf(1) / 2]), _valid_or([mpmath.mpf(1) / 4]), _valid_or([1]),
+    "outliers_at": (outliers.outliers_at, [_valid_or([mpmath.mpf(1) / 2]), _valid_or([mpmath.mpf(1) / 4]), _valid_or([1]),
                                      _valid_or([1]), _valid_or([2])]),
     "rayleigh_quotient": (optimality.rayleigh_quotient, [_valid_or([[1, 0]]), _valid_or([R2])]),
     "top_eigenvalue": (optimality.top_eigenvalue, [_valid_or([R2]), _valid_or([20])]),

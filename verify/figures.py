@@ -9,6 +9,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+__all__ = ["SCHEME_COLORS", "save", "spectra_figure", "phase_figure", "overlap_figure", "weights_figure",
+           "accuracy_figure"]
+
 SCHEME_COLORS = {"mean": "tab:blue", "causal": "tab:orange", "optimal": "tab:green"}
 
 

@@ -16,6 +16,8 @@ from scipy import stats
 
 from derive.errors import ParameterError
 
+__all__ = ["mean_ci", "FiniteSizeFit", "finite_size_fit"]
+
 
 def _finite_vector(values, name: str) -> np.ndarray:
     try:

@@ -5,6 +5,8 @@ from derive import bulk
 from derive.errors import ParameterError
 from derive.numbers import check_digits, format_real, parse_rational
 
+__all__ = ["NAME", "HELP", "add_arguments", "run"]
+
 NAME = "bulk"
 HELP = "support, atom at 0, density and Stieltjes polynomial of kappa (MP_delta boxtimes MP_gamma)"
 

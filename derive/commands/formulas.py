@@ -5,6 +5,8 @@ from derive.errors import ParameterError
 from derive.formulas import all_formulas
 from derive.latex import formula_sheet
 
+__all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
+
 NAME = "formulas"
 HELP = "list every derived result (name, SymPy form, LaTeX, assumptions); --latex writes the formula sheet"
 

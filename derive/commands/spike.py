@@ -7,6 +7,8 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.numbers import check_digits, check_range, format_real, parse_rational
 
+__all__ = ["NAME", "HELP", "ASSUMPTIONS", "add_arguments", "spike", "document", "run"]
+
 NAME = "spike"
 HELP = "outlier eigenvalues, overlaps and thresholds of S (population and sample level)"
 
@@ -47,7 +49,7 @@ def _validated(values: dict, digits: int) -> dict:
 
 
 def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -> dict:
-    r"""The document of ``derive spike``: :func:`derive.outliers.outliers` at exact inputs, with every
+    r"""The document of ``derive spike``: :func:`derive.outliers.outliers_at` at exact inputs, with every
     real a string of ``digits`` significant digits.
 
     >>> spike("1/2", "1/4", "1/2", "1/4", 3, digits=6)["population"]["mu2_critical"]
@@ -55,12 +57,12 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
     >>> spike("1/2", "1/4", sp.asin(sp.Rational(1, 3)), 1, 4, digits=6)["population"]["outlier"]
     True
     """
-    from derive.outliers import outliers
+    from derive.outliers import outliers_at
 
     digits = check_digits(digits)
     p = _validated({"delta": delta, "gamma": gamma, "alpha": alpha, "kappa": kappa, "mu2": mu2, "sum_w": sum_w}, digits)
     with mpmath.workdps(digits + 15):
-        o = outliers(p["delta"], p["gamma"], p["alpha"], p["kappa"], p["mu2"], sum_w=p["sum_w"], centered=bool(centered))
+        o = outliers_at(p["delta"], p["gamma"], p["alpha"], p["kappa"], p["mu2"], sum_w=p["sum_w"], centered=bool(centered))
     return document(o, digits)
 
 

@@ -5,6 +5,8 @@ from derive.attention import pooling
 from derive.model import check_T, parse_signs
 from derive.numbers import check_digits, format_exact, format_real
 
+__all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
+
 NAME = "weights"
 HELP = "pooling weights (mean, causal attention limit, optimal, file:PATH) with alpha, kappa, alpha/kappa"
 

@@ -2,6 +2,8 @@
 from verify.studies.attention_gap import attention_gap
 from verify.commands.ladder import add_ladder_arguments, fits_lines, ladder_options, reals
 
+__all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
+
 NAME = "attention-gap"
 HELP = "outlier and overlap of S_c pooled by real causal attention vs by its d -> oo limit weights, over a ladder of d"
 

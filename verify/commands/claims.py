@@ -8,6 +8,8 @@ from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
 from verify.ledger.records import run_ledger
 from verify.ledger.report import claims_markdown, verdict_table
 
+__all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
+
 NAME = "claims"
 HELP = "check every claim of the paper and give each a verdict with its evidence"
 

@@ -4,6 +4,9 @@ import math
 from derive.numbers import check_count, format_real
 from verify.studies.finite_size import outlier_ladder
 
+__all__ = ["NAME", "HELP", "MC_DIGITS", "add_ladder_arguments", "ladder_options", "reals", "fits_lines", "run",
+           "render", "add_arguments"]
+
 NAME = "ladder"
 HELP = "finite-size study: Monte Carlo outlier and overlap vs theory over a ladder of d, with fitted rates"
 

@@ -8,6 +8,8 @@ from derive.commands.spike import spike
 from verify.montecarlo.trials import run_trials
 from verify.stats import mean_ci
 
+__all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "MAX_ENTRIES", "run"]
+
 NAME = "mc"
 HELP = "Monte Carlo of S for given d, V, N, T, signs and weights, with the theory for the same parameters"
 

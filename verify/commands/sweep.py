@@ -10,6 +10,8 @@ from pathlib import Path
 from derive.errors import ParameterError
 from derive.numbers import format_real, parse_rational
 
+__all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
+
 NAME = "sweep"
 HELP = "run a resumable parameter sweep (local processes or Dask), or summarize its results file"
 

@@ -16,12 +16,16 @@ from derive import bulk, spikes, tokenreuse
 from derive.attention import pooling
 from derive.model import parse_signs
 from derive.numbers import format_real
-from derive.outliers import outliers, sample_threshold
+from derive.outliers import outliers_at, sample_threshold
 from verify.ledger.records import Claim
 from verify.montecarlo.draw import rung
 from verify.montecarlo.population import population_covariance
 from verify.montecarlo.trials import run_trials
 from verify.stats import mean_ci
+
+__all__ = ["QUICK", "FULL", "AGREEMENT_LEVEL", "DELTA", "GAMMA", "T", "SIGNS", "check_c3", "trials",
+           "ks_distance", "check_c1", "check_c1_symbolic", "check_c4", "check_c2", "check_c8", "check_c5",
+           "check_c6", "check_c7", "check_c9", "CLAIMS", "draw_figures"]
 
 QUICK = {"d": 600, "seeds": 6, "tables": 3}
 FULL = {"d": 2000, "seeds": 12, "tables": 6}
@@ -48,7 +52,7 @@ def check_c3(cfg: dict) -> dict:
     # A point between the two thresholds: optimal weights on prefix:3 (alpha/kappa = 3).
     alpha, kappa, delta, mu2 = 1.0, 1 / 3, 0.5, 0.2
     with mpmath.workdps(30):
-        o = outliers(sp.Rational(1, 2), 0, 1, sp.Rational(1, 3), sp.Rational(1, 5))
+        o = outliers_at(sp.Rational(1, 2), 0, 1, sp.Rational(1, 3), sp.Rational(1, 5))
     d = cfg["d"]
     V = int(d / delta) // 2 * 2
     rng = np.random.default_rng(20260502)
@@ -119,7 +123,7 @@ def _theory(delta, gamma, scheme: str, mu2, centered: bool = True):
     """The derived :class:`derive.outliers.Outliers` of a scheme at exact ``delta, gamma`` and ``mu2``."""
     p = _pool(scheme)
     with mpmath.workdps(30):
-        return outliers(sp.Rational(delta), sp.Rational(gamma), p.alpha, p.kappa, sp.Rational(str(mu2)),
+        return outliers_at(sp.Rational(delta), sp.Rational(gamma), p.alpha, p.kappa, sp.Rational(str(mu2)),
                         sum_w=p.W, centered=centered)
 
 

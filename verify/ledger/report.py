@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+__all__ = ["verdict_table", "claims_markdown"]
+
 
 def verdict_table(records: list[dict]) -> str:
     """A plain-text table: id, verdict, the claim (shortened)."""

@@ -12,6 +12,8 @@ import numpy as np
 from derive.model import parse_signs
 from verify.montecarlo.draw import balanced_signs, sample_sequences, sample_table
 
+__all__ = ["attention_weights", "sequence_attention_weights", "weight_deviation"]
+
 
 def attention_weights(X: np.ndarray, tau: float, mask: str) -> np.ndarray:
     """Effective weights ``(n, T)`` of each sequence; ``X`` has shape ``(n, T, d)``."""

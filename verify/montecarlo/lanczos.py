@@ -50,6 +50,10 @@ from numba import njit
 
 from derive.errors import ParameterError
 
+__all__ = ["FASTMATH", "REORTHOGONALIZE_AGAIN", "INVARIANT_ULPS", "MAX_STRIDE", "TOL", "TOL_FLOAT32",
+           "MIXED_TOL", "MIXED_ACCEPT", "lanczos_sweep", "rounded_transpose_product", "transpose_product",
+           "product", "Mixing", "Ritz", "lanczos_top", "implicit_top", "rayleigh_ritz", "mixed_top"]
+
 FASTMATH = {"reassoc", "contract"}
 """LLVM flags of the kernels: reassociation lets the reductions run in SIMD lanes, contraction
 fuses multiply and add; nothing else is relaxed (NaN and infinity keep their meaning)."""

@@ -32,6 +32,8 @@ from verify.studies.finite_size import fit, ladder, rung_seeds, scheme_predictio
 from verify.montecarlo.draw import check_model, draw, mixing_matrix
 from verify.montecarlo.trials import choose_path, solve
 
+__all__ = ["paired_trial", "attention_gap"]
+
 
 def paired_trial(model, seed, tau: float, mask: str, path: str = "dense") -> dict:
     """One draw solved twice, by the solver ``path`` (``'dense'``, ``'implicit'`` or ``'mixed'``):

@@ -15,6 +15,8 @@ import numpy as np
 from derive.model import parse_signs
 from verify.montecarlo.draw import balanced_signs, mixing_matrix, pooled, sample_sequences, sample_table
 
+__all__ = ["ridge_fit", "accuracy", "accuracy_curves"]
+
 
 def ridge_fit(C: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
     """Ridge weights for features ``C`` (``d x n``) and labels ``y`` (``n``), via the smaller Gram side."""

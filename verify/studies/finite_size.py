@@ -2,7 +2,7 @@ r"""Finite-size study: the signal outlier of Monte Carlo against the derived lim
 
 At fixed :math:`\delta = d/V`, :math:`\gamma = d/N`, weights and :math:`\mu_2`, each rung ``d`` of a
 (typically geometric) ladder runs ``seeds`` trials of the model and compares the top eigenvalue
-and its overlap with :func:`derive.outliers.outliers` (centered or raw). Two errors are reported per
+and its overlap with :func:`derive.outliers.outliers_at` (centered or raw). Two errors are reported per
 rung, each with its Student-t 95% interval (:func:`verify.stats.mean_ci`): the **bias** (mean of
 Monte Carlo minus theory, expected :math:`O(1/d)`) and the **RMS error** of a single trial
 (expected :math:`O(d^{-1/2})`, the outlier's Gaussian fluctuation). Their rates are fitted by
@@ -18,10 +18,12 @@ from derive import attention
 from derive.errors import ParameterError
 from derive.numbers import check_count, parse_rational
 from derive.commands.spike import document
-from derive.outliers import outliers
+from derive.outliers import outliers_at
 from verify.montecarlo.draw import check_model, draw, ratios, rung
 from verify.montecarlo.trials import choose_path, solve
 from verify.stats import finite_size_fit, mean_ci
+
+__all__ = ["summary", "ladder", "rung_seeds", "scheme_prediction", "fit", "outlier_ladder"]
 
 
 def summary(values) -> dict:
@@ -49,7 +51,7 @@ def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, center
     ``ParameterError`` on ``mu2`` if the prediction has no signal outlier."""
     p = attention.pooling(scheme, T, signs, tau=tau, mask=mask)
     with mpmath.workdps(30):
-        o = outliers(delta, gamma, p.alpha, p.kappa, parse_rational(mu2, "mu2"), sum_w=p.W, centered=centered)
+        o = outliers_at(delta, gamma, p.alpha, p.kappa, parse_rational(mu2, "mu2"), sum_w=p.W, centered=centered)
     if not o.sample.outlier:
         raise ParameterError("mu2", "the prediction has no signal outlier here: nothing to compare")
     return p.floats(), (float(o.sample.eigenvalue), float(o.sample.overlap)), document(o, 15)

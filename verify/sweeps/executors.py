@@ -18,6 +18,9 @@ import os
 from derive.errors import ParameterError
 from verify.threads import blas_threads_for_children
 
+__all__ = ["IN_FLIGHT_PER_WORKER", "DASK_HINT", "default_workers", "InProcess", "LocalProcesses", "Dask",
+           "executor"]
+
 IN_FLIGHT_PER_WORKER = 2
 DASK_HINT = "pip install attention-rmt[dask]"
 

@@ -8,7 +8,7 @@ overlaps :math:`|\hat u_i^T u|^2`, so that a raw ``S`` whose top outlier is the 
 read at its signal eigenvector), the bulk-edge estimate and the classification accuracy.
 
 Figures: a phase diagram (mean overlap over ``gamma x mu2``, with the population and sample
-thresholds :math:`\mu_2^{crit}(\gamma)` of :func:`derive.outliers.outliers`) for each value of the other
+thresholds :math:`\mu_2^{crit}(\gamma)` of :func:`derive.outliers.outliers_at`) for each value of the other
 axes, when ``mu2`` and ``gamma`` are axes; and, when ``d`` is an axis, the finite-size error
 :math:`|\mathrm{mean} - \mathrm{theory}|` against ``d`` with the rate fitted by
 :func:`verify.stats.finite_size_fit`.
@@ -26,6 +26,9 @@ from derive.numbers import format_real
 from verify.stats import finite_size_fit, mean_ci
 from verify.sweeps.spec import Sweep, dimensions, point_pooling, predicted_outliers, theory
 from verify.sweeps.results import read_results
+
+__all__ = ["QUANTITIES", "point_summaries", "CURVE_NODES", "phase_figures", "finite_size",
+           "finite_size_figure", "summarize"]
 
 QUANTITIES = {
     # name: (output it needs, its value in one record's result)
@@ -88,13 +91,13 @@ def _slug(names, values) -> str:
 
 CURVE_NODES = 33
 """Values of ``gamma`` at which the phase diagram's threshold curves are computed; the figure joins
-them linearly (the thresholds are smooth in ``gamma``, and each value costs a :func:`derive.outliers.outliers`)."""
+them linearly (the thresholds are smooth in ``gamma``, and each value costs a :func:`derive.outliers.outliers_at`)."""
 
 
 def _critical_curves(params: dict, gamma: list[float]):
     """``mu2_critical`` at the population and sample level as functions of ``gamma`` over the range of
     ``gamma``, at the point's realized ``delta = d/V``."""
-    from derive.outliers import outliers
+    from derive.outliers import outliers_at
 
     dims = dimensions(params)
     pool = point_pooling(params)
@@ -102,7 +105,7 @@ def _critical_curves(params: dict, gamma: list[float]):
     levels = ("population", "sample")
     values = {level: [] for level in levels}
     for g in nodes:
-        o = outliers(sp.Rational(dims["d"], dims["V"]), g, pool.alpha, pool.kappa, 1, sum_w=pool.W,
+        o = outliers_at(sp.Rational(dims["d"], dims["V"]), g, pool.alpha, pool.kappa, 1, sum_w=pool.W,
                      centered=params["centered"])
         for level in levels:
             values[level].append(float(o.level(level).mu2_critical))

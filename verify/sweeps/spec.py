@@ -278,11 +278,11 @@ THEORY_DIGITS = 30
 def _theory(d, V, N, scheme, T, signs, tau, mask, mu2, centered):
     import mpmath
 
-    from derive.outliers import outliers
+    from derive.outliers import outliers_at
 
     p = _pooling(scheme, T, signs, tau, mask)
     with mpmath.workdps(THEORY_DIGITS):
-        return outliers(sp.Rational(d, V), sp.Rational(d, N), p.alpha, p.kappa, parse_rational(mu2, "mu2"),
+        return outliers_at(sp.Rational(d, V), sp.Rational(d, N), p.alpha, p.kappa, parse_rational(mu2, "mu2"),
                         sum_w=p.W, centered=centered)
 
 
