@@ -17,7 +17,7 @@ from functools import lru_cache
 import sympy as sp
 
 from derive.formulas import Formula
-from derive.symbols import N, V, W, alpha, d, delta, kappa, mu2
+from derive.symbols import V, W, alpha, d, delta, kappa, mu2
 
 __all__ = ["R_ts", "sigma", "sigma2", "same", "sign_pair_law", "second_moment_entry", "mean_entry",
            "second_moment_coefficients", "second_moment_spectrum", "population_covariance_terms", "formulas"]

@@ -216,7 +216,6 @@ def _violated_cut(X: np.ndarray, pairs, b: list[Fraction]):
         return None
     P = np.stack([X[:, i] * X[:, j] for i, j in pairs], axis=1)
     # Farkas: min y0 + <Y, R> subject to y0 + <Y, x x^T> >= 0 on every pattern, in a box
-    n = len(pairs)
     c = np.array([1.0] + [float(v) for v in b[1:]])
     A_ub = -np.hstack([np.ones((len(X), 1)), P])
     lp = linprog(c, A_ub=A_ub, b_ub=np.zeros(len(X)), bounds=(-1, 1), method="highs-ds")

@@ -2,7 +2,6 @@
 import numpy as np
 import pytest
 
-from derive.errors import ParameterError
 from verify.studies import attention_gap as gap
 from verify.studies import finite_size as fs
 from verify.montecarlo.attention import attention_weights, sequence_attention_weights

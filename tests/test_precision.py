@@ -11,7 +11,7 @@ import json
 
 import mpmath
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
 
 from derive.cli import main as derive_main
 from tests import strategies as S

@@ -1,0 +1,1 @@
+"""One module per claim of the paper (``c1`` to ``c9``), and what their checks share (``common``)."""
