@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 from derive.errors import ParameterError
+from derive.numbers import json_reals
 from benchmarks import core as bench
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
@@ -20,17 +21,6 @@ def add_arguments(p):
     p.add_argument("--threads", default="1", help="BLAS threads of the Monte Carlo processes (default 1; 0 for the library's choice)")
 
 
-def _jsonable(x):
-    """Reals as strings of 4 significant digits (the project's JSON convention), tuple keys joined by ':'."""
-    if isinstance(x, dict):
-        return {":".join(map(str, k)) if isinstance(k, tuple) else str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, float):
-        return f"{x:.4g}"
-    return x
-
-
 def run(args):
     try:
         threads = int(args.threads)
@@ -44,7 +34,7 @@ def run(args):
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(bench.markdown(result))
-    doc = _jsonable(result)
+    doc = json_reals(result, 4)
     doc["written"] = out or None
     return doc
 

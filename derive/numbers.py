@@ -16,7 +16,7 @@ import sympy as sp
 from derive.errors import ParameterError
 
 __all__ = ["MAX_DIGITS", "MAX_TEXT", "MAX_EXPONENT", "parse_rational", "check_count", "real_number",
-           "real_vector", "check_range", "check_digits", "format_real", "format_exact"]
+           "real_vector", "check_range", "check_digits", "format_real", "json_reals", "format_exact"]
 
 _DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _RATIO = re.compile(r"^[+-]?\d+/\d+$")
@@ -172,6 +172,23 @@ def format_real(x, digits: int) -> str:
         if x == 0:
             return "0"
         return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=digits + 1, strip_zeros=True)
+
+
+def json_reals(doc, digits: int):
+    """``doc`` (nested dicts, lists, tuples) with every float and mpmath real written by :func:`format_real`
+    to ``digits`` significant digits, the project's JSON convention; a non-finite real becomes ``None``,
+    a tuple key is joined by ``:``. Other values are kept.
+
+    >>> json_reals({"a": [0.5, float("nan")], (1, 2): mpmath.mpf(1) / 3, "n": 3}, 4)
+    {'a': ['0.5', None], '1:2': '0.3333', 'n': 3}
+    """
+    if isinstance(doc, (float, np.floating, mpmath.mpf)):
+        return format_real(doc, digits) if mpmath.isfinite(doc) else None
+    if isinstance(doc, dict):
+        return {":".join(map(str, k)) if isinstance(k, tuple) else k: json_reals(v, digits) for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return [json_reals(v, digits) for v in doc]
+    return doc
 
 
 def format_exact(x) -> str | None:

@@ -1,6 +1,7 @@
 """``verify attention-gap``: real causal softmax attention against its limit weights, on the same data."""
 from verify.studies.attention_gap import attention_gap
-from verify.commands.ladder import add_ladder_arguments, fits_lines, ladder_options, reals
+from derive.numbers import json_reals
+from verify.commands.ladder import MC_DIGITS, add_ladder_arguments, fits_lines, ladder_options
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -14,7 +15,7 @@ def add_arguments(p):
 
 def run(args):
     mask = args.mask or "inclusive"
-    return reals(attention_gap(**ladder_options(args), tau=args.tau or "1", mask=mask))
+    return json_reals(attention_gap(**ladder_options(args), tau=args.tau or "1", mask=mask), MC_DIGITS)
 
 
 def render(doc) -> str:

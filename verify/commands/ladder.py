@@ -1,10 +1,9 @@
 """``verify ladder``: the signal outlier of Monte Carlo against the derived limit over a ladder of d."""
-import math
 
-from derive.numbers import check_count, format_real
+from derive.numbers import check_count, json_reals
 from verify.studies.finite_size import outlier_ladder
 
-__all__ = ["NAME", "HELP", "MC_DIGITS", "add_ladder_arguments", "ladder_options", "reals", "fits_lines", "run",
+__all__ = ["NAME", "HELP", "MC_DIGITS", "add_ladder_arguments", "ladder_options", "fits_lines", "run",
            "render", "add_arguments"]
 
 NAME = "ladder"
@@ -38,17 +37,6 @@ def ladder_options(args) -> dict:
             "seeds": check_count(args.seeds, "seeds", low=2), "seed0": check_count(args.seed0, "seed0"), "path": args.path}
 
 
-def reals(doc, digits: int = MC_DIGITS):
-    """``doc`` with every float as a decimal string (JSON convention), non-finite ones as ``null``."""
-    if isinstance(doc, float):
-        return format_real(doc, digits) if math.isfinite(doc) else None
-    if isinstance(doc, dict):
-        return {k: reals(v, digits) for k, v in doc.items()}
-    if isinstance(doc, (list, tuple)):
-        return [reals(v, digits) for v in doc]
-    return doc
-
-
 def fits_lines(fits: dict) -> list[str]:
     """One line per fitted rate, with its interval (none from two sizes, which fit exactly)."""
     lines = []
@@ -62,7 +50,7 @@ def fits_lines(fits: dict) -> list[str]:
 def run(args):
     options = ladder_options(args)
     centered = not args.raw
-    return reals(outlier_ladder(**options, scheme=args.weights, centered=centered, tau=args.tau, mask=args.mask))
+    return json_reals(outlier_ladder(**options, scheme=args.weights, centered=centered, tau=args.tau, mask=args.mask), MC_DIGITS)
 
 
 def render(doc) -> str:

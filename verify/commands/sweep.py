@@ -8,7 +8,7 @@
 from pathlib import Path
 
 from derive.errors import ParameterError
-from derive.numbers import format_real, parse_rational
+from derive.numbers import check_count, format_real
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -28,12 +28,7 @@ def add_arguments(p):
 
 
 def _count(value, name):
-    if value is None:
-        return None
-    q = parse_rational(value, name)
-    if not q.is_Integer or q < 1:
-        raise ParameterError(name, f"must be an integer >= 1, got {value}")
-    return int(q)
+    return None if value is None else check_count(value, name, low=1)
 
 
 def _only(args, mode, allowed):

@@ -29,7 +29,7 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.model import SignFamily, parse_signs
-from derive.numbers import parse_rational
+from derive.numbers import check_count, parse_rational
 from verify.montecarlo.signs import sample_signs
 
 __all__ = ["Model", "check_model", "Draw", "draw", "balanced_signs", "sample_table", "sample_sequences",
@@ -40,11 +40,11 @@ __all__ = ["Model", "check_model", "Draw", "draw", "balanced_signs", "sample_tab
 
 
 def positive_int(value, name: str) -> int:
+    """A Python or NumPy integer ``>= 1`` (:func:`derive.numbers.check_count`); the library API takes no
+    text or floats for sizes, which only the command line reads."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ParameterError(name, f"must be a positive integer, got {value!r}")
-    if value < 1:
-        raise ParameterError(name, f"must be a positive integer, got {value}")
-    return int(value)
+    return check_count(int(value), name, low=1)
 
 
 def _real(value, name: str) -> float:

@@ -15,20 +15,22 @@ axes, when ``mu2`` and ``gamma`` are axes; and, when ``d`` is an axis, the finit
 """
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 
 import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.numbers import format_real
+from derive.numbers import format_real, json_reals
 from verify.stats import finite_size_fit, mean_ci
 from verify.sweeps.spec import Sweep, dimensions, point_pooling, predicted_outliers, theory
 from verify.sweeps.results import read_results
 
-__all__ = ["QUANTITIES", "point_summaries", "CURVE_NODES", "phase_figures", "finite_size",
+__all__ = ["MC_DIGITS", "QUANTITIES", "point_summaries", "CURVE_NODES", "phase_figures", "finite_size",
            "finite_size_figure", "summarize"]
+
+MC_DIGITS = 10
+"""Significant digits of the summaries' Monte Carlo reals (their own error is far larger)."""
 
 QUANTITIES = {
     # name: (output it needs, its value in one record's result)
@@ -37,10 +39,6 @@ QUANTITIES = {
     "bulk_edge": ("bulk_edge", lambda r: r["bulk_edge"]),
     "accuracy": ("accuracy", lambda r: r["accuracy"]),
 }
-
-
-def _fmt(x):
-    return format_real(x, 10) if x is not None and math.isfinite(x) else None
 
 
 def _theory_values(params: dict) -> dict:
@@ -207,20 +205,6 @@ def finite_size_figure(fits: list[dict], folder) -> str | None:
     return figures.save(fig, folder, "sweep_finite_size.png")
 
 
-def _printable(points: list[dict], fits: list[dict]):
-    for p in points:
-        for stats in p["monte_carlo"].values():
-            stats["mean"], stats["ci95"] = _fmt(stats["mean"]), [_fmt(x) for x in stats["ci95"]]
-        p["theory"] = {q: (_fmt(v) if isinstance(v, float) else v) for q, v in p["theory"].items()}
-    for f in fits:
-        f["error"], f["ci95_halfwidth"] = [_fmt(e) for e in f["error"]], [_fmt(h) for h in f["ci95_halfwidth"]]
-        for name in ("rate", "rate_se", "prefactor"):
-            if f.get(name) is not None:
-                f[name] = _fmt(f[name])
-        if f.get("rate_ci95") is not None:
-            f["rate_ci95"] = [_fmt(x) for x in f["rate_ci95"]]
-
-
 def summarize(path, figures_folder=None) -> dict:
     """The summary document of a results file; figures go to ``figures_folder`` (none if ``None``)."""
     scan = read_results(path)
@@ -234,7 +218,7 @@ def summarize(path, figures_folder=None) -> dict:
         paths = phase_figures(sweep, points, figures_folder)
         drawn = finite_size_figure(fits, figures_folder) if fits else None
         paths += [drawn] if drawn else []
-    _printable(points, fits)
+    points, fits = json_reals(points, MC_DIGITS), json_reals(fits, MC_DIGITS)
     return {
         "results": str(path), "sweep_hash": sweep.hash, "sweep": sweep.spec,
         "tasks": {"total": len(sweep.tasks()), "done": len(scan.records)},

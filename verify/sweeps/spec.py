@@ -49,7 +49,7 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.numbers import check_range, parse_rational
+from derive.numbers import check_count, check_range, parse_rational
 
 __all__ = ["OUTPUTS", "SPECTRAL_OUTPUTS", "SPECTRUM_STREAM", "CLASSIFICATION_STREAM", "canonical_json", "normalize",
            "load_sweep_data", "task_seed", "dimensions", "point_pooling", "theory", "predicted_outliers", "Job",
@@ -63,15 +63,6 @@ SOLVER_PATHS = ("auto", "dense", "implicit", "mixed")
 
 # ----------------------------------------------------------------------------------------------
 # reading and normalizing the sweep's parameters
-
-
-def _integer(value, name: str, low: int) -> int:
-    if isinstance(value, bool):
-        raise ParameterError(name, f"must be an integer >= {low}, got {value!r}")
-    q = parse_rational(repr(value) if isinstance(value, float) else value, name)
-    if not q.is_Integer or q < low:
-        raise ParameterError(name, f"must be an integer >= {low}, got {value!r}")
-    return int(q)
 
 
 def _rational(value, name: str) -> sp.Rational:
@@ -107,10 +98,10 @@ def _mask(value, name: str) -> str:
 
 
 MODEL_PARAMETERS = {
-    "d": lambda v, n: _integer(v, n, 2),
+    "d": lambda v, n: check_count(v, n, low=2),
     "delta": _positive_rational,
     "gamma": _positive_rational,
-    "T": lambda v, n: _integer(v, n, 1),
+    "T": lambda v, n: check_count(v, n, low=1),
     "signs": _text,
     "weights": _text,
     "mu2": _nonnegative_rational,
@@ -132,7 +123,7 @@ def _axis(name: str, values) -> list:
         if set(values) != {"from", "to", "num"}:
             raise ParameterError(where, f"a range needs exactly the keys from, to, num; got {sorted(values)}")
         lo, hi = _rational(values["from"], f"{where}.from"), _rational(values["to"], f"{where}.to")
-        num = _integer(values["num"], f"{where}.num", 1)
+        num = check_count(values["num"], f"{where}.num", low=1)
         if num == 1 and lo != hi:
             raise ParameterError(f"{where}.num", "a range of one value needs from = to")
         step = 0 if num == 1 else (hi - lo) / (num - 1)
@@ -203,10 +194,10 @@ def normalize(data) -> dict:
         fixed.pop(name, None)
     return {
         "sweep": {
-            "root_seed": _integer(settings.get("root_seed", 0), "sweep.root_seed", 0),
-            "seeds": _integer(settings.get("seeds", 1), "sweep.seeds", 1),
+            "root_seed": check_count(settings.get("root_seed", 0), "sweep.root_seed", low=0),
+            "seeds": check_count(settings.get("seeds", 1), "sweep.seeds", low=1),
             "outputs": [o for o in OUTPUTS if o in outputs],
-            "k": _integer(settings.get("k", 3), "sweep.k", 1),
+            "k": check_count(settings.get("k", 3), "sweep.k", low=1),
             "path": path,
         },
         "model": fixed,
