@@ -339,7 +339,7 @@ def load_weights_file(path, T_value) -> list[sp.Rational]:
     [1, 2, 1/2]
     """
     n = check_T(T_value)
-    arr = read_rational_array(path, "weights", 1)
+    arr = read_rational_array(path, "weights", 1, n)
     if arr.ndim != 1:
         if sorted(arr.shape)[:-1] != [1] * (arr.ndim - 1):
             raise ParameterError("weights", f"{path}: expected one vector, got shape {arr.shape}")

@@ -183,7 +183,10 @@ def format_real(x, digits: int) -> str:
         # The conversion and the printing both happen at the working precision of this block:
         # outside it mpmath would round to its default 15 digits.
         try:
-            if isinstance(x, sp.Basic):
+            if isinstance(x, sp.Rational):
+                # straight to mpmath: SymPy's evalf and printing cost 50 times more
+                x = Fraction(int(x.p), int(x.q))
+            elif isinstance(x, sp.Basic):
                 x = sp.N(x, digits + 10)
                 x = mpmath.mpf(str(x)) if x.is_extended_real else mpmath.mpf("nan")
             elif isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating, Fraction, mpmath.mpf)):

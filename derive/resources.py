@@ -23,12 +23,17 @@ from __future__ import annotations
 
 from derive.errors import ParameterError
 
-__all__ = ["MAX_TRIAL_BYTES", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
-           "MAX_POINTS", "MAX_TASKS", "MAX_AXIS", "trial_bytes", "check_trial", "check_trials", "check_weights",
-           "check_points", "check_tasks", "check_axis"]
+__all__ = ["MAX_TRIAL_BYTES", "MAX_MU2", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
+           "MAX_POINTS", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "trial_bytes", "check_trial", "check_trials", "check_weights",
+           "check_points", "check_output", "check_tasks", "check_axis"]
 
 MAX_TRIAL_BYTES = 2 * 2**30
 """Most memory one Monte Carlo trial may hold (2 GiB), whichever command runs it."""
+
+MAX_MU2 = 10**6
+"""Largest signal strength simulated: float64 eigenvalues of ``S`` carry absolute errors of about
+``1e-16 * mu2``, so beyond ``1e6`` the bulk eigenvalues reported to 10 digits would be rounding noise
+(and the spread over seeds overflows long before ``mu2 = 1e300``)."""
 
 MAX_SEEDS = 10_000
 """Most trials of one run (``--seeds``, a sweep's ``seeds``)."""
@@ -49,6 +54,9 @@ MAX_EIGEN_WORK = 32**3 * 40**2
 MAX_POINTS = 100_000
 """Most evaluation points of one command (``derive bulk --x``)."""
 
+MAX_OUTPUT_DIGITS = 10**7
+"""Most digits of reals one command prints (``T`` weights or ``--x`` points times ``--digits``): 10 MB."""
+
 MAX_TASKS = 10**6
 """Most tasks of one sweep (grid points times seeds)."""
 
@@ -56,21 +64,22 @@ MAX_AXIS = 10_000
 """Most values of one sweep axis (a range's ``num``, a list)."""
 
 
-def trial_bytes(d: int, V: int, N: int, T: int, kind: str | None = None) -> int:
-    """An upper bound of the bytes one trial holds at once (see the module docstring).
+def trial_bytes(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0) -> int:
+    """An upper bound of the bytes one trial holds at once (see the module docstring), plus ``extra``
+    (what a study holds beside the trial).
 
     >>> trial_bytes(1000, 2000, 4000, 8)
     65536000
     """
     gauss = 16 * T * T if kind == "gauss" else 0
-    return 8 * d * V + 48 * N * T + 8 * d * N + 16 * min(d, N) ** 2 + gauss
+    return 8 * d * V + 48 * N * T + 8 * d * N + 16 * min(d, N) ** 2 + gauss + extra
 
 
 def _largest(named: dict) -> str:
     return max(named, key=lambda name: named[name])
 
 
-def check_trial(d: int, V: int, N: int, T: int, kind: str | None = None) -> None:
+def check_trial(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0) -> None:
     """Refuse a trial whose memory (:func:`trial_bytes`) exceeds :data:`MAX_TRIAL_BYTES`, naming the
     largest of the dimensions behind it.
 
@@ -79,10 +88,11 @@ def check_trial(d: int, V: int, N: int, T: int, kind: str | None = None) -> None
     ...
     derive.errors.ParameterError: N: one trial at d = 2, V = 2, N = 100000000, T = 10 needs 46 GiB (more than the 2 GiB limit)
     """
-    need = trial_bytes(d, V, N, T, kind)
+    need = trial_bytes(d, V, N, T, kind, extra)
     if need > MAX_TRIAL_BYTES:
         terms = {"V" if V >= d else "d": 8 * d * V, "N" if N >= T else "T": 48 * N * T,
                  "N" if N >= d else "d": 8 * d * N + 16 * min(d, N) ** 2}
+        terms["d"] = terms.get("d", 0) + extra
         if kind == "gauss":
             terms["T"] = terms.get("T", 0) + 16 * T * T
         raise ParameterError(_largest(terms), f"one trial at d = {d}, V = {V}, N = {N}, T = {T} needs "
@@ -91,7 +101,7 @@ def check_trial(d: int, V: int, N: int, T: int, kind: str | None = None) -> None
         raise ParameterError("T", f"gauss:rho signs are sampled for T <= {MAX_GAUSS_T}, got {T}")
 
 
-def check_trials(d: int, V: int, N: int, T: int, seeds: int, kind: str | None = None) -> None:
+def check_trials(d: int, V: int, N: int, T: int, seeds: int, kind: str | None = None, extra: int = 0) -> None:
     """Refuse a run of ``seeds`` trials above :data:`MAX_SEEDS` or :data:`MAX_WORK` (after :func:`check_trial`).
 
     >>> check_trials(10, 20, 40, 4, 10**12)
@@ -99,7 +109,7 @@ def check_trials(d: int, V: int, N: int, T: int, seeds: int, kind: str | None = 
     ...
     derive.errors.ParameterError: seeds: at most 10000 trials per run, got 1000000000000
     """
-    check_trial(d, V, N, T, kind)
+    check_trial(d, V, N, T, kind, extra)
     if seeds > MAX_SEEDS:
         raise ParameterError("seeds", f"at most {MAX_SEEDS} trials per run, got {seeds}")
     work = seeds * (d * N * T + 4 * d * N * min(d, N))
@@ -143,6 +153,19 @@ def check_points(n: int, name: str) -> None:
     """
     if n > MAX_POINTS:
         raise ParameterError(name, f"at most {MAX_POINTS} points, got {n}")
+
+
+def check_output(reals: int, digits: int) -> None:
+    """Refuse a document of ``reals`` reals at ``digits`` digits beyond :data:`MAX_OUTPUT_DIGITS`.
+
+    >>> check_output(10**5, 1000)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: digits: 100000 reals at 1000 digits make 100000000 digits, more than 10000000
+    """
+    if reals * digits > MAX_OUTPUT_DIGITS:
+        raise ParameterError("digits", f"{reals} reals at {digits} digits make {reals * digits} digits, "
+                                       f"more than {MAX_OUTPUT_DIGITS}")
 
 
 def check_tasks(n: int, name: str = "sweep.seeds") -> None:
