@@ -24,8 +24,8 @@ from __future__ import annotations
 from derive.errors import ParameterError
 
 __all__ = ["MAX_TRIAL_BYTES", "MAX_MU2", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
-           "MAX_POINTS", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "trial_bytes", "check_trial", "check_trials", "check_weights",
-           "check_points", "check_output", "check_tasks", "check_axis"]
+           "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "trial_bytes", "check_trial", "check_trials", "check_weights",
+           "check_points", "check_density_work", "check_output", "check_tasks", "check_axis"]
 
 MAX_TRIAL_BYTES = 2 * 2**30
 """Most memory one Monte Carlo trial may hold (2 GiB), whichever command runs it."""
@@ -51,8 +51,11 @@ MAX_EIGEN_WORK = 32**3 * 40**2
 """Most work ``T^3 (digits + 10)^2`` of an mpmath eigendecomposition of ``R`` (optimal weights of
 ``markov``, ``gauss`` and file families): ``T = 32`` at 30 digits, a few seconds."""
 
-MAX_POINTS = 100_000
-"""Most evaluation points of one command (``derive bulk --x``)."""
+MAX_POINTS = 5_000
+"""Most evaluation points of one command (``derive bulk --x``): about 3 ms each at 30 digits."""
+
+MAX_DENSITY_WORK = 5_000 * 50**1.5
+"""Most work ``points (digits + 20)^{3/2}`` of one density evaluation (5000 points at 30 digits)."""
 
 MAX_OUTPUT_DIGITS = 10**7
 """Most digits of reals one command prints (``T`` weights or ``--x`` points times ``--digits``): 10 MB."""
@@ -149,10 +152,25 @@ def check_points(n: int, name: str) -> None:
     >>> check_points(10**6, "x")
     Traceback (most recent call last):
     ...
-    derive.errors.ParameterError: x: at most 100000 points, got 1000000
+    derive.errors.ParameterError: x: at most 5000 points, got 1000000
     """
     if n > MAX_POINTS:
         raise ParameterError(name, f"at most {MAX_POINTS} points, got {n}")
+
+
+def check_density_work(points: int, digits: int) -> None:
+    """Refuse a density evaluation above :data:`MAX_DENSITY_WORK` (the cost per point grows with the
+    working precision).
+
+    >>> check_density_work(1000, 1000)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: digits: 1000 points at 1000 digits: at most 1767766 units of work (points (digits + 20)^1.5), got 32576187
+    """
+    work = points * (digits + 20) ** 1.5
+    if work > MAX_DENSITY_WORK:
+        raise ParameterError("digits", f"{points} points at {digits} digits: at most {int(MAX_DENSITY_WORK)} units of "
+                                       f"work (points (digits + 20)^1.5), got {int(work)}")
 
 
 def check_output(reals: int, digits: int) -> None:
