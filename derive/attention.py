@@ -176,11 +176,14 @@ def causal_weights(T_value, tau_value=0, mask: str = "inclusive", digits: int = 
         total = sum(w, Fraction(0))
         return [sp.Rational(x.numerator * total.denominator, x.denominator * total.numerator) for x in w]
     f = _numeric_weight(mask)
-    with mpmath.workdps(digits + 10):
+    # alpha and kappa sum T products of these Floats at their precision: log10(T) more guard digits keep the
+    # rounding of those sums (at most T units of the last place, relative, for positive terms) below 10^-digits
+    guard = 5 + len(str(n))
+    with mpmath.workdps(digits + guard + 5):
         e = mpmath.exp(mpmath.mpf(tv.p) / tv.q)
         w = [f(k, n, e) for k in range(1, n + 1)]
         total = sum(w)
-        return [sp.Float(x / total, digits + 5) for x in w]
+        return [sp.Float(x / total, digits + guard) for x in w]
 
 
 _HARMONIC = [Fraction(0)]

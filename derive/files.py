@@ -13,7 +13,7 @@ from pathlib import Path
 
 from derive.errors import ParameterError
 
-__all__ = ["MAX_BYTES", "read_regular_file", "check_output_file", "check_output_folder"]
+__all__ = ["MAX_BYTES", "read_regular_file", "check_output_file", "check_output_folder", "check_output_target"]
 
 MAX_BYTES = 16 * 2**20
 """Largest user data file read (10^5 numbers of 100 characters each)."""
@@ -108,4 +108,20 @@ def check_output_folder(path, parameter: str) -> Path:
         raise ParameterError(parameter, f"{path}: {ancestor} is not a folder")
     if not os.access(ancestor, os.W_OK):
         raise ParameterError(parameter, f"{path}: {ancestor} is not writable")
+    return p
+
+
+def check_output_target(path, parameter: str) -> Path:
+    """``path`` as a file to be written whose missing folders will be made: its nearest existing ancestor
+    a writable folder, and the file itself regular or new once its folder exists.
+
+    >>> check_output_target("/dev/null/notes.md", "notes")
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: notes: /dev/null: /dev/null is not a folder
+    """
+    p = _name(path, parameter)
+    check_output_folder(p.parent, parameter)
+    if p.parent.is_dir():
+        check_output_file(p, parameter)
     return p

@@ -55,11 +55,12 @@ def main(argv=None) -> int:
                        capture_output=True, cwd=tmp, timeout=600)
         duration = time.monotonic() - start
         print(f"uninterrupted run ({args.executor}): {duration:.1f} s", flush=True)
-        left, kills = [], 0
+        left, kills, with_workers = [], 0, 0
+        total = len(records(reference))
         while kills < args.kills:
             proc = subprocess.Popen([VERIFY, "sweep", str(spec), "--results", str(killed), *executor],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp)
-            delay = rng.uniform(0.2, 0.9) * duration
+            delay = rng.uniform(0.3, 0.95) * duration
             time.sleep(delay)
             seen = descendants(proc.pid)
             if proc.poll() is not None:
@@ -76,14 +77,18 @@ def main(argv=None) -> int:
             done = len(records(killed)) if killed.exists() else 0
             print(f"kill {kills:2d} at {delay:4.1f} s: {len(seen)} processes below the driver, "
                   f"{len(survivors)} alive 10 s later; {done} records", flush=True)
+            with_workers += len(seen) >= 2
             for pid in survivors:
                 left.append(pid)
                 os.kill(pid, signal.SIGKILL)
+            if done == total:  # killed while closing a finished sweep: the next kill starts a fresh one
+                killed.unlink()
         subprocess.run([VERIFY, "sweep", str(spec), "--results", str(killed), "--workers", "1"], check=True,
                        capture_output=True, cwd=tmp, timeout=600)
         a, b = records(reference), records(killed)
         differ = sum(a[k] != b.get(k) for k in a)
-        print(f"{args.kills} kills ({args.executor}): {len(left)} processes left behind; after resuming, "
+        print(f"{args.kills} kills ({args.executor}; {with_workers} with worker processes running): "
+              f"{len(left)} processes left behind; after resuming, "
               f"{len(b)}/{len(a)} records, {differ} differ from the uninterrupted run")
         return 1 if left or differ or len(a) != len(b) else 0
 

@@ -94,6 +94,8 @@ CASES = [
     Case("spike digits 0", (*_spike(), "--digits", "0"), "refused"),
     Case("spike digits 1001", (*_spike(), "--digits", "1001"), "refused"),
     Case("spike digits 1000", (*_spike(), "--digits", "1000"), "answered", fast=False),
+    Case("spike exactly on the population threshold", _spike(delta="1/9", gamma="0", alpha="1", kappa="1", mu2="1/3"),
+         "either"),
     Case("spike sum-w huge", _spike(**{"sum-w": "1e300"}), "either"),
     Case("bulk x 3e4 points", ("derive", "bulk", "--delta", "1/2", "--gamma", "1/4", "--kappa", "1/8",
                                "--x", ",".join(["0.1"] * 30000), "--json"), "refused"),

@@ -7,11 +7,12 @@ Reference: the same derived functions at 250 digits (a distance of 1e-40 costs 4
 detects any error above one unit in the 30th significant digit, and a wrong outlier decision."""
 import mpmath
 from hypothesis import given, settings
+from hypothesis.strategies import integers, sampled_from
 
 from derive.commands.spike import spike
 from derive.outliers import outliers_at
 
-from strategies import near_thresholds
+from strategies import near_thresholds, ratios, scales
 
 DIGITS = 30
 
@@ -59,3 +60,24 @@ def test_the_issue_case_at_its_own_30_digit_critical_mu2():
     import sympy as sp
 
     _check({**{k: sp.Rational(v) if isinstance(v, str) else v for k, v in base.items()}, "mu2": sp.Rational(critical)})
+
+
+@settings(max_examples=8, deadline=None)
+@given(delta=ratios, gamma=ratios, kappa=scales, exponent=integers(25, 40), side=sampled_from([-1, 1]),
+       edge_index=integers(0, 1))
+def test_the_bulk_density_is_right_to_its_digits_within_1e_25_of_an_edge(delta, gamma, kappa, exponent, side,
+                                                                         edge_index):
+    # the density vanishes like a square root at a soft edge: 1e-25 away it is about 1e-12 of its bulk size,
+    # and all of its 30 digits must still be right (reference: the same law at 200 digits)
+    import sympy as sp
+
+    from derive import bulk
+
+    law = bulk.law(delta, gamma, kappa)
+    edges = [e for interval in law.support for e in interval if e != 0]  # 0 is an atom's end, not a soft edge
+    edge = edges[edge_index % len(edges)]
+    x = sp.Rational(sp.N(edge, 80)) * (1 + side * sp.Rational(1, 10) ** exponent)
+    got = bulk.density(law.delta, law.gamma, law.kappa, [x], DIGITS)[0]
+    true = bulk.density(law.delta, law.gamma, law.kappa, [x], 200)[0]
+    with mpmath.workdps(250):
+        assert abs(mpmath.mpf(got) - mpmath.mpf(true)) <= mpmath.mpf(10) ** (1 - DIGITS) * abs(mpmath.mpf(true))

@@ -78,7 +78,12 @@ def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, center
 
 def fit(rows: list[dict], get) -> dict:
     """:func:`verify.stats.finite_size_fit` of ``get(row)`` over the rows, as a JSON-ready dict."""
-    f = finite_size_fit([r["d"] for r in rows], [get(r) for r in rows])
+    try:
+        f = finite_size_fit([r["d"] for r in rows], [get(r) for r in rows])
+    except ParameterError as exc:
+        # an error of exactly zero (or not finite) has no rate: reported, not a refusal of the user's input
+        # (which named the fit's internal argument, "errors")
+        return {"rate": None, "rate_ci95": [None, None], "prefactor": None, "no_fit": exc.reason}
     return {"rate": f.rate, "rate_ci95": list(f.rate_ci95), "prefactor": f.prefactor}
 
 
