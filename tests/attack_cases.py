@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Case", "CASES", "prepare", "argv_of", "classify", "run_in_process"]
+__all__ = ["Case", "CASES", "ApiCase", "API_CASES", "prepare", "argv_of", "classify", "run_in_process", "run_api"]
 
 
 @dataclass(frozen=True)
@@ -197,6 +197,66 @@ def run_in_process(case: Case, tmp: Path) -> tuple[str, str]:
             err.write(traceback.format_exc())
             status = None
     return classify(status, out.getvalue(), err.getvalue(), case.expect)
+
+
+@dataclass(frozen=True)
+class ApiCase:
+    """A call of the public API that must raise ``ParameterError`` naming ``parameter`` (``None``: must answer)."""
+
+    name: str
+    function: str                     # "module:name"
+    args: tuple = ()
+    kwargs: tuple = ()                # (key, value) pairs
+    parameter: str | None = None
+
+
+API_CASES = [
+    ApiCase("run_trial centered='no'", "verify.montecarlo.trials:run_trial",
+            (20, 40, 80, 2, "iid", [0.5, 0.5], 1.0), (("centered", "no"),), "centered"),
+    ApiCase("run_trials centered='no'", "verify.montecarlo.trials:run_trials",
+            (20, 40, 80, 2, "iid", [0.5, 0.5], 1.0), (("centered", "no"),), "centered"),
+    ApiCase("outliers_at centered='no'", "derive.outliers:outliers_at", ("1/2", "1/4", "1/2", "1/4", "3"),
+            (("centered", "no"),), "centered"),
+    ApiCase("spike centered='no'", "derive.commands.spike:spike", ("1/2", "1/4", "1/2", "1/4", "3"),
+            (("centered", "no"),), "centered"),
+    ApiCase("run_trial N x T tokens", "verify.montecarlo.trials:run_trial",
+            (2, 2, 10**8, 10, "iid", [0.1] * 10, 1.0), (("k", 1),), "N"),
+    ApiCase("run_trials seeds 1e12", "verify.montecarlo.trials:run_trials",
+            (20, 40, 80, 2, "iid", [0.5, 0.5], 1.0), (("seeds", 10**12),), "seeds"),
+    ApiCase("check_model gauss T 1e5", "verify.montecarlo.draw:check_model",
+            (4, 6, 10, 100000, "gauss:1/2", [1.0] * 100000, 1.0), (), "T"),
+    ApiCase("pooling mean T 3000 markov", "derive.attention:pooling", ("mean", 3000, "markov:1/2"), (), None),
+    ApiCase("pooling optimal T 1e5 prefix", "derive.attention:pooling", ("optimal", 100000, "prefix:3"), (), None),
+    ApiCase("pooling optimal T 64 markov", "derive.attention:pooling", ("optimal", 64, "markov:1/2"), (), "T"),
+    ApiCase("pooling causal T 3000", "derive.attention:pooling", ("causal", 3000, None), (), "T"),
+    ApiCase("pooling bad signs object", "derive.attention:pooling", ("mean", 4, 3.5), (), "signs"),
+    ApiCase("parse_rational arabic", "derive.numbers:parse_rational", ("\u0663", "delta"), (), "delta"),
+    ApiCase("read_regular_file /dev/zero", "derive.files:read_regular_file", ("/dev/zero", "signs", 10), (), "signs"),
+    ApiCase("limit_blas_threads 0", "verify.threads:limit_blas_threads", (0,), (), "threads"),
+    ApiCase("sample_threshold double root", "derive.outliers:sample_threshold", (1, 1, 1), (), None),
+]
+
+
+def run_api(case: ApiCase) -> tuple[str, str]:
+    """``(outcome, why)`` of an API case: ``refused`` (the named ``ParameterError``), ``answered``, or ``failed``."""
+    import importlib
+    import traceback
+
+    from derive.errors import ParameterError
+
+    module, name = case.function.split(":")
+    function = getattr(importlib.import_module(module), name)
+    try:
+        function(*case.args, **dict(case.kwargs))
+    except ParameterError as exc:
+        if exc.parameter == case.parameter:
+            return "refused", str(exc)[:200]
+        return "failed", f"ParameterError naming {exc.parameter!r}, expected {case.parameter!r}: {exc}"[:300]
+    except BaseException:  # noqa: BLE001 (anything else is the failure being looked for)
+        return "failed", "traceback: " + traceback.format_exc().strip().splitlines()[-1][:200]
+    if case.parameter is None:
+        return "answered", "returned"
+    return "failed", f"returned; a ParameterError naming {case.parameter!r} was expected"
 
 
 def _tiny_lines(root: Path) -> list[str]:
