@@ -4,6 +4,7 @@ from pathlib import Path
 
 from derive.errors import ParameterError
 from derive.numbers import json_reals
+from derive.files import check_output_target
 from benchmarks import core as bench
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
@@ -30,6 +31,8 @@ def run(args):
         raise ParameterError("threads", f"must be an integer >= 0, got {threads}")
     mode = "tiny" if args.tiny else "quick" if args.quick else "full"
     out = args.out if args.out is not None else ("" if args.tiny else str(bench.NOTES))
+    if out:
+        check_output_target(out, "out")  # before the run, not after it
     result = bench.run(mode, threads or None, log=sys.stderr)
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)

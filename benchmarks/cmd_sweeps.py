@@ -1,5 +1,6 @@
 """``python -m benchmarks sweeps``: throughput and per-task cost of sweeps, and the paper-scale projection."""
 from benchmarks import sweeps
+from derive.files import check_output_target
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -16,6 +17,8 @@ def add_arguments(p):
 
 def run(args):
     mode = "tiny" if args.tiny else "quick" if args.quick else "full"
+    if args.out is not None:
+        check_output_target(args.out, "out")  # before the run, not after it
     return sweeps.bench(mode, args.out)
 
 

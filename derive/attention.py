@@ -20,6 +20,7 @@ over ``T`` gives the same weights after normalization to sum 1). ``T = 1`` is re
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache, wraps
 
 import mpmath
@@ -29,7 +30,8 @@ from derive.errors import ParameterError
 from derive.symbols import T, s, t, tau, u
 from derive.formulas import Formula
 from derive.model import SignFamily, check_R, check_T, parse_signs
-from derive.numbers import check_digits, check_range, parse_rational, real_vector
+from derive.numbers import check_digits, check_range, exact_sum, parse_rational, real_vector
+from derive.resources import check_weights
 from derive.realizable import read_rational_array
 
 __all__ = ["MASKS", "limit_score", "softmax_normalizer", "causal_attention", "causal_weight", "causal_weights",
@@ -152,8 +154,9 @@ def causal_weights(T_value, tau_value=0, mask: str = "inclusive", digits: int = 
     r"""The limit weights of causal attention for ``T_value`` positions, normalized to sum 1.
 
     ``tau = 0`` (either mask) and the strict mask (any ``tau``) give exact rationals (harmonic
-    numbers); otherwise the expression of :func:`causal_weight` is evaluated by mpmath to
-    ``digits``. The claimed form :math:`w_t \propto H_{T-1} - H_{t-1}` is the strict mask.
+    numbers, evaluated exactly from the expression of :func:`causal_weight`); otherwise that expression is
+    evaluated by mpmath to ``digits``. The claimed form :math:`w_t \propto H_{T-1} - H_{t-1}` is the strict
+    mask. Exact weights are offered up to ``T = MAX_EXACT_CAUSAL_T`` (:mod:`derive.resources`).
 
     >>> causal_weights(4, 0, "inclusive"), causal_weights(4, 3, "strict")
     ([25/48, 13/48, 7/48, 1/16], [11/18, 5/18, 1/9, 0])
@@ -166,17 +169,41 @@ def causal_weights(T_value, tau_value=0, mask: str = "inclusive", digits: int = 
         raise ParameterError("tau", f"must be <= 700 (exp(tau) must stay finite), got {tv}")
     if mask == "strict" and n == 1:
         raise ParameterError("T", "the strict mask needs T >= 2 (position 1 has no key)")
+    check_weights("causal", n, None, digits)
     if mask == "strict" or tv == 0:
-        expr = causal_weight(mask).subs({T: n, tau: 0})
-        w = [sp.expand_func(expr.subs(s, k)) for k in range(1, n + 1)]
-        total = sum(w)
-        return [x / total for x in w]
+        f = _exact_weight(mask)
+        w = [f(k, n) for k in range(1, n + 1)]
+        total = sum(w, Fraction(0))
+        return [sp.Rational(x.numerator * total.denominator, x.denominator * total.numerator) for x in w]
     f = _numeric_weight(mask)
-    with mpmath.workdps(digits + 10):
+    # alpha and kappa sum T products of these Floats at their precision: log10(T) more guard digits keep the
+    # rounding of those sums (at most T units of the last place, relative, for positive terms) below 10^-digits
+    guard = 5 + len(str(n))
+    with mpmath.workdps(digits + guard + 5):
         e = mpmath.exp(mpmath.mpf(tv.p) / tv.q)
         w = [f(k, n, e) for k in range(1, n + 1)]
         total = sum(w)
-        return [sp.Float(x / total, digits + 5) for x in w]
+        return [sp.Float(x / total, digits + guard) for x in w]
+
+
+_HARMONIC = [Fraction(0)]
+
+
+def _exact_harmonic(k) -> Fraction:
+    """:math:`H_k` as an exact fraction, from a table extended on demand."""
+    k = int(k)
+    while len(_HARMONIC) <= k:
+        _HARMONIC.append(_HARMONIC[-1] + Fraction(1, len(_HARMONIC)))
+    return _HARMONIC[k]
+
+
+@lru_cache(maxsize=None)
+def _exact_weight(mask: str):
+    """:func:`causal_weight` at ``tau = 0`` as an exact function of the integers ``(s, T)`` (Python
+    fractions, harmonic numbers from a table: ``subs`` per position took seconds at ``T = 1000``)."""
+    expr = causal_weight(mask).subs(tau, 0)
+    assert not (expr.atoms(sp.Float) or expr.free_symbols - {s, T})
+    return sp.lambdify((s, T), expr, modules=[{"harmonic": _exact_harmonic}])
 
 
 @lru_cache(maxsize=None)
@@ -213,7 +240,7 @@ def kappa(w) -> sp.Expr:
     >>> kappa([sp.Rational(1, 2), sp.Rational(1, 2)])
     1/2
     """
-    return sp.Add(*[x**2 for x in real_vector(w, "weights")])
+    return exact_sum(real_vector(w, "weights"), 2)
 
 
 def sum_w(w) -> sp.Expr:
@@ -222,7 +249,7 @@ def sum_w(w) -> sp.Expr:
     >>> sum_w([1, 2, 3])
     6
     """
-    return sp.Add(*real_vector(w, "weights"))
+    return exact_sum(real_vector(w, "weights"))
 
 
 def normalized(w, parameter: str) -> list:
@@ -232,15 +259,23 @@ def normalized(w, parameter: str) -> list:
     [1/4, 3/4]
     """
     w = real_vector(w, parameter)
-    total = sp.Add(*w)
+    total = exact_sum(w)
     if total == 0 or (not total.is_Rational and abs(sp.N(total, 30)) < sp.Float(10) ** -25):
         raise ParameterError(parameter, "the weights sum to zero and cannot be normalized to sum 1")
-    return [x / total for x in w]
+    return w if total == 1 else [x / total for x in w]
 
 
-def _one_block(R: sp.Matrix):
-    """The index set ``B`` if ``R = 1_B 1_B^T`` on ``B`` and the identity elsewhere, else ``None``."""
-    n = R.rows
+def _one_block(family: SignFamily, n: int):
+    """The index set ``B`` if ``R = 1_B 1_B^T`` on ``B`` and the identity elsewhere, else ``None``
+    (known without forming ``R`` for ``iid``, ``prefix:L`` and ``suffix:L``, whatever ``T``)."""
+    if family.kind == "iid":
+        return []
+    if family.kind in ("prefix", "suffix"):
+        L = int(family.param)
+        return [] if L == 1 else list(range(L)) if family.kind == "prefix" else list(range(n - L, n))
+    if n > 64:
+        return None
+    R = family.R(n)
     B = [i for i in range(n) if any(R[i, j] != 0 for j in range(n) if j != i)]
     for i in range(n):
         for j in range(n):
@@ -267,16 +302,19 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
     """
     if not isinstance(family, SignFamily):
         raise ParameterError("signs", f"must be a SignFamily (see derive.model.parse_signs), got {type(family).__name__}")
-    n = check_T(T_value)
+    n = family.check_length(T_value)
     digits = check_digits(digits)
-    R = family.R(n)
-    B = _one_block(R)
+    B = _one_block(family, n)
     if B is not None and len(B) == 0:
         return mean_weights(n), "R = I: every w attains alpha/kappa = 1 (no unique optimum); the mean weights are returned"
     if B is not None:
-        w = [sp.Rational(1, len(B)) if i in B else sp.Integer(0) for i in range(n)]
-        assert R * sp.Matrix(w) == len(B) * sp.Matrix(w)
+        members = set(B)
+        w = [sp.Rational(1, len(B)) if i in members else sp.Integer(0) for i in range(n)]
+        # R w = L w on the block, so alpha = (sum_B w)^2 = 1
+        assert family.quadratic_form(w) == 1
         return w, None
+    check_weights("optimal", n, family.kind, digits)
+    R = family.R(n)
     dps = digits + 10
     with mpmath.workdps(dps):
         M = mpmath.matrix([[mpmath.mpf(sp.N(x, dps)) for x in R.row(i)] for i in range(n)])
@@ -304,7 +342,7 @@ def load_weights_file(path, T_value) -> list[sp.Rational]:
     [1, 2, 1/2]
     """
     n = check_T(T_value)
-    arr = read_rational_array(path, "weights", 1)
+    arr = read_rational_array(path, "weights", 1, n)
     if arr.ndim != 1:
         if sorted(arr.shape)[:-1] != [1] * (arr.ndim - 1):
             raise ParameterError("weights", f"{path}: expected one vector, got shape {arr.shape}")
@@ -328,7 +366,9 @@ def scheme_weights(scheme: str, T_value, family: SignFamily | None = None, tau_v
         raise ParameterError("scheme", f"must be a string (mean, causal, optimal, file:PATH), got {scheme!r}")
     if family is not None and not isinstance(family, SignFamily):
         raise ParameterError("signs", f"must be a SignFamily or None, got {type(family).__name__}")
-    n = check_T(T_value)
+    n = check_T(T_value) if family is None else family.check_length(T_value)
+    if family is not None and family.kind == "gauss":
+        check_weights(scheme, n, "gauss", check_digits(digits))
     if scheme != "causal":
         for name, value in (("tau", tau_value), ("mask", mask)):
             if value is not None:
@@ -356,11 +396,16 @@ class Pooling:
     :math:`W = \sum_t w_t` and a note when the weights are not unique."""
 
     weights: tuple
-    R: sp.Matrix | None
+    family: SignFamily | None
     alpha: sp.Expr | None
     kappa: sp.Expr
     W: sp.Expr
     note: str | None = None
+
+    @property
+    def R(self) -> sp.Matrix | None:
+        """The exact ``T x T`` matrix ``R`` (formed on demand: ``alpha`` does not need it)."""
+        return None if self.family is None else self.family.R(len(self.weights))
 
     def floats(self) -> list[float]:
         """The weights as floats (for the Monte Carlo)."""
@@ -375,9 +420,11 @@ def pooling(scheme: str, T_value, signs=None, *, tau=None, mask=None, digits: in
     ((1/2, 1/2), 1, 1/2, 1)
     """
     family = parse_signs(signs) if isinstance(signs, str) else signs
+    if family is not None and not isinstance(family, SignFamily):
+        raise ParameterError("signs", f"must be a spec string or a SignFamily, got {type(family).__name__}")
     w, note = scheme_weights(scheme, T_value, family, tau, mask, digits)
-    R = family.R(T_value) if family is not None else None
-    return Pooling(tuple(w), R, alpha(w, R) if R is not None else None, kappa(w), sum_w(w), note)
+    a = family.quadratic_form(w) if family is not None else None
+    return Pooling(tuple(w), family, a, kappa(w), sum_w(w), note)
 
 
 def formulas() -> list[Formula]:

@@ -7,15 +7,16 @@ samplers of ``xi in {+1,-1}^T`` with exactly that ``R`` are in :mod:`verify.mont
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import lru_cache
 
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.numbers import check_count, check_range, parse_rational, real_number
+from derive.numbers import check_count, check_range, exact_sum, parse_rational, real_number
 from derive.symbols import L as L_, T as T_, r as r_, rho as rho_, s as s_, t as t_
 
-__all__ = ["MAX_T", "check_T", "check_R", "correlation_entry", "SignFamily", "parse_signs"]
+__all__ = ["MAX_T", "check_T", "check_R", "correlation_entry", "toeplitz_total", "SignFamily", "parse_signs"]
 
 
 _ENTRY = {
@@ -83,6 +84,22 @@ def _entry_function(kind: str):
     return lambda t, s, T, p: f(t, s, T, p, *constants)
 
 
+@lru_cache(maxsize=None)
+def toeplitz_total(kind: str) -> sp.Expr:
+    r"""The sum of all entries of ``R`` for a family whose entry depends on ``|t - s|`` only, in ``T`` and
+    the family's parameter: :math:`\sum_{t,s=1}^T R_{ts} = T R_{11} + 2\sum_{k=1}^{T-1} (T-k) R_{1,1+k}`,
+    summed by SymPy (``alpha`` of the mean weights is this over ``T^2``).
+
+    >>> toeplitz_total("iid"), toeplitz_total("markov").subs({T_: 3, r_: sp.Rational(1, 2)})
+    (T, 11/2)
+    """
+    if kind not in ("iid", "markov", "gauss"):
+        raise ParameterError("signs", f"{kind!r} is not a family whose R depends on |t - s| only")
+    k = sp.Dummy("k", integer=True, positive=True)
+    entry = correlation_entry(kind)
+    return T_ * entry.subs({t_: 1, s_: 1}) + 2 * sp.summation((T_ - k) * entry.subs({t_: 1, s_: 1 + k}), (k, 1, T_ - 1))
+
+
 @dataclass(frozen=True)
 class SignFamily:
     """A sign-correlation family with its parameter (``L``, ``r``, ``rho``) or a user matrix."""
@@ -93,6 +110,61 @@ class SignFamily:
     matrix: sp.Matrix | None = field(default=None, compare=False)
     mixture: tuple | None = field(default=None, compare=False)
 
+    def check_length(self, T) -> int:
+        """``T`` validated for this family (``L <= T``, a file's size), without forming ``R``.
+
+        >>> parse_signs("prefix:4").check_length(3)
+        Traceback (most recent call last):
+        ...
+        derive.errors.ParameterError: signs: prefix:4: L = 4 exceeds T = 3
+        """
+        T = check_T(T)
+        if self.kind == "file" and self.matrix.shape[0] != T:
+            raise ParameterError("T", f"the matrix in {self.spec} is {self.matrix.shape[0]}x{self.matrix.shape[0]}, not {T}x{T}")
+        if self.kind in ("prefix", "suffix") and self.param > T:
+            raise ParameterError("signs", f"{self.spec}: L = {self.param} exceeds T = {T}")
+        return T
+
+    def quadratic_form(self, w) -> sp.Expr:
+        r""":math:`w^\top R w` without forming ``R``: ``O(T)`` sums for ``iid``, ``prefix:L``, ``suffix:L``
+        and ``markov:r`` (a recursion over the positions), :func:`toeplitz_total` for equal weights, the
+        lags of ``R`` otherwise; exact when ``w`` is.
+
+        >>> w = [sp.Rational(1, 2), sp.Rational(1, 4), sp.Rational(1, 4)]
+        >>> [parse_signs(f).quadratic_form(w) for f in ("iid", "prefix:2", "markov:1/2")]
+        [3/8, 5/8, 5/8]
+        """
+        w = list(w)
+        T = self.check_length(len(w))
+        if self.kind == "file":
+            v = sp.Matrix(w)
+            return (v.T * self.matrix * v)[0, 0]
+        if self.kind == "iid":
+            return exact_sum(w, 2)
+        if self.kind in ("prefix", "suffix"):
+            L = int(self.param)
+            block, rest = (w[:L], w[L:]) if self.kind == "prefix" else (w[T - L:], w[:T - L])
+            return exact_sum(block) ** 2 + exact_sum(rest, 2)
+        if all(x == w[0] for x in w):
+            total = toeplitz_total(self.kind).subs({T_: T, _PARAM_SYMBOL[self.kind]: self.param})
+            return w[0] ** 2 * total.doit()
+        if self.kind == "markov":
+            # g_t = sum_{s<t} r^{t-s} w_s = r (g_{t-1} + w_{t-1}): alpha = sum_t w_t^2 + 2 sum_t w_t g_t
+            exact = all(isinstance(x, sp.Rational) for x in w)
+            conv = (lambda x: Fraction(int(x.p), int(x.q))) if exact else (lambda x: x)  # noqa: E731
+            r, ws = conv(self.param), [conv(x) for x in w]
+            g = total = 0
+            for t in range(T):
+                if t:
+                    g = r * (g + ws[t - 1])
+                total += ws[t] * ws[t] + 2 * ws[t] * g
+            return sp.Rational(total.numerator, total.denominator) if exact else sp.sympify(total)
+        entry = _entry_function(self.kind)
+        size = sp.Integer(T)
+        lags = [sp.sympify(entry(sp.Integer(1), sp.Integer(1 + k), size, self.param)) for k in range(T)]
+        return sp.Add(*[lags[k] * (1 if k == 0 else 2) * exact_sum(w[i] * w[i + k] for i in range(T - k))
+                        for k in range(T)])
+
     def R(self, T: int) -> sp.Matrix:
         """The exact ``T x T`` correlation matrix of this family.
 
@@ -102,13 +174,9 @@ class SignFamily:
         [1, 1, 0],
         [0, 0, 1]])
         """
-        T = check_T(T)
+        T = self.check_length(T)
         if self.kind == "file":
-            if self.matrix.shape[0] != T:
-                raise ParameterError("T", f"the matrix in {self.spec} is {self.matrix.shape[0]}x{self.matrix.shape[0]}, not {T}x{T}")
             return self.matrix
-        if self.kind in ("prefix", "suffix") and self.param > T:
-            raise ParameterError("signs", f"{self.spec}: L = {self.param} exceeds T = {T}")
         entry = _entry_function(self.kind)
         size, param = sp.Integer(T), self.param if self.param is not None else sp.Integer(0)
         # R_ts = R_st for every family: half the entries are evaluated

@@ -16,10 +16,11 @@ import sympy as sp
 from derive.errors import ParameterError
 
 __all__ = ["MAX_DIGITS", "MAX_TEXT", "MAX_EXPONENT", "parse_rational", "check_count", "real_number",
-           "real_vector", "check_range", "check_digits", "format_real", "json_reals", "format_exact"]
+           "real_vector", "exact_sum", "check_range", "check_digits", "format_real", "json_reals", "format_exact"]
 
-_DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
-_RATIO = re.compile(r"^[+-]?\d+/\d+$")
+# ASCII digits only: Python's \d and int() also read '٣' (Arabic-Indic three) as 3
+_DECIMAL = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$", re.ASCII)
+_RATIO = re.compile(r"^[+-]?[0-9]+/[0-9]+$", re.ASCII)
 
 MAX_DIGITS = 1000
 
@@ -35,6 +36,10 @@ def parse_rational(text, name: str) -> sp.Rational:
 
     >>> parse_rational("0.25", "delta"), parse_rational("1/3", "gamma"), parse_rational("2e-3", "mu2")
     (1/4, 1/3, 1/500)
+    >>> parse_rational("\u0663", "delta")
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: delta: not a finite number: '٣' (use an integer, a decimal or p/q in ASCII digits)
     """
     if isinstance(text, (bool, np.bool_)):
         # True is an int to Python, never a parameter value to a user
@@ -58,7 +63,7 @@ def parse_rational(text, name: str) -> sp.Rational:
         if exponent and abs(int(exponent)) > MAX_EXPONENT:
             raise ParameterError(name, f"exponent out of range in {s!r} (at most {MAX_EXPONENT} in magnitude)")
         return sp.Rational(Fraction(s))
-    raise ParameterError(name, f"not a finite number: {s!r} (use an integer, a decimal or p/q)")
+    raise ParameterError(name, f"not a finite number: {s!r} (use an integer, a decimal or p/q in ASCII digits)")
 
 
 def check_count(value, name: str, *, low: int = 0, high: int | None = None) -> int:
@@ -120,6 +125,25 @@ def real_vector(w, name: str) -> list:
     return out
 
 
+def exact_sum(xs, power: int = 1) -> sp.Expr:
+    """The sum of the ``power``-th powers of SymPy numbers; in Python integers and fractions when all
+    are rational (SymPy's own arithmetic on 10^5 rationals takes seconds).
+
+    >>> exact_sum([sp.Rational(1, 3)] * 3, 2), exact_sum([sp.sqrt(2), 1])
+    (1/3, 1 + sqrt(2))
+    """
+    xs = list(xs)
+    if all(isinstance(x, sp.Rational) for x in xs):
+        # numerators added per denominator first: weights share few denominators
+        by_denominator = {}
+        for x in xs:
+            q = int(x.q) ** power
+            by_denominator[q] = by_denominator.get(q, 0) + int(x.p) ** power
+        total = sum((Fraction(p, q) for q, p in by_denominator.items()), Fraction(0))
+        return sp.Rational(total.numerator, total.denominator)
+    return sp.Add(*[x**power for x in xs])
+
+
 def check_range(value, name: str, *, low=None, high=None, low_open=False, high_open=False):
     """Return ``value`` if it lies in the stated interval, else raise :class:`ParameterError`.
 
@@ -159,7 +183,10 @@ def format_real(x, digits: int) -> str:
         # The conversion and the printing both happen at the working precision of this block:
         # outside it mpmath would round to its default 15 digits.
         try:
-            if isinstance(x, sp.Basic):
+            if isinstance(x, sp.Rational):
+                # straight to mpmath: SymPy's evalf and printing cost 50 times more
+                x = Fraction(int(x.p), int(x.q))
+            elif isinstance(x, sp.Basic):
                 x = sp.N(x, digits + 10)
                 x = mpmath.mpf(str(x)) if x.is_extended_real else mpmath.mpf("nan")
             elif isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating, Fraction, mpmath.mpf)):

@@ -179,10 +179,17 @@ def sample_threshold(delta_, gamma_, kappa_) -> mpmath.mpf:
     """
     args = (_real(delta_, "delta"), _real(gamma_, "gamma"), _real(kappa_, "kappa", positive=True))
     coeffs = [c(*args) for c in _compiled()["threshold_coeffs"]]
-    roots = mpmath.polyroots(coeffs, maxsteps=200, extraprec=4 * mpmath.mp.prec)
-    tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2))
-    real = [mpmath.re(r) for r in roots if abs(mpmath.im(r)) <= tol * max(1, abs(r))]
-    return max(real)
+    # Newton from above the Cauchy bound: beyond its positive root the polynomial in x is negative,
+    # decreasing and concave (the root is at least sqrt(b) > sqrt(b/3), where the slope vanishes), so the
+    # iterates decrease monotonically to the root, quadratically since the root is simple. (Durand-Kerner,
+    # mpmath.polyroots, stalls on the double root at theta = 0 of delta = gamma = kappa = 1.)
+    theta = 1 + max(abs(c / coeffs[0]) for c in coeffs[1:])
+    while True:
+        value, slope = mpmath.polyval(coeffs, theta, derivative=True)
+        following = theta - value / slope if slope else theta
+        if not following < theta:
+            return theta
+        theta = following
 
 
 def sample_right_edge(delta_, gamma_, kappa_) -> mpmath.mpf:

@@ -18,8 +18,8 @@ of the two the matrix is refused as uncertified; nothing is guessed.
 """
 from __future__ import annotations
 
+import io
 import itertools
-import warnings
 from fractions import Fraction
 from pathlib import Path
 
@@ -28,6 +28,7 @@ import sympy as sp
 from scipy.optimize import linprog
 
 from derive.errors import ParameterError
+from derive.files import MAX_BYTES, read_regular_file
 from derive.model import check_R
 from derive.numbers import check_count, parse_rational
 
@@ -40,20 +41,62 @@ is checked on all of them."""
 
 _DENOMINATORS = (1, 2, 4, 10, 100, 10**4, 10**6, 10**9)
 
-MAX_ENTRIES = 10**6
-"""Most numbers read from one user file (a weight vector of ``T <= 10^5`` or a small ``R``)."""
-
-MAX_BYTES = 64 * 2**20
-"""Largest user file read."""
+MAX_ENTRIES = 10**5
+"""Most numbers read from one user file (a weight vector of ``T <= 10^5``; ``R`` holds at most ``MAX_T^2``)."""
 
 
-def read_rational_array(path, parameter: str, ndmin: int) -> np.ndarray:
+
+def _csv_cells(text: str, path, parameter: str, max_entries: int) -> list[list[str]]:
+    """The cells of a CSV text (``#`` starts a comment, blank lines are skipped), after checking the shape
+    (rows of equal length, at most ``max_entries`` cells) and before converting any cell."""
+    rows = []
+    count = 0
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        cells = line.split(",")
+        if rows and len(cells) != len(rows[0]):
+            raise ParameterError(parameter, f"{path}: unreadable: row {len(rows) + 1} has {len(cells)} cells, "
+                                        f"row 1 has {len(rows[0])}")
+        count += len(cells)
+        if count > max_entries:
+            raise ParameterError(parameter, f"{path}: more than {max_entries} numbers")
+        rows.append(cells)
+    return rows
+
+
+def _npy_array(data: bytes, path, parameter: str, max_entries: int) -> np.ndarray:
+    """The array of a ``.npy`` file's bytes, its header (dtype, shape) checked before the data is read."""
+    stream = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(stream)
+        header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+        if version not in header:
+            raise ValueError(f"format version {version} is not read")
+        shape, _, dtype = header[version](stream, max_header_size=10_000)
+    except (ValueError, SyntaxError, TypeError, EOFError) as exc:
+        raise ParameterError(parameter, f"{path}: not a NumPy array file ({exc})".replace("\n", " ")) from None
+    if dtype.kind not in "iuf" or dtype.hasobject:
+        raise ParameterError(parameter, f"{path}: entries of type {dtype} are not real numbers")
+    size = int(np.prod(shape, dtype=object)) if shape else 1
+    if size > max_entries:
+        raise ParameterError(parameter, f"{path}: more than {max_entries} numbers (shape {shape})")
+    if size * dtype.itemsize > len(data):
+        raise ParameterError(parameter, f"{path}: shorter than its header's shape {shape}")
+    stream.seek(0)
+    return np.load(stream, allow_pickle=False)
+
+
+def read_rational_array(path, parameter: str, ndmin: int, max_entries: int = MAX_ENTRIES) -> np.ndarray:
     """The numbers in a ``.npy`` or ``.csv`` file as an object array of exact rationals.
 
-    Only data is read: ``numpy.load(allow_pickle=False)`` and ``numpy.loadtxt`` of strings.
-    CSV cells are read exactly as written (``0.1`` is ``1/10``, ``1/3`` is allowed). Binary
-    floats of a ``.npy`` file are read as the shortest decimal that rounds to the same double
-    (Python's ``repr``), i.e. the decimal that was almost surely written; integers exactly.
+    Only data is read: a regular file of at most :data:`MAX_BYTES` (:func:`derive.files.read_regular_file`),
+    ``numpy.load(allow_pickle=False)`` of it after its header's shape, or the CSV's rows, are checked against
+    ``max_entries`` (nothing is converted before). CSV cells are read exactly as written (``0.1`` is
+    ``1/10``, ``1/3`` is allowed). Binary floats of a ``.npy`` file are read as the shortest decimal that
+    rounds to the same double (Python's ``repr``), i.e. the decimal that was almost surely written;
+    integers exactly.
 
     >>> import tempfile, os
     >>> f = os.path.join(tempfile.mkdtemp(), "w.csv"); _ = open(f, "w").write("0.1, 1/3\\n")
@@ -69,33 +112,23 @@ def read_rational_array(path, parameter: str, ndmin: int) -> np.ndarray:
         raise ParameterError(parameter, "empty file name")
     if p.suffix.lower() not in (".npy", ".csv"):
         raise ParameterError(parameter, f"{path}: only .npy and .csv files are read")
-    if not p.is_file():
-        raise ParameterError(parameter, f"{path}: no such file")
-    if p.stat().st_size > MAX_BYTES:
-        raise ParameterError(parameter, f"{path}: larger than {MAX_BYTES // 2**20} MiB")
-    try:
-        if p.suffix.lower() == ".npy":
-            # mapped first, so that the header's shape is checked before anything is read
-            raw = np.load(p, allow_pickle=False, mmap_mode="r")
-            if raw.size > MAX_ENTRIES:
-                raise ParameterError(parameter, f"{path}: more than {MAX_ENTRIES} numbers")
-            raw = np.array(raw)
-            if raw.dtype.kind not in "iuf":
-                raise ParameterError(parameter, f"{path}: entries of type {raw.dtype} are not real numbers")
-            if raw.dtype.kind == "f" and not np.isfinite(raw).all():
-                raise ParameterError(parameter, f"{path}: NaN or infinite entries")
-            raw = np.array(raw, ndmin=ndmin)
-            convert = (lambda x: sp.Rational(Fraction(repr(float(x))))) if raw.dtype.kind == "f" else (lambda x: sp.Integer(int(x)))
-        else:
-            with warnings.catch_warnings():
-                # an empty file is reported below as one error line, not also as a warning
-                warnings.simplefilter("ignore")
-                raw = np.loadtxt(p, dtype=str, delimiter=",", ndmin=ndmin, encoding="utf-8")
-            convert = lambda x: parse_rational(x, parameter)  # noqa: E731
-    except ParameterError:
-        raise
-    except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:
-        raise ParameterError(parameter, f"{path}: unreadable ({exc})".replace("\n", " ")) from None
+    data = read_regular_file(p, parameter, MAX_BYTES)
+    if p.suffix.lower() == ".npy":
+        raw = _npy_array(data, path, parameter, max_entries)
+        if raw.dtype.kind == "f" and not np.isfinite(raw).all():
+            raise ParameterError(parameter, f"{path}: NaN or infinite entries")
+        raw = np.array(raw, ndmin=ndmin)
+        convert = (lambda x: sp.Rational(Fraction(repr(float(x))))) if raw.dtype.kind == "f" else (lambda x: sp.Integer(int(x)))
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParameterError(parameter, f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        rows = _csv_cells(text, path, parameter, max_entries)
+        raw = np.array(rows, dtype=object, ndmin=2)
+        if ndmin == 1 and raw.shape[0] == 1:
+            raw = raw[0]
+        convert = lambda x: parse_rational(x, parameter)  # noqa: E731
     if raw.size == 0:
         raise ParameterError(parameter, f"{path}: no numbers")
     out = np.empty(raw.shape, dtype=object)

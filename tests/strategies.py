@@ -206,3 +206,32 @@ def mc_argv(draw):
     if draw(st.booleans()):
         argv += ["--centered"]
     return argv
+
+
+THRESHOLD_LEVELS = ("population", "sample")
+
+
+@st.composite
+def near_thresholds(draw, distance_exponents=(25, 40)):
+    """Exact inputs of ``derive spike`` within ``10^-25`` (relative) of one of its thresholds: the signal
+    outlier's at either level (``mu2`` near ``mu2_critical``) or the raw ``S``'s mean outlier (``W`` near the
+    ``W`` at which ``W^2 delta`` reaches the threshold). Returns ``(kwargs, which)``."""
+    from derive.outliers import outliers_at
+
+    delta, gamma = draw(rationals(sp.Rational(1, 20), 4, 60)), draw(rationals(sp.Rational(1, 20), 4, 60))
+    kappa = draw(rationals(sp.Rational(1, 20), 2, 60))
+    alpha = draw(rationals(sp.Rational(1, 50), 1, 60)) * kappa  # 0 < alpha <= kappa: a threshold at mu2 > 0
+    level = draw(st.sampled_from(THRESHOLD_LEVELS))
+    which = draw(st.sampled_from(["signal", "mean"]))
+    eps = draw(st.sampled_from([-1, 1])) * sp.Rational(1, 10) ** draw(st.integers(*distance_exponents))
+    kwargs = {"delta": delta, "gamma": gamma, "alpha": alpha, "kappa": kappa, "mu2": sp.Integer(1),
+              "sum_w": sp.Integer(1), "centered": which == "signal"}
+    with mpmath.workdps(80):
+        o = outliers_at(delta, gamma, alpha, kappa, 1)
+        lev = o.level(level)
+        if which == "signal":
+            # alpha <= kappa puts the threshold above the strength alpha delta of mu2 = 0: mu2_critical > 0
+            kwargs["mu2"] = sp.Rational(mpmath.nstr(lev.mu2_critical, 70)) * (1 + eps)
+        else:
+            kwargs["sum_w"] = sp.Rational(mpmath.nstr(mpmath.sqrt(lev.threshold / delta), 70)) * (1 + eps)
+    return kwargs, f"{which} at {level} level, relative distance {eps}"

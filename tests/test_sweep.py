@@ -23,6 +23,8 @@ from verify.sweeps.run import run_sweep, run_task
 from verify.sweeps.spec import Sweep, load_sweep
 from verify.sweeps.report import summarize
 
+from processes import alive, descendants
+
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "sweeps" / "tiny.toml"
 QUIET = io.StringIO()  # progress lines of run_sweep, unread
@@ -194,7 +196,7 @@ def test_kill_9_and_restart_give_the_uninterrupted_records(tmp_path):
     sweep = load_sweep(sweep_file)
     total = len(sweep.tasks())
     results = tmp_path / "kill.jsonl"
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env = dict(os.environ)  # the thread policy is set in-process: the environment's variables do not matter
     command = [sys.executable, "-m", "verify.cli", "sweep", str(sweep_file), "--results", str(results), "--json"]
     proc = subprocess.Popen([*command, "--workers", "2"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
@@ -202,7 +204,14 @@ def test_kill_9_and_restart_give_the_uninterrupted_records(tmp_path):
         deadline = time.monotonic() + 120
         while _record_lines(results) < 3 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.002)
+        workers = descendants(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        # the workers die with their driver (parent-death signal), the resource tracker with its pipe
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert workers and not [pid for pid in workers if alive(pid)]
     finally:
         proc.wait()
         try:  # the sweep's worker processes, orphaned by the kill of their parent

@@ -4,6 +4,7 @@ import mpmath
 from derive import bulk
 from derive.errors import ParameterError
 from derive.numbers import check_digits, format_real, parse_rational
+from derive.resources import check_density_work, check_points
 
 __all__ = ["NAME", "HELP", "add_arguments", "run"]
 
@@ -21,6 +22,7 @@ def add_arguments(p):
 
 def _points(text: str) -> list:
     items = text.split(",")
+    check_points(len(items), "x")
     if not text.strip() or any(not item.strip() for item in items):
         raise ParameterError("x", f"malformed list {text!r} (use X1,X2,...)")
     return [parse_rational(item, "x") for item in items]
@@ -28,8 +30,10 @@ def _points(text: str) -> list:
 
 def run(args):
     digits = check_digits(args.digits)
+    points = _points(args.x)
+    check_density_work(len(points), digits)
     law = bulk.law(*bulk.parameters(args.delta, args.gamma, args.kappa))
-    values = bulk.density(law.delta, law.gamma, law.kappa, _points(args.x), digits)
+    values = bulk.density(law.delta, law.gamma, law.kappa, points, digits)
     # format_real reads its argument in the current precision, which must not cut the digits
     with mpmath.workdps(digits + 10):
         return {

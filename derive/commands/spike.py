@@ -7,7 +7,7 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.numbers import check_digits, check_range, format_real, parse_rational
 
-__all__ = ["NAME", "HELP", "ASSUMPTIONS", "add_arguments", "spike", "document", "run"]
+__all__ = ["NAME", "HELP", "ASSUMPTIONS", "MAX_WORKING_DIGITS", "add_arguments", "spike", "document", "run"]
 
 NAME = "spike"
 HELP = "outlier eigenvalues, overlaps and thresholds of S (population and sample level)"
@@ -39,13 +39,43 @@ def _exact_or_close(value, name: str, digits: int) -> sp.Rational:
 
 
 def _validated(values: dict, digits: int) -> dict:
+    from derive.bulk import KAPPA_RANGE, RATIO_RANGE
+
     out = {name: _exact_or_close(v, name, digits) for name, v in values.items()}
     check_range(out["delta"], "delta", low=0, low_open=True)
     check_range(out["gamma"], "gamma", low=0)
     check_range(out["kappa"], "kappa", low=0, low_open=True)
     check_range(out["alpha"], "alpha", low=0)
     check_range(out["mu2"], "mu2", low=0)
+    # the bulk law's documented ranges (gamma = 0 is the population level alone); beyond them mpmath's
+    # evaluation of the outlier functions does not converge (delta = 1e200)
+    for name, (low, high) in (("delta", RATIO_RANGE), ("gamma", RATIO_RANGE), ("kappa", KAPPA_RANGE)):
+        if (out[name] or name != "gamma") and not low <= out[name] <= high:
+            raise ParameterError(name, f"{out[name]} is outside [{low}, {high}], the documented range of {name}")
     return out
+
+
+MAX_WORKING_DIGITS = 4000
+"""Highest working precision tried before a result is declared undecided (a point closer to a
+threshold than about ``10^-3000`` relative)."""
+
+
+def _agreeing(evaluate, digits: int):
+    """``evaluate(P)`` (a document of reals to ``digits``) at rising working precisions ``P`` until two
+    successive ones agree: near a threshold the overlap cancels as many digits as the distance to it
+    has, and the outlier's existence is decided by the sign of a difference as small as that distance.
+    Without agreement by :data:`MAX_WORKING_DIGITS` the result is refused (``mu2``: too close to a
+    threshold to be decided), never reported."""
+    working = digits + 15
+    previous = evaluate(working)
+    while working <= MAX_WORKING_DIGITS:
+        working = 2 * working
+        current = evaluate(working)
+        if current == previous:
+            return current
+        previous = current
+    raise ParameterError("mu2", f"within about 1e-{MAX_WORKING_DIGITS // 2} (relative) of a threshold: whether the "
+                                f"outlier exists is not decided at {MAX_WORKING_DIGITS} digits of working precision")
 
 
 def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -> dict:
@@ -60,10 +90,22 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
     from derive.outliers import outliers_at
 
     digits = check_digits(digits)
+    if not isinstance(centered, bool):
+        raise ParameterError("centered", f"must be True or False, got {centered!r}")
     p = _validated({"delta": delta, "gamma": gamma, "alpha": alpha, "kappa": kappa, "mu2": mu2, "sum_w": sum_w}, digits)
-    with mpmath.workdps(digits + 15):
-        o = outliers_at(p["delta"], p["gamma"], p["alpha"], p["kappa"], p["mu2"], sum_w=p["sum_w"], centered=bool(centered))
-    return document(o, digits)
+
+    def evaluate(working: int):
+        with mpmath.workdps(working):
+            try:
+                o = outliers_at(p["delta"], p["gamma"], p["alpha"], p["kappa"], p["mu2"], sum_w=p["sum_w"],
+                                centered=centered)
+            except ZeroDivisionError:
+                # on a threshold to this precision (the overlap's factor divides by psi'(l) = 0): undecided
+                # here, and a fresh object agrees with nothing, so the precision rises
+                return object()
+        return document(o, digits)
+
+    return _agreeing(evaluate, digits)
 
 
 def document(o, digits: int) -> dict:

@@ -4,6 +4,7 @@ import mpmath
 from derive.attention import pooling
 from derive.model import check_T, parse_signs
 from derive.numbers import check_digits, format_exact, format_real
+from derive.resources import check_output
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -23,13 +24,23 @@ def add_arguments(p):
 def run(args):
     digits = check_digits(args.digits)
     T = check_T(args.T)
+    check_output(T, digits)
     family = parse_signs(args.signs) if args.signs is not None else None
     p = pooling(args.scheme, T, family, tau=args.tau, mask=args.mask, digits=digits)
     w, note, a, k = p.weights, p.note, p.alpha, p.kappa
     exact = [format_exact(x) for x in w]
     # format_real leaves its working precision when converting; hold enough digits around it
     with mpmath.workdps(digits + 10):
-        real = lambda x: None if x is None else format_real(x, digits)  # noqa: E731
+        # weights repeat (mean, optimal blocks): each distinct value is formatted once
+        formatted = {}
+
+        def real(x):
+            if x is None:
+                return None
+            if x not in formatted:
+                formatted[x] = format_real(x, digits)
+            return formatted[x]
+
         return {
             "weights": [real(x) for x in w],
             "exact": exact if all(e is not None for e in exact) else None,

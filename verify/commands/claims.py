@@ -4,6 +4,7 @@ import sys
 import time
 from pathlib import Path
 
+from derive.files import check_output_folder, check_output_target
 from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
 from verify.ledger.records import run_ledger
 from verify.ledger.report import claims_markdown, verdict_table
@@ -21,6 +22,11 @@ def add_arguments(p):
 
 
 def run(args):
+    # the outputs are checked before the run, not after it
+    if args.notes:
+        check_output_target(args.notes, "notes")
+    if args.figures:
+        check_output_folder(args.figures, "figures")
     cfg = dict(QUICK if args.quick else FULL)
     cfg["figures"] = args.figures
     start = time.time()

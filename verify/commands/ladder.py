@@ -41,6 +41,9 @@ def fits_lines(fits: dict) -> list[str]:
     """One line per fitted rate, with its interval (none from two sizes, which fit exactly)."""
     lines = []
     for name, f in fits.items():
+        if f["rate"] is None:
+            lines.append(f"  {name}: no rate ({f.get('no_fit')})")
+            continue
         lo, hi = f["rate_ci95"]
         ci = "no interval from two sizes" if lo is None else f"95% CI [{float(lo):.2f}, {float(hi):.2f}]"
         lines.append(f"  {name}: rate {float(f['rate']):.2f}  {ci}")

@@ -3,12 +3,14 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
+from derive.model import check_T, parse_signs
 from derive.numbers import check_count, check_digits, format_real, parse_rational
+from derive.resources import MAX_MU2, check_trials
 from derive.commands.spike import spike
 from verify.montecarlo.trials import run_trials
 from verify.stats import mean_ci
 
-__all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "MAX_ENTRIES", "run"]
+__all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "run"]
 
 NAME = "mc"
 HELP = "Monte Carlo of S for given d, V, N, T, signs and weights, with the theory for the same parameters"
@@ -36,11 +38,6 @@ MAX_MU2 = 10**6
 ``1e-16 * mu2``, so beyond ``1e6`` the bulk eigenvalues reported to 10 digits would be rounding noise
 (and the spread over seeds overflows long before ``mu2 = 1e300``)."""
 
-MAX_ENTRIES = 250_000_000
-"""Most float64 numbers one trial may hold (table ``d x V``, pooled vectors ``d x N``, Gram
-``min(d, N)^2``): 2 GB, so a typo such as ``--d 1e9`` is refused instead of exhausting the machine."""
-
-
 def run(args):
     from derive import attention
 
@@ -56,17 +53,18 @@ def run(args):
         raise ParameterError("mu2", f"must be >= 0, got {args.mu2}")
     if mu2 > MAX_MU2:
         raise ParameterError("mu2", f"must be <= {MAX_MU2} for a float64 simulation, got {args.mu2}")
-    if d * (V + N) + min(d, N) ** 2 > MAX_ENTRIES:
-        raise ParameterError("d", f"d = {d} with V = {V}, N = {N} needs more than {MAX_ENTRIES} float64 numbers per trial")
     digits = check_digits(args.digits)
+    family = parse_signs(args.signs)
+    family.check_length(check_T(T))
+    check_trials(d, V, N, T, seeds, family.kind)
     # the weights carry guard digits: alpha and kappa feed the theory, which must be right to `digits`
-    pool = attention.pooling(args.weights, T, args.signs, tau=args.tau, mask=args.mask, digits=digits + 10)
+    pool = attention.pooling(args.weights, T, family, tau=args.tau, mask=args.mask, digits=digits + 10)
     w, alpha, kappa, W = pool.weights, pool.alpha, pool.kappa, pool.W
     # exact where they are exact; spike reads an irrational or a Float beyond `digits` itself
     # (nsimplify guessed closed forms from the Floats, and a guess is not a derivation)
     theory = spike(sp.Rational(d, V), sp.Rational(d, N), alpha, kappa, mu2,
                    sum_w=W, centered=args.centered, digits=digits)
-    run = run_trials(d, V, N, T, args.signs, [float(x) for x in w], float(mu2), centered=args.centered, k=k,
+    run = run_trials(d, V, N, T, family, [float(x) for x in w], float(mu2), centered=args.centered, k=k,
                      seeds=seeds, seed0=seed0, path=args.path)
     tops, overlaps = run.top_eigenvalues, run.overlaps
     fmt = lambda x: format_real(x, 10) if np.isfinite(x) else None  # noqa: E731

@@ -12,7 +12,10 @@ import numpy as np
 from derive.model import parse_signs
 from verify.montecarlo.draw import balanced_signs, sample_sequences, sample_table
 
-__all__ = ["attention_weights", "sequence_attention_weights", "weight_deviation"]
+__all__ = ["CHUNK", "attention_weights", "sequence_attention_weights", "weight_deviation"]
+
+CHUNK = 512
+"""Sequences whose ``T x d`` token arrays are held at once by :func:`sequence_attention_weights`."""
 
 
 def attention_weights(X: np.ndarray, tau: float, mask: str) -> np.ndarray:
@@ -30,7 +33,7 @@ def attention_weights(X: np.ndarray, tau: float, mask: str) -> np.ndarray:
     return A.mean(axis=1)
 
 
-def sequence_attention_weights(E: np.ndarray, tokens: np.ndarray, tau: float, mask: str, chunk: int = 512) -> np.ndarray:
+def sequence_attention_weights(E: np.ndarray, tokens: np.ndarray, tau: float, mask: str, chunk: int = CHUNK) -> np.ndarray:
     """The data-dependent weights ``(N, T)`` of :func:`attention_weights` for sequences of table
     columns: sequence ``n`` is ``x_t = E[:, tokens[n, t]]``. Sequences are processed ``chunk`` at a
     time, so the ``N x T x d`` token array is never formed.

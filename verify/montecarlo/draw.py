@@ -28,6 +28,7 @@ import scipy.sparse as sps
 import sympy as sp
 
 from derive.errors import ParameterError
+from derive.resources import check_trial
 from derive.model import SignFamily, parse_signs
 from derive.numbers import check_count, parse_rational
 from verify.montecarlo.signs import sample_signs
@@ -88,7 +89,8 @@ def check_model(d, V, N, T, signs, weights, mu2) -> Model:
         family = signs
     else:
         family = parse_signs(signs)
-    family.R(T)  # rejects a family that does not fit T (prefix:L with L > T, a file of another size)
+    family.check_length(T)  # a family that does not fit T (prefix:L with L > T, a file of another size)
+    check_trial(d, V, N, T, family.kind)
     if isinstance(weights, (str, bytes)):
         raise ParameterError("weights", f"must be a sequence of {T} reals, got {weights!r}")
     try:

@@ -37,7 +37,7 @@ def sample_signs(family: SignFamily, rng: np.random.Generator, n: int, T: int) -
     T = check_T(T)
     if n * T > MAX_SIGNS:
         raise ParameterError("n", f"n * T = {n * T} signs exceed {MAX_SIGNS}")
-    family.R(T)
+    family.check_length(T)
     if family.kind == "iid":
         return _fair(rng, (n, T))
     if family.kind in ("prefix", "suffix"):

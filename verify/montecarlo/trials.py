@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from derive.errors import ParameterError
+from derive.resources import check_trials
 from verify.montecarlo.dense import dense_top
 from verify.montecarlo.draw import Draw, Model, check_model, draw, positive_int
 from verify.montecarlo.lanczos import Mixing, implicit_top, mixed_top
@@ -119,8 +120,16 @@ def run_trial(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="aut
     """
     model = check_model(d, V, N, T, signs, weights, mu2)
     k = _check_k(k, model.d, model.N)
-    chosen = choose_path(path, bool(spectrum), model.d, model.V, model.N, dtype)
-    return solve(model, draw(model, seed), k, bool(centered), chosen, bool(spectrum), dtype)
+    centered, spectrum = _flag(centered, "centered"), _flag(spectrum, "spectrum")
+    chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
+    return solve(model, draw(model, seed), k, centered, chosen, spectrum, dtype)
+
+
+def _flag(value, name: str) -> bool:
+    """A boolean option: ``centered="no"`` must not mean centered."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(name, f"must be True or False, got {value!r}")
+    return bool(value)
 
 
 @dataclass(frozen=True)
@@ -181,9 +190,11 @@ def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="au
     model = check_model(d, V, N, T, signs, weights, mu2)
     k = _check_k(k, model.d, model.N)
     K = positive_int(seeds, "seeds")
+    check_trials(model.d, model.V, model.N, model.T, K, model.family.kind)
     if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
         raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
-    chosen = choose_path(path, bool(spectrum), model.d, model.V, model.N, dtype)
+    centered, spectrum = _flag(centered, "centered"), _flag(spectrum, "spectrum")
+    chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
     children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
     bar = _Progress(K, progress)
     results = []

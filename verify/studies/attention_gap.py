@@ -26,7 +26,7 @@ import dataclasses
 import numpy as np
 
 from derive.numbers import parse_rational
-from verify.montecarlo.attention import sequence_attention_weights
+from verify.montecarlo.attention import CHUNK, sequence_attention_weights
 from verify.montecarlo.draw import ratios, rung
 from verify.studies.finite_size import fit, ladder, rung_seeds, scheme_prediction, summary
 from verify.montecarlo.draw import check_model, draw, mixing_matrix
@@ -57,8 +57,9 @@ def attention_gap(ds, delta, gamma, T: int, signs: str, tau, mask: str, mu2, see
     :math:`\delta`, :math:`\gamma` (:func:`verify.montecarlo.draw.rung`); trial ``j`` of rung ``d`` uses
     ``rung_seeds(seed0, d, seeds)[j]``, and the centered covariance is used throughout.
     """
-    ds = ladder(ds)
     delta, gamma = ratios(delta, gamma)
+    # the attention weights hold a chunk of sequences' tokens, CHUNK x T x d floats, three times
+    ds = ladder(ds, delta, gamma, T, seeds, signs, extra_per_d=3 * 8 * CHUNK * T)
     w, predicted, _ = scheme_prediction("causal", T, signs, delta, gamma, mu2, True, tau=str(tau), mask=mask)
     tau = float(parse_rational(tau, "tau"))
     rows = []

@@ -18,12 +18,18 @@ from derive import attention
 from derive.errors import ParameterError
 from derive.numbers import check_count, parse_rational
 from derive.commands.spike import document
+from derive.model import parse_signs
+from derive.resources import check_trials
 from derive.outliers import outliers_at
 from verify.montecarlo.draw import check_model, draw, ratios, rung
 from verify.montecarlo.trials import choose_path, solve
 from verify.stats import finite_size_fit, mean_ci
 
-__all__ = ["summary", "ladder", "rung_seeds", "scheme_prediction", "fit", "outlier_ladder"]
+__all__ = ["MAX_LADDER_D", "summary", "ladder", "rung_seeds", "scheme_prediction", "fit", "outlier_ladder"]
+
+
+MAX_LADDER_D = 10**7
+"""Largest rung (before ``rung`` turns ``d`` into ``V, N`` and the memory check sees them)."""
 
 
 def summary(values) -> dict:
@@ -32,11 +38,24 @@ def summary(values) -> dict:
     return {"mean": mean, "ci95": [lo, hi]}
 
 
-def ladder(ds) -> list[int]:
-    """The validated sizes of a ladder: integers >= 2, at least two distinct."""
+def ladder(ds, delta=None, gamma=None, T: int = 1, seeds: int = 1, signs: str | None = None,
+           extra_per_d: int = 0) -> list[int]:
+    """The validated sizes of a ladder: integers >= 2, at least two distinct; with ``delta`` and
+    ``gamma``, every rung's trials are checked against the resource limits (:mod:`derive.resources`)
+    before the first one runs (``extra_per_d``: bytes a study holds per unit of ``d`` beside a trial)."""
     out = [check_count(d, "d", low=2) for d in ds]
     if len(set(out)) < 2:
         raise ParameterError("d", "a ladder needs at least two distinct sizes")
+    if delta is not None:
+        kind = parse_signs(signs).kind if signs is not None else None
+        for d in out:
+            check_count(d, "d", high=MAX_LADDER_D)
+            V, N = rung(d, delta, gamma)
+            try:
+                check_trials(d, V, N, T, seeds, kind, extra_per_d * d)
+            except ParameterError as exc:
+                # V and N follow from d: the user's parameter is d (or seeds)
+                raise ParameterError(exc.parameter if exc.parameter == "seeds" else "d", exc.reason) from None
     return out
 
 
@@ -59,7 +78,12 @@ def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, center
 
 def fit(rows: list[dict], get) -> dict:
     """:func:`verify.stats.finite_size_fit` of ``get(row)`` over the rows, as a JSON-ready dict."""
-    f = finite_size_fit([r["d"] for r in rows], [get(r) for r in rows])
+    try:
+        f = finite_size_fit([r["d"] for r in rows], [get(r) for r in rows])
+    except ParameterError as exc:
+        # an error of exactly zero (or not finite) has no rate: reported, not a refusal of the user's input
+        # (which named the fit's internal argument, "errors")
+        return {"rate": None, "rate_ci95": [None, None], "prefactor": None, "no_fit": exc.reason}
     return {"rate": f.rate, "rate_ci95": list(f.rate_ci95), "prefactor": f.prefactor}
 
 
@@ -67,8 +91,8 @@ def outlier_ladder(ds, delta, gamma, T: int, signs: str, scheme: str, mu2, *, ce
                    seed0: int = 0, tau=None, mask=None, path: str = "auto") -> dict:
     """The finite-size study of the module docstring; trial ``j`` of rung ``d`` uses
     ``rung_seeds(seed0, d, seeds)[j]``."""
-    ds = ladder(ds)
     delta, gamma = ratios(delta, gamma)
+    ds = ladder(ds, delta, gamma, T, seeds, signs)
     w, predicted, theory = scheme_prediction(scheme, T, signs, delta, gamma, mu2, centered, tau, mask)
     rows = []
     for d in ds:

@@ -21,10 +21,11 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
+from derive.files import check_output_folder
 from derive.numbers import format_real, json_reals
 from verify.stats import finite_size_fit, mean_ci
 from verify.sweeps.spec import Sweep, dimensions, point_pooling, predicted_outliers, theory
-from verify.sweeps.results import read_results
+from verify.sweeps.results import check_records, header_sweep, read_results
 
 __all__ = ["MC_DIGITS", "QUANTITIES", "point_summaries", "CURVE_NODES", "phase_figures", "finite_size",
            "finite_size_figure", "summarize"]
@@ -207,10 +208,11 @@ def finite_size_figure(fits: list[dict], folder) -> str | None:
 
 def summarize(path, figures_folder=None) -> dict:
     """The summary document of a results file; figures go to ``figures_folder`` (none if ``None``)."""
+    if figures_folder is not None:
+        check_output_folder(figures_folder, "figures")
     scan = read_results(path)
-    sweep = Sweep(scan.header["sweep"], files=scan.header.get("files", {}))
-    if sweep.hash != scan.header["sweep_hash"]:
-        raise ParameterError("results", f"{path}: the header's parameters do not match its hash (edited by hand?)")
+    sweep = header_sweep(scan.header, str(path))
+    check_records(sweep, scan.records, str(path))
     points = point_summaries(sweep, scan.records)
     fits = finite_size(sweep, points)
     paths = []

@@ -12,16 +12,22 @@ import fcntl
 import functools
 import importlib.metadata
 import json
+import math
 import os
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from derive.errors import ParameterError
-from verify.sweeps.spec import Sweep, canonical_json
+from derive.files import check_output_file, read_regular_file
+from verify.sweeps.spec import SOLVER_PATHS, SPECTRAL_OUTPUTS, Sweep, canonical_json, dimensions, sweep_hash
 
-__all__ = ["FORMAT", "RESULT_FIELDS", "HEADER_START", "Scan", "scan_results", "read_results", "ResultsWriter",
-           "code_version", "result_lines"]
+__all__ = ["MAX_RESULTS_BYTES", "FORMAT", "RESULT_FIELDS", "RECORD_FIELDS", "HEADER_START", "Scan", "scan_results",
+           "header_sweep", "check_records", "read_results", "ResultsWriter", "code_version", "result_lines"]
+
+MAX_RESULTS_BYTES = 4 * 2**30
+"""Largest results file read (10^6 tasks of a few KB)."""
 
 FORMAT = 1
 """Version of the results-file layout, in its header."""
@@ -111,16 +117,93 @@ def scan_results(data: bytes, where: str) -> Scan:
     return Scan(header, records, pos, 0)
 
 
+RECORD_FIELDS = {"task", "point", "dims", "result", "code_version", "timing"}
+"""Every field of a record, and no other."""
+
+
+def header_sweep(header: dict, where: str) -> Sweep:
+    """The :class:`Sweep` a header describes, after checking that its parameters still hash to its
+    ``sweep_hash`` (a header edited by hand, ``seeds`` say, is refused)."""
+    spec, files = header.get("sweep"), header.get("files", {})
+    if not isinstance(spec, dict) or not isinstance(files, dict) or sweep_hash(spec, files) != header["sweep_hash"]:
+        raise ParameterError("results", f"{where}: the header's parameters do not match its hash (edited by hand?)")
+    try:
+        return Sweep(spec, files=files)
+    except ParameterError as exc:
+        raise ParameterError("results", f"{where}: the header's sweep is not valid ({exc})") from None
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _result_problem(sweep: Sweep, result: dict) -> str | None:
+    """What is wrong with a record's ``result`` for this sweep (``None`` if nothing): exactly the fields of
+    the sweep's outputs, each finite and of its shape."""
+    k, expected = sweep.settings["k"], set()
+    if any(o in SPECTRAL_OUTPUTS for o in sweep.outputs):
+        expected.add("path")
+        if result.get("path") not in SOLVER_PATHS[1:]:
+            return f"path {result.get('path')!r} is not a solver"
+    for name in ("top_eigenvalues", "overlaps"):
+        if name in sweep.outputs:
+            expected.add(name)
+            values = result.get(name)
+            if not (isinstance(values, list) and len(values) == k and all(_finite(x) for x in values)):
+                return f"{name} must be {k} finite numbers, got {values!r}"[:200]
+    if "overlaps" in sweep.outputs and not all(-1e-12 <= x <= 1 + 1e-12 for x in result["overlaps"]):
+        return "an overlap outside [0, 1]"
+    if "bulk_edge" in sweep.outputs:
+        expected |= {"bulk_edge", "outliers_predicted"}
+        if not _finite(result.get("bulk_edge")) or not isinstance(result.get("outliers_predicted"), int):
+            return "bulk_edge must be a finite number with an integer outliers_predicted"
+    if "accuracy" in sweep.outputs:
+        expected |= {"accuracy", "n_test"}
+        if not (_finite(result.get("accuracy")) and 0 <= result["accuracy"] <= 1 and isinstance(result.get("n_test"), int)):
+            return "accuracy must be a number in [0, 1] with an integer n_test"
+    if set(result) != expected:
+        return f"fields {sorted(result)}, expected {sorted(expected)}"
+    return None
+
+
+def check_records(sweep: Sweep, records: dict, where: str) -> None:
+    """Refuse a results file holding a record that this sweep would not write: a key that is not one of
+    its tasks, a point or dimensions that do not match the key, missing or extra fields, a result that is
+    not finite numbers of the outputs' shapes."""
+    tasks = {t.key: t for t in sweep.tasks()}
+    dims = {}
+    for key, rec in records.items():
+        task = tasks.get(key)
+        problem = None
+        if task is None:
+            problem = "is not a task of this sweep"
+        elif set(rec) != RECORD_FIELDS:
+            problem = f"has fields {sorted(rec)}, expected {sorted(RECORD_FIELDS)}"
+        elif rec["point"] != task.point:
+            problem = f"has the point {rec['point']!r}, but its key is the point {task.point!r}"
+        else:
+            index = key[:-1]
+            if index not in dims:
+                dims[index] = dimensions(sweep.params(task.point))
+            if rec["dims"] != dims[index]:
+                problem = f"has dimensions {rec['dims']!r}, expected {dims[index]!r}"
+            elif not isinstance(rec["result"], dict):
+                problem = "has no result"
+            else:
+                problem = _result_problem(sweep, rec["result"])
+                problem = None if problem is None else f"has a bad result: {problem}"
+        if problem:
+            raise ParameterError("results", f"{where}: the record of task {list(key)} {problem}; "
+                                            "the file is not this sweep's output (remove the record to redo its task)")
+
+
 def _line_no(data: bytes, pos: int) -> int:
     return data.count(b"\n", 0, pos) + 1
 
 
 def read_results(path) -> Scan:
     """Read a results file without changing it (a torn last line is reported in ``torn``, not removed)."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise ParameterError("results", f"{path}: cannot read ({exc.strerror})") from None
+    data = read_regular_file(path, "results", MAX_RESULTS_BYTES)
     scan = scan_results(data, str(path))
     if scan.header is None:
         raise ParameterError("results", f"{path}: holds no sweep header (empty file?)")
@@ -143,9 +226,15 @@ class ResultsWriter:
     """
 
     def __init__(self, path, sweep: Sweep):
-        self.path = Path(path)
+        self.path = check_output_file(path, "results")
         created = not self.path.exists()
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise ParameterError("results", f"{path}: cannot be opened ({exc.strerror})") from None
+        if not stat.S_ISREG(os.fstat(self.fd).st_mode):
+            os.close(self.fd)
+            raise ParameterError("results", f"{path}: not a regular file")
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -165,10 +254,9 @@ class ResultsWriter:
             raise ParameterError("results", f"{self.path}: holds another sweep (parameters hash "
                                             f"{scan.header['sweep_hash'][:12]}, this sweep {sweep.hash[:12]}); "
                                             "use another results file")
-        keys = {t.key for t in sweep.tasks()}
-        for key in scan.records:
-            if key not in keys:
-                raise ParameterError("results", f"{self.path}: task {list(key)} is not a task of this sweep")
+        if scan.header is not None:
+            header_sweep(scan.header, str(self.path))
+        check_records(sweep, scan.records, str(self.path))
         self.repaired = scan.torn
         os.ftruncate(self.fd, scan.good_end)
         os.lseek(self.fd, 0, os.SEEK_END)

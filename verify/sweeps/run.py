@@ -10,13 +10,16 @@ import time
 import numpy as np
 
 from verify.sweeps.results import ResultsWriter, code_version
+from verify.threads import limit_blas_threads
 from verify.sweeps.spec import CLASSIFICATION_STREAM, SPECTRAL_OUTPUTS, SPECTRUM_STREAM, Job, Sweep, task_seed
 
 __all__ = ["run_task", "run_sweep"]
 
 
 def run_task(job: Job) -> dict:
-    r"""Run one task: the requested outputs (``result``), this worker's ``code_version`` and ``timing``.
+    r"""Run one task with one BLAS thread (set here, in the worker's own process, so that a record is the
+    same on every executor and for every worker count whatever the environment says:
+    :func:`verify.threads.limit_blas_threads`): the requested outputs (``result``), this worker's ``code_version`` and ``timing``.
 
     * ``top_eigenvalues``, ``overlaps``: the top-``k`` eigenvalues of :math:`S` (or :math:`S_c`) and the
       squared overlaps :math:`|\hat u_i^T u|^2` of their eigenvectors (:func:`verify.simulate.run_trial`);
@@ -26,6 +29,11 @@ def run_task(job: Job) -> dict:
       position's sign from the pooled vectors, trained on ``N`` sequences and tested on ``N//2`` fresh
       ones of the same table (its own draw, stream 1). It holds the ``d x 3N/2`` pooled matrix in memory.
     """
+    with limit_blas_threads(1):
+        return _run_task(job)
+
+
+def _run_task(job: Job) -> dict:
     from verify.montecarlo.draw import check_model, draw, pooled
     from verify.montecarlo.trials import run_trial
 

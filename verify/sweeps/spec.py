@@ -41,6 +41,7 @@ import functools
 import hashlib
 import itertools
 import json
+import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,9 +50,11 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
+from derive.files import MAX_BYTES as MAX_USER_FILE_BYTES, read_regular_file
 from derive.numbers import check_count, check_range, parse_rational
+from derive.resources import MAX_MU2, MAX_SEEDS, check_axis, check_tasks
 
-__all__ = ["OUTPUTS", "SPECTRAL_OUTPUTS", "SPECTRUM_STREAM", "CLASSIFICATION_STREAM", "canonical_json", "normalize",
+__all__ = ["OUTPUTS", "SPECTRAL_OUTPUTS", "SOLVER_PATHS", "MAX_SWEEP_FILE_BYTES", "SPECTRUM_STREAM", "CLASSIFICATION_STREAM", "canonical_json", "sweep_hash", "normalize",
            "load_sweep_data", "task_seed", "dimensions", "point_pooling", "theory", "predicted_outliers", "Job",
            "Task", "Sweep", "load_sweep"]
 
@@ -59,6 +62,9 @@ OUTPUTS = ("top_eigenvalues", "overlaps", "bulk_edge", "accuracy")
 SPECTRAL_OUTPUTS = ("top_eigenvalues", "overlaps", "bulk_edge")
 SPECTRUM_STREAM, CLASSIFICATION_STREAM = 0, 1
 SOLVER_PATHS = ("auto", "dense", "implicit", "mixed")
+
+MAX_SWEEP_FILE_BYTES = 2**20
+"""Largest sweep file read (the paper-scale sweep is 1 KB)."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -77,6 +83,11 @@ def _positive_rational(value, name: str) -> str:
 
 def _nonnegative_rational(value, name: str) -> str:
     return str(check_range(_rational(value, name), name, low=0))
+
+
+def _signal(value, name: str) -> str:
+    # float64 eigenvalues of S carry errors of about 1e-16 mu2 (verify mc refuses the same)
+    return str(check_range(_rational(value, name), name, low=0, high=MAX_MU2))
 
 
 def _text(value, name: str) -> str:
@@ -104,7 +115,7 @@ MODEL_PARAMETERS = {
     "T": lambda v, n: check_count(v, n, low=1),
     "signs": _text,
     "weights": _text,
-    "mu2": _nonnegative_rational,
+    "mu2": _signal,
     "tau": _nonnegative_rational,
     "mask": _mask,
     "centered": _boolean,
@@ -124,12 +135,14 @@ def _axis(name: str, values) -> list:
             raise ParameterError(where, f"a range needs exactly the keys from, to, num; got {sorted(values)}")
         lo, hi = _rational(values["from"], f"{where}.from"), _rational(values["to"], f"{where}.to")
         num = check_count(values["num"], f"{where}.num", low=1)
+        check_axis(num, f"{where}.num")
         if num == 1 and lo != hi:
             raise ParameterError(f"{where}.num", "a range of one value needs from = to")
         step = 0 if num == 1 else (hi - lo) / (num - 1)
         values = [str(lo + i * step) for i in range(num)]
     if not isinstance(values, list) or not values:
         raise ParameterError(where, f"must be a non-empty list or a {{from, to, num}} range, got {values!r}")
+    check_axis(len(values), where)
     out = [MODEL_PARAMETERS[name](v, where) for v in values]
     if len(set(map(json.dumps, out))) != len(out):
         raise ParameterError(where, f"lists a value twice: {values!r}")
@@ -192,16 +205,21 @@ def normalize(data) -> dict:
     fixed = {**OPTIONAL_DEFAULTS, **{n: MODEL_PARAMETERS[n](v, f"model.{n}") for n, v in model.items()}}
     for name in grid:
         fixed.pop(name, None)
+    seeds = check_count(settings.get("seeds", 1), "sweep.seeds", low=1)
+    if seeds > MAX_SEEDS:
+        raise ParameterError("sweep.seeds", f"at most {MAX_SEEDS} seeds per grid point, got {seeds}")
+    axes = [[name, _axis(name, values)] for name, values in grid.items()]
+    check_tasks(seeds * math.prod(len(values) for _, values in axes))
     return {
         "sweep": {
             "root_seed": check_count(settings.get("root_seed", 0), "sweep.root_seed", low=0),
-            "seeds": check_count(settings.get("seeds", 1), "sweep.seeds", low=1),
+            "seeds": seeds,
             "outputs": [o for o in OUTPUTS if o in outputs],
             "k": check_count(settings.get("k", 3), "sweep.k", low=1),
             "path": path,
         },
         "model": fixed,
-        "grid": [[name, _axis(name, values)] for name, values in grid.items()],
+        "grid": axes,
     }
 
 
@@ -210,14 +228,16 @@ def load_sweep_data(path) -> dict:
     p = Path(path)
     if p.suffix not in (".toml", ".json"):
         raise ParameterError("sweep", f"{path}: must be a .toml or .json file")
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ParameterError("sweep", f"{path}: cannot read ({exc.strerror})") from None
+    raw = read_regular_file(p, "sweep", MAX_SWEEP_FILE_BYTES)
     try:
         return tomllib.loads(raw.decode()) if p.suffix == ".toml" else json.loads(raw)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ParameterError("sweep", f"{path}: not valid {p.suffix[1:].upper()}: {exc}") from None
+    except RecursionError:
+        raise ParameterError("sweep", f"{path}: nested too deeply to be a sweep file") from None
+    except ValueError as exc:
+        # an integer of more than 4300 digits (Python's limit on reading one)
+        raise ParameterError("sweep", f"{path}: {exc}".split(";")[0]) from None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -326,10 +346,7 @@ def file_digests(spec) -> dict:
     def walk(x):
         if isinstance(x, str) and x.startswith("file:"):
             path = x[len("file:"):]
-            try:
-                found[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-            except OSError as exc:
-                raise ParameterError("sweep", f"cannot read {path}: {exc.strerror}") from None
+            found[path] = hashlib.sha256(read_regular_file(path, "sweep", MAX_USER_FILE_BYTES)).hexdigest()
         elif isinstance(x, dict):
             for v in x.values():
                 walk(v)
@@ -339,6 +356,16 @@ def file_digests(spec) -> dict:
 
     walk(spec)
     return dict(sorted(found.items()))
+
+
+def sweep_hash(spec: dict, files: dict) -> str:
+    """The hash that names a sweep: over its normalized parameters and the digests of the files they name.
+
+    >>> sweep_hash({"a": 1}, {})[:12]
+    '015abd7f5cc5'
+    """
+    identity = {"sweep": spec, "files": files} if files else spec
+    return hashlib.sha256(canonical_json(identity).encode()).hexdigest()
 
 
 class Sweep:
@@ -351,8 +378,7 @@ class Sweep:
         # identity, so a resumed sweep cannot mix results from two versions of the file; a results
         # header carries the digests, so a summary needs only the results file
         self.files = file_digests(self.spec) if files is None else dict(files)
-        identity = {"sweep": self.spec, "files": self.files} if self.files else self.spec
-        self.hash = hashlib.sha256(canonical_json(identity).encode()).hexdigest()
+        self.hash = sweep_hash(self.spec, self.files)
         self.settings, self.fixed = self.spec["sweep"], self.spec["model"]
         self.axes = [(name, values) for name, values in self.spec["grid"]]
         self.outputs = tuple(self.settings["outputs"])
@@ -371,8 +397,18 @@ class Sweep:
 
         dims = dimensions(params)
         w = point_pooling(params).weights
-        check_model(dims["d"], dims["V"], dims["N"], dims["T"], params["signs"], [float(x) for x in w],
-                    float(sp.Rational(params["mu2"])))
+        # the classifier draws N + N/2 sequences: the larger of the two trials is checked
+        N = dims["N"] + dims["N"] // 2 if "accuracy" in self.outputs else dims["N"]
+        try:
+            check_model(dims["d"], dims["V"], N, dims["T"], params["signs"], [float(x) for x in w],
+                        float(sp.Rational(params["mu2"])))
+        except ParameterError as exc:
+            if exc.parameter not in ("d", "V", "N", "T"):
+                raise
+            # V and N follow from d, delta, gamma: name the sweep's own entry for d
+            name = "d" if exc.parameter in ("V", "N") else exc.parameter
+            where = "grid" if any(a == name for a, _ in self.axes) else "model"
+            raise ParameterError(f"{where}.{name}", f"{exc.reason} at {params}") from None
         k = self.settings["k"]
         if k >= min(dims["d"], dims["N"]):
             raise ParameterError("sweep.k", f"must be below min(d, N) = {min(dims['d'], dims['N'])} at {params}")

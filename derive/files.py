@@ -1,0 +1,127 @@
+"""Files named by the user: read only regular files of bounded size, and check an output path before any
+work is done.
+
+A name may point at ``/dev/zero``, a FIFO or a directory; reading such a thing never ends or fails late.
+The input file is opened without blocking (a FIFO with no writer would block ``open``), checked with
+``fstat`` on the open descriptor (no race between the check and the read), and read up to its limit.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from derive.errors import ParameterError
+
+__all__ = ["MAX_BYTES", "read_regular_file", "check_output_file", "check_output_folder", "check_output_target"]
+
+MAX_BYTES = 16 * 2**20
+"""Largest user data file read (10^5 numbers of 100 characters each)."""
+
+
+def _name(path, parameter: str) -> Path:
+    if not isinstance(path, (str, Path)) or not str(path):
+        raise ParameterError(parameter, f"a file name must be a non-empty string, got {path!r}")
+    if "\0" in str(path):
+        raise ParameterError(parameter, "a file name cannot hold a NUL character")
+    return Path(path)
+
+
+def read_regular_file(path, parameter: str, max_bytes: int) -> bytes:
+    """The bytes of the regular file ``path``, at most ``max_bytes`` of them; anything else is refused
+    naming ``parameter``.
+
+    >>> read_regular_file("/dev/zero", "signs", 10)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: signs: /dev/zero: not a regular file (a device, FIFO or folder is never read)
+    """
+    p = _name(path, parameter)
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ParameterError(parameter, f"{path}: no such file") from None
+    except OSError as exc:
+        raise ParameterError(parameter, f"{path}: cannot be opened ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ParameterError(parameter, f"{path}: not a regular file (a device, FIFO or folder is never read)")
+        if info.st_size > max_bytes:
+            raise ParameterError(parameter, f"{path}: {info.st_size} bytes, more than the {max_bytes} read")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            # one byte more than fstat said, to see a file that grows while it is read
+            data = f.read(min(info.st_size, max_bytes) + 1)
+    except OSError as exc:
+        raise ParameterError(parameter, f"{path}: unreadable ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise ParameterError(parameter, f"{path}: grew beyond the {max_bytes} bytes read")
+    return data
+
+
+def check_output_file(path, parameter: str) -> Path:
+    """``path`` as a file that can be created or appended to: an existing regular file or a new name in
+    an existing folder (not a folder, a device, a FIFO, ``/dev/null``, nor a name under a file).
+
+    >>> check_output_file("/dev/null", "results")
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: results: /dev/null: not a regular file
+    """
+    p = _name(path, parameter)
+    try:
+        info = os.stat(p)
+    except FileNotFoundError:
+        parent = p.parent if str(p.parent) else Path(".")
+        if not parent.is_dir():
+            raise ParameterError(parameter, f"{path}: the folder {parent} does not exist") from None
+        if not os.access(parent, os.W_OK):
+            raise ParameterError(parameter, f"{path}: the folder {parent} is not writable") from None
+        return p
+    except NotADirectoryError:
+        raise ParameterError(parameter, f"{path}: a part of the path is a file, not a folder") from None
+    except OSError as exc:
+        raise ParameterError(parameter, f"{path}: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ParameterError(parameter, f"{path}: not a regular file")
+    return p
+
+
+def check_output_folder(path, parameter: str) -> Path:
+    """``path`` as a folder that exists or can be made (its nearest existing ancestor is a writable
+    folder), checked before the work that fills it.
+
+    >>> check_output_folder("/dev/null/figures", "figures")
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: figures: /dev/null/figures: /dev/null is not a folder
+    """
+    p = _name(path, parameter)
+    ancestor = p
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        if ancestor.is_symlink():
+            raise ParameterError(parameter, f"{path}: {ancestor} is a broken link")
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ParameterError(parameter, f"{path}: {ancestor} is not a folder")
+    if not os.access(ancestor, os.W_OK):
+        raise ParameterError(parameter, f"{path}: {ancestor} is not writable")
+    return p
+
+
+def check_output_target(path, parameter: str) -> Path:
+    """``path`` as a file to be written whose missing folders will be made: its nearest existing ancestor
+    a writable folder, and the file itself regular or new once its folder exists.
+
+    >>> check_output_target("/dev/null/notes.md", "notes")
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: notes: /dev/null: /dev/null is not a folder
+    """
+    p = _name(path, parameter)
+    check_output_folder(p.parent, parameter)
+    if p.parent.is_dir():
+        check_output_file(p, parameter)
+    return p

@@ -1,0 +1,210 @@
+r"""The resource model: what a command will cost, estimated from its parameters before anything is
+allocated, and the documented limits above which it is refused (``ParameterError`` naming the
+parameter; exit status 2 on the command line).
+
+Every limit is stated here once, and README's "documented limits" lists them. The estimates are
+upper bounds of the arrays a command holds at once (bytes) or of its arithmetic (work), written from
+the code that does the work:
+
+* **Monte Carlo trial** (:func:`trial_bytes`): the table ``E`` (``8 d V``), the signs, tokens and the
+  sparse mixing matrix ``A`` (at most ``48 N T``: int8 signs, int64 draws and tokens, float64 values and
+  int64 indices), the pooled vectors (``8 d N``), the Gram matrix and its eigendecomposition
+  (``16 min(d, N)^2``), and for ``gauss:rho`` the ``T x T`` covariance and its Cholesky factor (``16 T^2``).
+* **Runs of trials** (:func:`check_trials`): the number of seeds, and the work
+  ``seeds * (d N T + 4 d N min(d, N))`` (pooling plus a dense solve, an upper bound of the
+  matrix-free ones).
+* **Exact weights** (:func:`check_weights`): the causal limit weights are exact rationals whose
+  denominators grow like ``lcm(1..T)`` (``1.44 T`` bits each: ``T^2`` digits in all); the optimal
+  weights of a family without a closed form need an mpmath eigendecomposition (work
+  ``T^3 (digits + 10)^2``); ``alpha`` of ``gauss:rho`` sums ``T^2`` arcsines for weights that are
+  not all equal.
+"""
+from __future__ import annotations
+
+from derive.errors import ParameterError
+
+__all__ = ["MAX_TRIAL_BYTES", "MAX_MU2", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
+           "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "trial_bytes", "check_trial", "check_trials", "check_weights",
+           "check_points", "check_density_work", "check_output", "check_tasks", "check_axis"]
+
+MAX_TRIAL_BYTES = 2 * 2**30
+"""Most memory one Monte Carlo trial may hold (2 GiB), whichever command runs it."""
+
+MAX_MU2 = 10**6
+"""Largest signal strength simulated: float64 eigenvalues of ``S`` carry absolute errors of about
+``1e-16 * mu2``, so beyond ``1e6`` the bulk eigenvalues reported to 10 digits would be rounding noise
+(and the spread over seeds overflows long before ``mu2 = 1e300``)."""
+
+MAX_SEEDS = 10_000
+"""Most trials of one run (``--seeds``, a sweep's ``seeds``)."""
+
+MAX_WORK = 10**14
+"""Most floating-point operations of one run of trials (hours on one core)."""
+
+MAX_EXACT_CAUSAL_T = 2000
+"""Longest sequence of exact causal weights (their exact text is about ``T^2`` digits: 4 MB here)."""
+
+MAX_GAUSS_T = 200
+"""Longest sequence for ``gauss:rho`` (``alpha`` sums arcsines over the lags; its sampler holds ``T x T``)."""
+
+MAX_EIGEN_WORK = 32**3 * 40**2
+"""Most work ``T^3 (digits + 10)^2`` of an mpmath eigendecomposition of ``R`` (optimal weights of
+``markov``, ``gauss`` and file families): ``T = 32`` at 30 digits, a few seconds."""
+
+MAX_POINTS = 5_000
+"""Most evaluation points of one command (``derive bulk --x``): about 3 ms each at 30 digits."""
+
+MAX_DENSITY_WORK = 5_000 * 50**1.5
+"""Most work ``points (digits + 20)^{3/2}`` of one density evaluation (5000 points at 30 digits)."""
+
+MAX_OUTPUT_DIGITS = 10**7
+"""Most digits of reals one command prints (``T`` weights or ``--x`` points times ``--digits``): 10 MB."""
+
+MAX_TASKS = 10**6
+"""Most tasks of one sweep (grid points times seeds)."""
+
+MAX_AXIS = 10_000
+"""Most values of one sweep axis (a range's ``num``, a list)."""
+
+
+def trial_bytes(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0) -> int:
+    """An upper bound of the bytes one trial holds at once (see the module docstring), plus ``extra``
+    (what a study holds beside the trial).
+
+    >>> trial_bytes(1000, 2000, 4000, 8)
+    65536000
+    """
+    gauss = 16 * T * T if kind == "gauss" else 0
+    return 8 * d * V + 48 * N * T + 8 * d * N + 16 * min(d, N) ** 2 + gauss + extra
+
+
+def _largest(named: dict) -> str:
+    return max(named, key=lambda name: named[name])
+
+
+def check_trial(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0) -> None:
+    """Refuse a trial whose memory (:func:`trial_bytes`) exceeds :data:`MAX_TRIAL_BYTES`, naming the
+    largest of the dimensions behind it.
+
+    >>> check_trial(2, 2, 10**8, 10)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: N: one trial at d = 2, V = 2, N = 100000000, T = 10 needs 46 GiB (more than the 2 GiB limit)
+    """
+    need = trial_bytes(d, V, N, T, kind, extra)
+    if need > MAX_TRIAL_BYTES:
+        terms = {"V" if V >= d else "d": 8 * d * V, "N" if N >= T else "T": 48 * N * T,
+                 "N" if N >= d else "d": 8 * d * N + 16 * min(d, N) ** 2}
+        terms["d"] = terms.get("d", 0) + extra
+        if kind == "gauss":
+            terms["T"] = terms.get("T", 0) + 16 * T * T
+        raise ParameterError(_largest(terms), f"one trial at d = {d}, V = {V}, N = {N}, T = {T} needs "
+                                              f"{need / 2**30:.0f} GiB (more than the {MAX_TRIAL_BYTES // 2**30} GiB limit)")
+    if kind == "gauss" and T > MAX_GAUSS_T:
+        raise ParameterError("T", f"gauss:rho signs are sampled for T <= {MAX_GAUSS_T}, got {T}")
+
+
+def check_trials(d: int, V: int, N: int, T: int, seeds: int, kind: str | None = None, extra: int = 0) -> None:
+    """Refuse a run of ``seeds`` trials above :data:`MAX_SEEDS` or :data:`MAX_WORK` (after :func:`check_trial`).
+
+    >>> check_trials(10, 20, 40, 4, 10**12)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: seeds: at most 10000 trials per run, got 1000000000000
+    """
+    check_trial(d, V, N, T, kind, extra)
+    if seeds > MAX_SEEDS:
+        raise ParameterError("seeds", f"at most {MAX_SEEDS} trials per run, got {seeds}")
+    work = seeds * (d * N * T + 4 * d * N * min(d, N))
+    if work > MAX_WORK:
+        raise ParameterError("seeds", f"{seeds} trials at d = {d}, N = {N} need about {work:.1e} operations "
+                                      f"(more than {MAX_WORK:.0e})")
+
+
+def check_weights(scheme: str, T: int, kind: str | None, digits: int, block: bool = False) -> None:
+    """Refuse weights whose exact computation would exceed the limits: causal weights beyond
+    :data:`MAX_EXACT_CAUSAL_T`, ``gauss:rho`` beyond :data:`MAX_GAUSS_T`, an eigendecomposition of ``R``
+    beyond :data:`MAX_EIGEN_WORK` (``block``: ``R`` is one block of ones and the identity, whose top
+    eigenvector is known in closed form).
+
+    >>> check_weights("optimal", 64, "markov", 30)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: T: optimal weights of markov signs need an mpmath eigendecomposition of the 64 x 64 R at 40 digits: at most T^3 (digits + 10)^2 = 52428800, got 419430400
+    """
+    if scheme == "causal" and T > MAX_EXACT_CAUSAL_T:
+        raise ParameterError("T", f"causal weights are exact rationals (about T^2 digits in all) for T <= "
+                                  f"{MAX_EXACT_CAUSAL_T}, got {T}")
+    if kind == "gauss" and T > MAX_GAUSS_T:
+        raise ParameterError("T", f"gauss:rho signs are supported for T <= {MAX_GAUSS_T}, got {T}")
+    if scheme == "optimal" and kind not in (None, "iid") and not block:
+        work = T**3 * (digits + 10) ** 2
+        if work > MAX_EIGEN_WORK:
+            name = "digits" if T <= 8 else "T"
+            raise ParameterError(name, f"optimal weights of {kind} signs need an mpmath eigendecomposition of the "
+                                       f"{T} x {T} R at {digits + 10} digits: at most T^3 (digits + 10)^2 = "
+                                       f"{MAX_EIGEN_WORK}, got {work}")
+
+
+def check_points(n: int, name: str) -> None:
+    """Refuse more than :data:`MAX_POINTS` evaluation points.
+
+    >>> check_points(10**6, "x")
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: x: at most 5000 points, got 1000000
+    """
+    if n > MAX_POINTS:
+        raise ParameterError(name, f"at most {MAX_POINTS} points, got {n}")
+
+
+def check_density_work(points: int, digits: int) -> None:
+    """Refuse a density evaluation above :data:`MAX_DENSITY_WORK` (the cost per point grows with the
+    working precision).
+
+    >>> check_density_work(1000, 1000)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: digits: 1000 points at 1000 digits: at most 1767766 units of work (points (digits + 20)^1.5), got 32576187
+    """
+    work = points * (digits + 20) ** 1.5
+    if work > MAX_DENSITY_WORK:
+        raise ParameterError("digits", f"{points} points at {digits} digits: at most {int(MAX_DENSITY_WORK)} units of "
+                                       f"work (points (digits + 20)^1.5), got {int(work)}")
+
+
+def check_output(reals: int, digits: int) -> None:
+    """Refuse a document of ``reals`` reals at ``digits`` digits beyond :data:`MAX_OUTPUT_DIGITS`.
+
+    >>> check_output(10**5, 1000)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: digits: 100000 reals at 1000 digits make 100000000 digits, more than 10000000
+    """
+    if reals * digits > MAX_OUTPUT_DIGITS:
+        raise ParameterError("digits", f"{reals} reals at {digits} digits make {reals * digits} digits, "
+                                       f"more than {MAX_OUTPUT_DIGITS}")
+
+
+def check_tasks(n: int, name: str = "sweep.seeds") -> None:
+    """Refuse a sweep of more than :data:`MAX_TASKS` tasks.
+
+    >>> check_tasks(10**7)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: sweep.seeds: the sweep has 10000000 tasks, more than 1000000
+    """
+    if n > MAX_TASKS:
+        raise ParameterError(name, f"the sweep has {n} tasks, more than {MAX_TASKS}")
+
+
+def check_axis(n: int, name: str) -> None:
+    """Refuse a sweep axis of more than :data:`MAX_AXIS` values.
+
+    >>> check_axis(10**9, "grid.mu2")
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: grid.mu2: at most 10000 values, got 1000000000
+    """
+    if n > MAX_AXIS:
+        raise ParameterError(name, f"at most {MAX_AXIS} values, got {n}")
