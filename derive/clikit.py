@@ -62,6 +62,9 @@ def run_cli(prog: str, description: str, command_modules: list[str], argv=None) 
             human = getattr(commands[args.command], "render", None)
             _print_human(human(doc) if human else doc, sys.stdout)
         sys.stdout.flush()
+        status = getattr(commands[args.command], "exit_status", None)
+        if status is not None:
+            return status(doc)
     except BrokenPipeError:
         # the reader stopped early (``| head``): not an error of ours, and no traceback; stdout goes
         # to /dev/null so that the interpreter's final flush does not raise again

@@ -4,7 +4,7 @@ import sys
 from derive.clikit import run_cli
 
 COMMANDS: list[str] = ["verify.commands.mc", "verify.commands.claims", "verify.commands.ladder",
-                       "verify.commands.attention_gap", "verify.commands.sweep"]
+                       "verify.commands.attention_gap", "verify.commands.sweep", "verify.commands.formula"]
 
 
 def main(argv=None) -> int:
