@@ -8,6 +8,8 @@ COMMANDS: list[str] = ["verify.commands.mc", "verify.commands.claims", "verify.c
 
 
 def main(argv=None) -> int:
+    from verify.threads import limit_blas_threads
+    limit_blas_threads()
     return run_cli("verify", __doc__, COMMANDS, argv)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-__all__ = ["BLAS_THREAD_VARIABLES", "thread_environment", "blas_threads_for_children"]
+__all__ = ["BLAS_THREAD_VARIABLES", "thread_environment", "blas_threads_for_children", "limit_blas_threads"]
 
 BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -37,3 +37,18 @@ def blas_threads_for_children(threads: int = 1):
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def limit_blas_threads(threads: int = 1) -> bool:
+    """Limit the BLAS libraries already loaded in this process to ``threads`` threads (threadpoolctl), unless the
+    user set one of :data:`BLAS_THREAD_VARIABLES`; return whether a limit was set.
+
+    The command lines call it first: on a shared 2-core machine the default (one BLAS thread per core, inside
+    processes that already fill the cores) made the ledger three times slower.
+    """
+    if any(os.environ.get(name) for name in BLAS_THREAD_VARIABLES):
+        return False
+    import numpy  # noqa: F401  (loads the BLAS whose pool is limited)
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(limits=threads, user_api="blas")
+    return True

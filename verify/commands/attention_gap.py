@@ -1,4 +1,5 @@
 """``verify attention-gap``: real causal softmax attention against its limit weights, on the same data."""
+from verify.progress import progress
 from verify.studies.attention_gap import attention_gap
 from verify.commands.ladder import add_ladder_arguments, fits_lines, ladder_options, reals
 
@@ -14,7 +15,8 @@ def add_arguments(p):
 
 def run(args):
     mask = args.mask or "inclusive"
-    return reals(attention_gap(**ladder_options(args), tau=args.tau or "1", mask=mask))
+    with progress("attention-gap") as report:
+        return reals(attention_gap(**ladder_options(args), tau=args.tau or "1", mask=mask, report=report))
 
 
 def render(doc) -> str:
