@@ -319,20 +319,29 @@ def _simplest(points, seed: int) -> dict:
         raise ParameterError("where", "no point of the domain satisfies the constraints") from None
 
 
+SPREAD = 7
+"""Positions outside the block that carry weight: spread weights keep each token's reuse ``N T / V`` large, where
+the Gaussian-equivalent law that the outlier formulas are for is close to the model's own."""
+
+
 def _realizing_weights(rho: float) -> tuple[str, list[float]] | None:
     r"""A sign family and weights with :math:`w^\top R w / \|w\|^2 = \rho` (``None`` for :math:`\rho < 1`):
-    ``prefix:L`` with weight ``a`` on the block and ``b`` elsewhere gives
-    :math:`(L^2a^2 + (T-L)b^2)/(La^2 + (T-L)b^2)`, which runs over ``[1, L]``."""
+    ``prefix:L`` with weight ``a`` on the block and ``b = 1`` on the :data:`SPREAD` other positions gives
+    :math:`(L^2a^2 + (T-L)b^2)/(La^2 + (T-L)b^2)`, which runs over ``[1, L)``; :math:`\rho = L` needs all the
+    weight on the block, :math:`\rho = 1` is ``iid`` with equal weights.
+
+    >>> _realizing_weights(1), _realizing_weights(0.5)
+    (('iid', [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]), None)
+    """
     if rho < 1:
         return None
     if rho == 1:
-        return "iid", [1.0]
+        return "iid", [1.0] * (SPREAD + 1)
     L = math.ceil(rho)
     if rho == L:
         return f"prefix:{L}", [1.0] * L
-    T = L + 1
-    a = math.sqrt((T - L) * (rho - 1) / (L * (L - rho)))
-    return f"prefix:{L}", [a] * L + [1.0]
+    a = math.sqrt(SPREAD * (rho - 1) / (L * (L - rho)))
+    return f"prefix:{L}", [a] * L + [1.0] * SPREAD
 
 
 def monte_carlo(q: Quantity, point: dict, values: tuple, digits: int, *, d: int, seeds: int, seed0: int) -> dict:
@@ -363,11 +372,14 @@ def monte_carlo(q: Quantity, point: dict, values: tuple, digits: int, *, d: int,
     expected, got = values
     fmt = lambda v: format_real(v, 10)  # noqa: E731
     inside = lambda v: v is not None and lo <= float(v) <= hi  # noqa: E731
-    return {"point": where, "d": d, "V": V, "N": N, "T": len(w), "signs": signs, "weights": [fmt(v) for v in w],
+    return {"point": where, "d": d, "V": V, "N": N, "T": len(w), "reuse": fmt(N * len(w) / V), "signs": signs,
+            "weights": [fmt(v) for v in w],
             "S": "centered", "seeds": seeds, "seed0": seed0, "mean": fmt(mean), "ci95": [fmt(lo), fmt(hi)],
             "expected_in_ci": inside(expected), "got_in_ci": inside(got),
             "min_detectable_rel_error": {q.name: format_real((hi - lo) / 2 / abs(float(expected)), 3)},
-            "note": "Student-t 95% over seeds; the finite-size bias (O(d^-1/2) for overlaps) is not in the interval"}
+            "note": "Student-t 95% over seeds; the finite-size bias (O(d^-1/2) for overlaps) is not in the interval; the "
+                    "derived values are the Gaussian-equivalent law, close to the model's own when the reuse N T / V is "
+                    "large and the weights spread"}
 
 
 def assert_formula(quantity_name, expr, **kwargs) -> FormulaCheck:
