@@ -295,7 +295,7 @@ def prove_equal(q: Quantity, expr: sp.Expr, *, fixed: dict | None = None, option
 
     >>> from derive.symbols import delta, kappa
     >>> prove_equal(quantity("bulk.population_right_edge"), kappa * (1 + sp.sqrt(delta))**2)
-    'cancel(together(.)) = 0 after delta = sqrt_delta**2 (a rational identity)'
+    'expr - definition: cancel(together(.)) = 0 after delta = sqrt_delta**2 (a rational identity)'
     """
     fixed = fixed or {}
     definition, polynomial = q.defined(options or {})
