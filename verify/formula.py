@@ -178,7 +178,8 @@ def domain_points(q: Quantity, *, fixed: dict | None = None, bounds: dict | None
 class FormulaCheck:
     """The result of :func:`check_formula`. ``point`` (exact rationals and options) is where the two values
     ``expected`` (the derived quantity) and ``got`` (the user's expression) differ, ``None`` unless the
-    verdict is ``counterexample``; ``mc`` the Monte Carlo document when one was asked for."""
+    verdict is ``counterexample``; otherwise the two values are those at ``checked_at``, the simplest point of
+    the domain. ``mc`` is the Monte Carlo document when one was asked for."""
 
     quantity: str
     expr: sp.Expr
@@ -192,6 +193,7 @@ class FormulaCheck:
     digits: int
     mc: dict | None = None
     note: str | None = None
+    checked_at: dict | None = None
 
     @property
     def ok(self) -> bool:
@@ -201,8 +203,9 @@ class FormulaCheck:
     def as_dict(self) -> dict:
         """The JSON document of ``verify formula`` (reals as strings of ``digits`` digits)."""
         fmt = lambda v: None if v is None else format_real(v, self.digits)  # noqa: E731
-        point = None if self.point is None else {str(k): str(v) for k, v in self.point.items()}
-        return {"verdict": self.verdict, "point": point, "expected": fmt(self.expected), "got": fmt(self.got),
+        text = lambda p: None if p is None else {str(k): str(v) for k, v in p.items()}  # noqa: E731
+        return {"verdict": self.verdict, "point": text(self.point), "expected": fmt(self.expected), "got": fmt(self.got),
+                "checked_at": text(self.checked_at),
                 "examples": self.examples, "proof": self.proof, "quantity": self.quantity, "expr": str(self.expr),
                 "law": self.law, "tolerance": format_real(tolerance(self.digits), 3), "note": self.note,
                 **({"mc": self.mc} if self.mc is not None else {})}
@@ -265,18 +268,18 @@ def check_formula(quantity_name, expr, *, where=None, mc: bool = False, digits: 
     if found is not None and proof is not None:
         # a proof and a counterexample cannot both stand: the implicit proof's branch is the wrong root here
         proof = None
+    # the values shown are at the counterexample, or else at the simplest point of the domain (``checked_at``)
+    at = found if found is not None else _simplest(points, seed)
+    expected, got = values(at)
     if found is None:
-        verdict, point, expected, got = ("equal" if proof else "agrees"), None, None, None
+        verdict, point = ("equal" if proof else "agrees"), None
         note = None if proof else f"not proved; no counterexample in {evaluated} points of the domain"
     else:
         point = {**found, **options}
-        expected, got = values(found)
         verdict, note = "counterexample", None if got is not None else "the expression is undefined or not real here"
-    mc_doc = None
-    if mc:
-        at = found if found is not None else _simplest(points, seed)
-        mc_doc = monte_carlo(q, at, values(at), digits, d=mc_d, seeds=mc_seeds, seed0=seed)
-    return FormulaCheck(q.name, user, verdict, point, expected, got, evaluated, proof, q.law, digits, mc_doc, note)
+    mc_doc = monte_carlo(q, at, (expected, got), digits, d=mc_d, seeds=mc_seeds, seed0=seed) if mc else None
+    return FormulaCheck(q.name, user, verdict, point, expected, got, evaluated, proof, q.law, digits, mc_doc, note,
+                        {**at, **options})
 
 
 def _settings(examples: int):

@@ -35,10 +35,10 @@ def render(doc) -> str:
     lines = [f"{doc['quantity']}: {doc['verdict']}", f"  yours:   {doc['expr']}", f"  law:     {doc['law']}"]
     if doc["proof"]:
         lines.append(f"  proof:   {doc['proof']}")
-    if doc["point"]:
-        lines.append("  at:      " + ", ".join(f"{k} = {v}" for k, v in doc["point"].items()))
-        lines.append(f"  derived: {doc['expected']}")
-        lines.append(f"  yours:   {doc['got'] if doc['got'] is not None else 'undefined'}")
+    where = doc["point"] or doc["checked_at"]
+    lines.append(("  at:      " if doc["point"] else "  e.g. at: ") + ", ".join(f"{k} = {v}" for k, v in where.items()))
+    lines.append(f"  derived: {doc['expected']}")
+    lines.append(f"  yours:   {doc['got'] if doc['got'] is not None else 'undefined'}")
     lines.append(f"  {doc['examples']} points evaluated; values differ when apart by more than {doc['tolerance']} "
                  "relative to max(1, |derived|)")
     if doc["note"]:
