@@ -13,22 +13,23 @@ __all__ = ["DELAY", "Progress", "progress"]
 DELAY = 2.0
 """Seconds a run may last before its progress bar appears."""
 
-_FORMAT = "{desc}: {percentage:3.0f}%|{bar:20}| {elapsed} elapsed, about {remaining} left"
+_FORMAT = "{desc}: {percentage:3.0f}%|{bar:20}|{counts} {elapsed} elapsed, about {remaining} left"
 
 
 class Progress:
     """A callable ``report(done, total)`` drawing one bar; :meth:`close` ends it (also as a context manager)."""
 
-    def __init__(self, desc: str, enabled: bool | None = None):
-        self.desc, self.enabled, self.bar = desc, enabled, None
+    def __init__(self, desc: str, enabled: bool | None = None, unit: str | None = None):
+        self.desc, self.enabled, self.unit, self.bar = desc, enabled, unit, None
 
     def __call__(self, done: float, total: float) -> None:
         if self.enabled is False:
             return
         if self.bar is None:
             from tqdm import tqdm
-            self.bar = tqdm(total=total, desc=self.desc, file=sys.stderr, delay=DELAY, bar_format=_FORMAT,
-                            mininterval=0.5)
+            counts = f" {{n_fmt}}/{{total_fmt}} {self.unit}," if self.unit else ""
+            self.bar = tqdm(total=total, desc=self.desc, file=sys.stderr, delay=0 if self.enabled else DELAY,
+                            bar_format=_FORMAT.replace("{counts}", counts), mininterval=0.5)
         self.bar.total = total
         self.bar.update(done - self.bar.n)
 
@@ -50,10 +51,11 @@ class Progress:
         self.close()
 
 
-def progress(desc: str, *, enabled: bool | None = None) -> Progress:
-    """A progress report for ``desc``; ``enabled=False`` silences it.
+def progress(desc: str, *, enabled: bool | None = None, unit: str | None = None) -> Progress:
+    """A progress report for ``desc``: shown after :data:`DELAY` seconds, at once if ``enabled=True``, never if
+    ``enabled=False``; with a ``unit`` (``"trials"``) it also counts ``done/total``.
 
     >>> with progress("demo", enabled=False) as report:
     ...     report(1, 2)
     """
-    return Progress(desc, enabled)
+    return Progress(desc, enabled, unit)
