@@ -138,3 +138,13 @@ def test_pytest_helper_passes_a_right_form_and_fails_with_the_point():
     assert assert_formula("bulk.population_right_edge", "kappa + 2*kappa*sqrt(delta) + kappa*delta").ok
     with pytest.raises(AssertionError, match=r"at \{'delta': '1', 'kappa': '1'\}"):
         assert_formula("bulk.population_right_edge", "kappa*(1 + delta)", **FEW)
+
+
+def test_without_hypothesis_a_proof_still_stands_and_a_search_is_refused(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # import hypothesis now raises ImportError
+    check = check_formula("signal.strength", "alpha*mu2 + alpha*delta")
+    assert check.verdict == "equal" and check.examples == 0 and "not installed" in check.note
+    with pytest.raises(ParameterError) as info:
+        check_formula("signal.strength", "alpha*mu2")
+    assert info.value.parameter == "hypothesis"
