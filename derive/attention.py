@@ -28,7 +28,7 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.symbols import T, s, t, tau, u
-from derive.formulas import Formula
+from derive.formulas import Formula, named
 from derive.model import SignFamily, check_R, check_T, parse_signs
 from derive.numbers import check_digits, check_range, exact_sum, parse_rational, real_vector
 from derive.resources import check_weights
@@ -429,12 +429,14 @@ def pooling(scheme: str, T_value, signs=None, *, tau=None, mask=None, digits: in
 
 def formulas() -> list[Formula]:
     src = "derive/attention.py"
-    out = [Formula("limit attention score", limit_score(t, s),
-                   "d -> oo, ||mu||^2 fixed, distinct tokens in the sequence", f"{src}:limit_score")]
-    for mask, window in (("inclusive", "keys s <= t"), ("strict", "keys s < t, outputs t = 2..T averaged")):
-        hyp = f"d -> oo limit, softmax over {window}, outputs averaged; tau >= 0"
-        out.append(Formula(f"causal attention entry A_ts ({mask} mask)", causal_attention(mask), hyp,
-                           f"{src}:causal_attention"))
-        out.append(Formula(f"causal pooling weight w_s ({mask} mask)", causal_weight(mask), hyp,
-                           f"{src}:causal_weight"))
+    out = [Formula("limit attention logit", limit_score(t, s),
+                   "$d \\to \\infty$, $\\mu_2$ fixed, distinct tokens in the sequence", f"{src}:limit_score",
+                   named("e_ts", r"e_{ts}"), claim="C6")]
+    for mask, window in (("inclusive", "keys $s \\le t$"), ("strict", "keys $s < t$ (outputs $t = 2, \\dots, T$)")):
+        hyp = f"$d \\to \\infty$, softmax over {window}, outputs averaged; $\\tau \\ge 0$"
+        out.append(Formula(f"causal attention entry, {mask} mask", causal_attention(mask), hyp,
+                           f"{src}:causal_attention", named(f"A_ts_{mask}", rf"A^{{\mathrm{{{mask}}}}}_{{ts}}"),
+                           claim="C6"))
+        out.append(Formula(f"causal pooling weight, {mask} mask", causal_weight(mask), hyp,
+                           f"{src}:causal_weight", named(f"w_s_{mask}", rf"w^{{\mathrm{{{mask}}}}}_{{s}}"), claim="C6"))
     return out

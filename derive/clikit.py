@@ -15,7 +15,25 @@ import sys
 
 from derive.errors import ParameterError
 
-__all__ = ["run_cli"]
+__all__ = ["SCHEMES", "SIGN_SPECS", "MASK_CHOICES", "listed", "version", "readable", "run_cli"]
+
+SCHEMES = ("mean", "causal", "optimal", "file:PATH")
+"""The weight schemes a command line accepts (``file:PATH``: a ``.npy`` or ``.csv`` of weights)."""
+
+SIGN_SPECS = ("iid", "prefix:L", "suffix:L", "markov:r", "gauss:rho", "file:PATH")
+"""The sign-family specs a command line accepts."""
+
+MASK_CHOICES = ("inclusive", "strict")
+"""The masks of causal attention (the keys of :data:`derive.attention.MASKS`)."""
+
+
+def listed(values) -> str:
+    """The valid values of an option as ``--help`` shows them.
+
+    >>> listed(MASK_CHOICES)
+    '{inclusive,strict}'
+    """
+    return "{" + ",".join(values) + "}"
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -29,21 +47,65 @@ class _OneLineParser(argparse.ArgumentParser):
         raise ParameterError("arguments", message)
 
 
+def version() -> str:
+    """The installed version of the distribution (``attention-rmt``)."""
+    from importlib.metadata import PackageNotFoundError, version as installed
+    try:
+        return installed("attention-rmt")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _scalar(v) -> str:
+    return "-" if v is None else ("yes" if v is True else "no" if v is False else str(v))
+
+
+def _flat(v) -> bool:
+    return not isinstance(v, (dict, list, tuple))
+
+
+def readable(doc, indent: int = 0) -> str:
+    """A command's JSON document as indented ``name: value`` lines (the output without ``--json`` of a command
+    that has no table of its own): lists of numbers on one line, intervals as ``[a, b]``, no JSON or reprs.
+
+    >>> print(readable({"support": [["0", "1.5"]], "atom_at_zero": "0", "sample": {"outlier": True, "eigenvalue": None}}))
+    support: [0, 1.5]
+    atom_at_zero: 0
+    sample:
+      outlier: yes
+      eigenvalue: -
+    """
+    pad, lines = " " * indent, []
+    items = doc.items() if isinstance(doc, dict) else enumerate(doc)
+    for key, v in items:
+        label = f"{pad}{key}:" if isinstance(doc, dict) else f"{pad}-"
+        if _flat(v):
+            lines.append(f"{label} {_scalar(v)}")
+        elif all(_flat(x) for x in v if not isinstance(v, dict)) and not isinstance(v, dict):
+            lines.append(f"{label} {', '.join(_scalar(x) for x in v)}")
+        elif not isinstance(v, dict) and all(isinstance(x, (list, tuple)) and all(map(_flat, x)) for x in v):
+            lines.append(f"{label} {', '.join('[' + ', '.join(map(_scalar, x)) + ']' for x in v)}")
+        else:
+            lines.append(label)
+            lines.append(readable(v, indent + 2))
+    return "\n".join(lines)
+
+
 def _print_human(doc, out):
-    if isinstance(doc, str):
-        print(doc, file=out)
-    else:
-        print(json.dumps(doc, indent=2), file=out)
+    print(doc if isinstance(doc, str) else readable(doc), file=out)
 
 
 def run_cli(prog: str, description: str, command_modules: list[str], argv=None) -> int:
     """Parse ``argv``, run the chosen command, print its document; return the exit status."""
     parser = _OneLineParser(prog=prog, description=description)
+    stamp = f"{prog} (attention-rmt) {version()}"
+    parser.add_argument("--version", action="version", version=stamp)
     sub = parser.add_subparsers(dest="command", parser_class=_OneLineParser)
     commands = {}
     for path in command_modules:
         module = importlib.import_module(path)
         p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        p.add_argument("--version", action="version", version=stamp)
         p.add_argument("--json", action="store_true", help="print exactly one JSON document")
         module.add_arguments(p)
         commands[module.NAME] = module
@@ -62,6 +124,9 @@ def run_cli(prog: str, description: str, command_modules: list[str], argv=None) 
             human = getattr(commands[args.command], "render", None)
             _print_human(human(doc) if human else doc, sys.stdout)
         sys.stdout.flush()
+        status = getattr(commands[args.command], "exit_status", None)
+        if status is not None:
+            return status(doc)
     except BrokenPipeError:
         # the reader stopped early (``| head``): not an error of ours, and no traceback; stdout goes
         # to /dev/null so that the interpreter's final flush does not raise again

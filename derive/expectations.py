@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.formulas import Formula
+from derive.formulas import Formula, named
 from derive.symbols import V, W, alpha, d, delta, kappa, mu2
 
 __all__ = ["R_ts", "sigma", "sigma2", "same", "sign_pair_law", "second_moment_entry", "mean_entry",
@@ -24,7 +24,7 @@ __all__ = ["R_ts", "sigma", "sigma2", "same", "sign_pair_law", "second_moment_en
 
 R_ts = sp.Symbol("R_ts", real=True)
 sigma, sigma2 = sp.symbols("sigma sigma_2")  # the class signs s_v, s_v' of two tokens, each +-1
-same = sp.Symbol("same_token")  # 1 if v = v', else 0
+same = named("same_token", r"\mathbf{1}_{v = v'}")  # 1 if v = v', else 0
 
 
 @lru_cache(maxsize=None)
@@ -173,19 +173,22 @@ def population_covariance_terms() -> dict:
 def formulas() -> list[Formula]:
     terms = population_covariance_terms()
     src = "derive/expectations.py"
+    limit = "$d/V \\to \\delta$"
     return [
-        Formula("E[a a^T] entry", second_moment_entry(),
-                "one-hot pooling a = sum_t w_t 1_{v_t}; same_token = [v = v'], sigma, sigma_2 class signs",
-                f"{src}:second_moment_entry"),
-        Formula("E[a] entry", mean_entry(), "every position puts mass 1/V on each token", f"{src}:mean_entry"),
-        Formula("population signal spike strength", terms["signal_strength"],
-                "d/V -> delta; direction mu + Z s/V (class-mean noise kept)",
-                f"{src}:population_covariance_terms"),
-        Formula("population signal direction cosine^2 with u", terms["signal_cosine2"],
-                "d/V -> delta", f"{src}:population_covariance_terms"),
-        Formula("population mean spike strength (raw S only)", terms["mean_strength"],
-                "d/V -> delta; direction Z 1/V, asymptotically orthogonal to u",
-                f"{src}:population_covariance_terms"),
-        Formula("population bulk scale", terms["bulk_scale"],
-                "bulk (kappa/V) Z P_perp Z^T -> kappa MP_delta", f"{src}:population_covariance_terms"),
+        Formula("second moment of the pooled one-hot vector", second_moment_entry(),
+                "one-hot pooling $a = \\sum_t w_t \\mathbf{1}_{v_t}$; $\\sigma, \\sigma_2$ the class signs of the tokens "
+                "$v, v'$", f"{src}:second_moment_entry", named("M_vv", r"\mathbb{E}[a_v a_{v'}]")),
+        Formula("mean of the pooled one-hot vector", mean_entry(), "every position puts mass $1/V$ on each token",
+                f"{src}:mean_entry", named("abar_v", r"\mathbb{E}[a_v]")),
+        Formula("strength of the signal term", terms["signal_strength"],
+                f"{limit}; direction $\\mu + Zs/V$ (the class-mean noise kept)", f"{src}:population_covariance_terms",
+                named("theta_s", r"\theta_s")),
+        Formula("squared cosine of the signal direction with $u$", terms["signal_cosine2"], limit,
+                f"{src}:population_covariance_terms", named("cos2_s", r"\cos^2\varphi_s")),
+        Formula("strength of the vocabulary-mean term (raw $S$ only)", terms["mean_strength"],
+                f"{limit}; direction $Z\\mathbf{{1}}/V$, asymptotically orthogonal to $u$",
+                f"{src}:population_covariance_terms", named("theta_m", r"\theta_m")),
+        Formula("scale of the population bulk", terms["bulk_scale"],
+                "the bulk $(\\kappa/V) Z P_\\perp Z^\\top \\to \\kappa\\,\\mathrm{MP}_\\delta$",
+                f"{src}:population_covariance_terms", named("sigma2_H", r"\sigma_H^2")),
     ]

@@ -30,7 +30,7 @@ from itertools import combinations, product
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.formulas import Formula
+from derive.formulas import Formula, named
 from derive.numbers import check_count
 from derive.symbols import delta, gamma, kappa, m, z
 
@@ -437,22 +437,25 @@ def free_multiplicative_moments(mom1, mom2) -> list:
 
 def formulas() -> list[Formula]:
     src = "derive/freeprob.py"
-    mp = marchenko_pastur()
     bulk = bulk_polynomial()
     product = free_multiplicative_convolution(marchenko_pastur(delta), marchenko_pastur(gamma))
+    mp_law = "$\\mathrm{MP}_c$: the law of $XX^\\top/n$, $X$ of size $p \\times n$ with iid unit-variance entries, $p/n \\to c$"
+    R_, S_, P_, D_ = (named(n, n, sp.Function) for n in ("R", "S", "P", "D"))
     return [
-        Formula("Marchenko-Pastur defining equation", marchenko_pastur_equation(),
-                "MP_c: law of X X^T/n, X p x n iid unit variance, p/n -> c", f"{src}:marchenko_pastur_equation"),
-        Formula("Marchenko-Pastur Stieltjes polynomial P(m, z)", mp,
-                "m(z) = int dmu/(x - z)", f"{src}:marchenko_pastur"),
-        Formula("Marchenko-Pastur R-transform", sp.Eq(r, sp.solve(r_transform(mp), r)[0]),
-                "R(w) = G^{-1}(w) - 1/w, G = -m", f"{src}:r_transform"),
-        Formula("Marchenko-Pastur S-transform", sp.Eq(s, sp.solve(s_transform(mp), s)[0]),
-                "S(w) = chi(w)(1+w)/w, chi = psi^{-1}", f"{src}:s_transform"),
-        Formula("bulk Stieltjes polynomial P(m, z) of kappa (MP_delta boxtimes MP_gamma)", bulk,
-                "S-transforms multiply; claim C1 law", f"{src}:bulk_polynomial"),
-        Formula("bulk edge polynomial (square-free discriminant in m)", edge_polynomial(bulk),
-                "support edges are real roots, validated by the Stieltjes branch", f"{src}:edge_polynomial"),
-        Formula("bulk atom at zero", atom_at_zero(product),
-                "largest pole of chi in [-1, 0)", f"{src}:atom_at_zero"),
+        Formula("Marchenko-Pastur equation of the Stieltjes transform", marchenko_pastur_equation(),
+                mp_law + "; $m(z) = \\int d\\mu(x)/(x - z)$", f"{src}:marchenko_pastur_equation", claim="C1"),
+        Formula("R-transform of the Marchenko-Pastur law", sp.solve(r_transform(marchenko_pastur()), r)[0],
+                "$R(w) = G^{-1}(w) - 1/w$ with $G = -m$", f"{src}:r_transform", R_(w), claim="C1"),
+        Formula("S-transform of the Marchenko-Pastur law", sp.solve(s_transform(marchenko_pastur()), s)[0],
+                "$S(w) = \\chi(w)(1 + w)/w$ with $\\chi = \\psi^{-1}$", f"{src}:s_transform", S_(w), claim="C1"),
+        Formula("Stieltjes polynomial of the bulk law", bulk,
+                "$P(m(z), z) = 0$ for the Stieltjes transform $m$ of "
+                "$\\kappa(\\mathrm{MP}_\\delta \\boxtimes \\mathrm{MP}_\\gamma)$ (S-transforms multiply; claim C1)",
+                f"{src}:bulk_polynomial", P_(m, z), claim="C1"),
+        Formula("edge polynomial of the bulk law", edge_polynomial(bulk),
+                "the square-free part of the discriminant of $P$ in $m$; the support edges are among its real roots",
+                f"{src}:edge_polynomial", D_(z), claim="C1"),
+        Formula("atom of the bulk law at zero", atom_at_zero(product),
+                "$1 +$ the largest pole of $\\chi$ in $[-1, 0)$", f"{src}:atom_at_zero",
+                named("mu_0", r"\mu(\{0\})"), claim="C1"),
     ]

@@ -16,7 +16,7 @@ import sympy as sp
 
 from derive.attention import alpha, causal_weights, kappa, mean_weights
 from derive.errors import ParameterError
-from derive.formulas import Formula
+from derive.formulas import Formula, named
 from derive.model import T_, L_, check_R, r_
 from derive.numbers import check_count, check_digits, real_vector
 
@@ -27,7 +27,7 @@ __all__ = ["lam", "c", "i_", "lam_max", "MARKOV_GRID", "rayleigh_quotient", "ray
 lam = sp.IndexedBase("lamda", real=True)  # "lambda" is a Python keyword: its str would not parse
 c = sp.IndexedBase("c", real=True)
 i_ = sp.Symbol("i", integer=True, positive=True)
-lam_max = sp.Symbol("lambda_max", real=True)
+lam_max = named("lambda_max", r"\lambda_{\max}", real=True)
 
 MARKOV_GRID = [Fraction(k, 10) for k in range(-10, 11)]
 """The correlations ``r`` of the Markov comparison: ``-1, -9/10, ..., 1``."""
@@ -265,11 +265,17 @@ def winning_block_lengths(rows: list[dict]) -> dict:
 
 def formulas() -> list[Formula]:
     src = "derive/optimality.py"
-    out = [Formula("C5 Rayleigh gap", rayleigh_gap(), "R symmetric with eigenvalues lambda_i <= lambda_max, "
-                   "c = Q^T w != 0", f"{src}:rayleigh_gap")]
-    for kind in ("prefix", "suffix"):
-        out.append(Formula(f"alpha/kappa of mean pooling, {kind}:L", mean_block_quotient(kind),
-                           "1 <= L <= T", f"{src}:mean_block_quotient"))
-        out.append(Formula(f"alpha/kappa of the top eigenvector, {kind}:L", optimal_block_quotient(kind),
-                           "1 <= L <= T (L = 1: R = I, every w is optimal)", f"{src}:optimal_block_quotient"))
+    out = [Formula("gap of the Rayleigh quotient to the top eigenvalue", rayleigh_gap(),
+                   "$R$ symmetric with eigenvalues $\\lambda_i \\le \\lambda_{\\max}$, $c = Q^\\top w \\ne 0$",
+                   f"{src}:rayleigh_gap", claim="C5")]
+    schemes = (("mean pooling", mean_block_quotient, r"w = \mathbf{1}/T", "mean"),
+               ("the top eigenvector of $R$", optimal_block_quotient, r"w = \mathbf{1}_B/L", "top"))
+    for what, quotient, weights, plain in schemes:
+        # prefix:L and suffix:L are mirror images: one entry when their quotients agree
+        kinds = ("prefix", "suffix") if quotient("prefix") != quotient("suffix") else ("prefix",)
+        for kind in kinds:
+            families = f"{kind}:$L$" if len(kinds) == 2 else "prefix:$L$ and suffix:$L$"
+            out.append(Formula(f"$\\alpha/\\kappa$ of {what} on {families}", quotient(kind),
+                               f"$1 \\le L \\le T$, {families} ($L = 1$: $R = I$)", f"{src}:{quotient.__name__}",
+                               named(f"rho_{plain}_{kind}", rf"\frac{{\alpha}}{{\kappa}}\Big|_{{{weights}}}"), claim="C5"))
     return out

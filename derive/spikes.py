@@ -24,7 +24,7 @@ from functools import lru_cache
 import sympy as sp
 
 from derive import expectations as ex
-from derive.formulas import Formula
+from derive.formulas import Formula, named
 from derive.freeprob import scaled_mp_polynomial
 from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
 
@@ -165,22 +165,33 @@ def critical_mu2() -> sp.Expr:
 
 def formulas() -> list[Formula]:
     src = "derive/spikes.py"
-    assume = "bulk H = kappa MP_delta; spike direction independent of the bulk"
-    sample = assume + "; sample level with Gaussian-equivalent pooled vectors, d/N -> gamma"
+    assume = ("bulk $H = \\kappa\\,\\mathrm{MP}_\\delta$ plus a rank-one term of strength $\\theta$ along a direction "
+              "independent of the bulk")
+    sample = assume + "; sample level for Gaussian-equivalent pooled vectors, $d/N \\to \\gamma$"
+    ell, zeta, psi, eta, Q, P_H, mu2_of = (named(n, t, sp.Function) for n, t in (
+        ("ell", r"\ell"), ("zeta", r"\zeta"), ("psi", r"\psi"), ("eta", r"\eta"), ("Q", "Q"), ("P_H", "P_H"),
+        ("mu2_of", r"\mu_2")))
     return [
-        Formula("population bulk Stieltjes equation P_H(m, z)", population_bulk_polynomial(), assume,
-                f"{src}:population_bulk_polynomial"),
-        Formula("population outlier ell(theta)", population_outlier_location(), assume + "; theta > theta_c",
-                f"{src}:population_outlier_location"),
-        Formula("population eigenvector overlap with the spike direction", population_overlap(), assume,
-                f"{src}:population_overlap"),
-        Formula("population threshold theta_c", population_threshold(), assume, f"{src}:population_threshold"),
-        Formula("sample outlier psi(ell(theta))", sample_outlier_location(), sample, f"{src}:sample_outlier_location"),
-        Formula("sample overlap factor ell psi'/psi", sample_overlap_factor(), sample, f"{src}:sample_overlap_factor"),
-        Formula("sample threshold polynomial in theta", sample_threshold_polynomial().as_expr(), sample,
-                f"{src}:sample_threshold_polynomial"),
-        Formula("population bulk right edge ell(theta_c)", population_right_edge(), assume,
-                f"{src}:population_right_edge"),
-        Formula("critical signal strength mu2(theta)", critical_mu2(), assume + "; signal term alpha(mu2 + delta)",
-                f"{src}:critical_mu2"),
+        Formula("Stieltjes polynomial of the population bulk", population_bulk_polynomial(),
+                "$P_H(m_H(z), z) = 0$ for the Stieltjes transform $m_H$ of $H = \\kappa\\,\\mathrm{MP}_\\delta$",
+                f"{src}:population_bulk_polynomial", P_H(m, z), claim="C2-C4"),
+        Formula("population outlier", population_outlier_location(), assume + "; $\\theta > \\theta_c$",
+                f"{src}:population_outlier_location", ell(theta), claim="C2-C4"),
+        Formula("squared cosine of the population outlier eigenvector with the spike direction", population_overlap(),
+                assume + "; $\\theta > \\theta_c$", f"{src}:population_overlap", zeta(theta), claim="C2-C4"),
+        Formula("population threshold", population_threshold(), assume, f"{src}:population_threshold",
+                named("theta_c", r"\theta_c"), claim="C2-C4"),
+        Formula("right edge of the population bulk", population_right_edge(), assume, f"{src}:population_right_edge",
+                named("lambda_H", r"\lambda_+(H)"), claim="C2-C4"),
+        Formula("sample outlier", sample_outlier_location(), sample + "; $\\theta > \\theta_c^{(N)}$",
+                f"{src}:sample_outlier_location", psi(ell(theta)), claim="C2-C4"),
+        Formula("fraction of the population eigenvector kept by the sample one", sample_overlap_factor(),
+                sample + "; $\\eta = \\ell\\,\\psi'(\\ell)/\\psi(\\ell)$; the sample overlap is "
+                "$\\zeta(\\theta)\\,\\eta(\\theta)$", f"{src}:sample_overlap_factor", eta(theta), claim="C2-C4"),
+        Formula("sample threshold polynomial", sample_threshold_polynomial().as_expr(),
+                sample + "; the sample threshold $\\theta_c^{(N)}$ is its largest real root",
+                f"{src}:sample_threshold_polynomial", Q(theta), claim="C2-C4"),
+        Formula("signal strength at which the signal term reaches strength $\\theta$", critical_mu2(),
+                "signal term of strength $\\alpha(\\mu_2 + \\delta)$; the critical $\\mu_2$ of a level is "
+                "$\\max(0, \\mu_2(\\theta_c))$", f"{src}:critical_mu2", mu2_of(theta), claim="C2-C4"),
     ]

@@ -21,7 +21,7 @@ from sympy.stats import E as expect, Poisson
 
 from derive import freeprob as fp
 from derive.errors import ParameterError
-from derive.formulas import Formula
+from derive.formulas import Formula, named
 from derive.numbers import check_count
 from derive.symbols import delta, gamma
 
@@ -113,9 +113,11 @@ def fourth_moment_excess() -> sp.Expr:
 def formulas() -> list[Formula]:
     src = "derive/tokenreuse.py"
     return [
-        Formula("bulk fourth moment, claimed law", bulk_moments("claimed")[3], "kappa = 1", f"{src}:bulk_moments"),
-        Formula("bulk fourth moment, exact at T=1", bulk_moments("T=1")[3],
-                "T = 1, kappa = 1; token counts Poisson(delta/gamma)", f"{src}:bulk_moments"),
-        Formula("fourth-moment excess over the claimed law at T=1", fourth_moment_excess(),
-                "T = 1, kappa = 1", f"{src}:fourth_moment_excess"),
+        Formula("fourth moment of the claimed bulk law", bulk_moments("claimed")[3], "$\\kappa = 1$",
+                f"{src}:bulk_moments", named("m4_claimed", r"m_4^{\mathrm{claimed}}"), claim="C1"),
+        Formula("fourth moment of the bulk at $T = 1$", bulk_moments("T=1")[3],
+                "$T = 1$, $\\kappa = 1$; token counts Poisson($\\delta/\\gamma$)", f"{src}:bulk_moments",
+                named("m4_T1", r"m_4^{(T = 1)}"), claim="C1"),
+        Formula("fourth-moment excess over the claimed law at $T = 1$", fourth_moment_excess(), "$T = 1$, $\\kappa = 1$",
+                f"{src}:fourth_moment_excess", named("m4_excess", r"m_4^{(T = 1)} - m_4^{\mathrm{claimed}}"), claim="C1"),
     ]

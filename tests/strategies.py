@@ -1,4 +1,5 @@
-"""Hypothesis strategies for valid inputs, shared by every property test."""
+"""Hypothesis strategies of the test suite: the fuzz strategies (inputs that must be refused) and the instances only
+the tests need; the strategies of valid inputs are the installed :mod:`verify.strategies`, imported here."""
 from __future__ import annotations
 
 import mpmath
@@ -7,60 +8,14 @@ import scipy.sparse as sps
 import sympy as sp
 from hypothesis import strategies as st
 
-from derive.model import parse_signs
+from verify import strategies as valid
+from verify.strategies import causal_cases, families, rationals, sign_specs, weights  # noqa: F401 (re-exported)
 
-lengths = st.integers(min_value=1, max_value=24)
-
-
-@st.composite
-def sign_specs(draw, T: int | None = None):
-    """A family spec valid for length ``T`` (drawn if not given); returns ``(spec, T)``."""
-    T = draw(lengths) if T is None else T
-    kind = draw(st.sampled_from(["iid", "prefix", "suffix", "markov", "gauss"]))
-    if kind == "iid":
-        return "iid", T
-    if kind in ("prefix", "suffix"):
-        return f"{kind}:{draw(st.integers(1, T))}", T
-    num = draw(st.integers(-9, 9))
-    return f"{kind}:{num}/10", T
-
-
-@st.composite
-def families(draw, T: int | None = None):
-    """A :class:`derive.model.SignFamily` with its length: ``(family, T)``."""
-    spec, T = draw(sign_specs(T))
-    return parse_signs(spec), T
-
-
-def rationals(low, high, max_denominator: int = 1000, *, open_low=False):
-    """Exact rationals in ``[low, high]`` (``(low, high]`` with ``open_low``)."""
-    return st.fractions(min_value=low, max_value=high, max_denominator=max_denominator).filter(
-        lambda q: not (open_low and q == low)
-    ).map(lambda q: sp.Rational(q.numerator, q.denominator))
-
-
-ratios = rationals(0, 4, 200, open_low=True)
+ratios = valid.ratios()
 """Dimension ratios ``delta = d/V`` or ``gamma = d/N`` in ``(0, 4]``."""
 
-
-@st.composite
-def weights(draw, T: int):
-    """Nonzero real weight vectors of length ``T`` (exact rationals)."""
-    w = draw(st.lists(rationals(-2, 2, 50), min_size=T, max_size=T))
-    if all(x == 0 for x in w):
-        w[draw(st.integers(0, T - 1))] = sp.Integer(1)
-    return w
-
-scales = rationals(sp.Rational(1, 10), 4, 100)
+scales = valid.scales()
 """Noise scales ``kappa = ||w||^2`` of the bulk law in ``[1/10, 4]``."""
-
-
-@st.composite
-def causal_cases(draw, T_max: int = 200):
-    """``(T, tau, mask)`` for the causal limit: ``T <= T_max``, ``tau`` in ``[0, 10]`` (``T >= 2`` if strict)."""
-    mask = draw(st.sampled_from(["inclusive", "strict"]))
-    T = draw(st.integers(2 if mask == "strict" else 1, T_max))
-    return T, draw(rationals(0, 10, 20)), mask
 
 
 @st.composite
@@ -68,7 +23,7 @@ def odd_equicorrelated_unrealizable(draw):
     """``(T, a)``: odd ``T`` and ``a`` in ``[-1/(T-1), -1/T)``, where ``(1-a) I + a J`` is PSD but no
     +-1 vector realizes it (``|sum_t xi_t| >= 1`` forces ``a >= -1/T``)."""
     T = draw(st.sampled_from([3, 5, 7]))
-    a = draw(rationals(sp.Rational(-1, T - 1), sp.Rational(-1, T), 1000).filter(lambda q: q != sp.Rational(-1, T)))
+    a = draw(rationals(low=sp.Rational(-1, T - 1), high=sp.Rational(-1, T), open_high=True))
     return T, a
 
 
@@ -77,7 +32,7 @@ def mc_cases(draw, T_max: int = 6):
     """A small Monte Carlo configuration: ``(spec, T, delta, gamma, mu2_factor)`` with ``2 <= T <=
     T_max``, ratios from a grid where the outlier is well separated at ``d`` in the hundreds, and
     ``mu2`` to be taken as ``mu2_factor`` times the sample threshold."""
-    spec, T = draw(sign_specs(draw(st.integers(2, T_max))))
+    spec, T = draw(sign_specs(T=draw(st.integers(2, T_max))))
     delta = draw(st.sampled_from([sp.Rational(1, 4), sp.Rational(1, 2), sp.Integer(1)]))
     gamma = draw(st.sampled_from([sp.Rational(1, 8), sp.Rational(1, 4), sp.Rational(1, 2)]))
     return spec, T, delta, gamma, draw(st.sampled_from([2, 3, 4]))
@@ -160,14 +115,14 @@ def argv_with_bad(draw, argv: list[str], bad: dict) -> tuple[list[str], str]:
 @st.composite
 def spike_argv(draw):
     """A valid ``derive spike`` command line (without ``--json`` and ``--digits``)."""
-    delta, gamma, alpha, kappa, mu2 = (draw(rationals(low, 4, 100, open_low=open_)) for low, open_ in
+    delta, gamma, alpha, kappa, mu2 = (draw(rationals(low=low, high=4, max_denominator=100, open_low=open_)) for low, open_ in
                                        ((0, True), (0, False), (0, False), (0, True), (0, False)))
     argv = ["spike", "--delta", str(delta), "--gamma", str(gamma), "--alpha", str(alpha), "--kappa", str(kappa),
             "--mu2", str(mu2)]
     if draw(st.booleans()):
         argv += ["--centered"]
     else:
-        argv += ["--sum-w", str(draw(rationals(-2, 2, 20)))]
+        argv += ["--sum-w", str(draw(rationals(low=-2, high=2, max_denominator=20)))]
     return argv
 
 
@@ -176,7 +131,7 @@ def bulk_argv(draw):
     """A valid ``derive bulk`` command line (without ``--json`` and ``--digits``)."""
     delta, gamma = draw(ratios), draw(ratios)
     kappa = draw(scales)
-    xs = draw(st.lists(rationals(-1, 40, 100), min_size=1, max_size=4))
+    xs = draw(st.lists(rationals(low=-1, high=40, max_denominator=100), min_size=1, max_size=4))
     return ["bulk", "--delta", str(delta), "--gamma", str(gamma), "--kappa", str(kappa),
             "--x", ",".join(str(x) for x in xs)]
 
@@ -184,11 +139,11 @@ def bulk_argv(draw):
 @st.composite
 def weights_argv(draw, T_max: int = 12):
     """A valid ``derive weights`` command line (without ``--json`` and ``--digits``)."""
-    spec, T = draw(sign_specs(draw(st.integers(2, T_max))))
+    spec, T = draw(sign_specs(T=draw(st.integers(2, T_max))))
     scheme = draw(st.sampled_from(["mean", "causal", "optimal"]))
     argv = ["weights", "--scheme", scheme, "--T", str(T), "--signs", spec]
     if scheme == "causal":
-        argv += ["--tau", str(draw(rationals(0, 10, 20))), "--mask", draw(st.sampled_from(["inclusive", "strict"]))]
+        argv += ["--tau", str(draw(rationals(low=0, high=10, max_denominator=20))), "--mask", draw(st.sampled_from(["inclusive", "strict"]))]
     return argv
 
 
@@ -196,10 +151,10 @@ def weights_argv(draw, T_max: int = 12):
 def mc_argv(draw):
     """A valid, tiny ``verify mc`` command line (``d <= 12``: milliseconds per trial), without ``--json`` and ``--digits``."""
     d = draw(st.integers(3, 12))
-    spec, T = draw(sign_specs(draw(st.integers(1, 5))))
+    spec, T = draw(sign_specs(T=draw(st.integers(1, 5))))
     scheme = draw(st.sampled_from(["mean", "causal", "optimal"]))
     argv = ["mc", "--d", str(d), "--V", str(2 * draw(st.integers(1, 12))), "--N", str(draw(st.integers(d, 24))),
-            "--T", str(T), "--signs", spec, "--weights", scheme, "--mu2", str(draw(rationals(0, 8, 10))),
+            "--T", str(T), "--signs", spec, "--weights", scheme, "--mu2", str(draw(rationals(low=0, high=8, max_denominator=10))),
             "--seeds", str(draw(st.integers(1, 3))), "--seed0", str(draw(st.integers(0, 2**40))), "--k", "2"]
     if scheme == "causal" and T >= 2:
         argv += ["--mask", draw(st.sampled_from(["inclusive", "strict"]))]

@@ -123,6 +123,6 @@ def test_atom_matches_the_rank_of_a_sampled_product():
 
 def test_formulas_are_the_derived_objects():
     names = [f.name for f in fp.formulas()]
-    assert len(names) == len(set(names)) == 7
+    assert len(names) == len(set(names)) == 6
     assert all(f.as_dict()["latex"] for f in fp.formulas())
     assert fp.bulk_polynomial() in [f.expr for f in fp.formulas()]

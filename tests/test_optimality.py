@@ -20,7 +20,7 @@ def _parallel(w, v):
 
 @settings(max_examples=40)
 @given(st.integers(2, 7).flatmap(lambda n: st.tuples(st.integers(1, n), st.just(n))).flatmap(
-    lambda LT: st.tuples(st.just(LT), st.sampled_from(["prefix", "suffix"]), weights(LT[1]))))
+    lambda LT: st.tuples(st.just(LT), st.sampled_from(["prefix", "suffix"]), weights(T=LT[1]))))
 def test_no_weights_beat_the_block_top_eigenvector_exactly(case):
     (L, n), kind, w = case
     fam = parse_signs(f"{kind}:{L}")
@@ -33,7 +33,7 @@ def test_no_weights_beat_the_block_top_eigenvector_exactly(case):
 
 
 @settings(max_examples=20)
-@given(st.integers(2, 6).flatmap(lambda n: st.tuples(families(n), weights(n))))
+@given(st.integers(2, 6).flatmap(lambda n: st.tuples(families(T=n), weights(T=n))))
 def test_no_weights_beat_the_numeric_top_eigenvector(case):
     (fam, n), w = case
     R = fam.R(n)

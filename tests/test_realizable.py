@@ -28,7 +28,7 @@ def mixture_matrix(x, p):
 
 
 @settings(max_examples=25)
-@given(st.integers(1, 8).flatmap(families))
+@given(st.integers(1, 8).flatmap(lambda n: families(T=n)))
 def test_every_family_is_certified_realizable_exactly(fam_T):
     fam, T = fam_T
     R = fam.R(T)

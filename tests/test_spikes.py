@@ -37,7 +37,7 @@ def test_delta_zero_is_bbp_with_pauls_overlap():
         assert mpmath.almosteq(O.sample_threshold(0, mpmath.mpf(9) / 16, 2), 2 * mpmath.mpf(3) / 4, 1e-25)
 
 
-@given(ratios, ratios, rationals(1, 4, 20))
+@given(ratios, ratios, rationals(low=1, high=4, max_denominator=20))
 def test_sample_threshold_is_never_easier_and_overlap_vanishes_there(delta, gamma, kappa):
     with mpmath.workdps(40):
         dl, gm, kp = (mpmath.mpf(x.p) / x.q for x in (delta, gamma, kappa))
@@ -49,7 +49,7 @@ def test_sample_threshold_is_never_easier_and_overlap_vanishes_there(delta, gamm
         assert O.sample_overlap(smp * (1 + mpmath.mpf(10) ** -6), dl, gm, kp) > 0
 
 
-@given(ratios, ratios, rationals(1, 3, 10), st.lists(rationals(0, 6, 20), min_size=2, max_size=2))
+@given(ratios, ratios, rationals(low=1, high=3, max_denominator=10), st.lists(rationals(low=0, high=6, max_denominator=20), min_size=2, max_size=2))
 def test_overlaps_in_unit_interval_and_nondecreasing_in_mu2(delta, gamma, alpha, mus):
     lo, hi = sorted(mus)
     a = spike(delta, gamma, alpha, "1/2", lo, digits=20)
@@ -61,7 +61,7 @@ def test_overlaps_in_unit_interval_and_nondecreasing_in_mu2(delta, gamma, alpha,
     assert mpmath.mpf(a["sample"]["overlap"]) <= mpmath.mpf(a["population"]["overlap"])
 
 
-@given(ratios, ratios, rationals(0, 5, 20))
+@given(ratios, ratios, rationals(low=0, high=5, max_denominator=20))
 def test_outlier_present_iff_beyond_the_right_edge(delta, gamma, mu2):
     doc = spike(delta, gamma, "3/8", "1/8", mu2, digits=25)
     for level, edge in (("population", "population_right_edge"), ("sample", "right_edge")):
@@ -72,7 +72,7 @@ def test_outlier_present_iff_beyond_the_right_edge(delta, gamma, mu2):
             assert eig is None and doc[level]["overlap"] == "0"
 
 
-@given(ratios, ratios, rationals(0, 4, 20), rationals(1, 3, 10))
+@given(ratios, ratios, rationals(low=0, high=4, max_denominator=20), rationals(low=1, high=3, max_denominator=10))
 def test_scaling_the_weights_scales_eigenvalues_and_keeps_overlaps(delta, gamma, mu2, c):
     base = spike(delta, gamma, "1/4", "1/8", mu2, sum_w=1, digits=25)
     scaled = spike(delta, gamma, c**2 / 4, c**2 / 8, mu2, sum_w=c, digits=25)
@@ -85,7 +85,7 @@ def test_scaling_the_weights_scales_eigenvalues_and_keeps_overlaps(delta, gamma,
             assert mpmath.almosteq(mpmath.mpf(base[level]["overlap"]), mpmath.mpf(scaled[level]["overlap"]), 1e-22)
 
 
-@given(ratios, ratios, rationals(0, 5, 50))
+@given(ratios, ratios, rationals(low=0, high=5, max_denominator=50))
 def test_30_and_60_digits_agree_to_25(delta, gamma, mu2):
     a = spike(delta, gamma, "1/3", "1/6", mu2, digits=30)
     b = spike(delta, gamma, "1/3", "1/6", mu2, digits=60)
@@ -138,7 +138,7 @@ def test_population_outliers_against_the_exact_covariance_of_sampled_tables(delt
     assert abs(np.mean(overlaps) - float(doc["population"]["overlap"])) < 4 * se + 30 / d
 
 
-@given(ratios, ratios, rationals(1, 4, 20))
+@given(ratios, ratios, rationals(low=1, high=4, max_denominator=20))
 def test_sample_bulk_edge_agrees_with_the_discriminant_of_the_bulk_law(delta, gamma, kappa):
     # Two independent routes: the critical value of psi here, the discriminant of the cubic in derive.bulk.
     from derive.bulk import support

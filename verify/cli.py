@@ -1,13 +1,20 @@
 """The ``verify`` command line: Monte Carlo, the claims ledger, reports."""
+import os
 import sys
 
 from derive.clikit import run_cli
 
 COMMANDS: list[str] = ["verify.commands.mc", "verify.commands.claims", "verify.commands.ladder",
-                       "verify.commands.attention_gap", "verify.commands.sweep"]
+                       "verify.commands.attention_gap", "verify.commands.sweep", "verify.commands.formula"]
 
 
 def main(argv=None) -> int:
+    from verify.threads import BLAS_THREAD_VARIABLES, limit_blas_threads
+
+    # one BLAS thread unless the user chose: on a shared 2-core machine the default (a thread per core inside
+    # runs that already fill the cores) made the ledger three times slower
+    if not any(os.environ.get(name) for name in BLAS_THREAD_VARIABLES):
+        limit_blas_threads(1)
     return run_cli("verify", __doc__, COMMANDS, argv)
 
 

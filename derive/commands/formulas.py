@@ -13,19 +13,24 @@ HELP = "list every derived result (name, SymPy form, LaTeX, assumptions); --late
 
 def add_arguments(p):
     p.add_argument("--latex", action="store_true", help="also write the standalone LaTeX formula sheet")
-    p.add_argument("--output", default="notes/formulas.tex", help="where --latex writes (default notes/formulas.tex)")
+    p.add_argument("--out", "--output", dest="out", default="formulas.tex",
+                   help="where --latex writes the sheet (default formulas.tex in the working folder)")
 
 
 def run(args):
     formulas = all_formulas()
     if args.latex:
         try:
-            Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.output).write_text(formula_sheet(formulas))
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(formula_sheet(formulas))
         except OSError as exc:
-            raise ParameterError("output", f"cannot write {args.output!r}: {exc.strerror or exc}") from None
+            raise ParameterError("out", f"cannot write {args.out!r}: {exc.strerror or exc}") from None
     return [f.as_dict() for f in formulas]
 
 
 def render(doc):
-    return "\n".join(f"{f['name']}: {f['sympy']}" for f in doc)
+    lines = []
+    for f in doc:
+        equation = f["sympy"] if f["lhs"] is None else f"{f['lhs']} = {f['sympy']}"
+        lines += [f"[{f['claim']}] {f['name']}", f"    {equation}"]
+    return "\n".join(lines)

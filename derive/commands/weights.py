@@ -1,6 +1,7 @@
 """``derive weights``: pooling weights of a scheme, normalized to sum 1, with alpha and kappa."""
 import mpmath
 
+from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.attention import pooling
 from derive.model import check_T, parse_signs
 from derive.numbers import check_digits, format_exact, format_real
@@ -13,11 +14,12 @@ HELP = "pooling weights (mean, causal attention limit, optimal, file:PATH) with 
 
 
 def add_arguments(p):
-    p.add_argument("--scheme", required=True, help="mean | causal | optimal | file:PATH (.npy or .csv)")
+    p.add_argument("--scheme", required=True, metavar=listed(SCHEMES), help="weight scheme (file:PATH: .npy or .csv)")
     p.add_argument("--T", required=True, help="sequence length")
-    p.add_argument("--signs", default=None, help="sign family (iid, prefix:L, suffix:L, markov:r, gauss:rho, file:PATH)")
+    p.add_argument("--signs", default=None, metavar=listed(SIGN_SPECS), help="sign family")
     p.add_argument("--tau", default=None, help="causal only: attention temperature tau >= 0 (default 0)")
-    p.add_argument("--mask", default=None, help="causal only: inclusive (keys s <= t, default) or strict (s < t)")
+    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES),
+                   help="causal only: inclusive (keys s <= t, default) or strict (s < t)")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
 

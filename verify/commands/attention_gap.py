@@ -1,7 +1,8 @@
 """``verify attention-gap``: real causal softmax attention against its limit weights, on the same data."""
-from verify.studies.attention_gap import attention_gap
 from derive.numbers import json_reals
 from verify.commands.ladder import MC_DIGITS, add_ladder_arguments, fits_lines, ladder_options
+from verify.progress import progress
+from verify.studies.attention_gap import attention_gap
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -15,7 +16,8 @@ def add_arguments(p):
 
 def run(args):
     mask = args.mask or "inclusive"
-    return json_reals(attention_gap(**ladder_options(args), tau=args.tau or "1", mask=mask), MC_DIGITS)
+    with progress("attention-gap") as report:
+        return json_reals(attention_gap(**ladder_options(args), tau=args.tau or "1", mask=mask, report=report), MC_DIGITS)
 
 
 def render(doc) -> str:

@@ -8,6 +8,7 @@ from derive.files import check_output_folder, check_output_target
 from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
 from verify.ledger.records import run_ledger
 from verify.ledger.report import claims_markdown, verdict_table
+from verify.progress import progress
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -17,8 +18,10 @@ HELP = "check every claim of the paper and give each a verdict with its evidence
 
 def add_arguments(p):
     p.add_argument("--quick", action="store_true", help="small dimensions and few seeds (about 3 minutes)")
-    p.add_argument("--notes", default="notes/claims.md", help="where to write the readable ledger ('' for nowhere)")
-    p.add_argument("--figures", default="notes/figures", help="folder for the figures ('' for none)")
+    p.add_argument("--notes", default="claims.md",
+                   help="where to write the readable ledger (default claims.md in the working folder; '' for nowhere)")
+    p.add_argument("--figures", default="figures",
+                   help="folder for the figures (default figures/ in the working folder; '' for none)")
 
 
 def run(args):
@@ -30,13 +33,17 @@ def run(args):
     cfg = dict(QUICK if args.quick else FULL)
     cfg["figures"] = args.figures
     start = time.time()
-    results = run_ledger(CLAIMS, cfg, log=lambda i, n, claim: print(f"[{i}/{n}] {claim.id} ...", file=sys.stderr,
-                                                                    flush=True))
+    with progress("claims") as report:
+        def starting(i, n, claim):
+            report.describe(f"claims ({claim.id})")
+            report(i - 1, n)
+        results = run_ledger(CLAIMS, cfg, log=starting)
     records = [r.record for r in results.values()]
     if args.figures:
-        print("figures ...", file=sys.stderr, flush=True)
-        for path in draw_figures(cfg, results):
-            print(f"  wrote {path}", file=sys.stderr)
+        with progress("figures") as report:
+            paths = draw_figures(cfg, results, report=report)
+        for path in paths:
+            print(f"wrote {path}", file=sys.stderr)
     if args.notes:
         header = {"quick": args.quick, "seconds": time.time() - start,
                   "date": datetime.date.today().isoformat()}

@@ -1,6 +1,9 @@
 """``verify ladder``: the signal outlier of Monte Carlo against the derived limit over a ladder of d."""
 
+from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.numbers import check_count, json_reals
+from verify.montecarlo.trials import PATHS
+from verify.progress import progress
 from verify.studies.finite_size import outlier_ladder
 
 __all__ = ["NAME", "HELP", "MC_DIGITS", "add_ladder_arguments", "ladder_options", "fits_lines", "run",
@@ -19,15 +22,15 @@ def add_ladder_arguments(p, weights: bool = True):
     p.add_argument("--delta", default="1/2", help="d/V (default 1/2)")
     p.add_argument("--gamma", default="1/4", help="d/N (default 1/4)")
     p.add_argument("--T", default="8", help="sequence length (default 8)")
-    p.add_argument("--signs", default="prefix:2", help="sign family (default prefix:2)")
+    p.add_argument("--signs", default="prefix:2", metavar=listed(SIGN_SPECS), help="sign family (default prefix:2)")
     if weights:
-        p.add_argument("--weights", default="mean", help="mean, causal, optimal or file:PATH (default mean)")
+        p.add_argument("--weights", default="mean", metavar=listed(SCHEMES), help="weight scheme (default mean)")
     p.add_argument("--tau", default=None, help="causal only: attention temperature (default 0, attention-gap 1)")
-    p.add_argument("--mask", default=None, help="causal only: inclusive (default) or strict")
+    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only (default inclusive)")
     p.add_argument("--mu2", default="2", help="signal strength ||mu||^2 (default 2)")
     p.add_argument("--seeds", default="8", help="trials per dimension (default 8)")
     p.add_argument("--seed0", default="0", help="root seed (default 0)")
-    p.add_argument("--path", default="auto", help="eigensolver: auto, dense, implicit or mixed (default auto)")
+    p.add_argument("--path", default="auto", metavar=listed(PATHS), help="eigensolver (default auto)")
 
 
 def ladder_options(args) -> dict:
@@ -53,7 +56,9 @@ def fits_lines(fits: dict) -> list[str]:
 def run(args):
     options = ladder_options(args)
     centered = not args.raw
-    return json_reals(outlier_ladder(**options, scheme=args.weights, centered=centered, tau=args.tau, mask=args.mask), MC_DIGITS)
+    with progress("ladder") as report:
+        return json_reals(outlier_ladder(**options, scheme=args.weights, centered=centered, tau=args.tau, mask=args.mask,
+                                         report=report), MC_DIGITS)
 
 
 def render(doc) -> str:

@@ -2,12 +2,13 @@
 import numpy as np
 import sympy as sp
 
+from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.errors import ParameterError
 from derive.model import check_T, parse_signs
 from derive.numbers import check_count, check_digits, format_real, parse_rational
 from derive.resources import MAX_MU2, check_trials
 from derive.commands.spike import spike
-from verify.montecarlo.trials import run_trials
+from verify.montecarlo.trials import PATHS, run_trials
 from verify.stats import mean_ci
 
 __all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "run"]
@@ -20,23 +21,19 @@ def add_arguments(p):
     for name, help_ in (("--d", "embedding dimension"), ("--V", "vocabulary size (even)"),
                         ("--N", "number of sequences"), ("--T", "sequence length")):
         p.add_argument(name, required=True, help=help_)
-    p.add_argument("--signs", required=True, help="sign family: iid, prefix:L, suffix:L, markov:r, gauss:rho, file:PATH")
-    p.add_argument("--weights", required=True, help="mean, causal, optimal or file:PATH")
+    p.add_argument("--signs", required=True, metavar=listed(SIGN_SPECS), help="sign family")
+    p.add_argument("--weights", required=True, metavar=listed(SCHEMES), help="weight scheme")
     p.add_argument("--tau", default=None, help="causal only: attention temperature (default 0)")
-    p.add_argument("--mask", default=None, help="causal only: inclusive (default) or strict")
+    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only (default inclusive)")
     p.add_argument("--mu2", required=True, help="signal strength ||mu||^2")
     p.add_argument("--seeds", default="8", help="number of independent trials (default 8)")
     p.add_argument("--seed0", default="0", help="root seed (default 0)")
     p.add_argument("--k", default="4", help="how many top eigenvalues to report (default 4)")
     p.add_argument("--centered", action="store_true", help="the centered covariance S_c")
-    p.add_argument("--path", default="auto", help="eigensolver: auto (default), dense, implicit or mixed (float32 Lanczos, float64-certified)")
+    p.add_argument("--path", default="auto", metavar=listed(PATHS),
+                   help="eigensolver (default auto; mixed: float32 Lanczos, float64-certified)")
     p.add_argument("--digits", default=30, help="significant digits of the theory's reals")
 
-
-MAX_MU2 = 10**6
-"""Largest signal strength simulated: float64 eigenvalues of ``S`` carry absolute errors of about
-``1e-16 * mu2``, so beyond ``1e6`` the bulk eigenvalues reported to 10 digits would be rounding noise
-(and the spread over seeds overflows long before ``mu2 = 1e300``)."""
 
 def run(args):
     from derive import attention

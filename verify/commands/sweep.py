@@ -69,7 +69,8 @@ def render(doc) -> str:
         lines = [f"{doc['results']}: {doc['tasks']['done']}/{doc['tasks']['total']} tasks, sweep {doc['sweep_hash'][:12]}"]
         for p in doc["points"]:
             mc = ", ".join(f"{q} {s['mean']}" for q, s in p["monte_carlo"].items())
-            lines.append(f"  {p['point']} ({p['seeds']} seeds): {mc}; theory overlap {p['theory']['overlap']}")
+            point = ", ".join(f"{k} = {v}" for k, v in p["point"].items())
+            lines.append(f"  {point} ({p['seeds']} seeds): {mc}; theory overlap {p['theory']['overlap']}")
         lines += [f"  figure: {f}" for f in doc["figures"]]
         return "\n".join(lines)
     return (f"{doc['results']}: {doc['done_before'] + doc['computed']}/{doc['tasks']} tasks done "

@@ -48,9 +48,10 @@ CLAIMS = [
 ]
 
 
-def draw_figures(cfg: dict, results: dict) -> list[str]:
+def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
     """Figures (a)-(e) of the ledger into ``cfg["figures"]``; (a) and (e) reuse the artifacts of the C1 and
-    C8 checks in ``results`` (``{id: Result}``)."""
+    C8 checks in ``results`` (``{id: Result}``). ``report(done, total)``, if given, hears of each Monte Carlo
+    cell (``seeds`` trials at ``d`` count ``seeds d^2``)."""
     from verify import figures
 
     folder, paths = cfg["figures"], []
@@ -68,22 +69,35 @@ def draw_figures(cfg: dict, results: dict) -> list[str]:
     curves, points = {}, {}
     mu_fine = np.linspace(0.02, 3.5, 120)
     mu_mc = [0.25, 0.5, 1.0, 2.0, 3.0]
+    gammas = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0]
+    mus = [0.1, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
+    dd = max(200, d // 2)
+    cell = {"overlap": cfg["seeds"] * d * d, "phase": dd * dd}
+    total = len(schemes) * len(mu_mc) * cell["overlap"] + len(gammas) * len(mus) * cell["phase"]
+    done = 0
+
+    def tick(kind):
+        nonlocal done
+        done += cell[kind]
+        if report is not None:
+            report(done, total)
+
     for name, (w, a, k) in schemes.items():
         curves[name] = (mu_fine, [float(theory(DELTA, GAMMA, name, repr(float(m))).sample.overlap) for m in mu_fine])
-        stats_ = [mean_ci(trials(cfg["seeds"], 400 + i, d, V, N, T, SIGNS, w, m, centered=True)[1][:, 0])
-                  for i, m in enumerate(mu_mc)]
+        stats_ = []
+        for i, m in enumerate(mu_mc):
+            stats_.append(mean_ci(trials(cfg["seeds"], 400 + i, d, V, N, T, SIGNS, w, m, centered=True)[1][:, 0]))
+            tick("overlap")
         points[name] = (mu_mc, *(np.array([s_[i] for s_ in stats_]) for i in range(3)))
     paths.append(figures.overlap_figure(folder, curves, points,
                                         f"centered $S_c$, $\\delta$={DELTA}, $\\gamma$={GAMMA}, d={d}, {cfg['seeds']} seeds"))
     w, a, k = schemes["mean"]
-    gammas = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0]
-    mus = [0.1, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
-    dd = max(200, d // 2)
     grid = np.zeros((len(mus), len(gammas)))
     for j, g in enumerate(gammas):
         Vg, Ng = rung(dd, DELTA, g)
         for i, m in enumerate(mus):
             grid[i, j] = trials(1, 500 + 10 * i + j, dd, Vg, Ng, T, SIGNS, w, m, centered=True)[1][0, 0]
+            tick("phase")
     crit = lambda g, level: float(theory(DELTA, repr(float(g)), "mean", 1).level(level).mu2_critical)  # noqa: E731
     paths.append(figures.phase_figure(folder, mus, gammas, grid, lambda g: crit(g, "population"),
                                       lambda g: crit(g, "sample"),

@@ -12,8 +12,6 @@ of :mod:`verify.montecarlo.lanczos` (float64, or float32 certified in float64).
 from __future__ import annotations
 
 import numbers
-import sys
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +21,7 @@ from derive.resources import check_trials
 from verify.montecarlo.dense import dense_top
 from verify.montecarlo.draw import Draw, Model, check_model, draw, positive_int
 from verify.montecarlo.lanczos import Mixing, implicit_top, mixed_top
+from verify.progress import progress as progress_bar
 
 __all__ = ["PATHS", "AUTO_COST_RATIO", "Trial", "Trials", "choose_path", "solve", "run_trial", "run_trials"]
 
@@ -33,9 +32,6 @@ eigensolver) is at most ``AUTO_COST_RATIO`` times :math:`dV` (one pass over the 
 otherwise. The constant is the crossover measured in notes/mc.md (dense was faster at a cost ratio
 of 312 and 350, implicit at 700 and above): a memory-bound pass is far slower per operation than
 the dense Gram's matrix-matrix product, and Lanczos needs some 50 to 100 of them."""
-
-PROGRESS_AFTER = 3.0
-"""Seconds after which :func:`run_trials` starts reporting progress on stderr (when asked to decide)."""
 
 PATHS = ("dense", "implicit", "mixed", "auto")
 
@@ -149,43 +145,13 @@ class Trials:
     path: str
 
 
-class _Progress:
-    """A progress line on stderr, shown only once the run has lasted ``after`` seconds (or always,
-    or never): a bar redrawn in place on a terminal, a throttled counter line otherwise."""
-
-    def __init__(self, total: int, show: bool | None, label: str = "verify.montecarlo"):
-        self.total, self.show, self.label = total, show, label
-        self.start = self.last = time.monotonic()
-        self.tty = sys.stderr.isatty()
-        self.drawn = False
-
-    def update(self, done: int):
-        now = time.monotonic()
-        if self.show is False or (self.show is None and now - self.start < PROGRESS_AFTER):
-            return
-        if self.tty:
-            filled = int(30 * done / self.total)
-            sys.stderr.write(f"\r{self.label}: [{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} trials, {now - self.start:.0f} s")
-            self.drawn = True
-        elif done == self.total or now - self.last >= 5.0 or not self.drawn:
-            # a log file gets a new line per report, so reports are spaced out
-            sys.stderr.write(f"{self.label}: {done}/{self.total} trials, {now - self.start:.0f} s\n")
-            self.last, self.drawn = now, True
-        sys.stderr.flush()
-
-    def close(self):
-        if self.tty and self.drawn:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
 def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="auto", seeds=1, seed0=0,
                spectrum=False, dtype=np.float64, progress: bool | None = None) -> Trials:
     """``seeds`` independent trials of :func:`run_trial` (same arguments); trial ``j`` uses
     ``SeedSequence(seed0).spawn(seeds)[j]``, so it is the same whatever the number of trials.
 
     ``progress``: ``True``/``False`` forces a progress report on stderr on or off; ``None`` shows
-    it once the run has lasted :data:`PROGRESS_AFTER` seconds.
+    it once the run has lasted :data:`verify.progress.DELAY` seconds.
     """
     model = check_model(d, V, N, T, signs, weights, mu2)
     k = _check_k(k, model.d, model.N)
@@ -196,12 +162,11 @@ def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="au
     centered, spectrum = _flag(centered, "centered"), _flag(spectrum, "spectrum")
     chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
     children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
-    bar = _Progress(K, progress)
     results = []
-    for j, child in enumerate(children):
-        results.append(solve(model, draw(model, child), k, bool(centered), chosen, bool(spectrum), dtype))
-        bar.update(j + 1)
-    bar.close()
+    with progress_bar("verify.montecarlo", enabled=progress, unit="trials") as report:
+        for j, child in enumerate(children):
+            results.append(solve(model, draw(model, child), k, bool(centered), chosen, bool(spectrum), dtype))
+            report(j + 1, K)
     return Trials(
         np.array([r.top_eigenvalues for r in results]),
         np.array([r.overlaps for r in results]),

@@ -52,10 +52,11 @@ def paired_trial(model, seed, tau: float, mask: str, path: str = "dense") -> dic
 
 
 def attention_gap(ds, delta, gamma, T: int, signs: str, tau, mask: str, mu2, seeds: int, seed0: int = 0,
-                  path: str = "auto") -> dict:
+                  path: str = "auto", report=None) -> dict:
     r"""The attention-vs-limit study of the module docstring over the ladder ``ds`` at fixed
     :math:`\delta`, :math:`\gamma` (:func:`verify.montecarlo.draw.rung`); trial ``j`` of rung ``d`` uses
-    ``rung_seeds(seed0, d, seeds)[j]``, and the centered covariance is used throughout.
+    ``rung_seeds(seed0, d, seeds)[j]``, and the centered covariance is used throughout. ``report(done, total)``,
+    if given, hears of each paired trial (in units of ``d^2``, as :func:`verify.studies.finite_size.outlier_ladder`).
     """
     delta, gamma = ratios(delta, gamma)
     # the attention weights hold a chunk of sequences' tokens, CHUNK x T x d floats, three times
@@ -63,11 +64,17 @@ def attention_gap(ds, delta, gamma, T: int, signs: str, tau, mask: str, mu2, see
     w, predicted, _ = scheme_prediction("causal", T, signs, delta, gamma, mu2, True, tau=str(tau), mask=mask)
     tau = float(parse_rational(tau, "tau"))
     rows = []
+    total, done = sum(d * d for d in ds) * seeds, 0
     for d in ds:
         V, N = rung(d, delta, gamma)
         model = check_model(d, V, N, T, signs, w, float(parse_rational(mu2, "mu2")))
         chosen = choose_path(path, False, d, V, N)
-        trials = [paired_trial(model, child, tau, mask, chosen) for child in rung_seeds(seed0, d, seeds)]
+        trials = []
+        for child in rung_seeds(seed0, d, seeds):
+            trials.append(paired_trial(model, child, tau, mask, chosen))
+            done += d * d
+            if report is not None:
+                report(done, total)
         row = {"d": d, "V": V, "N": N}
         for key in ("weight_bias", "weight_spread"):
             row[key] = summary([t[key] for t in trials])

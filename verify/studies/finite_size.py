@@ -88,18 +88,26 @@ def fit(rows: list[dict], get) -> dict:
 
 
 def outlier_ladder(ds, delta, gamma, T: int, signs: str, scheme: str, mu2, *, centered: bool = True, seeds: int = 8,
-                   seed0: int = 0, tau=None, mask=None, path: str = "auto") -> dict:
+                   seed0: int = 0, tau=None, mask=None, path: str = "auto", report=None) -> dict:
     """The finite-size study of the module docstring; trial ``j`` of rung ``d`` uses
-    ``rung_seeds(seed0, d, seeds)[j]``."""
+    ``rung_seeds(seed0, d, seeds)[j]``. ``report(done, total)``, if given, hears of each trial (in units of
+    ``d^2``, the cost of a trial, so that a progress bar's estimate of the time left holds across rungs)."""
+    ds = ladder(ds)
     delta, gamma = ratios(delta, gamma)
     ds = ladder(ds, delta, gamma, T, seeds, signs)
     w, predicted, theory = scheme_prediction(scheme, T, signs, delta, gamma, mu2, centered, tau, mask)
     rows = []
+    total, done = sum(d * d for d in ds) * seeds, 0
     for d in ds:
         V, N = rung(d, delta, gamma)
         model = check_model(d, V, N, T, signs, w, float(parse_rational(mu2, "mu2")))
         chosen = choose_path(path, False, d, V, N)
-        results = [solve(model, draw(model, child), 1, centered, chosen) for child in rung_seeds(seed0, d, seeds)]
+        results = []
+        for child in rung_seeds(seed0, d, seeds):
+            results.append(solve(model, draw(model, child), 1, centered, chosen))
+            done += d * d
+            if report is not None:
+                report(done, total)
         row = {"d": d, "V": V, "N": N, "path": chosen}
         for i, name in enumerate(("eigenvalue", "overlap")):
             err = np.array([(r.top_eigenvalues[0], r.overlaps[0])[i] for r in results]) - predicted[i]

@@ -1,0 +1,54 @@
+"""``verify formula``: a user's closed form of a derived quantity, proved equal, or refuted at a point."""
+from derive.quantities import QUANTITIES
+from verify.formula import check_formula
+
+__all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
+
+NAME = "formula"
+HELP = "check your closed form of a derived quantity: a proof, a counterexample at a simple point, or agreement"
+
+
+def add_arguments(p):
+    p.add_argument("--quantity", required=True, choices=QUANTITIES, metavar="Q",
+                   help=f"the derived quantity, one of: {', '.join(QUANTITIES)}")
+    p.add_argument("--expr", required=True,
+                   help="a SymPy expression in the quantity's symbols (delta, gamma, alpha, kappa, mu2, W, x, T, t, tau, L)")
+    p.add_argument("--where", default=None,
+                   help="constraints on the domain searched, e.g. 'delta=1/2, gamma<1, mask=strict'")
+    p.add_argument("--mc", action="store_true", help="add a Monte Carlo of the model at the point (sample.eigenvalue, sample.overlap)")
+    p.add_argument("--examples", default="200", help="points Hypothesis evaluates when no proof is found (default 200)")
+    p.add_argument("--seed", default="0", help="seed of the search and of the Monte Carlo (default 0)")
+    p.add_argument("--digits", default=30, help="significant digits of the comparison and of every real (default 30)")
+
+
+def run(args):
+    return check_formula(args.quantity, args.expr, where=args.where, mc=args.mc, digits=args.digits,
+                         examples=args.examples, seed=args.seed).as_dict()
+
+
+def exit_status(doc) -> int:
+    """0 for equal or agrees, 1 for a counterexample."""
+    return 1 if doc["verdict"] == "counterexample" else 0
+
+
+def render(doc) -> str:
+    lines = [f"{doc['quantity']}: {doc['verdict']}", f"  yours:   {doc['expr']}", f"  law:     {doc['law']}"]
+    if doc["proof"]:
+        lines.append(f"  proof:   {doc['proof']}")
+    where = doc["point"] or doc["checked_at"]
+    lines.append(("  at:      " if doc["point"] else "  e.g. at: ") + ", ".join(f"{k} = {v}" for k, v in where.items()))
+    lines.append(f"  derived: {doc['expected']}")
+    lines.append(f"  yours:   {doc['got'] if doc['got'] is not None else 'undefined'}")
+    lines.append(f"  {doc['examples']} points evaluated; values differ when apart by more than {doc['tolerance']} "
+                 "relative to max(1, |derived|)")
+    if doc["note"]:
+        lines.append(f"  note:    {doc['note']}")
+    mc = doc.get("mc")
+    if mc:
+        if "skipped" in mc:
+            lines.append(f"  Monte Carlo skipped: {mc['skipped']}")
+        else:
+            lines.append(f"  Monte Carlo (d = {mc['d']}, V = {mc['V']}, N = {mc['N']}, {mc['signs']}, {mc['S']} S, "
+                         f"{mc['seeds']} seeds): {mc['mean']} [{mc['ci95'][0]}, {mc['ci95'][1]}]; "
+                         f"derived in CI: {mc['expected_in_ci']}, yours in CI: {mc['got_in_ci']}")
+    return "\n".join(lines)
