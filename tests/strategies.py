@@ -173,9 +173,10 @@ def near_thresholds(draw, distance_exponents=(25, 40)):
     ``W`` at which ``W^2 delta`` reaches the threshold). Returns ``(kwargs, which)``."""
     from derive.outliers import outliers_at
 
-    delta, gamma = draw(rationals(sp.Rational(1, 20), 4, 60)), draw(rationals(sp.Rational(1, 20), 4, 60))
-    kappa = draw(rationals(sp.Rational(1, 20), 2, 60))
-    alpha = draw(rationals(sp.Rational(1, 50), 1, 60)) * kappa  # 0 < alpha <= kappa: a threshold at mu2 > 0
+    ratio = rationals(low=sp.Rational(1, 20), high=4, max_denominator=60)
+    delta, gamma = draw(ratio), draw(ratio)
+    kappa = draw(rationals(low=sp.Rational(1, 20), high=2, max_denominator=60))
+    alpha = draw(rationals(low=sp.Rational(1, 50), high=1, max_denominator=60)) * kappa  # 0 < alpha <= kappa: a threshold at mu2 > 0
     level = draw(st.sampled_from(THRESHOLD_LEVELS))
     which = draw(st.sampled_from(["signal", "mean"]))
     eps = draw(st.sampled_from([-1, 1])) * sp.Rational(1, 10) ** draw(st.integers(*distance_exponents))

@@ -68,17 +68,24 @@ def test_ladder_reports_its_progress_in_units_of_cost_and_keeps_stdout_clean(cap
     json.loads(capsys.readouterr().out)
 
 
-def test_blas_threads_are_limited_in_process_unless_the_user_chose(monkeypatch):
-    from threadpoolctl import threadpool_info
-    from verify.threads import limit_blas_threads
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
-    assert limit_blas_threads() is False
-    monkeypatch.delenv("OPENBLAS_NUM_THREADS")
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        if os.environ.get(name):
-            monkeypatch.delenv(name)
-    assert limit_blas_threads() is True
-    assert all(pool["num_threads"] == 1 for pool in threadpool_info() if pool["user_api"] == "blas")
+def test_the_command_line_limits_blas_threads_unless_the_user_chose(monkeypatch):
+    from threadpoolctl import threadpool_info, threadpool_limits
+    from verify.threads import BLAS_THREAD_VARIABLES
+
+    def blas_threads():
+        return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+
+    for name in BLAS_THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    with threadpool_limits(limits=2, user_api="blas"):
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+        with pytest.raises(SystemExit):
+            verify_main(["mc", "--help"])
+        assert blas_threads() == {2}
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+        with pytest.raises(SystemExit):
+            verify_main(["mc", "--help"])
+        assert blas_threads() == {1}
 
 
 def test_the_ledger_writes_into_the_working_folder_by_default(capsys):
