@@ -65,8 +65,10 @@ def main(argv=None) -> int:
             rows.append(row)
             print(f"{row['outcome']:9} {row['seconds']:6.1f} s  {case.name}: {row['why']}", flush=True)
     counts = {k: sum(r["outcome"] == k for r in rows) for k in ("refused", "answered", "failed")}
+    peak = max(r["peak_gib_so_far"] for r in rows)
     print(f"tried {len(rows)}, refused cleanly {counts['refused']}, answered {counts['answered']}, "
-          f"failed {counts['failed']}; slowest {max(r['seconds'] for r in rows):.1f} s")
+          f"failed {counts['failed']}; slowest {max(r['seconds'] for r in rows):.1f} s; largest resident "
+          f"memory of a case {peak:.2f} GiB (address space capped at {MEMORY / 2**30:.0f} GiB)")
     if args.markdown:
         Path(args.markdown).write_text(markdown(rows, counts))
     return 1 if counts["failed"] else 0
