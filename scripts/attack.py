@@ -75,7 +75,7 @@ def main(argv=None) -> int:
 
 
 def markdown(rows, counts) -> str:
-    lines = [f"| tried | refused cleanly | answered | failed |", "|---|---|---|---|",
+    lines = ["| tried | refused cleanly | answered | failed |", "|---|---|---|---|",
              f"| {len(rows)} | {counts['refused']} | {counts['answered']} | {counts['failed']} |", "",
              "| case | outcome | seconds | detail |", "|---|---|---|---|"]
     lines += [f"| {r['case']} | {r['outcome']} | {r['seconds']:.1f} | {r['why'].replace('|', '/')} |" for r in rows]

@@ -1,6 +1,5 @@
 """The command line of a scientific tool: version, valid values in --help, readable output, progress, threads."""
 import json
-import os
 
 import pytest
 
