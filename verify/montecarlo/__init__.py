@@ -3,6 +3,7 @@
 * :mod:`~verify.montecarlo.signs`: samplers of the sign families;
 * :mod:`~verify.montecarlo.draw`: validated parameters, the table, sequences, mixing matrix, pooled vectors;
 * :mod:`~verify.montecarlo.dense` and :mod:`~verify.montecarlo.lanczos`: the eigensolvers (one file each);
+* :mod:`~verify.montecarlo.mu2_axis`: one draw solved for every signal strength ``mu2`` at once (block Lanczos);
 * :mod:`~verify.montecarlo.trials`: one trial or many, solved by the chosen path;
 * :mod:`~verify.montecarlo.attention`: the data-dependent weights of real causal softmax attention;
 * :mod:`~verify.montecarlo.population`: the exact covariance of the pooled vectors given one table.

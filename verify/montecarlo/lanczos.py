@@ -24,7 +24,7 @@ equal to :math:`E^T x_{j+1}` without another pass (unless the second pass runs: 
 residual norms :math:`\beta_{m}|s_{m,i}|` (in exact arithmetic,
 :math:`\|S X s_i - \theta_i X s_i\| = \beta_m |e_m^T s_i|`); the solver stops when the top ``k``
 are below ``tol`` relative to :math:`|\theta_i|`. It computes them at the steps
-:func:`_steps_before_check` schedules, and the steps in between run in one compiled loop
+:func:`steps_before_check` schedules, and the steps in between run in one compiled loop
 (:func:`_lanczos_steps`).
 
 *Precision.* The table may be float64 or float32. Vectors, inner products and the
@@ -51,8 +51,9 @@ from numba import njit
 from derive.errors import ParameterError
 
 __all__ = ["FASTMATH", "REORTHOGONALIZE_AGAIN", "INVARIANT_ULPS", "MAX_STRIDE", "TOL", "TOL_FLOAT32",
-           "MIXED_TOL", "MIXED_ACCEPT", "lanczos_sweep", "rounded_transpose_product", "transpose_product",
-           "product", "Mixing", "Ritz", "lanczos_top", "implicit_top", "rayleigh_ritz", "mixed_top"]
+           "MIXED_TOL", "MIXED_ACCEPT", "steps_before_check", "lanczos_sweep", "block_sweep",
+           "rounded_transpose_product", "transpose_product", "product", "Mixing", "Ritz", "lanczos_top",
+           "implicit_top", "rayleigh_ritz", "mixed_top"]
 
 FASTMATH = {"reassoc", "contract"}
 """LLVM flags of the kernels: reassociation lets the reductions run in SIMD lanes, contraction
@@ -70,7 +71,7 @@ carry rounding of about ``1e-7`` (module docstring). Below that level the new di
 rounding noise: the solver continues from a fresh vector instead."""
 
 MAX_STRIDE = 8
-"""The most steps between two computations of the Ritz pairs (:func:`_steps_before_check`)."""
+"""The most steps between two computations of the Ritz pairs (:func:`steps_before_check`)."""
 
 TOL = 1e-8
 r"""Relative residual tolerance of Lanczos (:func:`implicit_top`) on the float64 table: :math:`\|S x - \theta x\| \le
@@ -99,16 +100,16 @@ gap :math:`g/\theta` is at least ``1e-2``. A larger residual sends the solve to 
 
 
 
-def _steps_before_check(history, m: int, worst: float, tol: float) -> int:
+def steps_before_check(history, m: int, worst: float, tol: float) -> int:
     r"""Steps to take before the Ritz pairs are computed again: three quarters of the number the
     last two checks predict before the largest residual reaches ``tol`` (taking it to fall
     geometrically at the rate measured between them; Lanczos converges faster than geometrically,
     so the margin makes an error of the prediction cost a check rather than a step), between 1 and
     :data:`MAX_STRIDE`; 1 without a usable history or a positive ``tol``.
 
-    >>> _steps_before_check((10, 1e-2), 14, 1e-4, 1e-6)  # 10^(-1/2) a step: 4 more steps, check after 3
+    >>> steps_before_check((10, 1e-2), 14, 1e-4, 1e-6)  # 10^(-1/2) a step: 4 more steps, check after 3
     3
-    >>> _steps_before_check(None, 3, 1.0, 1e-6), _steps_before_check((3, 1e-3), 4, 2e-3, 1e-6)
+    >>> steps_before_check(None, 3, 1.0, 1e-6), steps_before_check((3, 1e-3), 4, 2e-3, 1e-6)
     (1, 1)
     """
     if history is None or tol <= 0 or not 0 < worst < history[1]:
@@ -201,6 +202,57 @@ def lanczos_sweep(E, r, x, xprev, alpha, beta, w, y, partial, wblock):
         wi = w[i]
         for k in range(V):
             y[k] += wi * e[k]
+
+
+@njit(fastmath=FASTMATH, boundscheck=False, cache=True)
+def block_sweep(E, Rt, P, W, Yt, partial, wblock):
+    r"""One block Lanczos step's pass over the table: :math:`W = E R - P` and :math:`Y = E^T W`, reading
+    each row of ``E`` once from memory (:func:`lanczos_sweep` for a block of ``b`` vectors).
+
+    ``E`` is ``d x V`` (C order, float32 or float64) and ``Rt`` (``b x V``, :math:`R^T`) has its dtype;
+    ``P`` and ``W`` (``d x b``) and ``Yt`` (``b x V``, :math:`Y^T`) are float64; ``partial`` (``b x V``)
+    and ``wblock`` (``8``) are scratch arrays of the table's dtype. ``W`` and ``Yt`` are overwritten.
+    Each block of eight rows serves the ``b`` columns in turn while it is in cache.
+    """
+    d, V = E.shape
+    b = Rt.shape[0]
+    for c in range(b):
+        for k in range(V):
+            Yt[c, k] = 0.0
+            partial[c, k] = 0.0
+    blocks = d // 8
+    for q in range(blocks):
+        i = 8 * q
+        e0, e1, e2, e3, e4, e5, e6, e7 = _eight_rows(E, i)
+        for c in range(b):
+            s0, s1, s2, s3, s4, s5, s6, s7 = _eight_dots(e0, e1, e2, e3, e4, e5, e6, e7, Rt[c], Rt[c, 0] - Rt[c, 0])
+            W[i, c] = s0 - P[i, c]
+            W[i + 1, c] = s1 - P[i + 1, c]
+            W[i + 2, c] = s2 - P[i + 2, c]
+            W[i + 3, c] = s3 - P[i + 3, c]
+            W[i + 4, c] = s4 - P[i + 4, c]
+            W[i + 5, c] = s5 - P[i + 5, c]
+            W[i + 6, c] = s6 - P[i + 6, c]
+            W[i + 7, c] = s7 - P[i + 7, c]
+            for r in range(8):
+                wblock[r] = W[i + r, c]
+            _eight_updates(partial[c], e0, e1, e2, e3, e4, e5, e6, e7, wblock[0], wblock[1], wblock[2], wblock[3],
+                           wblock[4], wblock[5], wblock[6], wblock[7])
+        if (q + 1) % 8 == 0 or q == blocks - 1:
+            for c in range(b):
+                for k in range(V):
+                    Yt[c, k] += partial[c, k]
+                    partial[c, k] = 0.0
+    for i in range(8 * blocks, d):
+        e = E[i]
+        for c in range(b):
+            s = Rt[c, 0] - Rt[c, 0]
+            for k in range(V):
+                s += e[k] * Rt[c, k]
+            W[i, c] = s - P[i, c]
+            wi = W[i, c]
+            for k in range(V):
+                Yt[c, k] += wi * e[k]
 
 
 @njit(fastmath=FASTMATH, boundscheck=False, cache=True)
@@ -478,7 +530,7 @@ def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: floa
     those of the rounded table's :math:`S`.
 
     Stops when every one of the top ``k`` Ritz pairs has relative residual at most ``tol`` (checked
-    as :func:`_steps_before_check` schedules), or when the basis holds ``d`` vectors (the pairs are
+    as :func:`steps_before_check` schedules), or when the basis holds ``d`` vectors (the pairs are
     then exact up to rounding). When the Krylov space turns out invariant (:data:`INVARIANT_ULPS`)
     before that, it continues from a fresh vector orthogonal to the basis, so the loop ends with at
     most ``d`` vectors. The residuals returned are the estimates :math:`\beta_m|s_{m,i}|/|\theta_i|`.
@@ -531,7 +583,7 @@ def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: floa
             residuals = betas[m - 1] * np.abs(s[-1]) / np.maximum(np.abs(theta), np.finfo(float).tiny)
             if m == d or np.all(residuals <= tol):
                 return Ritz(theta, X[:m].T @ s, residuals, m, passes)
-            check = m + _steps_before_check(history, m, residuals.max(), tol)
+            check = m + steps_before_check(history, m, residuals.max(), tol)
             history = (m, residuals.max())
         if invariant:
             # the new direction is rounding noise: go on from a fresh one (beta = 0 splits T into
