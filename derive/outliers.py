@@ -178,8 +178,14 @@ def sample_threshold(delta_, gamma_, kappa_) -> mpmath.mpf:
     mpf('0.5')
     """
     args = (_real(delta_, "delta"), _real(gamma_, "gamma"), _real(kappa_, "kappa", positive=True))
-    coeffs = [c(*args) for c in _compiled()["threshold_coeffs"]]
-    roots = mpmath.polyroots(coeffs, maxsteps=200, extraprec=4 * mpmath.mp.prec)
+    return _sample_threshold(*args, mpmath.mp.prec)
+
+
+@lru_cache(maxsize=4096)
+def _sample_threshold(delta_, gamma_, kappa_, prec):
+    # a curve along mu2 asks for the same threshold at every point: the roots are found once per precision
+    coeffs = [c(delta_, gamma_, kappa_) for c in _compiled()["threshold_coeffs"]]
+    roots = mpmath.polyroots(coeffs, maxsteps=200, extraprec=4 * prec)
     tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2))
     real = [mpmath.re(r) for r in roots if abs(mpmath.im(r)) <= tol * max(1, abs(r))]
     return max(real)

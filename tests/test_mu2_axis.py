@@ -164,3 +164,17 @@ def test_bad_axes_are_refused_by_name():
         with pytest.raises(ParameterError) as err:
             axis_top(pencil, [1.0], k)
         assert err.value.parameter == "k"
+
+
+@pytest.mark.parametrize("path", ["auto", "implicit"])
+def test_run_axis_is_run_trials_at_each_mu2_with_shared_draws(path):
+    from verify.montecarlo.trials import run_axis, run_trials
+
+    mu2s = [0.25, 1.0, 3.0]
+    w = [0.5, 0.3, 0.2, 0.0]
+    axis = run_axis(60, 120, 240, 4, "prefix:2", w, mu2s, centered=True, k=3, path=path, seeds=2, seed0=9)
+    assert axis.path == ("dense" if path == "auto" else "mu2-axis")
+    for i, mu2 in enumerate(mu2s):
+        single = run_trials(60, 120, 240, 4, "prefix:2", w, mu2, centered=True, k=3, path="dense", seeds=2, seed0=9)
+        np.testing.assert_allclose(axis.top_eigenvalues[:, i], single.top_eigenvalues, rtol=1e-8)
+        np.testing.assert_allclose(axis.overlaps[:, i], single.overlaps, rtol=0, atol=1e-8)

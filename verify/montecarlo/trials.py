@@ -22,8 +22,10 @@ from derive.errors import ParameterError
 from verify.montecarlo.dense import dense_top
 from verify.montecarlo.draw import Draw, Model, check_model, draw, positive_int
 from verify.montecarlo.lanczos import Mixing, implicit_top, mixed_top
+from verify.montecarlo.mu2_axis import Axis, Pencil, axis_top, check_mu2s, dense_axis_top
 
-__all__ = ["PATHS", "AUTO_COST_RATIO", "Trial", "Trials", "choose_path", "solve", "run_trial", "run_trials"]
+__all__ = ["PATHS", "AUTO_COST_RATIO", "Trial", "Trials", "choose_path", "choose_axis_path", "solve", "run_trial",
+           "run_trials", "solve_axis", "AxisTrials", "run_axis"]
 
 AUTO_COST_RATIO = 500
 r"""``path='auto'`` solves densely when the full spectrum is requested or when the dense cost
@@ -88,6 +90,18 @@ def choose_path(path, spectrum: bool, d: int, V: int, N: int, dtype=np.float64) 
         cheap = dtype == np.float64 and m * m * (M + 3 * m) <= AUTO_COST_RATIO * d * V
         return "dense" if spectrum or cheap else "implicit"
     return path
+
+
+def choose_axis_path(path, d: int, V: int, N: int, n: int) -> str:
+    """The solver of :func:`solve_axis` for ``path`` and ``n`` values of ``mu2``: ``'dense'``
+    (:func:`verify.montecarlo.mu2_axis.dense_axis_top`) or ``'mu2-axis'`` (its block Lanczos run). ``'auto'``
+    is dense when forming :math:`S_0` and solving it ``n`` times, :math:`d^2 V + n d^3`, costs at most
+    :data:`AUTO_COST_RATIO` passes over the table (one Krylov run costs some 50 to 100); ``'implicit'``
+    and ``'mixed'`` are the block Lanczos run (float64: the axis is certified to :data:`verify.montecarlo.lanczos.TOL`)."""
+    choose_path(path, False, d, V, N)
+    if path == "auto":
+        return "dense" if d * d * (V + n * d) <= AUTO_COST_RATIO * d * V else "mu2-axis"
+    return "dense" if path == "dense" else "mu2-axis"
 
 
 def solve(model: Model, data: Draw, k: int, centered: bool, path: str, spectrum: bool = False, dtype=np.float64) -> Trial:
@@ -198,3 +212,39 @@ def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="au
         np.array([r.spectrum for r in results]) if spectrum else None,
         chosen,
     )
+
+
+def solve_axis(data: Draw, mu2s, k: int, centered: bool, path: str) -> Axis:
+    """One draw of the noise table (made at ``mu2 = 0``) solved for every ``mu2`` of ``mu2s`` by ``path``
+    (``'dense'`` or ``'mu2-axis'``, already chosen: :func:`choose_axis_path`)."""
+    pencil = Pencil.of(data.E, Mixing.of(data.A, centered), data.s)
+    return (dense_axis_top if path == "dense" else axis_top)(pencil, mu2s, k)
+
+
+@dataclass(frozen=True)
+class AxisTrials:
+    """Results of :func:`run_axis`: ``top_eigenvalues`` and ``overlaps`` (``K x len(mu2) x k``, trial ``j``
+    first), the per-trial seeds and the solver used."""
+
+    mu2: np.ndarray
+    top_eigenvalues: np.ndarray
+    overlaps: np.ndarray
+    seeds: tuple
+    path: str
+
+
+def run_axis(d, V, N, T, signs, weights, mu2s, *, centered=False, k=3, path="auto", seeds=1, seed0=0) -> AxisTrials:
+    """:func:`run_trials` for every ``mu2`` of ``mu2s`` at once: trial ``j`` draws once (seed
+    ``SeedSequence(seed0).spawn(seeds)[j]``, as :func:`run_trials`) and is solved on the whole axis
+    (:mod:`verify.montecarlo.mu2_axis`), so the ``mu2`` values share their draws (common random numbers)
+    and agree with :func:`run_trials` at each ``mu2`` to ``1e-8``."""
+    mu2s = check_mu2s(mu2s)
+    model = check_model(d, V, N, T, signs, weights, 0.0)
+    k = _check_k(k, model.d, model.N)
+    K = positive_int(seeds, "seeds")
+    if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
+        raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
+    chosen = choose_axis_path(path, model.d, model.V, model.N, len(mu2s))
+    children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
+    axes = [solve_axis(draw(model, child), mu2s, k, bool(centered), chosen) for child in children]
+    return AxisTrials(mu2s, np.array([a.values for a in axes]), np.array([a.overlaps for a in axes]), children, chosen)

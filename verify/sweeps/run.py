@@ -19,15 +19,12 @@ __all__ = ["run_group", "run_task", "run_sweep"]
 def _spectra(job: Job) -> dict:
     """``{mu2: (path, top eigenvalues, overlaps)}`` on the cell's whole ``mu2`` axis, from one draw."""
     from verify.montecarlo.draw import check_model, draw
-    from verify.montecarlo.lanczos import Mixing
-    from verify.montecarlo.mu2_axis import Pencil, axis_top, dense_axis_top
-    from verify.montecarlo.trials import choose_path
+    from verify.montecarlo.trials import choose_axis_path, solve_axis
 
     model = check_model(job.d, job.V, job.N, job.T, job.signs, list(job.weights), 0.0)
     data = draw(model, task_seed(job.root_seed, job.draw_key, SPECTRUM_STREAM))
-    pencil = Pencil.of(data.E, Mixing.of(data.A, job.centered), data.s)
-    dense = choose_path(job.path, False, job.d, job.V, job.N) == "dense"
-    axis = (dense_axis_top if dense else axis_top)(pencil, job.mu2_axis, job.k)
+    path = choose_axis_path(job.path, job.d, job.V, job.N, len(job.mu2_axis))
+    axis = solve_axis(data, job.mu2_axis, job.k, job.centered, path)
     return {mu2: (axis.path, axis.values[i], axis.overlaps[i]) for i, mu2 in enumerate(job.mu2_axis)}
 
 
@@ -60,9 +57,8 @@ def run_group(jobs: tuple) -> list[dict]:
     one outcome per job, each the requested outputs (``result``), this worker's ``code_version`` and
     ``timing`` (its share of the group's seconds, and the group's size).
 
-    The cell's draw is solved once on the sweep's whole ``mu2`` axis (:mod:`verify.montecarlo.mu2_axis`,
-    or its dense twin where :func:`verify.montecarlo.trials.choose_path` picks the dense path), so a
-    task's numbers do not depend on which other tasks of its cell run with it.
+    The cell's draw is solved once on the sweep's whole ``mu2`` axis (:func:`verify.montecarlo.trials.solve_axis`),
+    so a task's numbers do not depend on which other tasks of its cell run with it.
 
     * ``top_eigenvalues``, ``overlaps``: the top-``k`` eigenvalues of :math:`S` (or :math:`S_c`) and the
       squared overlaps :math:`|\hat u_i^T u|^2` of their eigenvectors;
