@@ -3,31 +3,42 @@
 Every family gives its positional correlation ``R = E[xi xi^T]`` as an exact SymPy
 matrix, built from one symbolic entry ``R_{ts}`` per family. Nothing here is random: the
 samplers of ``xi in {+1,-1}^T`` with exactly that ``R`` are in :mod:`verify.montecarlo.signs`.
+Reading a spec and checking that it fits ``T`` need no SymPy (a Monte Carlo run imports it only
+for ``R`` itself); the parameter of a family is an exact :class:`fractions.Fraction`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import lru_cache
 
-import sympy as sp
-
 from derive.errors import ParameterError
-from derive.numbers import check_count, check_range, parse_rational, real_number
-from derive.symbols import L as L_, T as T_, r as r_, rho as rho_, s as s_, t as t_
+from derive.numbers import check_count, check_range, parse_fraction, real_number
 
-__all__ = ["MAX_T", "check_T", "check_R", "correlation_entry", "SignFamily", "parse_signs"]
+__all__ = ["FAMILIES", "MAX_T", "check_T", "check_R", "correlation_entry", "SignFamily", "parse_signs"]
+
+FAMILIES = ("iid", "prefix", "suffix", "markov", "gauss")
+"""The families with a symbolic entry (a user matrix is ``file:PATH``)."""
 
 
-_ENTRY = {
-    "iid": sp.KroneckerDelta(t_, s_),
-    "prefix": sp.Piecewise((1, sp.And(t_ <= L_, s_ <= L_)), (sp.KroneckerDelta(t_, s_), True)),
-    "suffix": sp.Piecewise(
-        (1, sp.And(t_ > T_ - L_, s_ > T_ - L_)), (sp.KroneckerDelta(t_, s_), True)
-    ),
-    "markov": r_ ** sp.Abs(t_ - s_),
-    "gauss": 2 / sp.pi * sp.asin(rho_ ** sp.Abs(t_ - s_)),
-}
-_PARAM_SYMBOL = {"prefix": L_, "suffix": L_, "markov": r_, "gauss": rho_}
+@lru_cache(maxsize=None)
+def _entries() -> dict:
+    """The symbolic entry of each family and the symbol of its parameter."""
+    import sympy as sp
+
+    from derive.symbols import L as L_, T as T_, r as r_, rho as rho_, s as s_, t as t_
+
+    entries = {
+        "iid": sp.KroneckerDelta(t_, s_),
+        "prefix": sp.Piecewise((1, sp.And(t_ <= L_, s_ <= L_)), (sp.KroneckerDelta(t_, s_), True)),
+        "suffix": sp.Piecewise(
+            (1, sp.And(t_ > T_ - L_, s_ > T_ - L_)), (sp.KroneckerDelta(t_, s_), True)
+        ),
+        "markov": r_ ** sp.Abs(t_ - s_),
+        "gauss": 2 / sp.pi * sp.asin(rho_ ** sp.Abs(t_ - s_)),
+    }
+    return entries, {"prefix": L_, "suffix": L_, "markov": r_, "gauss": rho_}
+
 
 MAX_T = 100_000
 
@@ -41,7 +52,7 @@ def check_T(T) -> int:
     return check_count(T, "T", low=1, high=MAX_T)
 
 
-def check_R(R, T: int | None = None) -> sp.Matrix:
+def check_R(R, T: int | None = None):
     """``R`` as a square SymPy matrix of finite reals (``T x T`` if ``T`` is given).
 
     >>> check_R([[1, 0], [0, 1]], 2)
@@ -49,6 +60,8 @@ def check_R(R, T: int | None = None) -> sp.Matrix:
     [1, 0],
     [0, 1]])
     """
+    import sympy as sp
+
     try:
         M = R if isinstance(R, sp.MatrixBase) else sp.Matrix(R)
     except (TypeError, ValueError, AttributeError, NotImplementedError, sp.SympifyError):
@@ -59,22 +72,26 @@ def check_R(R, T: int | None = None) -> sp.Matrix:
     return sp.Matrix(n, n, [real_number(x, "R") for x in M])
 
 
-def correlation_entry(kind: str) -> sp.Expr:
+def correlation_entry(kind: str):
     r"""The symbolic entry :math:`R_{ts}` of a family, in ``t, s`` and its parameter.
 
     >>> correlation_entry("markov")
     r**Abs(s - t)
     """
-    if not isinstance(kind, str) or kind not in _ENTRY:
+    if not isinstance(kind, str) or kind not in FAMILIES:
         raise ParameterError("signs", f"unknown family {kind!r}")
-    return _ENTRY[kind]
+    return _entries()[0][kind]
 
 
 @lru_cache(maxsize=None)
 def _entry_function(kind: str):
     """The symbolic entry of a family compiled to a function of SymPy ``(t, s, T, parameter)``: exact
     SymPy arithmetic, and thousands of times faster than ``subs`` (``T = 1000`` took many minutes)."""
-    param = _PARAM_SYMBOL.get(kind, sp.Dummy("unused"))
+    import sympy as sp
+
+    from derive.symbols import T as T_, s as s_, t as t_
+
+    param = _entries()[1].get(kind, sp.Dummy("unused"))
     entry = correlation_entry(kind)
     # the printer writes pi and 1/2 as floats: exact constants go in as arguments instead
     constants = sorted(entry.atoms(sp.NumberSymbol) | {q for q in entry.atoms(sp.Rational) if not q.is_Integer}, key=str)
@@ -89,12 +106,26 @@ class SignFamily:
 
     spec: str
     kind: str
-    param: sp.Rational | None = None
-    matrix: sp.Matrix | None = field(default=None, compare=False)
+    param: Fraction | None = None
+    matrix: object | None = field(default=None, compare=False)
     mixture: tuple | None = field(default=None, compare=False)
 
-    def R(self, T: int) -> sp.Matrix:
-        """The exact ``T x T`` correlation matrix of this family.
+    def check(self, T) -> int:
+        """``T`` validated for this family (a ``prefix:L`` or ``suffix:L`` needs ``L <= T``, a file its own
+        size), without building ``R``.
+
+        >>> parse_signs("prefix:2").check(3)
+        3
+        """
+        T = check_T(T)
+        if self.kind == "file" and self.matrix.shape[0] != T:
+            raise ParameterError("T", f"the matrix in {self.spec} is {self.matrix.shape[0]}x{self.matrix.shape[0]}, not {T}x{T}")
+        if self.kind in ("prefix", "suffix") and self.param > T:
+            raise ParameterError("signs", f"{self.spec}: L = {self.param} exceeds T = {T}")
+        return T
+
+    def R(self, T: int):
+        """The exact ``T x T`` correlation matrix of this family (SymPy).
 
         >>> parse_signs("prefix:2").R(3)
         Matrix([
@@ -102,15 +133,14 @@ class SignFamily:
         [1, 1, 0],
         [0, 0, 1]])
         """
-        T = check_T(T)
+        import sympy as sp
+
+        T = self.check(T)
         if self.kind == "file":
-            if self.matrix.shape[0] != T:
-                raise ParameterError("T", f"the matrix in {self.spec} is {self.matrix.shape[0]}x{self.matrix.shape[0]}, not {T}x{T}")
             return self.matrix
-        if self.kind in ("prefix", "suffix") and self.param > T:
-            raise ParameterError("signs", f"{self.spec}: L = {self.param} exceeds T = {T}")
         entry = _entry_function(self.kind)
-        size, param = sp.Integer(T), self.param if self.param is not None else sp.Integer(0)
+        size = sp.Integer(T)
+        param = sp.Rational(self.param.numerator, self.param.denominator) if self.param is not None else sp.Integer(0)
         # R_ts = R_st for every family: half the entries are evaluated
         values = {}
         for i in range(T):
@@ -126,7 +156,7 @@ def parse_signs(spec: str) -> SignFamily:
     ``R = (2/pi) arcsin(Sigma)``.
 
     >>> parse_signs("markov:1/2").param
-    1/2
+    Fraction(1, 2)
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ParameterError("signs", f"empty or malformed spec {spec!r}")
@@ -137,15 +167,15 @@ def parse_signs(spec: str) -> SignFamily:
             raise ParameterError("signs", f"'iid' takes no argument, got {spec!r}")
         return SignFamily(spec, "iid")
     if kind in ("prefix", "suffix"):
-        L = parse_rational(arg, "signs") if arg else None
-        if L is None or not L.is_Integer or L < 1:
+        L = parse_fraction(arg, "signs") if arg else None
+        if L is None or L.denominator != 1 or L < 1:
             raise ParameterError("signs", f"{kind}:L needs an integer L >= 1, got {spec!r}")
         return SignFamily(spec, kind, L)
     if kind == "markov":
-        r = check_range(parse_rational(arg, "signs"), "signs", low=-1, high=1)
+        r = check_range(parse_fraction(arg, "signs"), "signs", low=-1, high=1)
         return SignFamily(spec, kind, r)
     if kind == "gauss":
-        rho = check_range(parse_rational(arg, "signs"), "signs", low=-1, high=1, low_open=True, high_open=True)
+        rho = check_range(parse_fraction(arg, "signs"), "signs", low=-1, high=1, low_open=True, high_open=True)
         return SignFamily(spec, kind, rho)
     if kind == "file":
         from derive.realizable import load_correlation_file

@@ -1,5 +1,16 @@
+import atexit
+import os
+import shutil
+import tempfile
+
 import pytest
 from hypothesis import HealthCheck, settings
+
+# the derivation cache (derive.cache) of this test session, and of the commands it starts: a fresh folder,
+# so that no result of an earlier run or of the user's own cache can stand in for one derived now
+if "ATTENTION_RMT_CACHE_DIR" not in os.environ:
+    os.environ["ATTENTION_RMT_CACHE_DIR"] = tempfile.mkdtemp(prefix="attention-rmt-cache-")
+    atexit.register(shutil.rmtree, os.environ["ATTENTION_RMT_CACHE_DIR"], True)
 
 settings.register_profile(
     "ci", derandomize=True, deadline=None, max_examples=60,

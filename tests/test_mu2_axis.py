@@ -15,7 +15,8 @@ from hypothesis import given, strategies as st
 from derive.errors import ParameterError
 from verify.montecarlo.dense import dense_top
 from verify.montecarlo.draw import check_model, draw
-from verify.montecarlo.lanczos import TOL, Mixing, block_sweep
+from verify.montecarlo.kernels import block_sweep
+from verify.montecarlo.lanczos import TOL, Mixing
 from verify.montecarlo.mu2_axis import Pencil, axis_top, coupling, dense_axis_top
 
 from tests.strategies import covariance_problems

@@ -1,8 +1,6 @@
 """``derive weights``: pooling weights of a scheme, normalized to sum 1, with alpha and kappa."""
 import mpmath
 
-from derive.attention import pooling
-from derive.model import check_T, parse_signs
 from derive.numbers import check_digits, format_exact, format_real
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
@@ -21,6 +19,10 @@ def add_arguments(p):
 
 
 def run(args):
+    # imported here, not at the top: the command line builds every command's parser before running one
+    from derive.attention import pooling
+    from derive.model import check_T, parse_signs
+
     digits = check_digits(args.digits)
     T = check_T(args.T)
     family = parse_signs(args.signs) if args.signs is not None else None

@@ -1,5 +1,4 @@
 """``verify attention-gap``: real causal softmax attention against its limit weights, on the same data."""
-from verify.studies.attention_gap import attention_gap
 from verify.commands.ladder import add_ladder_arguments, fits_lines, ladder_options, reals
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
@@ -14,6 +13,8 @@ def add_arguments(p):
 
 def run(args):
     mask = args.mask or "inclusive"
+    from verify.studies.attention_gap import attention_gap  # here: every parser is built before one command runs
+
     return reals(attention_gap(**ladder_options(args), tau=args.tau or "1", mask=mask))
 
 

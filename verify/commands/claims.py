@@ -4,9 +4,6 @@ import sys
 import time
 from pathlib import Path
 
-from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
-from verify.ledger.records import run_ledger
-from verify.ledger.report import claims_markdown, verdict_table
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -21,6 +18,11 @@ def add_arguments(p):
 
 
 def run(args):
+    # the ledger's modules are imported here, not at the top: the command line builds every parser first
+    from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
+    from verify.ledger.records import run_ledger
+    from verify.ledger.report import claims_markdown
+
     cfg = dict(QUICK if args.quick else FULL)
     cfg["figures"] = args.figures
     start = time.time()
@@ -40,4 +42,6 @@ def run(args):
 
 
 def render(records):
+    from verify.ledger.report import verdict_table
+
     return verdict_table(records)

@@ -2,7 +2,6 @@
 import math
 
 from derive.numbers import check_count, format_real
-from verify.studies.finite_size import outlier_ladder
 
 __all__ = ["NAME", "HELP", "MC_DIGITS", "add_ladder_arguments", "ladder_options", "reals", "fits_lines", "run",
            "render", "add_arguments"]
@@ -62,6 +61,8 @@ def fits_lines(fits: dict) -> list[str]:
 def run(args):
     options = ladder_options(args)
     centered = not args.raw
+    from verify.studies.finite_size import outlier_ladder  # here: every parser is built before one command runs
+
     return reals(outlier_ladder(**options, scheme=args.weights, centered=centered, tau=args.tau, mask=args.mask))
 
 

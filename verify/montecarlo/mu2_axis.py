@@ -27,7 +27,7 @@ forming a ``d``-vector. These Ritz pairs are those of the secular equation with 
 its block Gauss quadrature :math:`R_0^T E_1^T(\lambda - T)^{-1}E_1 R_0`.
 
 *One pass per block step.* A step reads the table once for both :math:`W = Z R - P` and :math:`Z^T W`
-(:func:`verify.montecarlo.lanczos.block_sweep`), reorthogonalizes fully and carries :math:`Z^T W` by
+(:func:`verify.montecarlo.kernels.block_sweep`), reorthogonalizes fully and carries :math:`Z^T W` by
 linearity, as the single-vector solver does (:mod:`verify.montecarlo.lanczos`). Its first pass gives
 :math:`g` and :math:`Z^T g` together; :math:`Z^T u` is the first row of :math:`Z`.
 """
@@ -41,10 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from derive.errors import ParameterError
-from verify.montecarlo.lanczos import (INVARIANT_ULPS, REORTHOGONALIZE_AGAIN, TOL, Mixing, block_sweep,
+from verify.montecarlo.lanczos import (INVARIANT_ULPS, REORTHOGONALIZE_AGAIN, TOL, Mixing, compiled_kernels,
                                        steps_before_check, transpose_product)
 
-__all__ = ["BLOCK", "Pencil", "coupling", "Krylov", "block_lanczos", "Axis", "axis_top", "direct_axis_top",
+__all__ = ["BLOCK", "Pencil", "coupling", "Krylov", "block_lanczos", "Axis", "axis_top", "dense_axis_top",
            "check_mu2s"]
 
 BLOCK = 2
@@ -103,7 +103,7 @@ class Pencil:
         d, V = Z.shape
         Ms = mixing.apply(np.asarray(s, dtype=np.float64))
         W, Yt = np.empty((d, 1)), np.empty((1, V))
-        block_sweep(Z, Ms[None, :].astype(Z.dtype), np.zeros((d, 1)), W, Yt, np.empty((1, V), Z.dtype),
+        compiled_kernels().block_sweep(Z, Ms[None, :].astype(Z.dtype), np.zeros((d, 1)), W, Yt, np.empty((1, V), Z.dtype),
                     np.empty(8, Z.dtype))
         return cls(Z, mixing, W[:, 0], Yt[0], float(np.dot(s, Ms)))
 
@@ -228,6 +228,7 @@ def block_lanczos(pencil: Pencil, converged, max_size: int | None = None) -> Kry
     passes, scale, check, history = 0, 0.0, 1, None
     invariant_level = INVARIANT_ULPS * np.finfo(Z.dtype).eps
     rng = np.random.default_rng(d)
+    block_sweep = compiled_kernels().block_sweep
     m = 0
     while True:
         n = b * m
