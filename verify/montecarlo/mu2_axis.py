@@ -228,18 +228,20 @@ def block_lanczos(pencil: Pencil, converged, max_size: int | None = None) -> Kry
     passes, scale, check, history = 0, 0.0, 1, None
     invariant_level = INVARIANT_ULPS * np.finfo(Z.dtype).eps
     rng = np.random.default_rng(d)
-    block_sweep = compiled_kernels().block_sweep
+    kernels = compiled_kernels()
+    R = np.empty((V, b))
     m = 0
     while True:
         n = b * m
         Xj, Yj = basis[n:n + b].T, images[n:n + b].T
-        R = mixing.apply(Yj)
+        for c in range(b):  # M Y/N by the compiled loop, column by column
+            kernels.mix(mixing.rows, mixing.values, mixing.N, mixing.abar, images[n + c], R[:, c])
         Aj = Yj.T @ R
         Aj = (Aj + Aj.T) / 2
         P = Xj @ Aj
         if m:
             P += basis[n - b:n].T @ couplings[-1].T
-        block_sweep(Z, np.ascontiguousarray(R.T, dtype=Z.dtype), P, W, Yt, partial, wblock)
+        kernels.block_sweep(Z, np.ascontiguousarray(R.T, dtype=Z.dtype), P, W, Yt, partial, wblock)
         passes += 1
         Ynext = Yt.T.copy()
         old, before = basis[:n + b], np.linalg.norm(W, axis=0)
@@ -314,23 +316,28 @@ def axis_top(pencil: Pencil, mu2s, k: int, tol: float = TOL) -> Axis:
         raise ParameterError("k", f"must be an integer from 1 to d - 1 = {d - 1}, got {k!r}")
     couplings = [coupling(m, pencil.beta) for m in mu2s]
     values, overlaps, residuals = (np.full((len(mu2s), k), np.nan) for _ in range(3))
+    worst = [math.inf] * len(mu2s)  # each mu2's largest residual when last looked at
     pending = list(range(len(mu2s)))
+
+    def look(krylov: Krylov, i: int) -> bool:
+        values[i], overlaps[i], residuals[i] = krylov.ritz(couplings[i], k)
+        worst[i] = float(residuals[i].max()) if np.all(np.isfinite(residuals[i])) else math.inf
+        return worst[i] <= tol
 
     def converged(krylov: Krylov):
         if krylov.size < k:
             return math.inf, False
         # the mu2 that was furthest from converging goes first: while it has not, the others need no look
-        pending.sort(key=lambda i: -np.nan_to_num(residuals[i].max(), nan=np.inf))
+        pending.sort(key=lambda i: -worst[i])
         for i in pending:
-            values[i], overlaps[i], residuals[i] = krylov.ritz(couplings[i], k)
-            if not residuals[i].max() <= tol:
-                return residuals[i].max(), False
-        # the last check: every mu2 at this step (a pair found late, an eigenvalue Lanczos had missed,
-        # can unsettle a mu2 that had converged earlier; the run goes on until all have)
-        for i, C in enumerate(couplings):
-            values[i], overlaps[i], residuals[i] = krylov.ritz(C, k)
-        pending[:] = [i for i in range(len(mu2s)) if not residuals[i].max() <= tol]
-        return residuals.max(), not pending
+            if not look(krylov, i):
+                return worst[i], False
+        # all pending ones have now: the others are looked at again at this step (a pair found late, an
+        # eigenvalue Lanczos had missed, can unsettle a mu2 that had converged earlier) and the run goes on
+        # until every mu2 has converged at one and the same step
+        settled = set(pending)
+        pending[:] = [i for i in range(len(mu2s)) if i not in settled and not look(krylov, i)]
+        return max(worst), not pending
 
     krylov = block_lanczos(pencil, converged)
     if pending:  # the space filled up first: answer directly
