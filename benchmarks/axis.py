@@ -156,12 +156,12 @@ def run(mode: str, threads: int | None = 1, log=sys.stderr) -> dict:
     ds, rounds = MODES[mode]
     out = {"axis": [], "passes": []}
     for d in ds:
-        for kind in ("axis", "passes"):
-            print(f"bench: mu2 axis ({kind}) d={d} ...", file=log, flush=True)
-            job = {"kind": kind, "d": d, "rounds": rounds}
-            done = subprocess.run([sys.executable, "-m", "benchmarks.axis", "--worker", json.dumps(job)],
-                                  env=child_env(threads), capture_output=True, text=True, check=True)
-            out[kind].append(json.loads(done.stdout.strip().splitlines()[-1]))
+        print(f"bench: mu2 axis and passes per eigenpair, d={d} ...", file=log, flush=True)
+        jobs = [{"kind": kind, "d": d, "rounds": rounds} for kind in ("axis", "passes")]
+        done = subprocess.run([sys.executable, "-m", "benchmarks.axis", "--worker", json.dumps(jobs)],
+                              env=child_env(threads), capture_output=True, text=True, check=True)
+        for job, result in zip(jobs, json.loads(done.stdout.strip().splitlines()[-1])):
+            out[job["kind"]].append(result)
     return out
 
 
@@ -193,12 +193,12 @@ def markdown(result: dict) -> list[str]:
 
 
 def main(argv=None) -> int:
-    """Worker entry point: ``python -m benchmarks.axis --worker JOB`` prints its result as one JSON document."""
+    """Worker entry point: ``python -m benchmarks.axis --worker JOBS`` prints the results as one JSON list."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2 or argv[0] != "--worker":
-        print("usage: python -m benchmarks.axis --worker JOB (run by `python -m benchmarks all`)", file=sys.stderr)
+        print("usage: python -m benchmarks.axis --worker JOBS (run by `python -m benchmarks all`)", file=sys.stderr)
         return 2
-    print(json.dumps(worker(json.loads(argv[1]))))
+    print(json.dumps([worker(job) for job in json.loads(argv[1])]))
     return 0
 
 
