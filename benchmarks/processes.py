@@ -54,7 +54,7 @@ print(vals[-4:][::-1], vecs[0, -1] ** 2)
 
 SPIKE = ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2", "--json"]
 
-MODES = {"full": {"rounds": 5, "ledger": True, "suite": True}, "quick": {"rounds": 3, "ledger": False, "suite": False},
+MODES = {"full": {"rounds": 5, "ledger": True, "suite": True}, "quick": {"rounds": 3, "ledger": True, "suite": False},
          "tiny": {"rounds": 1, "ledger": False, "suite": False}}
 
 

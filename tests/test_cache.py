@@ -127,20 +127,27 @@ def _cold(code: str, folder) -> dict:
 
 
 LOADED = "import sys, json; print(json.dumps({m: m in sys.modules for m in ('sympy', 'scipy', 'numba')}))"
+SPIKE = ("import contextlib, io; from derive.cli import main\n"
+         "with contextlib.redirect_stdout(io.StringIO()):\n"
+         "    main(['spike', '--delta', '1/2', '--gamma', '1/4', '--alpha', '7/32', '--kappa', '1/8', '--mu2', '3/2', '--json'])\n")
+MC = ("import contextlib, io; from verify.cli import main\n"
+      "with contextlib.redirect_stdout(io.StringIO()):\n"
+      "    main(['mc', '--d', '120', '--V', '240', '--N', '480', '--T', '4', '--signs', 'prefix:2', '--weights', "
+      "'mean', '--mu2', '2', '--seeds', '1', '--path', 'mixed', '--json'])\n")
 
 
-def test_derive_spike_from_a_warm_cache_imports_no_sympy(tmp_path):
-    run = ("import contextlib, io; from derive.cli import main\n"
-           "with contextlib.redirect_stdout(io.StringIO()):\n"
-           "    main(['spike', '--delta', '1/2', '--gamma', '1/4', '--alpha', '7/32', '--kappa', '1/8', '--mu2', '3/2', '--json'])\n")
-    assert _cold(run + LOADED, tmp_path)["sympy"]  # the first run derives
-    assert _cold(run + LOADED, tmp_path) == {"sympy": False, "scipy": False, "numba": False}
+@pytest.fixture(scope="module")
+def warm():
+    """The session's derivation cache (tests/conftest.py), filled by one run of each command if it was not yet
+    (deriving from an empty cache is test_the_outlier_functions_from_the_cache_are_the_derived_ones)."""
+    folder = os.environ[cache.ENVIRONMENT]
+    _cold(SPIKE + MC + LOADED, folder)
+    return folder
 
 
-def test_one_verify_mc_trial_from_a_warm_cache_loads_no_sympy_scipy_or_numba(tmp_path):
-    run = ("import contextlib, io; from verify.cli import main\n"
-           "with contextlib.redirect_stdout(io.StringIO()):\n"
-           "    main(['mc', '--d', '120', '--V', '240', '--N', '480', '--T', '4', '--signs', 'prefix:2', '--weights', "
-           "'mean', '--mu2', '2', '--seeds', '1', '--path', 'mixed', '--json'])\n")
-    _cold(run + LOADED, tmp_path)
-    assert _cold(run + LOADED, tmp_path) == {"sympy": False, "scipy": False, "numba": False}
+def test_derive_spike_from_a_warm_cache_imports_no_sympy(warm):
+    assert _cold(SPIKE + LOADED, warm) == {"sympy": False, "scipy": False, "numba": False}
+
+
+def test_one_verify_mc_trial_from_a_warm_cache_loads_no_sympy_scipy_or_numba(warm):
+    assert _cold(MC + LOADED, warm) == {"sympy": False, "scipy": False, "numba": False}
