@@ -29,7 +29,7 @@ import numpy as np
 
 __all__ = ["MODES", "SAMPLED", "TOL", "cell", "axis_rounds", "passes_per_pair", "worker", "run", "markdown", "main"]
 
-MODES = {"full": ((1000, 2000), 3), "quick": ((1000,), 2), "tiny": ((48,), 1)}
+MODES = {"full": ((1000, 2000), 3), "quick": ((1000, 2000), 2), "tiny": ((48,), 1)}
 """``d`` of the cells and the number of interleaved rounds."""
 SAMPLED = 4
 """Values of ``mu2`` (evenly spread over the 40) solved one by one, as sweeps did, in each round."""
