@@ -6,6 +6,14 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, settings
 
+from verify.threads import BLAS_THREAD_VARIABLES
+
+# One BLAS thread in this process and in the commands it starts, unless the user chose otherwise, set
+# before anything loads NumPy: the project's policy (verify/threads.py). With the library's default, on a
+# busy 2-core machine BLAS threads spin against each other and the suite took twice the CPU time.
+for _name in BLAS_THREAD_VARIABLES:
+    os.environ.setdefault(_name, "1")
+
 # the derivation cache (derive.cache) of this test session, and of the commands it starts: a fresh folder,
 # so that no result of an earlier run or of the user's own cache can stand in for one derived now
 if "ATTENTION_RMT_CACHE_DIR" not in os.environ:
