@@ -19,7 +19,7 @@ and the sparse mixing matrix twice per product with :math:`S` (:math:`A^T` and :
 values, their indices and the column pointers): :func:`bytes_read`. At the bandwidth ``B`` of a
 large array copy measured in the same run, a solve must take at least its bytes over ``B``
 (:func:`floor`). The worker also times the two kernels of a Lanczos step alone (the pass over the
-table, :func:`verify.montecarlo.lanczos.lanczos_sweep`, and the sparse mixing), which says where a solve
+table, :func:`verify.montecarlo.kernels.lanczos_sweep`, and the sparse mixing), which says where a solve
 loses time against that floor.
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from verify import montecarlo as simulate
-from verify.montecarlo import lanczos
+from verify.montecarlo import kernels, lanczos
 from verify.threads import thread_environment
 
 __all__ = ["ROOT", "SIGNS", "MU2", "K", "T", "SEED", "TARGET_D", "TARGET_SPEEDUP", "FLOOR_FROM_D",
@@ -115,12 +115,13 @@ def kernel_seconds(E: np.ndarray, A, clock=time.perf_counter) -> dict:
     d, V = E.shape
     mixing = lanczos.Mixing.of(A, False)
     r, x = np.ones(V, dtype=E.dtype), np.ones(d)
-    w, y = np.empty(d), np.empty(V)
+    w, y, out = np.empty(d), np.ones(V), np.empty(V)
     partial, wblock = np.empty(V, dtype=E.dtype), np.empty(8, dtype=E.dtype)
     return {
-        "sweep": median_seconds(lambda: lanczos.lanczos_sweep(E, r, x, x, 0.5, 0.5, w, y, partial, wblock),
+        "sweep": median_seconds(lambda: kernels.lanczos_sweep(E, r, x, x, 0.5, 0.5, w, y, partial, wblock),
                                 KERNEL_REPEATS, clock),
-        "mixing": median_seconds(lambda: mixing.apply(y), KERNEL_REPEATS, clock),
+        "mixing": median_seconds(lambda: kernels.mix(mixing.rows, mixing.values, mixing.N, mixing.abar, y, out),
+                                 KERNEL_REPEATS, clock),
     }
 
 

@@ -6,17 +6,19 @@ r"""Throughput of the sweep executors and the projected cost of the paper-scale 
    worker processes, each into a fresh results file; reported: start-up (executor start and first
    result), wall time, tasks per second overall and after the first result, and whether the three
    results files hold byte-identical records.
-2. **Per-task cost against d**: tasks of the paper-scale sweep (``examples/sweeps/paper.toml``, its
+2. **Per-task cost against d**: cells of the paper-scale sweep (``examples/sweeps/paper.toml``, its
    model, solver path and outputs) at a ladder of smaller ``d``, at three of its ``gamma`` (the
-   smallest, a middle one, the largest: ``N = d/gamma`` drives the cost) and two of its ``mu2``, run one
-   at a time in one single-threaded worker process; the time is the worker's own (``timing.seconds``).
+   smallest, a middle one, the largest: ``N = d/gamma`` drives the cost), each over the sweep's whole
+   mu2 axis, run one at a time in one single-threaded worker process: a task's time is its share of
+   its cell's (``timing.seconds``). In the same worker, the same tasks the way sweeps ran them before
+   the mu2 axis (one draw and one Lanczos solve each, :func:`_task_before`) at two of the mu2 values.
    Per ``gamma``, :func:`verify.stats.finite_size_fit` fits ``cost = C d^p`` (its rate is ``-p``) on
-   the top :data:`FIT_RUNGS` rungs.
+   the top :data:`FIT_RUNGS` rungs, for both.
 3. **Projection**: the cost of every paper task at its ``d`` from those fits (and, as a second
    reading, continued from the top rung at the last interval's slope), interpolated in
    ``log gamma`` between the measured ``gamma`` (linearly in log cost), summed over the grid, divided
-   by 1, 8 and 64 workers (ideal scaling: the tasks are independent and far more numerous than the
-   workers; the measured 2-worker efficiency is reported next to it).
+   by 1, 8 and 64 workers (ideal scaling: the cells are independent and far more numerous than the
+   workers; the measured 2-worker efficiency is reported next to it); now and before, and their ratio.
 
 The markdown goes between the markers of ``notes/sweeps.md`` (``--out`` elsewhere; ``--tiny`` writes
 only where ``--out`` says).
@@ -104,38 +106,68 @@ def _pick(values: list, fractions) -> list:
     return sorted({values[round(f * (len(values) - 1))] for f in fractions}, key=lambda v: sp.Rational(v))
 
 
-def ladder(mode: str, folder: Path) -> dict:
-    """Per-task cost of paper tasks over a ladder of ``d`` and its fitted growth (part 2)."""
-    from verify.sweeps import executors
+def _task_before(item: tuple) -> float:
+    """CPU seconds of one paper task (``item = (key, job)``) run the way sweeps ran it before the mu2 axis: its
+    own draw and its own float64 Lanczos solve (:func:`verify.montecarlo.trials.run_trial`, path ``implicit``)."""
+    from verify.montecarlo.trials import run_trial
+
+    d, V, N, T, signs, weights, mu2, centered, k, seed = item[1]
+    t0 = time.process_time()
+    run_trial(d, V, N, T, signs, list(weights), mu2, centered=centered, k=k, path="implicit", seed=seed)
+    return time.process_time() - t0
+
+
+def _fits(cost: dict, gammas, ds, top) -> dict:
     from verify.stats import finite_size_fit
-    from verify.sweeps.spec import Sweep, load_sweep_data, normalize
+
+    fits = {}
+    for g in gammas:
+        med = [statistics.median(cost[g, d]) for d in ds]
+        fit = finite_size_fit(top, med[-len(top):])
+        fits[g] = {"median_s": med, "exponent": -fit.rate, "exponent_se": fit.rate_se, "prefactor": fit.prefactor,
+                   "last_slope": math.log(med[-1] / med[-2]) / math.log(ds[-1] / ds[-2])}
+    return fits
+
+
+def ladder(mode: str, folder: Path) -> dict:
+    """Per-task cost of paper tasks over a ladder of ``d`` and its fitted growth (part 2), now (each cell
+    solved once on the whole mu2 axis by :func:`verify.sweeps.run.run_sweep`: a task's cost is its share of
+    its cell's) and before (:func:`_task_before`, at two of the mu2 values), in one worker process."""
+    from verify.sweeps import executors
+    from verify.sweeps.spec import Sweep, dimensions, load_sweep_data, normalize, point_pooling
     from verify.sweeps.results import read_results
     from verify.sweeps.run import run_sweep
 
     _, _, ds, repeats = MODES[mode]
     paper = normalize(load_sweep_data(PAPER))
     grid = dict(paper["grid"])
-    gammas, mu2s = _pick(grid["gamma"], (0, 0.5, 1)), _pick(grid["mu2"], (0.25, 0.75))
+    gammas, picks = _pick(grid["gamma"], (0, 0.5, 1)), _pick(grid["mu2"], (0.25, 0.75))
     model = {n: v for n, v in paper["model"].items() if n not in ("tau", "mask")}  # causal-only settings
-    cost = {}
+    weights = [float(x) for x in point_pooling({**model, "weights": grid["weights"][0]}).weights]
+    now, before = {}, {}
     with executors.LocalProcesses(1) as ex:
         # the first run is a warm-up: a fresh worker's first tasks pay for imports and first calls
         for run, d in enumerate([ds[0], *ds]):
             data = {"sweep": {**paper["sweep"], "seeds": repeats}, "model": {**model, "d": d},
-                    "grid": {"weights": grid["weights"][:1], "gamma": gammas, "mu2": mu2s}}
+                    "grid": {"weights": grid["weights"][:1], "gamma": gammas, "mu2": grid["mu2"]}}
             path = folder / f"ladder-{run}-{d}.jsonl"
             run_sweep(Sweep(data), path, ex, log=io.StringIO())
+            jobs = []
+            for g in gammas:
+                dims = dimensions({**model, "d": d, "gamma": g})
+                jobs += [((g, d), (d, dims["V"], dims["N"], model["T"], model["signs"], weights,
+                                   float(sp.Rational(m)), model["centered"], paper["sweep"]["k"], seed))
+                         for m in picks for seed in range(repeats)]
+            for (key, _), seconds in ex.map_unordered(_task_before, jobs):
+                if run:
+                    before.setdefault(key, []).append(seconds)
             for rec in read_results(path).records.values():
                 if run:
-                    cost.setdefault((rec["point"]["gamma"], d), []).append(rec["timing"]["seconds"])
-    fits, top = {}, ds[-FIT_RUNGS:]
-    for g in gammas:
-        med = [statistics.median(cost[g, d]) for d in ds]
-        fit = finite_size_fit(top, med[-len(top):])
-        fits[g] = {"median_s": med, "exponent": -fit.rate, "exponent_se": fit.rate_se, "prefactor": fit.prefactor,
-                   "last_slope": math.log(med[-1] / med[-2]) / math.log(ds[-1] / ds[-2])}
-    return {"d": ds, "fitted_d": top, "gammas": gammas, "mu2": mu2s, "weights": grid["weights"][:1], "repeats": repeats,
-            "path": paper["sweep"]["path"], "fits": fits}
+                    now.setdefault((rec["point"]["gamma"], d), []).append(rec["timing"]["seconds"])
+    top = ds[-FIT_RUNGS:]
+    return {"d": ds, "fitted_d": top, "gammas": gammas, "mu2": len(grid["mu2"]), "mu2_before": picks,
+            "weights": grid["weights"][:1], "repeats": repeats, "path": paper["sweep"]["path"],
+            "fits": _fits(now, gammas, ds, top), "fits_before": _fits(before, gammas, ds, top)}
 
 
 def projection(cost: dict, at_paper_d=None) -> dict:
@@ -200,39 +232,46 @@ def markdown(result: dict) -> str:
         "2-worker efficiency (steady rate / twice the in-process rate): "
         + ", ".join(f"{n} {e:.0%}" if e else f"{n} -" for n, e in eff.items()) + ".",
         "",
-        f"**Per-task cost** of paper-scale tasks (`examples/sweeps/paper.toml`: path `{lad['path']}`, "
-        f"weights {', '.join(lad['weights'])} (the scheme changes no size), mu2 {', '.join(lad['mu2'])}, {lad['repeats']} seed(s) each; "
-        "median seconds per task in one single-threaded worker):",
+        f"**Per-task cost** of paper-scale tasks (`examples/sweeps/paper.toml`: weights {', '.join(lad['weights'])} "
+        f"(the scheme changes no size), {lad['repeats']} seed(s) per cell; median CPU seconds per task in one "
+        "single-threaded worker process). *Now*: each cell solved once on its whole axis of "
+        f"{lad['mu2']} mu2 values (`solve_axis`), a task's cost its share of its cell's. *Before*: each task its own "
+        f"draw and float64 Lanczos solve (path `{lad['path']}`, as sweeps ran before the mu2 axis), at mu2 "
+        f"{', '.join(lad['mu2_before'])}. Both in the same worker, in this run:",
         "",
-        "| gamma | " + " | ".join(f"d = {d}" for d in lad["d"]) +
+        "| gamma | tasks | " + " | ".join(f"d = {d}" for d in lad["d"]) +
         f" | exponent p (cost ∝ d^p, fitted on d = {', '.join(map(str, lad['fitted_d']))}) "
         f"| slope from d = {lad['d'][-2]} to {lad['d'][-1]} |",
-        "|---|" + "---|" * len(lad["d"]) + "---|---|",
+        "|---|---|" + "---|" * len(lad["d"]) + "---|---|",
     ]
-    for g, f in lad["fits"].items():
-        se = "" if not np.isfinite(f["exponent_se"]) else f" ± {f['exponent_se']:.2f}"
-        lines.append(f"| {g} | " + " | ".join(f"{t:.3f}" for t in f["median_s"]) +
-                     f" | {f['exponent']:.2f}{se} | {f['last_slope']:.2f} |")
-    steep = result["steep_projection"]
+    for label, fits in (("before", lad["fits_before"]), ("now", lad["fits"])):
+        for g, f in fits.items():
+            se = "" if not np.isfinite(f["exponent_se"]) else f" ± {f['exponent_se']:.2f}"
+            lines.append(f"| {g} | {label} | " + " | ".join(f"{t:.4f}" for t in f["median_s"]) +
+                         f" | {f['exponent']:.2f}{se} | {f['last_slope']:.2f} |")
+    steep, before, steep_before = result["steep_projection"], result["projection_before"], result["steep_projection_before"]
     lines += [
         "",
         f"**Projection** for the paper-scale sweep: {proj['tasks']} tasks at d = {proj['d']}, V = {proj['V']} "
-        f"(a float64 table of {proj['table_gb']:.1f} GB per task). From the fits, a task costs "
+        f"(a float64 table of {proj['table_gb']:.1f} GB per cell). From the fits, a task costs now "
         f"{_h(proj['min_task_s'])} to {_h(proj['max_task_s'])} (mean {_h(proj['mean_task_s'])}), "
-        f"{_h(proj['total_s'])} of one core in all; continued instead from d = {lad['d'][-1]} at the last "
-        f"interval's slope, {_h(steep['min_task_s'])} to {_h(steep['max_task_s'])} (mean "
-        f"{_h(steep['mean_task_s'])}), {_h(steep['total_s'])} in all:",
+        f"{_h(proj['total_s'])} of one core in all, against {_h(before['total_s'])} before: "
+        f"**{before['total_s'] / proj['total_s']:.0f}x fewer core-hours**. Continued instead from d = {lad['d'][-1]} "
+        f"at the last interval's slope: {_h(steep['total_s'])} now, {_h(steep_before['total_s'])} before "
+        f"({steep_before['total_s'] / steep['total_s']:.0f}x):",
         "",
-        "| workers | projected wall time (fit) | projected wall time (last slope) |",
-        "|---|---|---|",
+        "| workers | now (fit) | now (last slope) | before (fit) | before (last slope) |",
+        "|---|---|---|---|---|",
     ]
-    lines += [f"| {w} | {_h(s)} | {_h(steep['wall_s'][w])} |" for w, s in proj["wall_s"].items()]
+    lines += [f"| {w} | {_h(s)} | {_h(steep['wall_s'][w])} | {_h(before['wall_s'][w])} | {_h(steep_before['wall_s'][w])} |"
+              for w, s in proj["wall_s"].items()]
     lines += [
         "",
         f"The projection extrapolates each fit from d <= {lad['d'][-1]} to d = {proj['d']}; a table larger than "
         "the last-level cache runs at memory bandwidth, which the ladder's top sizes already feel but the fit "
         "cannot promise beyond them. Ideal scaling assumes one task per core with memory for its table "
-        f"({proj['table_gb']:.1f} GB plus the solver's vectors) on every worker.",
+        f"({proj['table_gb']:.1f} GB plus the solver's vectors) on every worker; a cell's tasks share one draw, "
+        "so a worker runs one cell at a time.",
         END,
     ]
     return "\n".join(lines)
@@ -251,8 +290,10 @@ def bench(mode: str, out=None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         tp = throughput(mode, Path(tmp))
         lad = ladder(mode, Path(tmp))
+    before = {**lad, "fits": lad["fits_before"]}
     result = {"mode": mode, "machine": info, "throughput": tp, "ladder": lad, "projection": projection(lad),
-              "steep_projection": steep_projection(lad), "load_end": os.getloadavg()[0]}
+              "steep_projection": steep_projection(lad), "projection_before": projection(before),
+              "steep_projection_before": steep_projection(before), "load_end": os.getloadavg()[0]}
     text = markdown(result)
     target = Path(out) if out is not None else (None if mode == "tiny" else NOTES)
     if target is not None:
@@ -263,7 +304,9 @@ def bench(mode: str, out=None) -> dict:
             new = old + ("\n" if old else "") + text + "\n"
         target.write_text(new)
     return _strings({"mode": mode, "throughput": tp["rows"], "identical": tp["identical"], "ladder": lad,
-                     "projection": result["projection"], "steep_projection": result["steep_projection"], "written": str(target) if target else None, "markdown": text})
+                     "projection": result["projection"], "steep_projection": result["steep_projection"],
+                     "projection_before": result["projection_before"], "written": str(target) if target else None,
+                     "markdown": text})
 
 
 def _strings(obj):

@@ -302,7 +302,7 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
     """
     if not isinstance(family, SignFamily):
         raise ParameterError("signs", f"must be a SignFamily (see derive.model.parse_signs), got {type(family).__name__}")
-    n = family.check_length(T_value)
+    n = family.check(T_value)
     digits = check_digits(digits)
     B = _one_block(family, n)
     if B is not None and len(B) == 0:
@@ -366,7 +366,7 @@ def scheme_weights(scheme: str, T_value, family: SignFamily | None = None, tau_v
         raise ParameterError("scheme", f"must be a string (mean, causal, optimal, file:PATH), got {scheme!r}")
     if family is not None and not isinstance(family, SignFamily):
         raise ParameterError("signs", f"must be a SignFamily or None, got {type(family).__name__}")
-    n = check_T(T_value) if family is None else family.check_length(T_value)
+    n = check_T(T_value) if family is None else family.check(T_value)
     if family is not None and family.kind == "gauss":
         check_weights(scheme, n, "gauss", check_digits(digits))
     if scheme != "causal":

@@ -30,6 +30,7 @@ import sympy as sp
 
 from derive import freeprob as fp
 from derive.errors import ParameterError
+from derive.resources import KAPPA_RANGE, MAX_RATIO_PRODUCT, RATIO_RANGE
 from derive.numbers import check_digits, check_range, parse_rational
 
 __all__ = ["BulkLaw", "law", "parameters", "support", "density", "density_float", "stieltjes", "real_root",
@@ -37,21 +38,6 @@ __all__ = ["BulkLaw", "law", "parameters", "support", "density", "density_float"
 
 m, z = fp.m, fp.z
 _GUARD = 10
-
-RATIO_RANGE = (sp.Rational(1, 10**12), sp.Integer(10) ** 12)
-"""The range of ``delta`` and ``gamma`` accepted, together with :data:`MAX_RATIO_PRODUCT`: the support
-is located by following the Stieltjes branch in floating point, which stays reliable (mass and
-mean of the law checked to 1e-12 by quadrature in tests/test_edges.py) inside these bounds."""
-
-MAX_RATIO_PRODUCT = sp.Integer(10) ** 6
-"""Largest ``delta * gamma`` accepted: beyond it the nonzero part of the law (mass
-``min(1, 1/delta) min(1, 1/gamma)``, location about ``delta gamma kappa``) is so far from the atom
-that the float branch tracking of :func:`law` stalls (minutes at ``delta = gamma = 10^6``)."""
-
-KAPPA_RANGE = (sp.Rational(1, 10**30), sp.Integer(10) ** 30)
-"""The range of ``kappa`` accepted (a pure scale, but the branch tracking and the density's first
-guess are in float64)."""
-
 
 @dataclass(frozen=True)
 class _Poly:

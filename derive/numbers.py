@@ -6,17 +6,26 @@ correct to the requested number of significant digits.
 """
 from __future__ import annotations
 
+import math
 import re
+import sys
 from fractions import Fraction
 
 import mpmath
-import numpy as np
-import sympy as sp
 
 from derive.errors import ParameterError
 
-__all__ = ["MAX_DIGITS", "MAX_TEXT", "MAX_EXPONENT", "parse_rational", "check_count", "real_number",
+__all__ = ["MAX_DIGITS", "MAX_TEXT", "MAX_EXPONENT", "parse_fraction", "parse_rational", "check_count", "real_number",
            "real_vector", "exact_sum", "check_range", "check_digits", "format_real", "json_reals", "format_exact"]
+
+
+def _instance(x, module: str, *types: str) -> bool:
+    """``isinstance(x, module.type)`` for one of ``types``, without importing ``module``: an object of a
+    module that no one imported cannot be one of its types (SymPy and NumPy stay out of a query that
+    does not need them)."""
+    m = sys.modules.get(module)
+    return m is not None and isinstance(x, tuple(getattr(m, t) for t in types))
+
 
 # ASCII digits only: Python's \d and int() also read '٣' (Arabic-Indic three) as 3
 _DECIMAL = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$", re.ASCII)
@@ -31,25 +40,25 @@ MAX_EXPONENT = 1000
 """Largest decimal exponent read (``1e1000``): beyond it the exact rational alone would be huge."""
 
 
-def parse_rational(text, name: str) -> sp.Rational:
-    """Read ``text`` as an exact rational; ``name`` is the parameter it belongs to.
+def parse_fraction(text, name: str) -> Fraction:
+    """Read ``text`` as an exact rational (a :class:`fractions.Fraction`); ``name`` is the parameter it belongs to.
 
-    >>> parse_rational("0.25", "delta"), parse_rational("1/3", "gamma"), parse_rational("2e-3", "mu2")
-    (1/4, 1/3, 1/500)
-    >>> parse_rational("\u0663", "delta")
+    >>> parse_fraction("0.25", "delta"), parse_fraction("-1/3", "gamma"), parse_fraction("2e-3", "mu2")
+    (Fraction(1, 4), Fraction(-1, 3), Fraction(1, 500))
+    >>> parse_fraction("\u0663", "delta")
     Traceback (most recent call last):
     ...
     derive.errors.ParameterError: delta: not a finite number: '٣' (use an integer, a decimal or p/q in ASCII digits)
     """
-    if isinstance(text, (bool, np.bool_)):
+    if isinstance(text, bool) or _instance(text, "numpy", "bool_"):
         # True is an int to Python, never a parameter value to a user
         raise ParameterError(name, f"not a number: {text!r}")
-    if isinstance(text, sp.Rational):
-        return text
-    if isinstance(text, (int, np.integer)):
-        return sp.Integer(int(text))
     if isinstance(text, Fraction):
-        return sp.Rational(text.numerator, text.denominator)
+        return text
+    if isinstance(text, int) or _instance(text, "numpy", "integer"):
+        return Fraction(int(text))
+    if _instance(text, "sympy", "Rational"):
+        return Fraction(int(text.p), int(text.q))
     s = str(text).strip()
     if len(s) > MAX_TEXT:
         raise ParameterError(name, f"a number of more than {MAX_TEXT} characters: {s[:20]!r}...")
@@ -57,13 +66,27 @@ def parse_rational(text, name: str) -> sp.Rational:
         num, den = s.split("/")
         if int(den) == 0:
             raise ParameterError(name, f"division by zero in {s!r}")
-        return sp.Rational(int(num), int(den))
+        return Fraction(int(num), int(den))
     if _DECIMAL.match(s):
         mantissa, _, exponent = s.lower().partition("e")
         if exponent and abs(int(exponent)) > MAX_EXPONENT:
             raise ParameterError(name, f"exponent out of range in {s!r} (at most {MAX_EXPONENT} in magnitude)")
-        return sp.Rational(Fraction(s))
+        return Fraction(s)
     raise ParameterError(name, f"not a finite number: {s!r} (use an integer, a decimal or p/q in ASCII digits)")
+
+
+def parse_rational(text, name: str):
+    """Read ``text`` as an exact rational (a SymPy ``Rational``, :func:`parse_fraction`); ``name`` is the parameter.
+
+    >>> parse_rational("0.25", "delta"), parse_rational("1/3", "gamma"), parse_rational("2e-3", "mu2")
+    (1/4, 1/3, 1/500)
+    """
+    import sympy as sp
+
+    if isinstance(text, sp.Rational):
+        return text
+    q = parse_fraction(text, name)
+    return sp.Rational(q.numerator, q.denominator)
 
 
 def check_count(value, name: str, *, low: int = 0, high: int | None = None) -> int:
@@ -72,8 +95,8 @@ def check_count(value, name: str, *, low: int = 0, high: int | None = None) -> i
     >>> check_count("4", "n", low=1)
     4
     """
-    q = parse_rational(value, name)
-    if not q.is_Integer:
+    q = parse_fraction(value, name)
+    if q.denominator != 1:
         raise ParameterError(name, f"not an integer: {value!r}")
     if q < low or (high is not None and q > high):
         bound = f"[{low}, {high}]" if high is not None else f">= {low}"
@@ -81,19 +104,22 @@ def check_count(value, name: str, *, low: int = 0, high: int | None = None) -> i
     return int(q)
 
 
-def real_number(x, name: str) -> sp.Expr:
+def real_number(x, name: str):
     """``x`` as a finite real SymPy number (exact where ``x`` is exact: an integer, a fraction, ``sqrt(2)``;
     a float or an mpmath real is read as the binary number it is).
 
+    >>> import sympy as sp
     >>> real_number(0.5, "w"), real_number(sp.sqrt(2), "w")
     (1/2, sqrt(2))
     """
-    if isinstance(x, (bool, np.bool_, str, bytes)):
+    import sympy as sp
+
+    if isinstance(x, (bool, str, bytes)) or _instance(x, "numpy", "bool_"):
         raise ParameterError(name, f"not a real number: {x!r}")
-    if isinstance(x, (int, np.integer, Fraction, sp.Rational)):
+    if isinstance(x, (int, Fraction, sp.Rational)) or _instance(x, "numpy", "integer"):
         return parse_rational(x, name)
-    if isinstance(x, (float, np.floating)):
-        if not np.isfinite(x):
+    if isinstance(x, float) or _instance(x, "numpy", "floating"):
+        if not math.isfinite(x):
             raise ParameterError(name, f"not a finite number: {x!r}")
         return sp.Rational(Fraction(float(x)))
     if isinstance(x, mpmath.mpf):
@@ -113,9 +139,12 @@ def real_vector(w, name: str) -> list:
     """
     if isinstance(w, (str, bytes, dict, set)) or not hasattr(w, "__len__") or not hasattr(w, "__iter__"):
         raise ParameterError(name, f"must be a sequence of reals, got {type(w).__name__}")
-    if isinstance(w, (np.ndarray, sp.MatrixBase)) and len(w.shape) == 2 and 1 in w.shape:
+    import sympy as sp
+
+    array = _instance(w, "numpy", "ndarray")
+    if (array or isinstance(w, sp.MatrixBase)) and len(w.shape) == 2 and 1 in w.shape:
         w = list(w)
-    elif isinstance(w, np.ndarray) and w.ndim != 1:
+    elif array and w.ndim != 1:
         raise ParameterError(name, f"must be one-dimensional, got shape {w.shape}")
     elif isinstance(w, sp.MatrixBase):
         raise ParameterError(name, f"must be one-dimensional, got shape {w.shape}")
@@ -125,13 +154,16 @@ def real_vector(w, name: str) -> list:
     return out
 
 
-def exact_sum(xs, power: int = 1) -> sp.Expr:
+def exact_sum(xs, power: int = 1):
     """The sum of the ``power``-th powers of SymPy numbers; in Python integers and fractions when all
     are rational (SymPy's own arithmetic on 10^5 rationals takes seconds).
 
+    >>> import sympy as sp
     >>> exact_sum([sp.Rational(1, 3)] * 3, 2), exact_sum([sp.sqrt(2), 1])
     (1/3, 1 + sqrt(2))
     """
+    import sympy as sp
+
     xs = list(xs)
     if all(isinstance(x, sp.Rational) for x in xs):
         # numerators added per denominator first: weights share few denominators
@@ -145,12 +177,15 @@ def exact_sum(xs, power: int = 1) -> sp.Expr:
 
 
 def check_range(value, name: str, *, low=None, high=None, low_open=False, high_open=False):
-    """Return ``value`` if it lies in the stated interval, else raise :class:`ParameterError`.
+    """Return ``value`` if it lies in the stated interval, else raise :class:`ParameterError`; a
+    :class:`fractions.Fraction` is checked and returned as it is (without SymPy), any other value as
+    :func:`real_number` reads it.
 
-    >>> check_range(sp.Rational(1, 2), "delta", low=0, low_open=True)
-    1/2
+    >>> check_range(Fraction(1, 2), "delta", low=0, low_open=True)
+    Fraction(1, 2)
     """
-    value = real_number(value, name)
+    if not isinstance(value, Fraction):
+        value = real_number(value, name)
     if low is not None and (value < low or (low_open and value == low)):
         raise ParameterError(name, f"must be {'>' if low_open else '>='} {low}, got {value}")
     if high is not None and (value > high or (high_open and value == high)):
@@ -170,6 +205,7 @@ def check_digits(digits) -> int:
 def format_real(x, digits: int) -> str:
     """``x`` (an mpmath or SymPy real) as a decimal string with ``digits`` significant digits.
 
+    >>> import sympy as sp
     >>> format_real(mpmath.mpf(1) / 3, 5), format_real(sp.Rational(1, 80000), 3), format_real(0, 4)
     ('0.33333', '1.25e-5', '0')
     >>> format_real(sp.Rational(761, 2240), 30)   # exact input keeps all 30 digits
@@ -183,13 +219,14 @@ def format_real(x, digits: int) -> str:
         # The conversion and the printing both happen at the working precision of this block:
         # outside it mpmath would round to its default 15 digits.
         try:
-            if isinstance(x, sp.Rational):
+            if _instance(x, "sympy", "Rational"):
                 # straight to mpmath: SymPy's evalf and printing cost 50 times more
                 x = Fraction(int(x.p), int(x.q))
-            elif isinstance(x, sp.Basic):
-                x = sp.N(x, digits + 10)
+            elif _instance(x, "sympy", "Basic"):
+                x = x.evalf(digits + 10)
                 x = mpmath.mpf(str(x)) if x.is_extended_real else mpmath.mpf("nan")
-            elif isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating, Fraction, mpmath.mpf)):
+            elif (isinstance(x, bool) or _instance(x, "numpy", "bool_")
+                  or not (isinstance(x, (int, float, Fraction, mpmath.mpf)) or _instance(x, "numpy", "integer", "floating"))):
                 raise TypeError
             x = mpmath.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mpmath.mpf(x)
         except (TypeError, ValueError):
@@ -209,7 +246,7 @@ def json_reals(doc, digits: int):
     >>> json_reals({"a": [0.5, float("nan")], (1, 2): mpmath.mpf(1) / 3, "n": 3}, 4)
     {'a': ['0.5', None], '1:2': '0.3333', 'n': 3}
     """
-    if isinstance(doc, (float, np.floating, mpmath.mpf)):
+    if isinstance(doc, (float, mpmath.mpf)) or _instance(doc, "numpy", "floating"):
         return format_real(doc, digits) if mpmath.isfinite(doc) else None
     if isinstance(doc, dict):
         return {":".join(map(str, k)) if isinstance(k, tuple) else k: json_reals(v, digits) for k, v in doc.items()}
@@ -221,12 +258,15 @@ def json_reals(doc, digits: int):
 def format_exact(x) -> str | None:
     """An exact rational as ``p/q`` (or ``p``); ``None`` if ``x`` is not rational.
 
+    >>> import sympy as sp
     >>> format_exact(sp.Rational(3, 4)), format_exact(sp.sqrt(2))
     ('3/4', None)
     """
+    import sympy as sp
+
     if isinstance(x, float):
-        x = sp.nsimplify(x) if np.isfinite(x) else sp.nan
-    elif isinstance(x, (int, Fraction, np.integer)) and not isinstance(x, bool):
+        x = sp.nsimplify(x) if math.isfinite(x) else sp.nan
+    elif (isinstance(x, (int, Fraction)) or _instance(x, "numpy", "integer")) and not isinstance(x, bool):
         x = parse_rational(x, "x")
     if not isinstance(x, sp.Basic):
         raise ParameterError("x", f"not a number: {x!r}")

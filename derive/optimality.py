@@ -17,7 +17,8 @@ import sympy as sp
 from derive.attention import alpha, causal_weights, kappa, mean_weights
 from derive.errors import ParameterError
 from derive.formulas import Formula, named
-from derive.model import T_, L_, check_R, r_
+from derive.model import check_R
+from derive.symbols import L as L_, T as T_, r as r_
 from derive.numbers import check_count, check_digits, real_vector
 
 __all__ = ["lam", "c", "i_", "lam_max", "MARKOV_GRID", "rayleigh_quotient", "rayleigh_gap", "top_eigenvalue",

@@ -18,14 +18,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-import mpmath
-import sympy as sp
+import sys
 
-from derive import expectations as ex
-from derive import spikes
+import mpmath
+
+from derive.cache import mpmath_functions
 from derive.errors import ParameterError
-from derive.numbers import parse_rational
-from derive.symbols import W, alpha, delta, gamma, kappa, mu2, theta
+from derive.numbers import parse_fraction
 
 __all__ = ["signal_strength", "signal_cosine2", "mean_strength", "population_outlier", "population_overlap",
            "population_threshold", "population_right_edge", "sample_outlier", "sample_overlap",
@@ -35,25 +34,37 @@ __all__ = ["signal_strength", "signal_cosine2", "mean_strength", "population_out
 MEAN_CAUSE = "mean of the vocabulary noise Z 1/V (raw S; removed by centering)"
 
 
-@lru_cache(maxsize=None)
-def _compiled():
-    """Each derived expression as an mpmath function, compiled once per process."""
+_NAMES = ("signal_strength", "signal_cosine2", "mean_strength", "ell", "zeta", "theta_c", "edge", "psi", "factor",
+          "threshold_coeffs", "mu2_c")
+
+
+def _expressions() -> dict:
+    """Each derived expression with its arguments (SymPy; needed only when the cache lacks them)."""
+    from derive import expectations as ex
+    from derive import spikes
+    from derive.symbols import W, alpha, delta, gamma, kappa, mu2, theta
+
     terms = ex.population_covariance_terms()
-    f = lambda args, e: sp.lambdify(args, e, modules="mpmath")  # noqa: E731
     level = (theta, delta, gamma, kappa)
     return {
-        "signal_strength": f((alpha, mu2, delta), terms["signal_strength"]),
-        "signal_cosine2": f((mu2, delta), terms["signal_cosine2"]),
-        "mean_strength": f((W, delta), terms["mean_strength"]),
-        "ell": f((theta, delta, kappa), spikes.population_outlier_location()),
-        "zeta": f((theta, delta, kappa), spikes.population_overlap()),
-        "theta_c": f((delta, kappa), spikes.population_threshold()),
-        "edge": f((delta, kappa), spikes.population_right_edge()),
-        "psi": f(level, spikes.sample_outlier_location()),
-        "factor": f(level, spikes.sample_overlap_factor()),
-        "threshold_coeffs": [f((delta, gamma, kappa), c) for c in spikes.sample_threshold_polynomial().all_coeffs()],
-        "mu2_c": f((theta, alpha, delta), spikes.critical_mu2()),
+        "signal_strength": ((alpha, mu2, delta), terms["signal_strength"]),
+        "signal_cosine2": ((mu2, delta), terms["signal_cosine2"]),
+        "mean_strength": ((W, delta), terms["mean_strength"]),
+        "ell": ((theta, delta, kappa), spikes.population_outlier_location()),
+        "zeta": ((theta, delta, kappa), spikes.population_overlap()),
+        "theta_c": ((delta, kappa), spikes.population_threshold()),
+        "edge": ((delta, kappa), spikes.population_right_edge()),
+        "psi": (level, spikes.sample_outlier_location()),
+        "factor": (level, spikes.sample_overlap_factor()),
+        "threshold_coeffs": [((delta, gamma, kappa), c) for c in spikes.sample_threshold_polynomial().all_coeffs()],
+        "mu2_c": ((theta, alpha, delta), spikes.critical_mu2()),
     }
+
+
+@lru_cache(maxsize=None)
+def _compiled():
+    """Each derived expression as an mpmath function: derived once, then kept between runs (:mod:`derive.cache`)."""
+    return mpmath_functions("outliers", _NAMES, _expressions)
 
 
 def _real(value, name: str, *, positive: bool = False, signed: bool = False) -> mpmath.mpf:
@@ -62,9 +73,10 @@ def _real(value, name: str, *, positive: bool = False, signed: bool = False) -> 
     if isinstance(value, bool):
         raise ParameterError(name, f"not a real number: {value!r}")
     if isinstance(value, str):
-        value = parse_rational(value, name)
+        value = parse_fraction(value, name)
+    sp = sys.modules.get("sympy")  # a SymPy number can come only from a process that imported SymPy
     try:
-        if isinstance(value, sp.Basic):
+        if sp is not None and isinstance(value, sp.Basic):
             if not (value.is_number and value.is_extended_real):
                 raise TypeError
             x = mpmath.mpf(value.p) / value.q if value.is_Rational else mpmath.mpf(sp.N(value, mpmath.mp.dps + 5))
@@ -178,7 +190,13 @@ def sample_threshold(delta_, gamma_, kappa_) -> mpmath.mpf:
     mpf('0.5')
     """
     args = (_real(delta_, "delta"), _real(gamma_, "gamma"), _real(kappa_, "kappa", positive=True))
-    coeffs = [c(*args) for c in _compiled()["threshold_coeffs"]]
+    return _sample_threshold(*args, mpmath.mp.prec)
+
+
+@lru_cache(maxsize=4096)
+def _sample_threshold(delta_, gamma_, kappa_, prec):
+    # a curve along mu2 asks for the same threshold at every point: it is found once per precision
+    coeffs = [c(delta_, gamma_, kappa_) for c in _compiled()["threshold_coeffs"]]
     # Newton from above the Cauchy bound: beyond its positive root the polynomial in x is negative,
     # decreasing and concave (the root is at least sqrt(b) > sqrt(b/3), where the slope vanishes), so the
     # iterates decrease monotonically to the root, quadratically since the root is simple. (Durand-Kerner,

@@ -21,11 +21,27 @@ the code that does the work:
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 from derive.errors import ParameterError
 
-__all__ = ["MAX_TRIAL_BYTES", "MAX_MU2", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
+__all__ = ["RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE", "MAX_TRIAL_BYTES", "MAX_MU2", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
            "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "trial_bytes", "check_trial", "check_trials", "check_weights",
            "check_points", "check_density_work", "check_output", "check_tasks", "check_axis"]
+
+RATIO_RANGE = (Fraction(1, 10**12), Fraction(10**12))
+"""The range of ``delta`` and ``gamma`` accepted, together with :data:`MAX_RATIO_PRODUCT`: the support
+is located by following the Stieltjes branch in floating point, which stays reliable (mass and
+mean of the law checked to 1e-12 by quadrature in tests/test_edges.py) inside these bounds."""
+
+MAX_RATIO_PRODUCT = Fraction(10**6)
+"""Largest ``delta * gamma`` accepted: beyond it the nonzero part of the law (mass
+``min(1, 1/delta) min(1, 1/gamma)``, location about ``delta gamma kappa``) is so far from the atom
+that the float branch tracking of :func:`derive.bulk.law` stalls (minutes at ``delta = gamma = 10^6``)."""
+
+KAPPA_RANGE = (Fraction(1, 10**30), Fraction(10**30))
+"""The range of ``kappa`` accepted (a pure scale, but the branch tracking and the density's first
+guess are in float64)."""
 
 MAX_TRIAL_BYTES = 2 * 2**30
 """Most memory one Monte Carlo trial may hold (2 GiB), whichever command runs it."""

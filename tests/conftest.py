@@ -1,5 +1,24 @@
+import atexit
+import os
+import shutil
+import tempfile
+
 import pytest
 from hypothesis import HealthCheck, settings
+
+from verify.threads import BLAS_THREAD_VARIABLES
+
+# One BLAS thread in this process and in the commands it starts, unless the user chose otherwise, set
+# before anything loads NumPy: the project's policy (verify/threads.py). With the library's default, on a
+# busy 2-core machine BLAS threads spin against each other and the suite took twice the CPU time.
+for _name in BLAS_THREAD_VARIABLES:
+    os.environ.setdefault(_name, "1")
+
+# the derivation cache (derive.cache) of this test session, and of the commands it starts: a fresh folder,
+# so that no result of an earlier run or of the user's own cache can stand in for one derived now
+if "ATTENTION_RMT_CACHE_DIR" not in os.environ:
+    os.environ["ATTENTION_RMT_CACHE_DIR"] = tempfile.mkdtemp(prefix="attention-rmt-cache-")
+    atexit.register(shutil.rmtree, os.environ["ATTENTION_RMT_CACHE_DIR"], True)
 
 settings.register_profile(
     "ci", derandomize=True, deadline=None, max_examples=60,

@@ -12,7 +12,8 @@ import scipy.sparse as sps
 from hypothesis import given, strategies as st
 
 from derive.errors import ParameterError
-from verify.montecarlo.lanczos import Mixing, lanczos_sweep, lanczos_top, product, transpose_product
+from verify.montecarlo.kernels import lanczos_sweep
+from verify.montecarlo.lanczos import ENGINES, Mixing, lanczos_top, product, transpose_product
 
 from tests.strategies import covariance_problems
 
@@ -78,12 +79,14 @@ def _dense_S(E, A, centered):
     return C @ C.T / A.shape[1]
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @given(covariance_problems())
-def test_lanczos_finds_the_top_eigenpairs_and_reports_true_residuals(problem):
+def test_lanczos_finds_the_top_eigenpairs_and_reports_true_residuals(engine, problem):
     E, A, k, centered, seed = problem
     S = _dense_S(E, A, centered)
     norm = np.abs(np.linalg.eigvalsh(S)).max()
-    ritz = lanczos_top(E, Mixing.of(A, centered), k, np.random.default_rng(seed).standard_normal(len(E)), 1e-10)
+    ritz = lanczos_top(E, Mixing.of(A, centered), k, np.random.default_rng(seed).standard_normal(len(E)), 1e-10,
+                       engine=engine)
     top = np.linalg.eigvalsh(S)[::-1][:k]
     # each Ritz value is within its residual (1e-10 theta) of an eigenvalue; rounding adds ~1e-15 ||S||
     np.testing.assert_allclose(ritz.values, top, rtol=0, atol=1e-9 * norm + 1e-300)
@@ -94,13 +97,14 @@ def test_lanczos_finds_the_top_eigenpairs_and_reports_true_residuals(problem):
     assert ritz.steps <= len(E) and ritz.passes >= ritz.steps + 1
 
 
-def test_lanczos_restarts_after_an_early_invariant_subspace():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_lanczos_restarts_after_an_early_invariant_subspace(engine):
     # S = diag(4, 3, 2, 1, ...) and v0 = e_1: the Krylov space of v0 is invariant after one step,
     # so the other top eigenvalues come only from the restarts
     d = 12
     lam = np.arange(d, 0, -1, dtype=float)
     A = sps.csc_matrix(np.diag(np.sqrt(d * lam)))
-    ritz = lanczos_top(np.eye(d), Mixing.of(A, False), 3, np.eye(d)[0], 1e-12)
+    ritz = lanczos_top(np.eye(d), Mixing.of(A, False), 3, np.eye(d)[0], 1e-12, engine=engine)
     np.testing.assert_allclose(ritz.values, lam[:3], rtol=1e-13)
     np.testing.assert_allclose(np.abs(ritz.vectors), np.eye(d)[:, :3], atol=1e-12)
     assert ritz.passes > ritz.steps + 1
@@ -126,15 +130,16 @@ def test_lanczos_grows_its_basis_past_many_doublings():
     np.testing.assert_allclose(ritz.values, top, rtol=0, atol=1e-8 * top[0])
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("seed", range(10))
-def test_float32_lanczos_past_the_rank_of_S(seed):
+def test_float32_lanczos_past_the_rank_of_S(seed, engine):
     # rank(S) = 10 < d = 64: once the Krylov space is exhausted the float32 steps are rounding noise,
     # which must not leak into the top values (they once came out 2x or 1e16x too large). The
     # tolerance 1e-5 bounds each residual, hence each value's error, relative to theta; rounding the
     # table moves the values by about 1e-7 relative, so 1e-4 is ample and far below those failures.
     rng = np.random.default_rng(seed)
     E, A = rng.standard_normal((64, 40)), sps.csc_matrix(rng.standard_normal((40, 10)))
-    ritz = lanczos_top(E, Mixing.of(A, False), 3, rng.standard_normal(64), 1e-5, dtype=np.float32)
+    ritz = lanczos_top(E, Mixing.of(A, False), 3, rng.standard_normal(64), 1e-5, dtype=np.float32, engine=engine)
     np.testing.assert_allclose(ritz.values, np.linalg.eigvalsh(_dense_S(E, A, False))[::-1][:3], rtol=1e-4)
 
 
@@ -170,3 +175,19 @@ def test_float32_table_gives_the_rounded_operator(seed):
     sums = (40 + 64) * U32 * np.linalg.norm(np.abs(E), 2) ** 2 * np.linalg.norm(np.abs(M), 2) * 2
     true = np.linalg.norm(S @ ritz.vectors - ritz.vectors * ritz.values, axis=0)
     assert np.all(true <= ritz.residuals * np.abs(ritz.values) + perturbation + sums)
+
+
+@pytest.mark.parametrize("path", ["implicit", "mixed"])
+def test_the_two_engines_give_the_same_trial(path):
+    # BLAS reads the table twice a step, the kernels once: the same Krylov steps, so the same pairs up to
+    # rounding (eigenvalues certified to 1e-10 relative on both, eigenvectors to the residual over the gap)
+    from verify.montecarlo.trials import run_trial
+
+    kwargs = dict(d=300, V=600, N=1200, T=4, signs="prefix:2", weights=[0.4, 0.3, 0.2, 0.1], mu2=2.0, k=3,
+                  path=path, seed=5, centered=True)
+    numba, blas = run_trial(**kwargs, engine="numba"), run_trial(**kwargs, engine="blas")
+    np.testing.assert_allclose(blas.top_eigenvalues, numba.top_eigenvalues, rtol=1e-10)
+    np.testing.assert_allclose(blas.overlaps, numba.overlaps, rtol=0, atol=1e-6)
+    with pytest.raises(ParameterError) as err:
+        run_trial(**kwargs, engine="gpu")
+    assert err.value.parameter == "engine"

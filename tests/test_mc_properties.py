@@ -15,7 +15,7 @@ from derive import attention
 from derive.commands.spike import spike
 from verify.montecarlo.draw import rung
 from verify.studies.finite_size import rung_seeds, scheme_prediction
-from verify.montecarlo.draw import check_model, draw, mixing_matrix
+from verify.montecarlo.draw import check_model, draw
 from verify.montecarlo.trials import solve
 from verify.stats import mean_ci
 
@@ -70,7 +70,7 @@ def test_optimal_weights_recover_at_least_the_overlap_of_mean_pooling(case):
     gains = []
     for s in rung_seeds(2, D, SEEDS):
         data = draw(model, s)
-        optimal = dataclasses.replace(data, A=mixing_matrix(data.tokens, [float(x) for x in w_opt], V))
+        optimal = dataclasses.replace(data, weights=np.array([float(x) for x in w_opt]))
         gains.append(solve(model, optimal, 1, True, "dense").overlaps[0] - solve(model, data, 1, True, "dense").overlaps[0])
     mean, lo, hi = mean_ci(gains, LEVEL)
     # never significantly worse than mean pooling (R's top eigenvector maximizes alpha/kappa) ...

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from derive.attention import alpha, causal_weights, kappa, mean_weights, optimal_weights
-from derive.model import L_, T_, parse_signs
+from derive.model import parse_signs
+from derive.symbols import L as L_, T as T_
 from derive.optimality import (block_alpha, compare_causal_vs_mean, markov_alpha, mean_block_quotient,
                                optimal_block_quotient, rayleigh_gap, rayleigh_quotient, summarize, top_eigenvalue,
                                winning_block_lengths)

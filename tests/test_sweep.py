@@ -102,6 +102,44 @@ def test_a_task_depends_on_its_coordinates_not_on_the_order(reference):
     assert len(set(tops)) == len(tasks)
 
 
+def _axis_sweep(mu2, path="implicit"):
+    return {"sweep": {"root_seed": 5, "seeds": 2, "outputs": ["top_eigenvalues", "overlaps"], "k": 3, "path": path},
+            "model": {"d": 96, "delta": "1/2", "T": 4, "signs": "prefix:2", "centered": False,
+                      **({"mu2": mu2} if not isinstance(mu2, list) else {})},
+            "grid": {"weights": ["mean", "optimal"], "gamma": ["1/2", 2], **({"mu2": mu2} if isinstance(mu2, list) else {})}}
+
+
+@pytest.mark.parametrize("path", ["implicit", "dense"])
+def test_the_tasks_of_a_cell_are_one_draw_solved_at_each_mu2(tmp_path, path):
+    # common random numbers: a task's draw is keyed without its mu2 index, so each record is the direct
+    # dense solve of the cell's one draw at that mu2, and a one-value sweep at that mu2 repeats it;
+    # both to 1e-8 (the mu2-axis solver errs by 1e-15 here, tests/test_mu2_axis.py)
+    from verify.montecarlo.trials import run_trial
+    from verify.sweeps.spec import SPECTRUM_STREAM, task_seed
+
+    axis = ["0", "1/2", "2", "4"]
+    sweep = Sweep(_axis_sweep(axis, path))
+    with executors.InProcess() as ex:
+        run_sweep(sweep, tmp_path / "axis.jsonl", ex, log=QUIET)
+    records = read_results(tmp_path / "axis.jsonl").records
+    assert {r["result"]["path"] for r in records.values()} == {"mu2-axis" if path == "implicit" else "dense"}
+    one = Sweep(_axis_sweep("2", path))
+    with executors.InProcess() as ex:
+        run_sweep(one, tmp_path / "one.jsonl", ex, log=QUIET)
+    alone = read_results(tmp_path / "one.jsonl").records
+    assert len(alone) == len(records) // len(axis)
+    for task in sweep.tasks():
+        rec, job = records[task.key]["result"], sweep.job(task)
+        direct = run_trial(job.d, job.V, job.N, job.T, job.signs, list(job.weights), job.mu2, k=3, path="dense",
+                           seed=task_seed(job.root_seed, sweep.draw_key(task), SPECTRUM_STREAM))
+        np.testing.assert_allclose(rec["top_eigenvalues"], direct.top_eigenvalues, rtol=1e-8)
+        np.testing.assert_allclose(rec["overlaps"], direct.overlaps, rtol=0, atol=1e-8)
+        if task.point["mu2"] == "2":
+            other = alone[sweep.draw_key(task)]["result"]
+            np.testing.assert_allclose(other["top_eigenvalues"], rec["top_eigenvalues"], rtol=1e-8)
+            np.testing.assert_allclose(other["overlaps"], rec["overlaps"], rtol=0, atol=1e-8)
+
+
 def test_local_processes_give_the_in_process_records(reference, tmp_path):
     sweep, _, lines = reference
     with executors.LocalProcesses(2) as ex:

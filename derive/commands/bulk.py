@@ -1,7 +1,6 @@
 """``derive bulk``: the limiting spectral law of S (claim C1 as derived), at requested points."""
 import mpmath
 
-from derive import bulk
 from derive.errors import ParameterError
 from derive.numbers import check_digits, format_real, parse_rational
 from derive.resources import check_density_work, check_points
@@ -29,6 +28,8 @@ def _points(text: str) -> list:
 
 
 def run(args):
+    from derive import bulk  # here, not at the top: the command line builds every parser before running one
+
     digits = check_digits(args.digits)
     points = _points(args.x)
     check_density_work(len(points), digits)

@@ -2,8 +2,6 @@
 from pathlib import Path
 
 from derive.errors import ParameterError
-from derive.formulas import all_formulas
-from derive.latex import formula_sheet
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -18,6 +16,10 @@ def add_arguments(p):
 
 
 def run(args):
+    # here, not at the top: the command line builds every command's parser before running one
+    from derive.formulas import all_formulas
+    from derive.latex import formula_sheet
+
     formulas = all_formulas()
     if args.latex:
         try:

@@ -1,13 +1,15 @@
 """``derive spike``: the signal outlier (claims C2-C4) and every further outlier, as derived."""
 from __future__ import annotations
 
+import sys
+
 import mpmath
-import sympy as sp
 
 from derive.errors import ParameterError
-from derive.numbers import check_digits, check_range, format_real, parse_rational
+from derive.numbers import check_digits, check_range, format_real, parse_fraction
 
-__all__ = ["NAME", "HELP", "ASSUMPTIONS", "MAX_WORKING_DIGITS", "add_arguments", "spike", "document", "run"]
+__all__ = ["NAME", "HELP", "ASSUMPTIONS", "MAX_WORKING_DIGITS", "add_arguments", "exact_or_close", "spike", "document",
+           "run"]
 
 NAME = "spike"
 HELP = "outlier eigenvalues, overlaps and thresholds of S (population and sample level)"
@@ -27,21 +29,23 @@ def add_arguments(p):
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
 
-def _exact_or_close(value, name: str, digits: int) -> sp.Rational:
-    """A rational input as it is; a real SymPy expression (an ``alpha`` of the ``gauss`` family
-    holds arcsines) as a rational within ``10^{-(digits + 20)}`` relative of it."""
-    if isinstance(value, sp.Basic) and not value.is_Rational:
+def exact_or_close(value, name: str, digits: int):
+    """A rational input as an exact :class:`fractions.Fraction`; a real SymPy expression (an ``alpha`` of the
+    ``gauss`` family holds arcsines) as a rational within ``10^{-(digits + 20)}`` relative of it. SymPy is
+    touched only when the input is SymPy's: a query from the command line does not import it."""
+    sp = sys.modules.get("sympy")
+    if sp is not None and isinstance(value, sp.Basic) and not value.is_Rational:
         approx = sp.N(value, digits + 20)
         if not (approx.is_real and approx.is_finite and approx.is_Number):
             raise ParameterError(name, f"not a finite real number: {value}")
-        return sp.Rational(approx)
-    return parse_rational(value, name)
+        value = sp.Rational(approx)
+    return parse_fraction(value, name)
 
 
 def _validated(values: dict, digits: int) -> dict:
-    from derive.bulk import KAPPA_RANGE, RATIO_RANGE
+    from derive.resources import KAPPA_RANGE, RATIO_RANGE
 
-    out = {name: _exact_or_close(v, name, digits) for name, v in values.items()}
+    out = {name: exact_or_close(v, name, digits) for name, v in values.items()}
     check_range(out["delta"], "delta", low=0, low_open=True)
     check_range(out["gamma"], "gamma", low=0)
     check_range(out["kappa"], "kappa", low=0, low_open=True)
@@ -84,6 +88,7 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
 
     >>> spike("1/2", "1/4", "1/2", "1/4", 3, digits=6)["population"]["mu2_critical"]
     '0.103553'
+    >>> import sympy as sp
     >>> spike("1/2", "1/4", sp.asin(sp.Rational(1, 3)), 1, 4, digits=6)["population"]["outlier"]
     True
     """

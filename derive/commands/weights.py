@@ -2,8 +2,6 @@
 import mpmath
 
 from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
-from derive.attention import pooling
-from derive.model import check_T, parse_signs
 from derive.numbers import check_digits, format_exact, format_real
 from derive.resources import check_output
 
@@ -24,6 +22,10 @@ def add_arguments(p):
 
 
 def run(args):
+    # imported here, not at the top: the command line builds every command's parser before running one
+    from derive.attention import pooling
+    from derive.model import check_T, parse_signs
+
     digits = check_digits(args.digits)
     T = check_T(args.T)
     check_output(T, digits)

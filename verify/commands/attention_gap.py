@@ -2,7 +2,6 @@
 from derive.numbers import json_reals
 from verify.commands.ladder import MC_DIGITS, add_ladder_arguments, fits_lines, ladder_options
 from verify.progress import progress
-from verify.studies.attention_gap import attention_gap
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -16,6 +15,8 @@ def add_arguments(p):
 
 def run(args):
     mask = args.mask or "inclusive"
+    from verify.studies.attention_gap import attention_gap  # here: every parser is built before one command runs
+
     with progress("attention-gap") as report:
         return json_reals(attention_gap(**ladder_options(args), tau=args.tau or "1", mask=mask, report=report), MC_DIGITS)
 

@@ -5,9 +5,6 @@ import time
 from pathlib import Path
 
 from derive.files import check_output_folder, check_output_target
-from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
-from verify.ledger.records import run_ledger
-from verify.ledger.report import claims_markdown, verdict_table
 from verify.progress import progress
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
@@ -30,6 +27,11 @@ def run(args):
         check_output_target(args.notes, "notes")
     if args.figures:
         check_output_folder(args.figures, "figures")
+    # the ledger's modules are imported here, not at the top: the command line builds every parser first
+    from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
+    from verify.ledger.records import run_ledger
+    from verify.ledger.report import claims_markdown
+
     cfg = dict(QUICK if args.quick else FULL)
     cfg["figures"] = args.figures
     start = time.time()
@@ -53,4 +55,6 @@ def run(args):
 
 
 def render(records):
+    from verify.ledger.report import verdict_table
+
     return verdict_table(records)

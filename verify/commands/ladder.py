@@ -4,7 +4,6 @@ from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.numbers import check_count, json_reals
 from verify.montecarlo.trials import PATHS
 from verify.progress import progress
-from verify.studies.finite_size import outlier_ladder
 
 __all__ = ["NAME", "HELP", "MC_DIGITS", "add_ladder_arguments", "ladder_options", "fits_lines", "run",
            "render", "add_arguments"]
@@ -56,6 +55,8 @@ def fits_lines(fits: dict) -> list[str]:
 def run(args):
     options = ladder_options(args)
     centered = not args.raw
+    from verify.studies.finite_size import outlier_ladder  # here: every parser is built before one command runs
+
     with progress("ladder") as report:
         return json_reals(outlier_ladder(**options, scheme=args.weights, centered=centered, tau=args.tau, mask=args.mask,
                                          report=report), MC_DIGITS)

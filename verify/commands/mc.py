@@ -1,17 +1,14 @@
 """``verify mc``: Monte Carlo of the model next to the derived prediction for the same parameters."""
-import numpy as np
-import sympy as sp
+import math
+from fractions import Fraction
 
 from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.errors import ParameterError
-from derive.model import check_T, parse_signs
-from derive.numbers import check_count, check_digits, format_real, parse_rational
+from derive.numbers import check_count, check_digits, format_real, parse_fraction
 from derive.resources import MAX_MU2, check_trials
-from derive.commands.spike import spike
-from verify.montecarlo.trials import PATHS, run_trials
-from verify.stats import mean_ci
+from verify.montecarlo.trials import PATHS
 
-__all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "run"]
+__all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "pooling_inputs", "run"]
 
 NAME = "mc"
 HELP = "Monte Carlo of S for given d, V, N, T, signs and weights, with the theory for the same parameters"
@@ -31,12 +28,39 @@ def add_arguments(p):
     p.add_argument("--k", default="4", help="how many top eigenvalues to report (default 4)")
     p.add_argument("--centered", action="store_true", help="the centered covariance S_c")
     p.add_argument("--path", default="auto", metavar=listed(PATHS),
-                   help="eigensolver (default auto; mixed: float32 Lanczos, float64-certified)")
+                   help="eigensolver (default auto: dense when small, else mixed; mixed: float32 Lanczos, float64-certified)")
     p.add_argument("--digits", default=30, help="significant digits of the theory's reals")
 
 
+def pooling_inputs(scheme: str, T: int, signs: str, tau, mask, digits: int) -> dict:
+    """What the command needs of :func:`derive.attention.pooling`: the weights as floats (the Monte Carlo) and
+    as 12-digit text (the report), and ``alpha``, ``kappa``, ``W`` as exact ``p/q`` text, an irrational one
+    as the rational :func:`derive.commands.spike.spike` would read it. Kept between runs by
+    :func:`derive.cache.memo` (a spec naming a file is read afresh every time), so a repeated query
+    needs no SymPy."""
+    def compute():
+        from derive.attention import pooling
+        from derive.commands.spike import exact_or_close
+
+        # the weights carry guard digits: alpha and kappa feed the theory, which must be right to `digits`
+        pool = pooling(scheme, T, signs, tau=tau, mask=mask, digits=digits + 10)
+        exact = {name: str(exact_or_close(getattr(pool, name), name, digits)) for name in ("alpha", "kappa", "W")}
+        return {"weights": [float(x) for x in pool.weights], "weights_text": [format_real(x, 12) for x in pool.weights],
+                **exact}
+
+    if "file:" in scheme or "file:" in signs:  # a file may change between runs: read it afresh
+        return compute()
+    from derive.cache import memo
+
+    return memo("pooling", {"scheme": scheme, "T": T, "signs": signs, "tau": tau, "mask": mask, "digits": digits},
+                compute)
+
+
 def run(args):
-    from derive import attention
+    from derive.commands.spike import spike
+    from derive.model import check_T, parse_signs
+    from verify.montecarlo.trials import run_trials
+    from verify.stats import mean_ci
 
     d, V, N, T = (check_count(getattr(args, n), n, low=1) for n in ("d", "V", "N", "T"))
     if V % 2:
@@ -45,26 +69,23 @@ def run(args):
                        check_count(args.k, "k", low=1))
     if k >= min(d, N):
         raise ParameterError("k", f"must be below min(d, N) = {min(d, N)}, got {k}")
-    mu2 = parse_rational(args.mu2, "mu2")
+    mu2 = parse_fraction(args.mu2, "mu2")
     if mu2 < 0:
         raise ParameterError("mu2", f"must be >= 0, got {args.mu2}")
     if mu2 > MAX_MU2:
         raise ParameterError("mu2", f"must be <= {MAX_MU2} for a float64 simulation, got {args.mu2}")
     digits = check_digits(args.digits)
     family = parse_signs(args.signs)
-    family.check_length(check_T(T))
+    family.check(check_T(T))
     check_trials(d, V, N, T, seeds, family.kind)
-    # the weights carry guard digits: alpha and kappa feed the theory, which must be right to `digits`
-    pool = attention.pooling(args.weights, T, family, tau=args.tau, mask=args.mask, digits=digits + 10)
-    w, alpha, kappa, W = pool.weights, pool.alpha, pool.kappa, pool.W
-    # exact where they are exact; spike reads an irrational or a Float beyond `digits` itself
-    # (nsimplify guessed closed forms from the Floats, and a guess is not a derivation)
-    theory = spike(sp.Rational(d, V), sp.Rational(d, N), alpha, kappa, mu2,
-                   sum_w=W, centered=args.centered, digits=digits)
-    run = run_trials(d, V, N, T, family, [float(x) for x in w], float(mu2), centered=args.centered, k=k,
-                     seeds=seeds, seed0=seed0, path=args.path)
+    pool = pooling_inputs(args.weights, T, args.signs, args.tau, args.mask, digits)
+    theory = spike(Fraction(d, V), Fraction(d, N), pool["alpha"], pool["kappa"], mu2,
+                   sum_w=pool["W"], centered=args.centered, digits=digits)
+    # a few trials in a fresh process run faster on BLAS than after loading numba (choose_engine)
+    run = run_trials(d, V, N, T, args.signs, pool["weights"], float(mu2), centered=args.centered, k=k,
+                     seeds=seeds, seed0=seed0, path=args.path, engine="auto")
     tops, overlaps = run.top_eigenvalues, run.overlaps
-    fmt = lambda x: format_real(x, 10) if np.isfinite(x) else None  # noqa: E731
+    fmt = lambda x: format_real(x, 10) if math.isfinite(x) else None  # noqa: E731
     ev, ov = mean_ci(tops[:, 0]), mean_ci(overlaps[:, 0])
     return {
         "top_eigenvalues": [[fmt(x) for x in row] for row in tops],
@@ -72,7 +93,7 @@ def run(args):
         "top_eigenvalue": {"mean": fmt(ev[0]), "ci95": [fmt(ev[1]), fmt(ev[2])]},
         "overlaps_top_k": [fmt(x) for x in overlaps.mean(axis=0)],
         "theory": theory,
-        "weights": [format_real(x, 12) for x in w],
+        "weights": pool["weights_text"],
         "interval": "Student-t 95% over seeds (infinite for one seed: reported as null)",
         "path": run.path,
     }

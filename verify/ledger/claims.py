@@ -18,9 +18,10 @@ from verify.ledger.checks.c6 import check_c6
 from verify.ledger.checks.c7 import check_c7
 from verify.ledger.checks.c8 import check_c8
 from verify.ledger.checks.c9 import check_c9
-from verify.ledger.checks.common import DELTA, FULL, GAMMA, QUICK, SIGNS, T, scheme_floats, theory, trials
+from verify.ledger.checks.common import DELTA, FULL, GAMMA, QUICK, SIGNS, T, scheme_floats, theory
 from verify.ledger.records import Claim
 from verify.montecarlo.draw import rung
+from verify.montecarlo.trials import run_axis
 from verify.stats import mean_ci
 
 __all__ = ["QUICK", "FULL", "CLAIMS", "draw_figures"]
@@ -72,8 +73,9 @@ def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
     gammas = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0]
     mus = [0.1, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
     dd = max(200, d // 2)
+    # a unit of work is one solve along a whole mu2 axis, weighted by d^2
     cell = {"overlap": cfg["seeds"] * d * d, "phase": dd * dd}
-    total = len(schemes) * len(mu_mc) * cell["overlap"] + len(gammas) * len(mus) * cell["phase"]
+    total = len(schemes) * cell["overlap"] + len(gammas) * cell["phase"]
     done = 0
 
     def tick(kind):
@@ -84,10 +86,10 @@ def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
 
     for name, (w, a, k) in schemes.items():
         curves[name] = (mu_fine, [float(theory(DELTA, GAMMA, name, repr(float(m))).sample.overlap) for m in mu_fine])
-        stats_ = []
-        for i, m in enumerate(mu_mc):
-            stats_.append(mean_ci(trials(cfg["seeds"], 400 + i, d, V, N, T, SIGNS, w, m, centered=True)[1][:, 0]))
-            tick("overlap")
+        # each seed is one draw solved along the whole axis: the points of a curve share their draws
+        overlaps = run_axis(d, V, N, T, SIGNS, w, mu_mc, centered=True, k=4, seeds=cfg["seeds"], seed0=400).overlaps
+        stats_ = [mean_ci(overlaps[:, i, 0]) for i in range(len(mu_mc))]
+        tick("overlap")
         points[name] = (mu_mc, *(np.array([s_[i] for s_ in stats_]) for i in range(3)))
     paths.append(figures.overlap_figure(folder, curves, points,
                                         f"centered $S_c$, $\\delta$={DELTA}, $\\gamma$={GAMMA}, d={d}, {cfg['seeds']} seeds"))
@@ -95,11 +97,10 @@ def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
     grid = np.zeros((len(mus), len(gammas)))
     for j, g in enumerate(gammas):
         Vg, Ng = rung(dd, DELTA, g)
-        for i, m in enumerate(mus):
-            grid[i, j] = trials(1, 500 + 10 * i + j, dd, Vg, Ng, T, SIGNS, w, m, centered=True)[1][0, 0]
-            tick("phase")
+        grid[:, j] = run_axis(dd, Vg, Ng, T, SIGNS, w, mus, centered=True, k=4, seed0=500 + j).overlaps[0, :, 0]
+        tick("phase")
     crit = lambda g, level: float(theory(DELTA, repr(float(g)), "mean", 1).level(level).mu2_critical)  # noqa: E731
     paths.append(figures.phase_figure(folder, mus, gammas, grid, lambda g: crit(g, "population"),
                                       lambda g: crit(g, "sample"),
-                                      f"mean pooling, {SIGNS}, T={T}, $\\delta$={DELTA}, d={dd}, one seed per cell"))
+                                      f"mean pooling, {SIGNS}, T={T}, $\\delta$={DELTA}, d={dd}, one draw per column"))
     return paths

@@ -3,15 +3,28 @@
 * :mod:`~verify.montecarlo.signs`: samplers of the sign families;
 * :mod:`~verify.montecarlo.draw`: validated parameters, the table, sequences, mixing matrix, pooled vectors;
 * :mod:`~verify.montecarlo.dense` and :mod:`~verify.montecarlo.lanczos`: the eigensolvers (one file each);
+* :mod:`~verify.montecarlo.mu2_axis`: one draw solved for every signal strength ``mu2`` at once (block Lanczos);
 * :mod:`~verify.montecarlo.trials`: one trial or many, solved by the chosen path;
 * :mod:`~verify.montecarlo.attention`: the data-dependent weights of real causal softmax attention;
 * :mod:`~verify.montecarlo.population`: the exact covariance of the pooled vectors given one table.
+
+The names of :mod:`~verify.montecarlo.trials` are imported on first use, so that importing the draw does
+not load the solvers.
 """
+from importlib import import_module
+
+# the draw is imported now: its function ``draw`` must win over the submodule of the same name
 from verify.montecarlo.draw import (Draw, Model, balanced_signs, check_model, draw, mixing_matrix, pooled, ratios, rung,
                                     sample_sequences, sample_table)
 from verify.montecarlo.signs import sample_signs
-from verify.montecarlo.trials import AUTO_COST_RATIO, PATHS, Trial, Trials, choose_path, run_trial, run_trials, solve
+
+_TRIALS = ("AUTO_COST_RATIO", "PATHS", "Trial", "Trials", "choose_path", "run_trial", "run_trials", "solve")
 
 __all__ = ["Draw", "Model", "balanced_signs", "check_model", "draw", "mixing_matrix", "pooled", "ratios", "rung",
-           "sample_sequences", "sample_table", "sample_signs", "AUTO_COST_RATIO", "PATHS", "Trial", "Trials",
-           "choose_path", "run_trial", "run_trials", "solve"]
+           "sample_sequences", "sample_table", "sample_signs", *_TRIALS]
+
+
+def __getattr__(name):
+    if name not in _TRIALS:
+        raise AttributeError(f"module 'verify.montecarlo' has no attribute {name!r}")
+    return getattr(import_module("verify.montecarlo.trials"), name)

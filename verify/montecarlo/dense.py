@@ -2,13 +2,11 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse as sps
 
 __all__ = ["dense_top"]
 
 
-def dense_top(E: np.ndarray, A: sps.spmatrix, k: int, centered: bool = False, spectrum: bool = False):
+def dense_top(E: np.ndarray, A, k: int, centered: bool = False, spectrum: bool = False):
     r"""Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`) from the smaller Gram matrix of :math:`C = E A`.
 
     With :math:`d \le N` the ``d x d`` matrix :math:`C C^T/N` is diagonalized; otherwise the
@@ -18,6 +16,8 @@ def dense_top(E: np.ndarray, A: sps.spmatrix, k: int, centered: bool = False, sp
     eigenvalues (descending, with the ``d - N`` structural zeros when ``d > N``) if ``spectrum``,
     else ``None``.
     """
+    import scipy.linalg
+
     Ct = A.T @ np.ascontiguousarray(E.T)  # N x d; row gathers of a C-ordered E^T are the fast layout
     if centered:
         Ct -= Ct.mean(axis=0)

@@ -19,18 +19,18 @@ table depends on ``(seed, d, V, mu2)`` only.
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
-import scipy.sparse as sps
-import sympy as sp
 
 from derive.errors import ParameterError
 from derive.resources import check_trial
 from derive.model import SignFamily, parse_signs
-from derive.numbers import check_count, parse_rational
+from derive.numbers import check_count, parse_fraction
 from verify.montecarlo.signs import sample_signs
 
 __all__ = ["Model", "check_model", "Draw", "draw", "balanced_signs", "sample_table", "sample_sequences",
@@ -89,7 +89,7 @@ def check_model(d, V, N, T, signs, weights, mu2) -> Model:
         family = signs
     else:
         family = parse_signs(signs)
-    family.check_length(T)  # a family that does not fit T (prefix:L with L > T, a file of another size)
+    family.check(T)  # a family that does not fit T (prefix:L with L > T, a file of another size)
     check_trial(d, V, N, T, family.kind)
     if isinstance(weights, (str, bytes)):
         raise ParameterError("weights", f"must be a sequence of {T} reals, got {weights!r}")
@@ -166,7 +166,7 @@ def sample_sequences(rng: np.random.Generator, family: SignFamily, s: np.ndarray
     return xi, tokens
 
 
-def mixing_matrix(tokens: np.ndarray, weights, V: int) -> sps.csc_matrix:
+def mixing_matrix(tokens: np.ndarray, weights, V: int):
     r"""The sparse ``V x N`` matrix :math:`A` with columns :math:`a_n = \sum_t w_t \mathbf e_{v_{n,t}}`,
     so that the pooled vectors are :math:`C = E A`; repeated tokens of a sequence are summed.
     ``weights``: ``T`` weights shared by all sequences, or an ``N x T`` array of per-sequence
@@ -176,6 +176,8 @@ def mixing_matrix(tokens: np.ndarray, weights, V: int) -> sps.csc_matrix:
     array([[0.75, 0.5 ],
            [0.  , 0.25]])
     """
+    import scipy.sparse as sps
+
     N, T = tokens.shape
     values = np.array(np.broadcast_to(np.asarray(weights, dtype=np.float64), (N, T))).ravel()
     A = sps.csc_matrix((values, tokens.ravel(), np.arange(0, N * T + 1, T)), shape=(V, N))
@@ -183,7 +185,7 @@ def mixing_matrix(tokens: np.ndarray, weights, V: int) -> sps.csc_matrix:
     return A
 
 
-def pooled(E: np.ndarray, A: sps.spmatrix) -> np.ndarray:
+def pooled(E: np.ndarray, A) -> np.ndarray:
     """The pooled vectors :math:`C = E A` as a dense ``d x N`` array."""
     return np.ascontiguousarray((A.T @ np.ascontiguousarray(E.T)).T)
 
@@ -191,15 +193,21 @@ def pooled(E: np.ndarray, A: sps.spmatrix) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Draw:
-    """The random inputs of one trial: table, class signs, sequence signs, tokens, ``A``, and the
-    eigensolver's starting vector."""
+    """The random inputs of one trial: table, class signs, sequence signs, tokens and their ``weights``
+    (``T``, or ``N x T`` per sequence), and the eigensolver's starting vector; ``A`` (:func:`mixing_matrix`)
+    is made from the tokens when first asked for (the matrix-free solvers read the tokens themselves)."""
 
     E: np.ndarray
     s: np.ndarray
     xi: np.ndarray
     tokens: np.ndarray
-    A: sps.csc_matrix
+    weights: np.ndarray
     v0: np.ndarray
+
+    @functools.cached_property
+    def A(self):
+        """The sparse ``V x N`` mixing matrix (:func:`mixing_matrix`)."""
+        return mixing_matrix(self.tokens, self.weights, self.E.shape[1])
 
 
 def draw(model: Model, seed) -> Draw:
@@ -208,18 +216,24 @@ def draw(model: Model, seed) -> Draw:
     E = sample_table(table_rng, model.d, model.V, model.mu2)
     s = balanced_signs(model.V)
     xi, tokens = sample_sequences(seq_rng, model.family, s, model.N, model.T)
-    return Draw(E, s, xi, tokens, mixing_matrix(tokens, model.weights, model.V), start_rng.standard_normal(model.d))
+    return Draw(E, s, xi, tokens, model.weights, start_rng.standard_normal(model.d))
 
 
-def ratios(delta, gamma) -> tuple[sp.Rational, sp.Rational]:
-    """``delta`` and ``gamma`` as exact positive rationals (``ParameterError`` naming a bad one)."""
+def _positive(delta, gamma) -> tuple[Fraction, Fraction]:
     out = []
     for name, value in (("delta", delta), ("gamma", gamma)):
-        q = parse_rational(value, name)
+        q = parse_fraction(value, name)
         if q <= 0:
             raise ParameterError(name, f"must be > 0, got {value}")
         out.append(q)
     return out[0], out[1]
+
+
+def ratios(delta, gamma):
+    """``delta`` and ``gamma`` as exact positive SymPy rationals (``ParameterError`` naming a bad one)."""
+    import sympy as sp
+
+    return tuple(sp.Rational(q.numerator, q.denominator) for q in _positive(delta, gamma))
 
 
 def rung(d: int, delta, gamma) -> tuple[int, int]:
@@ -229,9 +243,9 @@ def rung(d: int, delta, gamma) -> tuple[int, int]:
     >>> rung(30, "1/2", "1/3"), rung(5, "2", "2")
     ((60, 90), (2, 3))
     """
-    delta, gamma = ratios(delta, gamma)
-    V = 2 * int(sp.floor(d / (2 * delta) + sp.Rational(1, 2)))
-    N = int(sp.floor(d / gamma + sp.Rational(1, 2)))
+    delta, gamma = _positive(delta, gamma)
+    V = 2 * math.floor(d / (2 * delta) + Fraction(1, 2))
+    N = math.floor(d / gamma + Fraction(1, 2))
     if V < 2:
         raise ParameterError("delta", f"d/delta = {d}/{delta} gives no vocabulary (V < 2)")
     if N < 1:

@@ -11,21 +11,28 @@ for the next step, :math:`y_{j+1} = E^T x_{j+1} = E^T w/\beta_{j+1}`. With :math
 already known, :math:`r_j = M y_j/N` and :math:`\alpha_j = x_j^T S x_j = y_j^T r_j` cost no pass
 over :math:`E`; then entry ``i`` of :math:`w` is :math:`e_i^T r_j - \alpha_j x_{j,i} - \beta_j x_{j-1,i}`
 for the row :math:`e_i` of :math:`E`, and :math:`E^T w = \sum_i w_i e_i` can be accumulated while that
-row is still in cache (:func:`lanczos_sweep`). A step therefore reads the table once instead of twice.
+row is still in cache (:func:`verify.montecarlo.kernels.lanczos_sweep`). A step therefore reads the table
+once instead of twice.
+
+*Two engines.* ``engine="numba"`` runs the steps in the compiled kernels of :mod:`verify.montecarlo.kernels`
+(one pass per step); ``engine="blas"`` runs the same steps with two BLAS matrix-vector products (NumPy),
+twice the table traffic but nothing to compile or load. Loading numba's compiler context costs about a
+second per process, more than a whole float32 solve at ``d = 2000``: one solve in a fresh process is
+faster on BLAS (:data:`ENGINES`; notes/benchmarks.md). The two give the same pairs up to rounding.
 
 *Full reorthogonalization, carried by linearity.* Each new vector is orthogonalized against all
 earlier ones, :math:`w \leftarrow w - X h` with :math:`h = X^T w` (repeated once when it cancels more
 than :data:`REORTHOGONALIZE_AGAIN` of the norm: "twice is enough"), and the same correction is applied
 to :math:`E^T w \leftarrow E^T w - Y h` with the stored :math:`Y = E^T X`, so :math:`y_{j+1}` stays
 equal to :math:`E^T x_{j+1}` without another pass (unless the second pass runs: see
-:func:`_lanczos_steps`).
+:func:`reorthogonalize`).
 
 *Stopping.* The tridiagonal :math:`T_m` gives the Ritz pairs :math:`(\theta_i, X s_i)` and their
 residual norms :math:`\beta_{m}|s_{m,i}|` (in exact arithmetic,
 :math:`\|S X s_i - \theta_i X s_i\| = \beta_m |e_m^T s_i|`); the solver stops when the top ``k``
 are below ``tol`` relative to :math:`|\theta_i|`. It computes them at the steps
-:func:`_steps_before_check` schedules, and the steps in between run in one compiled loop
-(:func:`_lanczos_steps`).
+:func:`steps_before_check` schedules, and the steps in between run in one loop
+(:func:`verify.montecarlo.kernels.lanczos_steps`, compiled; :func:`blas_steps`).
 
 *Precision.* The table may be float64 or float32. Vectors, inner products and the
 reorthogonalization are float64. In a pass, the dot product of a row is summed in the table's
@@ -44,19 +51,30 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse as sps
-from numba import njit
 
 from derive.errors import ParameterError
 
-__all__ = ["FASTMATH", "REORTHOGONALIZE_AGAIN", "INVARIANT_ULPS", "MAX_STRIDE", "TOL", "TOL_FLOAT32",
-           "MIXED_TOL", "MIXED_ACCEPT", "lanczos_sweep", "rounded_transpose_product", "transpose_product",
-           "product", "Mixing", "Ritz", "lanczos_top", "implicit_top", "rayleigh_ritz", "mixed_top"]
+__all__ = ["ENGINES", "REORTHOGONALIZE_AGAIN", "INVARIANT_ULPS", "MAX_STRIDE", "TOL", "TOL_FLOAT32",
+           "MIXED_TOL", "MIXED_ACCEPT", "compiled_kernels", "steps_before_check", "reorthogonalize",
+           "rounded_transpose_product", "transpose_product", "product", "Mixing", "Ritz", "blas_steps", "lanczos_top",
+           "implicit_top", "rayleigh_ritz", "mixed_top"]
 
-FASTMATH = {"reassoc", "contract"}
-"""LLVM flags of the kernels: reassociation lets the reductions run in SIMD lanes, contraction
-fuses multiply and add; nothing else is relaxed (NaN and infinity keep their meaning)."""
+ENGINES = ("numba", "blas")
+"""How a pass over the table runs: ``"numba"``, the compiled one-pass kernels (:mod:`verify.montecarlo.kernels`),
+or ``"blas"``, two NumPy matrix-vector products a step, with no compiler to load (module docstring)."""
+
+
+def _check_engine(engine) -> str:
+    if engine not in ENGINES:
+        raise ParameterError("engine", f"must be one of {', '.join(ENGINES)}, got {engine!r}")
+    return engine
+
+
+def compiled_kernels():
+    """The module of compiled kernels (:mod:`verify.montecarlo.kernels`), imported on first use: it loads numba."""
+    from verify.montecarlo import kernels
+
+    return kernels
 
 REORTHOGONALIZE_AGAIN = math.sqrt(0.5)
 r"""A second Gram-Schmidt pass runs when the first leaves less than this fraction of the norm of
@@ -70,7 +88,7 @@ carry rounding of about ``1e-7`` (module docstring). Below that level the new di
 rounding noise: the solver continues from a fresh vector instead."""
 
 MAX_STRIDE = 8
-"""The most steps between two computations of the Ritz pairs (:func:`_steps_before_check`)."""
+"""The most steps between two computations of the Ritz pairs (:func:`steps_before_check`)."""
 
 TOL = 1e-8
 r"""Relative residual tolerance of Lanczos (:func:`implicit_top`) on the float64 table: :math:`\|S x - \theta x\| \le
@@ -99,16 +117,16 @@ gap :math:`g/\theta` is at least ``1e-2``. A larger residual sends the solve to 
 
 
 
-def _steps_before_check(history, m: int, worst: float, tol: float) -> int:
+def steps_before_check(history, m: int, worst: float, tol: float) -> int:
     r"""Steps to take before the Ritz pairs are computed again: three quarters of the number the
     last two checks predict before the largest residual reaches ``tol`` (taking it to fall
     geometrically at the rate measured between them; Lanczos converges faster than geometrically,
     so the margin makes an error of the prediction cost a check rather than a step), between 1 and
     :data:`MAX_STRIDE`; 1 without a usable history or a positive ``tol``.
 
-    >>> _steps_before_check((10, 1e-2), 14, 1e-4, 1e-6)  # 10^(-1/2) a step: 4 more steps, check after 3
+    >>> steps_before_check((10, 1e-2), 14, 1e-4, 1e-6)  # 10^(-1/2) a step: 4 more steps, check after 3
     3
-    >>> _steps_before_check(None, 3, 1.0, 1e-6), _steps_before_check((3, 1e-3), 4, 2e-3, 1e-6)
+    >>> steps_before_check(None, 3, 1.0, 1e-6), steps_before_check((3, 1e-3), 4, 2e-3, 1e-6)
     (1, 1)
     """
     if history is None or tol <= 0 or not 0 < worst < history[1]:
@@ -118,175 +136,48 @@ def _steps_before_check(history, m: int, worst: float, tol: float) -> int:
     return int(min(MAX_STRIDE, max(1, math.floor(0.75 * predicted))))
 
 
-@njit(inline="always")
-def _eight_rows(E, i):
-    return E[i], E[i + 1], E[i + 2], E[i + 3], E[i + 4], E[i + 5], E[i + 6], E[i + 7]
+def reorthogonalize(w, ynext, basis, images):
+    r"""Full reorthogonalization of a Lanczos step: :math:`w \leftarrow w - X(X^T w)` against the rows ``basis``
+    of :math:`X`, carried to ``ynext`` :math:`= E^T w` by linearity with ``images`` :math:`= E^T X`, in place.
+    When the first pass cancels more than :data:`REORTHOGONALIZE_AGAIN` of the norm a second one runs
+    ("twice is enough"), and then ``ynext`` must be recomputed by a pass over the table instead: the
+    correction would multiply the rounding of :math:`E^T w` by :math:`|h|/\beta > 1`, and on a float32
+    table that error would grow from step to step once the Krylov space is nearly exhausted. Returns
+    ``(beta, recompute)``, :math:`\beta = \|w\|`. Plain NumPy, so that both engines run this one source
+    (:mod:`verify.montecarlo.kernels` compiles it).
 
-
-@njit(fastmath=FASTMATH, boundscheck=False, inline="always")
-def _eight_dots(e0, e1, e2, e3, e4, e5, e6, e7, r, zero):
-    # eight accumulators share each load of r; they start at `zero`, whose type they keep
-    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = zero
-    for k in range(r.shape[0]):
-        rk = r[k]
-        s0 += e0[k] * rk
-        s1 += e1[k] * rk
-        s2 += e2[k] * rk
-        s3 += e3[k] * rk
-        s4 += e4[k] * rk
-        s5 += e5[k] * rk
-        s6 += e6[k] * rk
-        s7 += e7[k] * rk
-    return s0, s1, s2, s3, s4, s5, s6, s7
-
-
-@njit(fastmath=FASTMATH, boundscheck=False, inline="always")
-def _eight_updates(out, e0, e1, e2, e3, e4, e5, e6, e7, c0, c1, c2, c3, c4, c5, c6, c7):
-    # out += c0 e0 + ... + c7 e7: eight rows share each load and store of out
-    for k in range(out.shape[0]):
-        out[k] += ((c0 * e0[k] + c1 * e1[k]) + (c2 * e2[k] + c3 * e3[k])) + (
-            (c4 * e4[k] + c5 * e5[k]) + (c6 * e6[k] + c7 * e7[k]))
-
-
-@njit(fastmath=FASTMATH, boundscheck=False, cache=True)
-def lanczos_sweep(E, r, x, xprev, alpha, beta, w, y, partial, wblock):
-    r"""One Lanczos step's pass over the table: :math:`w = E r - \alpha x - \beta x_{prev}` and
-    :math:`y = E^T w`, reading each row of ``E`` once from memory.
-
-    ``E`` is ``d x V`` (C order, float32 or float64) and ``r`` has its dtype; ``x, xprev, w`` (``d``)
-    and ``y`` (``V``) are float64; ``partial`` (``V``) and ``wblock`` (``8``) are scratch arrays of
-    the table's dtype. ``w`` and ``y`` are overwritten. Rows go in blocks of eight (the loop over a
-    block is unrolled by hand: eight dot products share each load of ``r``, and eight rows share each
-    update of ``partial``); ``partial`` is added into ``y`` every 64 rows.
+    >>> w, y = np.array([1.0, 2.0]), np.array([2.0])
+    >>> beta, again = reorthogonalize(w, y, np.array([[1.0, 0.0]]), np.array([[3.0]]))
+    >>> float(beta), again, w.tolist(), y.tolist()
+    (2.0, False, [0.0, 2.0], [-1.0])
     """
-    d, V = E.shape
-    for k in range(V):
-        y[k] = 0.0
-        partial[k] = 0.0
-    blocks = d // 8
-    for b in range(blocks):
-        i = 8 * b
-        e0, e1, e2, e3, e4, e5, e6, e7 = _eight_rows(E, i)
-        s0, s1, s2, s3, s4, s5, s6, s7 = _eight_dots(e0, e1, e2, e3, e4, e5, e6, e7, r, r[0] - r[0])
-        w[i] = s0 - alpha * x[i] - beta * xprev[i]
-        w[i + 1] = s1 - alpha * x[i + 1] - beta * xprev[i + 1]
-        w[i + 2] = s2 - alpha * x[i + 2] - beta * xprev[i + 2]
-        w[i + 3] = s3 - alpha * x[i + 3] - beta * xprev[i + 3]
-        w[i + 4] = s4 - alpha * x[i + 4] - beta * xprev[i + 4]
-        w[i + 5] = s5 - alpha * x[i + 5] - beta * xprev[i + 5]
-        w[i + 6] = s6 - alpha * x[i + 6] - beta * xprev[i + 6]
-        w[i + 7] = s7 - alpha * x[i + 7] - beta * xprev[i + 7]
-        for q in range(8):
-            wblock[q] = w[i + q]
-        w0 = wblock[0]
-        w1 = wblock[1]
-        w2 = wblock[2]
-        w3 = wblock[3]
-        w4 = wblock[4]
-        w5 = wblock[5]
-        w6 = wblock[6]
-        w7 = wblock[7]
-        # the eight rows are still in cache: E^T w gathers their contribution now
-        _eight_updates(partial, e0, e1, e2, e3, e4, e5, e6, e7, w0, w1, w2, w3, w4, w5, w6, w7)
-        if (b + 1) % 8 == 0 or b == blocks - 1:
-            for k in range(V):
-                y[k] += partial[k]
-                partial[k] = 0.0
-    for i in range(8 * blocks, d):
-        e = E[i]
-        s = r[0] - r[0]
-        for k in range(V):
-            s += e[k] * r[k]
-        w[i] = s - alpha * x[i] - beta * xprev[i]
-        wi = w[i]
-        for k in range(V):
-            y[k] += wi * e[k]
+    before = np.sqrt(np.dot(w, w))
+    h = np.dot(basis, w)
+    w -= np.dot(h, basis)
+    beta = np.sqrt(np.dot(w, w))
+    if beta < REORTHOGONALIZE_AGAIN * before:
+        w -= np.dot(np.dot(basis, w), basis)
+        return np.sqrt(np.dot(w, w)), True
+    ynext -= np.dot(h, images)
+    return beta, False
 
 
-@njit(fastmath=FASTMATH, boundscheck=False, cache=True)
-def _transpose_product(E, U, out):
-    d, V = E.shape
-    b = U.shape[1]
-    for c in range(b):
-        for k in range(V):
-            out[c, k] = 0.0
-    blocks = d // 8
-    for q in range(blocks):
-        i = 8 * q
-        e0, e1, e2, e3, e4, e5, e6, e7 = _eight_rows(E, i)
-        for c in range(b):
-            u0 = U[i, c]
-            u1 = U[i + 1, c]
-            u2 = U[i + 2, c]
-            u3 = U[i + 3, c]
-            u4 = U[i + 4, c]
-            u5 = U[i + 5, c]
-            u6 = U[i + 6, c]
-            u7 = U[i + 7, c]
-            _eight_updates(out[c], e0, e1, e2, e3, e4, e5, e6, e7, u0, u1, u2, u3, u4, u5, u6, u7)
-    for i in range(8 * blocks, d):
-        e = E[i]
-        for c in range(b):
-            u = U[i, c]
-            o = out[c]
-            for k in range(V):
-                o[k] += u * e[k]
-
-
-@njit(fastmath=FASTMATH, boundscheck=False, cache=True)
-def _product(E, Rt, out):
-    d, V = E.shape
-    b = Rt.shape[0]
-    blocks = d // 8
-    for q in range(blocks):
-        i = 8 * q
-        e0, e1, e2, e3, e4, e5, e6, e7 = _eight_rows(E, i)
-        for c in range(b):
-            s0, s1, s2, s3, s4, s5, s6, s7 = _eight_dots(e0, e1, e2, e3, e4, e5, e6, e7, Rt[c], 0.0)
-            out[i, c] = s0
-            out[i + 1, c] = s1
-            out[i + 2, c] = s2
-            out[i + 3, c] = s3
-            out[i + 4, c] = s4
-            out[i + 5, c] = s5
-            out[i + 6, c] = s6
-            out[i + 7, c] = s7
-    for i in range(8 * blocks, d):
-        e = E[i]
-        for c in range(b):
-            rc = Rt[c]
-            s = 0.0
-            for k in range(V):
-                s += e[k] * rc[k]
-            out[i, c] = s
-
-
-@njit(fastmath=FASTMATH, boundscheck=False, cache=True)
-def _round_transpose_product(E, x, rounded, y):
-    d, V = E.shape
-    for k in range(V):
-        y[k] = 0.0
-    for i in range(d):
-        e = E[i]
-        f = rounded[i]
-        xi = x[i]
-        for k in range(V):
-            f[k] = e[k]
-            y[k] += xi * f[k]
-
-
-def rounded_transpose_product(E: np.ndarray, x: np.ndarray, dtype, out: np.ndarray | None = None):
+def rounded_transpose_product(E: np.ndarray, x: np.ndarray, dtype, out: np.ndarray | None = None, engine="numba"):
     r"""The table rounded to ``dtype`` and :math:`\tilde E^T x` (float64) for the rounded table
-    :math:`\tilde E`, in one pass over ``E`` (the first step of Lanczos on a rounded table). The
-    rounded table is written into ``out`` if given (``E``'s shape, ``dtype``), else into a new array.
+    :math:`\tilde E` (the first step of Lanczos on a rounded table): in one pass over ``E`` (``engine="numba"``),
+    or a copy and a BLAS product (``"blas"``). The rounded table is written into ``out`` if given (``E``'s
+    shape, ``dtype``), else into a new array.
 
     >>> rounded, y = rounded_transpose_product(np.array([[1 + 2.0**-30, 2.0]]), np.array([3.0]), np.float32)
     >>> rounded.dtype.name, y.tolist()
     ('float32', [3.0, 6.0])
     """
     rounded = np.empty(E.shape, dtype) if out is None else out
+    if _check_engine(engine) == "blas":
+        np.copyto(rounded, E, casting="same_kind")
+        return rounded, transpose_product(rounded, np.asarray(x)[:, None], "blas")[:, 0]
     y = np.empty(E.shape[1])
-    _round_transpose_product(E, np.asarray(x, dtype=np.float64), rounded, y)
+    compiled_kernels().round_transpose_product(E, np.asarray(x, dtype=np.float64), rounded, y)
     return rounded, y
 
 
@@ -305,50 +196,36 @@ def _scratch(shape: tuple, dtype) -> np.ndarray:
     return buffer
 
 
-def transpose_product(E: np.ndarray, U: np.ndarray) -> np.ndarray:
-    r""":math:`E^T U` (``V x b``, float64) for a ``d x V`` table and a ``d x b`` block, in one pass over ``E``.
+def transpose_product(E: np.ndarray, U: np.ndarray, engine="numba") -> np.ndarray:
+    r""":math:`E^T U` (``V x b``, float64) for a ``d x V`` table and a ``d x b`` block, in one pass over ``E``
+    accumulated in float64 (``engine="numba"``), or by BLAS in the table's type (``"blas"``).
 
     >>> E = np.arange(6.0).reshape(2, 3)
     >>> transpose_product(E, np.array([[1.0], [2.0]])).ravel().tolist()
     [6.0, 9.0, 12.0]
     """
+    if _check_engine(engine) == "blas":
+        return np.asarray(E.T @ np.asarray(U, dtype=E.dtype), dtype=np.float64)
     U = np.ascontiguousarray(U, dtype=np.float64)
     out = np.empty((U.shape[1], E.shape[1]))
-    _transpose_product(E, U, out)
+    compiled_kernels().transpose_product_into(E, U, out)
     return out.T
 
 
-def product(E: np.ndarray, R: np.ndarray) -> np.ndarray:
-    r""":math:`E R` (``d x b``, float64) for a ``d x V`` table and a ``V x b`` block, in one pass over ``E``.
+def product(E: np.ndarray, R: np.ndarray, engine="numba") -> np.ndarray:
+    r""":math:`E R` (``d x b``, float64) for a ``d x V`` table and a ``V x b`` block, in one pass over ``E``
+    accumulated in float64 (``engine="numba"``), or by BLAS in the table's type (``"blas"``).
 
     >>> E = np.arange(6.0).reshape(2, 3)
     >>> product(E, np.array([[1.0], [0.0], [-1.0]])).ravel().tolist()
     [-2.0, -2.0]
     """
+    if _check_engine(engine) == "blas":
+        return np.asarray(E @ np.asarray(R, dtype=E.dtype), dtype=np.float64)
     Rt = np.ascontiguousarray(np.asarray(R, dtype=np.float64).T)
     out = np.empty((E.shape[0], Rt.shape[0]))
-    _product(E, Rt, out)
+    compiled_kernels().product_into(E, Rt, out)
     return out
-
-
-@njit(boundscheck=False, cache=True)
-def _mix(rows, values, N, abar, y, out):
-    V = out.shape[0]
-    for v in range(V):
-        out[v] = 0.0
-    for n in range(rows.shape[0]):
-        t = 0.0
-        for s in range(rows.shape[1]):
-            t += values[n, s] * y[rows[n, s]]
-        for s in range(rows.shape[1]):
-            out[rows[n, s]] += values[n, s] * t
-    c = 0.0
-    for v in range(abar.shape[0]):
-        c += abar[v] * y[v]
-    for v in range(V):
-        out[v] /= N
-    for v in range(abar.shape[0]):
-        out[v] -= abar[v] * c
 
 
 @dataclass(frozen=True)
@@ -377,6 +254,8 @@ class Mixing:
     @classmethod
     def of(cls, A, centered: bool) -> "Mixing":
         """The mixing of raw :math:`S` or, if ``centered``, of :math:`S_c` (an empty ``abar`` when raw)."""
+        import scipy.sparse as sps
+
         A = sps.csc_matrix(A, dtype=np.float64, copy=True)  # sum_duplicates works in place
         A.sum_duplicates()
         V, N = A.shape
@@ -389,20 +268,40 @@ class Mixing:
         abar = np.asarray(A.sum(axis=1)).ravel() / N if centered else np.empty(0)
         return cls(rows, values, V, abar)
 
+    @classmethod
+    def of_tokens(cls, tokens: np.ndarray, weights, V: int, centered: bool) -> "Mixing":
+        """The mixing of the columns :math:`a_n = \\sum_t w_t \\mathbf e_{v_{n,t}}` of drawn ``tokens`` (``N x T``)
+        with ``weights`` (``T``, or ``N x T``), read directly: a token drawn twice in a sequence keeps two
+        slots, whose terms add up to those of its summed entry.
+
+        >>> m = Mixing.of_tokens(np.array([[0, 0], [1, 0]]), [0.25, 0.5], 2, True)
+        >>> m.abar.tolist()  # the mean column of A = [[0.75, 0.5], [0, 0.25]]
+        [0.625, 0.125]
+        """
+        tokens = np.asarray(tokens)
+        N, T = tokens.shape
+        values = np.array(np.broadcast_to(np.asarray(weights, dtype=np.float64), (N, T)))
+        abar = np.bincount(tokens.ravel(), weights=values.ravel(), minlength=V) / N if centered else np.empty(0)
+        return cls(tokens.astype(np.int32), values, V, abar)
+
     @property
     def N(self) -> int:
         return self.rows.shape[0]
 
     def apply(self, Y: np.ndarray) -> np.ndarray:
+        """:math:`M Y/N` in NumPy (gathers and ``bincount``; the compiled loop of
+        :func:`verify.montecarlo.kernels.mix` serves the numba engine's steps)."""
         Y = np.asarray(Y, dtype=np.float64)
-        out = np.empty(Y.shape)
-        for c in range(1 if Y.ndim == 1 else Y.shape[1]):
-            column = Y if Y.ndim == 1 else np.ascontiguousarray(Y[:, c])
-            result = out if Y.ndim == 1 else np.empty(self.V)
-            _mix(self.rows, self.values, self.N, self.abar, column, result)
-            if Y.ndim == 2:
-                out[:, c] = result
-        return out
+        block = Y.reshape(self.V, -1)
+        dots = np.einsum("nl,nlc->nc", self.values, block[self.rows])  # a_n^T y for every column n
+        out = np.empty(block.shape)
+        flat = self.rows.ravel()
+        for c in range(block.shape[1]):
+            out[:, c] = np.bincount(flat, weights=(self.values * dots[:, c:c + 1]).ravel(), minlength=self.V)
+        out /= self.N
+        if len(self.abar):
+            out -= np.outer(self.abar, self.abar @ block)
+        return out.reshape(Y.shape)
 
 
 @dataclass(frozen=True)
@@ -418,67 +317,45 @@ class Ritz:
     passes: int
 
 
-@njit(cache=True)
-def _lanczos_steps(E, rows, values, abar, X, Y, alphas, betas, m, last, scale, invariant, w, ynext, scratch):
-    """Lanczos steps at basis sizes ``m, m + 1, ..., last`` (module docstring), each appending the next
-    vector to ``X`` and its image to ``Y``, until one finds the Krylov space invariant (``beta`` at
-    most ``invariant`` times ``scale``). Returns the number of steps taken, the number of extra passes
-    over the table, whether the last step found the space invariant (then nothing was appended), and
-    the updated estimate ``scale`` of the norm of the operator.
-
-    When the first Gram-Schmidt pass cancels most of ``w`` (the second one runs), ``E^T w`` is
-    recomputed by a pass over the table instead of being corrected by linearity: the correction would
-    multiply the rounding of ``E^T w`` by ``|h|/beta > 1``, and on a float32 table that error would
-    grow from step to step once the Krylov space is nearly exhausted."""
+def blas_steps(E, rows, values, abar, X, Y, alphas, betas, m, last, scale, invariant, w, ynext, scratch):
+    """The ``"blas"`` engine's Lanczos steps: :func:`verify.montecarlo.kernels.lanczos_steps` (same arguments,
+    same results up to rounding) with the pass over the table as two BLAS products and the mixing in NumPy."""
     d, V = E.shape
-    r, rtable, partial, wblock, zeros, column = scratch
+    mixing = Mixing(rows, values, V, abar)
     taken = extra = 0
     while m <= last:
         x = X[m - 1]
-        if m >= 2 and betas[m - 2] != 0.0:
-            xprev, beta = X[m - 2], betas[m - 2]
-        else:
-            xprev, beta = zeros, 0.0
-        _mix(rows, values, rows.shape[0], abar, Y[m - 1], r)
+        xprev, beta = (X[m - 2], betas[m - 2]) if m >= 2 and betas[m - 2] != 0.0 else (scratch[4], 0.0)
+        r = mixing.apply(Y[m - 1])
         alpha = np.dot(Y[m - 1], r)
-        for v in range(V):
-            rtable[v] = r[v]
-        lanczos_sweep(E, rtable, x, xprev, alpha, beta, w, ynext, partial, wblock)
+        w[:] = product(E, r[:, None], "blas")[:, 0] - alpha * x - beta * xprev
+        ynext[:] = transpose_product(E, w[:, None], "blas")[:, 0]
         taken += 1
-        basis, images = X[:m], Y[:m]
-        before = np.sqrt(np.dot(w, w))
-        h = np.dot(basis, w)
-        w -= np.dot(h, basis)
-        beta = np.sqrt(np.dot(w, w))
-        if beta < REORTHOGONALIZE_AGAIN * before:
-            w -= np.dot(np.dot(basis, w), basis)
-            beta = np.sqrt(np.dot(w, w))
-            _transpose_product(E, w.reshape((d, 1)), column)
-            ynext[:] = column[0]
+        beta, recompute = reorthogonalize(w, ynext, X[:m], Y[:m])
+        if recompute:
+            ynext[:] = transpose_product(E, w[:, None], "blas")[:, 0]
             extra += 1
-        else:
-            ynext -= np.dot(h, images)
-        alphas[m - 1] = alpha
-        betas[m - 1] = beta
+        alphas[m - 1], betas[m - 1] = alpha, beta
         scale = max(scale, abs(alpha) + beta)
         if beta <= invariant * scale or m == d:
             return taken, extra, True, scale
-        X[m] = w / beta
-        Y[m] = ynext / beta
+        X[m], Y[m] = w / beta, ynext / beta
         m += 1
     return taken, extra, False, scale
 
 
-def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: float, dtype=None) -> Ritz:
+def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: float, dtype=None,
+                engine="numba") -> Ritz:
     r"""Top-``k`` eigenpairs of :math:`S = E\,\mathrm{mixing}\,E^T` by Lanczos with full
-    reorthogonalization, one pass over ``E`` per step (module docstring), started at ``v0``.
+    reorthogonalization, one pass over ``E`` per step (module docstring; two on the ``"blas"`` ``engine``),
+    started at ``v0``.
 
     ``dtype`` (default: ``E``'s): the type of the table the steps read; a narrower one than ``E``'s
     is rounded to during the first pass (:func:`rounded_transpose_product`), and the pairs are then
     those of the rounded table's :math:`S`.
 
     Stops when every one of the top ``k`` Ritz pairs has relative residual at most ``tol`` (checked
-    as :func:`_steps_before_check` schedules), or when the basis holds ``d`` vectors (the pairs are
+    as :func:`steps_before_check` schedules), or when the basis holds ``d`` vectors (the pairs are
     then exact up to rounding). When the Krylov space turns out invariant (:data:`INVARIANT_ULPS`)
     before that, it continues from a fresh vector orthogonal to the basis, so the loop ends with at
     most ``d`` vectors. The residuals returned are the estimates :math:`\beta_m|s_{m,i}|/|\theta_i|`.
@@ -500,11 +377,12 @@ def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: floa
     d, V = E.shape
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
         raise ParameterError("k", f"must be an integer from 1 to d = {d}, got {k!r}")
+    steps = compiled_kernels().lanczos_steps if _check_engine(engine) == "numba" else blas_steps
     x = v0 / np.linalg.norm(v0)
     if dtype is None or np.dtype(dtype) == E.dtype:
-        y = transpose_product(E, x[:, None])[:, 0]
+        y = transpose_product(E, x[:, None], engine)[:, 0]
     else:
-        E, y = rounded_transpose_product(E, x, dtype, out=_scratch(E.shape, np.dtype(dtype)))
+        E, y = rounded_transpose_product(E, x, dtype, out=_scratch(E.shape, np.dtype(dtype)), engine=engine)
     invariant_level = INVARIANT_ULPS * np.finfo(E.dtype).eps
     capacity = min(d, 64) + 1
     X, Y = np.empty((capacity, d)), np.empty((capacity, V))
@@ -521,17 +399,18 @@ def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: floa
             grow = min(2 * len(X), d + 1) - len(X)
             X, Y = np.concatenate([X, np.empty((grow, d))]), np.concatenate([Y, np.empty((grow, V))])
             alphas, betas = np.concatenate([alphas, np.empty(grow)]), np.concatenate([betas, np.empty(grow)])
-        taken, extra, invariant, scale = _lanczos_steps(E, mixing.rows, mixing.values, mixing.abar, X, Y, alphas,
-                                                        betas, m, last, scale, invariant_level, w, ynext, scratch)
+        taken, extra, invariant, scale = steps(E, mixing.rows, mixing.values, mixing.abar, X, Y, alphas, betas, m,
+                                               last, scale, invariant_level, w, ynext, scratch)
         passes += taken + extra
         m += taken - 1  # the basis size at which the last step ran
         if m >= k:
-            theta, s = scipy.linalg.eigh_tridiagonal(alphas[:m], betas[:m - 1], select="i", select_range=(m - k, m - 1))
-            theta, s = theta[::-1], s[:, ::-1]
+            # a dense eigensolve of the small tridiagonal (m is at most a few hundred) keeps SciPy out of the solve
+            theta, s = np.linalg.eigh(np.diag(alphas[:m]) + np.diag(betas[:m - 1], 1) + np.diag(betas[:m - 1], -1))
+            theta, s = theta[::-1][:k], s[:, ::-1][:, :k]
             residuals = betas[m - 1] * np.abs(s[-1]) / np.maximum(np.abs(theta), np.finfo(float).tiny)
             if m == d or np.all(residuals <= tol):
                 return Ritz(theta, X[:m].T @ s, residuals, m, passes)
-            check = m + _steps_before_check(history, m, residuals.max(), tol)
+            check = m + steps_before_check(history, m, residuals.max(), tol)
             history = (m, residuals.max())
         if invariant:
             # the new direction is rounding noise: go on from a fresh one (beta = 0 splits T into
@@ -541,20 +420,20 @@ def lanczos_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, tol: floa
                 fresh -= (X[:m] @ fresh) @ X[:m]
             fresh /= np.linalg.norm(fresh)
             betas[m - 1] = 0.0
-            X[m], Y[m] = fresh, transpose_product(E, fresh[:, None])[:, 0]
+            X[m], Y[m] = fresh, transpose_product(E, fresh[:, None], engine)[:, 0]
             passes += 1
         m += 1
 
 
-def implicit_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, dtype=np.float64):
+def implicit_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, dtype=np.float64, engine="numba"):
     """Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`, as ``mixing`` says: :meth:`Mixing.of`) by Lanczos with one pass over the table per
     step (:func:`lanczos_top`), started at ``v0``, on the table rounded to ``dtype``
     (float64: ``E`` itself): ``(eigenvalues descending, d x k eigenvectors, number of products with
     S, {dtype: passes over the table})``. The residual tolerance is :data:`TOL` for float64 and
-    :data:`TOL_FLOAT32` for float32.
+    :data:`TOL_FLOAT32` for float32. ``engine``: :data:`ENGINES`.
     """
     tol = TOL_FLOAT32 if dtype == np.float32 else TOL
-    ritz = lanczos_top(E, mixing, k, v0, tol, dtype=dtype)
+    ritz = lanczos_top(E, mixing, k, v0, tol, dtype=dtype, engine=engine)
     return ritz.values, ritz.vectors, ritz.steps, _passes(E, dtype, ritz.passes)
 
 
@@ -566,7 +445,7 @@ def _passes(E: np.ndarray, dtype, count: int) -> dict:
     return {name: count - 1, E.dtype.name: 1}
 
 
-def rayleigh_ritz(E: np.ndarray, mixing: Mixing, U: np.ndarray, k: int):
+def rayleigh_ritz(E: np.ndarray, mixing: Mixing, U: np.ndarray, k: int, engine="numba"):
     r"""The top-``k`` Ritz pairs of :math:`S = E\,\mathrm{mixing}\,E^T` on the span of the columns of
     ``U``, with their relative residuals :math:`\|S\hat u - \theta\hat u\|/\theta`: ``(values
     descending, d x k vectors, residuals)``. Two passes over ``E`` whatever the number of columns
@@ -574,18 +453,18 @@ def rayleigh_ritz(E: np.ndarray, mixing: Mixing, U: np.ndarray, k: int):
     :math:`Q^T S Q = (E^T Q)^T\,\mathrm{mixing}\,(E^T Q)` needs only the first.
     """
     Q = np.linalg.qr(U)[0]
-    Y = transpose_product(E, Q)
+    Y = transpose_product(E, Q, engine)
     R = mixing.apply(Y)
     H = Y.T @ R
-    SQ = product(E, R)
-    theta, Z = scipy.linalg.eigh((H + H.T) / 2)
+    SQ = product(E, R, engine)
+    theta, Z = np.linalg.eigh((H + H.T) / 2)
     theta, Z = theta[::-1][:k], Z[:, ::-1][:, :k]
     vectors = Q @ Z
     residuals = np.linalg.norm(SQ @ Z - vectors * theta, axis=0) / np.maximum(np.abs(theta), np.finfo(float).tiny)
     return theta, vectors, residuals
 
 
-def mixed_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray):
+def mixed_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray, engine="numba"):
     r"""Top-``k`` eigenpairs of :math:`S` (or :math:`S_c`, as ``mixing`` says) in mixed precision: Lanczos on the
     float32-rounded table (tolerance :data:`MIXED_TOL`, half the bytes per pass), then one
     float64 Rayleigh-Ritz step on the ``k`` Ritz vectors (:func:`rayleigh_ritz`, two float64 passes),
@@ -594,13 +473,13 @@ def mixed_top(E: np.ndarray, mixing: Mixing, k: int, v0: np.ndarray):
 
     Returns ``(eigenvalues descending, d x k eigenvectors, products, passes, residuals)``:
     ``products`` counts the products with :math:`S` in float32 and float64 alike, ``passes`` the
-    passes over the table by dtype.
+    passes over the table by dtype (on the ``"blas"`` ``engine`` a step makes two).
     """
-    ritz = lanczos_top(E, mixing, k, v0, MIXED_TOL, dtype=np.float32)
-    vals, vecs, residuals = rayleigh_ritz(E, mixing, ritz.vectors, k)
+    ritz = lanczos_top(E, mixing, k, v0, MIXED_TOL, dtype=np.float32, engine=engine)
+    vals, vecs, residuals = rayleigh_ritz(E, mixing, ritz.vectors, k, engine)
     passes = _passes(E, np.float32, ritz.passes)
     products, passes = ritz.steps + k, {**passes, "float64": passes["float64"] + 2}
     if not residuals.max() <= MIXED_ACCEPT:  # a NaN residual certifies nothing
-        vals, vecs, more, again = implicit_top(E, mixing, k, vecs[:, 0])
+        vals, vecs, more, again = implicit_top(E, mixing, k, vecs[:, 0], engine=engine)
         return vals, vecs, products + more, {**passes, "float64": passes["float64"] + again["float64"]}, None
     return vals, vecs, products, passes, residuals

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.model import SignFamily, check_T
+from derive.model import SignFamily
 from derive.numbers import check_count
 
 __all__ = ["MAX_SIGNS", "sample_signs"]
@@ -34,10 +34,9 @@ def sample_signs(family: SignFamily, rng: np.random.Generator, n: int, T: int) -
     if not isinstance(rng, np.random.Generator):
         raise ParameterError("rng", f"must be a numpy.random.Generator, got {type(rng).__name__}")
     n = check_count(n, "n")
-    T = check_T(T)
+    T = family.check(T)
     if n * T > MAX_SIGNS:
         raise ParameterError("n", f"n * T = {n * T} signs exceed {MAX_SIGNS}")
-    family.check_length(T)
     if family.kind == "iid":
         return _fair(rng, (n, T))
     if family.kind in ("prefix", "suffix"):

@@ -21,17 +21,31 @@ from derive.resources import check_trials
 from verify.montecarlo.dense import dense_top
 from verify.montecarlo.draw import Draw, Model, check_model, draw, positive_int
 from verify.montecarlo.lanczos import Mixing, implicit_top, mixed_top
+from verify.montecarlo.mu2_axis import Axis, Pencil, axis_top, check_mu2s, dense_axis_top
 from verify.progress import progress as progress_bar
 
-__all__ = ["PATHS", "AUTO_COST_RATIO", "Trial", "Trials", "choose_path", "solve", "run_trial", "run_trials"]
+__all__ = ["PATHS", "ENGINES", "AUTO_COST_RATIO", "BLAS_BREAK_EVEN", "Trial", "Trials", "choose_path", "choose_engine",
+           "choose_axis_path", "solve", "run_trial", "run_trials", "solve_axis", "AxisTrials", "run_axis"]
 
 AUTO_COST_RATIO = 500
 r"""``path='auto'`` solves densely when the full spectrum is requested or when the dense cost
 :math:`m^2(M + 3m)` (:math:`m, M` the smaller and larger of ``d, N``: Gram product plus
-eigensolver) is at most ``AUTO_COST_RATIO`` times :math:`dV` (one pass over the table), implicitly
-otherwise. The constant is the crossover measured in notes/mc.md (dense was faster at a cost ratio
-of 312 and 350, implicit at 700 and above): a memory-bound pass is far slower per operation than
-the dense Gram's matrix-matrix product, and Lanczos needs some 50 to 100 of them."""
+eigensolver) is at most ``AUTO_COST_RATIO`` times :math:`dV` (one pass over the table), matrix-free
+otherwise, on the ``'mixed'`` path (float32 Lanczos certified in float64: eigenvalues within
+:math:`10^{-10}` relative, as the ``'implicit'`` path's, at half the bytes a pass; notes/mc.md). The
+constant is the crossover measured in notes/mc.md (dense was faster at a cost ratio of 312 and 350,
+implicit at 700 and above): a memory-bound pass is far slower per operation than the dense Gram's
+matrix-matrix product, and Lanczos needs some 50 to 100 of them."""
+
+BLAS_BREAK_EVEN = 80_000_000
+r"""``engine='auto'`` (:func:`choose_engine`) runs the matrix-free paths on BLAS
+(:data:`verify.montecarlo.lanczos.ENGINES`) when ``trials * d * V`` is at most this, on the compiled
+kernels otherwise. Loading numba costs about a second per process (notes/benchmarks.md); BLAS reads the
+table twice a step instead of once, one extra float32 pass of :math:`4dV` bytes on some 60 steps a trial,
+at about 20 GB/s: the two cost the same at :math:`\text{trials}\cdot dV \approx 1\,\mathrm s \cdot
+20\,\mathrm{GB/s} / (60 \cdot 4\,\mathrm B) \approx 8\cdot10^7`."""
+
+ENGINES = ("auto", "numba", "blas")
 
 PATHS = ("dense", "implicit", "mixed", "auto")
 
@@ -82,32 +96,66 @@ def choose_path(path, spectrum: bool, d: int, V: int, N: int, dtype=np.float64) 
         raise ParameterError("dtype", "a float32 table is offered on the implicit path only (the mixed path rounds it itself)")
     if path == "auto":
         m, M = min(d, N), max(d, N)
-        cheap = dtype == np.float64 and m * m * (M + 3 * m) <= AUTO_COST_RATIO * d * V
-        return "dense" if spectrum or cheap else "implicit"
+        if spectrum or (dtype == np.float64 and m * m * (M + 3 * m) <= AUTO_COST_RATIO * d * V):
+            return "dense"
+        return "mixed" if dtype == np.float64 else "implicit"
     return path
 
 
-def solve(model: Model, data: Draw, k: int, centered: bool, path: str, spectrum: bool = False, dtype=np.float64) -> Trial:
-    """Eigen-solve one drawn trial by ``path`` (``'dense'``, ``'implicit'`` or ``'mixed'``, already chosen)."""
+def choose_engine(engine, path: str, trials: int, d: int, V: int) -> str:
+    """The engine of the matrix-free solvers for ``engine`` (resolving ``'auto'`` by :data:`BLAS_BREAK_EVEN`;
+    ``'numba'`` on the dense path, which has no use for one).
+
+    >>> choose_engine("auto", "mixed", 1, 2000, 4000), choose_engine("auto", "mixed", 100, 2000, 4000)
+    ('blas', 'numba')
+    """
+    if engine not in ENGINES:
+        raise ParameterError("engine", f"must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "auto":
+        return "blas" if path != "dense" and trials * d * V <= BLAS_BREAK_EVEN else "numba"
+    return engine
+
+
+def choose_axis_path(path, d: int, V: int, N: int, n: int) -> str:
+    """The solver of :func:`solve_axis` for ``path`` and ``n`` values of ``mu2``: ``'dense'``
+    (:func:`verify.montecarlo.mu2_axis.dense_axis_top`) or ``'mu2-axis'`` (its block Lanczos run). ``'auto'``
+    is dense when forming :math:`S_0` and solving it ``n`` times, :math:`d^2 V + n d^3`, costs at most
+    :data:`AUTO_COST_RATIO` passes over the table (one Krylov run costs some 50 to 100); ``'implicit'``
+    and ``'mixed'`` are the block Lanczos run (float64: the axis is certified to :data:`verify.montecarlo.lanczos.TOL`)."""
+    choose_path(path, False, d, V, N)
+    if path == "auto":
+        return "dense" if d * d * (V + n * d) <= AUTO_COST_RATIO * d * V else "mu2-axis"
+    return "dense" if path == "dense" else "mu2-axis"
+
+
+def _mixing(data: Draw, centered: bool) -> Mixing:
+    return Mixing.of_tokens(data.tokens, data.weights, data.E.shape[1], centered)
+
+
+def solve(model: Model, data: Draw, k: int, centered: bool, path: str, spectrum: bool = False, dtype=np.float64,
+          engine: str = "numba") -> Trial:
+    """Eigen-solve one drawn trial by ``path`` (``'dense'``, ``'implicit'`` or ``'mixed'``) on ``engine``
+    (``'numba'`` or ``'blas'``), both already chosen."""
     residuals = products = passes = full = None
     if path == "dense":
         vals, vecs, full = dense_top(data.E, data.A, k, centered, spectrum)
     elif path == "mixed":
-        vals, vecs, products, passes, residuals = mixed_top(data.E, Mixing.of(data.A, centered), k, data.v0)
+        vals, vecs, products, passes, residuals = mixed_top(data.E, _mixing(data, centered), k, data.v0, engine)
     else:
-        vals, vecs, products, passes = implicit_top(data.E, Mixing.of(data.A, centered), k, data.v0, dtype)
+        vals, vecs, products, passes = implicit_top(data.E, _mixing(data, centered), k, data.v0, dtype, engine)
     return Trial(vals, vecs[0] ** 2, vecs, full, path, products, passes, residuals)
 
 
 def run_trial(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="auto", seed=0,
-              spectrum=False, dtype=np.float64) -> Trial:
+              spectrum=False, dtype=np.float64, engine="numba") -> Trial:
     r"""One trial of the model: the top-``k`` eigenvalues of :math:`S` (or :math:`S_c` if ``centered``)
     and their eigenvectors' squared overlaps with :math:`u = \mathbf e_1`.
 
     ``signs`` is a family spec (or a :class:`~derive.model.SignFamily`), ``weights`` ``T`` reals,
     ``k < min(d, N)``. ``path``: ``'dense'`` (:func:`dense_top`), ``'implicit'``
     (:func:`implicit_top`), ``'mixed'`` (:func:`mixed_top`: float32 Lanczos certified by a float64
-    Rayleigh-Ritz step) or ``'auto'`` (dense or implicit, see :data:`AUTO_COST_RATIO`); all paths
+    Rayleigh-Ritz step) or ``'auto'`` (dense or mixed, see :data:`AUTO_COST_RATIO`); ``engine`` runs
+    the matrix-free ones (:func:`choose_engine`); all paths
     see the same draw, and their eigenvalues agree to about ``1e-10`` relative (:data:`TOL`,
     :data:`MIXED_ACCEPT`). ``spectrum=True`` also
     returns all ``d`` eigenvalues (dense path). ``dtype=numpy.float32`` stores the table in float32
@@ -118,7 +166,8 @@ def run_trial(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="aut
     k = _check_k(k, model.d, model.N)
     centered, spectrum = _flag(centered, "centered"), _flag(spectrum, "spectrum")
     chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
-    return solve(model, draw(model, seed), k, centered, chosen, spectrum, dtype)
+    engine = choose_engine(engine, chosen, 1, model.d, model.V)
+    return solve(model, draw(model, seed), k, centered, chosen, spectrum, dtype, engine)
 
 
 def _flag(value, name: str) -> bool:
@@ -146,9 +195,10 @@ class Trials:
 
 
 def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="auto", seeds=1, seed0=0,
-               spectrum=False, dtype=np.float64, progress: bool | None = None) -> Trials:
+               spectrum=False, dtype=np.float64, progress: bool | None = None, engine="numba") -> Trials:
     """``seeds`` independent trials of :func:`run_trial` (same arguments); trial ``j`` uses
-    ``SeedSequence(seed0).spawn(seeds)[j]``, so it is the same whatever the number of trials.
+    ``SeedSequence(seed0).spawn(seeds)[j]``, so it is the same whatever the number of trials (on one
+    engine: ``engine='auto'`` picks by the number of trials, and engines agree up to rounding).
 
     ``progress``: ``True``/``False`` forces a progress report on stderr on or off; ``None`` shows
     it once the run has lasted :data:`verify.progress.DELAY` seconds.
@@ -161,11 +211,12 @@ def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="au
         raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
     centered, spectrum = _flag(centered, "centered"), _flag(spectrum, "spectrum")
     chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
+    engine = choose_engine(engine, chosen, K, model.d, model.V)
     children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
     results = []
     with progress_bar("verify.montecarlo", enabled=progress, unit="trials") as report:
         for j, child in enumerate(children):
-            results.append(solve(model, draw(model, child), k, bool(centered), chosen, bool(spectrum), dtype))
+            results.append(solve(model, draw(model, child), k, centered, chosen, spectrum, dtype, engine))
             report(j + 1, K)
     return Trials(
         np.array([r.top_eigenvalues for r in results]),
@@ -174,3 +225,39 @@ def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="au
         np.array([r.spectrum for r in results]) if spectrum else None,
         chosen,
     )
+
+
+def solve_axis(data: Draw, mu2s, k: int, centered: bool, path: str) -> Axis:
+    """One draw of the noise table (made at ``mu2 = 0``) solved for every ``mu2`` of ``mu2s`` by ``path``
+    (``'dense'`` or ``'mu2-axis'``, already chosen: :func:`choose_axis_path`)."""
+    pencil = Pencil.of(data.E, _mixing(data, centered), data.s)
+    return (dense_axis_top if path == "dense" else axis_top)(pencil, mu2s, k)
+
+
+@dataclass(frozen=True)
+class AxisTrials:
+    """Results of :func:`run_axis`: ``top_eigenvalues`` and ``overlaps`` (``K x len(mu2) x k``, trial ``j``
+    first), the per-trial seeds and the solver used."""
+
+    mu2: np.ndarray
+    top_eigenvalues: np.ndarray
+    overlaps: np.ndarray
+    seeds: tuple
+    path: str
+
+
+def run_axis(d, V, N, T, signs, weights, mu2s, *, centered=False, k=3, path="auto", seeds=1, seed0=0) -> AxisTrials:
+    """:func:`run_trials` for every ``mu2`` of ``mu2s`` at once: trial ``j`` draws once (seed
+    ``SeedSequence(seed0).spawn(seeds)[j]``, as :func:`run_trials`) and is solved on the whole axis
+    (:mod:`verify.montecarlo.mu2_axis`), so the ``mu2`` values share their draws (common random numbers)
+    and agree with :func:`run_trials` at each ``mu2`` to ``1e-8``."""
+    mu2s = check_mu2s(mu2s)
+    model = check_model(d, V, N, T, signs, weights, 0.0)
+    k = _check_k(k, model.d, model.N)
+    K = positive_int(seeds, "seeds")
+    if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
+        raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
+    chosen = choose_axis_path(path, model.d, model.V, model.N, len(mu2s))
+    children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
+    axes = [solve_axis(draw(model, child), mu2s, k, bool(centered), chosen) for child in children]
+    return AxisTrials(mu2s, np.array([a.values for a in axes]), np.array([a.overlaps for a in axes]), children, chosen)

@@ -29,7 +29,7 @@ from derive.numbers import parse_rational
 from verify.montecarlo.attention import CHUNK, sequence_attention_weights
 from verify.montecarlo.draw import ratios, rung
 from verify.studies.finite_size import fit, ladder, rung_seeds, scheme_prediction, summary
-from verify.montecarlo.draw import check_model, draw, mixing_matrix
+from verify.montecarlo.draw import check_model, draw
 from verify.montecarlo.trials import choose_path, solve
 
 __all__ = ["paired_trial", "attention_gap"]
@@ -41,7 +41,7 @@ def paired_trial(model, seed, tau: float, mask: str, path: str = "dense") -> dic
     data = draw(model, seed)
     W = sequence_attention_weights(data.E, data.tokens, tau, mask)
     limit = solve(model, data, 1, True, path)
-    attention = solve(model, dataclasses.replace(data, A=mixing_matrix(data.tokens, W, model.V)), 1, True, path)
+    attention = solve(model, dataclasses.replace(data, weights=W), 1, True, path)
     w = np.asarray(model.weights)
     return {
         "limit": (limit.top_eigenvalues[0], limit.overlaps[0]),

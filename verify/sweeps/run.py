@@ -1,7 +1,8 @@
-"""Running a sweep: one task on a worker (:func:`run_task`), and the tasks a results file still lacks
-on an executor (:func:`run_sweep`, :mod:`verify.sweeps.executors`)."""
+"""Running a sweep: the tasks of one cell on a worker (:func:`run_group`; one task, :func:`run_task`), and
+the tasks a results file still lacks on an executor (:func:`run_sweep`, :mod:`verify.sweeps.executors`)."""
 from __future__ import annotations
 
+import math
 import os
 import socket
 import sys
@@ -10,59 +11,99 @@ import time
 import numpy as np
 
 from verify.sweeps.results import ResultsWriter, code_version
-from verify.threads import limit_blas_threads
 from verify.sweeps.spec import CLASSIFICATION_STREAM, SPECTRAL_OUTPUTS, SPECTRUM_STREAM, Job, Sweep, task_seed
+from verify.threads import limit_blas_threads
 
-__all__ = ["run_task", "run_sweep"]
+__all__ = ["run_group", "run_task", "run_sweep"]
+
+
+def _spectra(job: Job) -> dict:
+    """``{mu2: (path, top eigenvalues, overlaps)}`` on the cell's whole ``mu2`` axis, from one draw."""
+    from verify.montecarlo.draw import check_model, draw
+    from verify.montecarlo.trials import choose_axis_path, solve_axis
+
+    model = check_model(job.d, job.V, job.N, job.T, job.signs, list(job.weights), 0.0)
+    data = draw(model, task_seed(job.root_seed, job.draw_key, SPECTRUM_STREAM))
+    path = choose_axis_path(job.path, job.d, job.V, job.N, len(job.mu2_axis))
+    axis = solve_axis(data, job.mu2_axis, job.k, job.centered, path)
+    return {mu2: (axis.path, axis.values[i], axis.overlaps[i]) for i, mu2 in enumerate(job.mu2_axis)}
+
+
+def _accuracies(jobs) -> dict:
+    r"""``{mu2: (accuracy, n_test)}`` for the jobs of one cell: ridge classification (:mod:`verify.studies.classification`,
+    :math:`\lambda = \kappa`) of the first position's sign, trained on ``N`` sequences and tested on ``N//2`` fresh
+    ones of the same table (the cell's own draw, stream 1). The pooled vectors at signal strength
+    :math:`\mu_2` differ from those of the noise table in their first coordinate only, by
+    :math:`\sqrt{\mu_2}\,A^T s`. It holds the ``d x 3N/2`` pooled matrix in memory."""
+    from verify.montecarlo.draw import check_model, draw, pooled
+    from verify.studies.classification import accuracy, ridge_fit
+
+    job = jobs[0]
+    n_test = max(1, job.N // 2)
+    model = check_model(job.d, job.V, job.N + n_test, job.T, job.signs, list(job.weights), 0.0)
+    data = draw(model, task_seed(job.root_seed, job.draw_key, CLASSIFICATION_STREAM))
+    C0, signal = pooled(data.E, data.A), data.A.T @ data.s
+    y = data.xi[:, 0].astype(np.float64)
+    out = {}
+    for job in jobs:
+        C = C0.copy()
+        C[0] += math.sqrt(job.mu2) * signal
+        beta = ridge_fit(C[:, :job.N], y[:job.N], job.ridge)
+        out[job.mu2] = accuracy(beta, C[:, job.N:], y[job.N:]), n_test
+    return out
+
+
+def run_group(jobs: tuple) -> list[dict]:
+    """:func:`_run_group` with one BLAS thread, set here in the worker's own process, so that a record is the
+    same on every executor and for every worker count whatever the environment says
+    (:func:`verify.threads.limit_blas_threads`)."""
+    with limit_blas_threads(1):
+        return _run_group(jobs)
+
+
+def _run_group(jobs: tuple) -> list[dict]:
+    r"""Run the tasks of one cell (jobs that differ only in ``mu2``, :meth:`verify.sweeps.spec.Sweep.groups`):
+    one outcome per job, each the requested outputs (``result``), this worker's ``code_version`` and
+    ``timing`` (its share of the group's seconds, and the group's size).
+
+    The cell's draw is solved once on the sweep's whole ``mu2`` axis (:func:`verify.montecarlo.trials.solve_axis`),
+    so a task's numbers do not depend on which other tasks of its cell run with it.
+
+    * ``top_eigenvalues``, ``overlaps``: the top-``k`` eigenvalues of :math:`S` (or :math:`S_c`) and the
+      squared overlaps :math:`|\hat u_i^T u|^2` of their eigenvectors;
+    * ``bulk_edge``: the largest eigenvalue below the ``outliers`` ones the theory predicts (an estimate
+      of the bulk's right edge, stored with ``outliers_predicted``);
+    * ``accuracy``: ridge classification (:func:`_accuracies`).
+    """
+    start = time.perf_counter()
+    first = jobs[0]
+    spectra = _spectra(first) if any(o in SPECTRAL_OUTPUTS for o in first.outputs) else {}
+    accuracies = _accuracies(jobs) if "accuracy" in first.outputs else {}
+    results = []
+    for job in jobs:
+        result = {}
+        if spectra:
+            path, tops, overlaps = spectra[job.mu2]
+            result["path"] = path
+            if "top_eigenvalues" in job.outputs:
+                result["top_eigenvalues"] = tops.tolist()
+            if "overlaps" in job.outputs:
+                result["overlaps"] = overlaps.tolist()
+            if "bulk_edge" in job.outputs:
+                result["bulk_edge"] = float(tops[job.outliers])
+                result["outliers_predicted"] = job.outliers
+        if accuracies:
+            result["accuracy"], result["n_test"] = accuracies[job.mu2]
+        results.append(result)
+    share = (time.perf_counter() - start) / len(jobs)
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    return [{"result": result, "code_version": code_version(),
+             "timing": {"seconds": share, "group_tasks": len(jobs), "worker": worker}} for result in results]
 
 
 def run_task(job: Job) -> dict:
-    r"""Run one task with one BLAS thread (set here, in the worker's own process, so that a record is the
-    same on every executor and for every worker count whatever the environment says:
-    :func:`verify.threads.limit_blas_threads`): the requested outputs (``result``), this worker's ``code_version`` and ``timing``.
-
-    * ``top_eigenvalues``, ``overlaps``: the top-``k`` eigenvalues of :math:`S` (or :math:`S_c`) and the
-      squared overlaps :math:`|\hat u_i^T u|^2` of their eigenvectors (:func:`verify.simulate.run_trial`);
-    * ``bulk_edge``: the largest eigenvalue below the ``outliers`` ones the theory predicts (an estimate
-      of the bulk's right edge, stored with ``outliers_predicted``);
-    * ``accuracy``: ridge classification (:mod:`verify.studies.classification`, :math:`\lambda = \kappa`) of the first
-      position's sign from the pooled vectors, trained on ``N`` sequences and tested on ``N//2`` fresh
-      ones of the same table (its own draw, stream 1). It holds the ``d x 3N/2`` pooled matrix in memory.
-    """
-    with limit_blas_threads(1):
-        return _run_task(job)
-
-
-def _run_task(job: Job) -> dict:
-    from verify.montecarlo.draw import check_model, draw, pooled
-    from verify.montecarlo.trials import run_trial
-
-    start = time.perf_counter()
-    result = {}
-    if any(o in SPECTRAL_OUTPUTS for o in job.outputs):
-        trial = run_trial(job.d, job.V, job.N, job.T, job.signs, list(job.weights), job.mu2, centered=job.centered,
-                          k=job.k, path=job.path, seed=task_seed(job.root_seed, job.key, SPECTRUM_STREAM))
-        result["path"] = trial.path
-        if "top_eigenvalues" in job.outputs:
-            result["top_eigenvalues"] = trial.top_eigenvalues.tolist()
-        if "overlaps" in job.outputs:
-            result["overlaps"] = trial.overlaps.tolist()
-        if "bulk_edge" in job.outputs:
-            result["bulk_edge"] = float(trial.top_eigenvalues[job.outliers])
-            result["outliers_predicted"] = job.outliers
-    if "accuracy" in job.outputs:
-        from verify.studies.classification import accuracy, ridge_fit
-
-        n_test = max(1, job.N // 2)
-        model = check_model(job.d, job.V, job.N + n_test, job.T, job.signs, list(job.weights), job.mu2)
-        data = draw(model, task_seed(job.root_seed, job.key, CLASSIFICATION_STREAM))
-        C = pooled(data.E, data.A)
-        y = data.xi[:, 0].astype(np.float64)
-        beta = ridge_fit(C[:, :job.N], y[:job.N], job.ridge)
-        result["accuracy"] = accuracy(beta, C[:, job.N:], y[job.N:])
-        result["n_test"] = n_test
-    return {"result": result, "code_version": code_version(),
-            "timing": {"seconds": time.perf_counter() - start, "worker": f"{socket.gethostname()}:{os.getpid()}"}}
+    """Run one task: :func:`run_group` of that task alone (the same record as in its group)."""
+    return run_group((job,))[0]
 
 
 def run_sweep(sweep: Sweep, path, executor, *, max_tasks: int | None = None, log=sys.stderr) -> dict:
@@ -81,9 +122,10 @@ def run_sweep(sweep: Sweep, path, executor, *, max_tasks: int | None = None, log
         todo = pending if max_tasks is None else pending[:max_tasks]
         by_key = {t.key: t for t in todo}
         computed, first, last_report = 0, None, start
-        for job, outcome in executor.map_unordered(run_task, (sweep.job(t) for t in todo)):
-            out.append(sweep.record(by_key[job.key], outcome))
-            computed += 1
+        for group, outcomes in executor.map_unordered(run_group, sweep.groups(todo)):
+            for job, outcome in zip(group, outcomes):
+                out.append(sweep.record(by_key[job.key], outcome))
+            computed += len(group)
             now = time.perf_counter()
             first = now - start if first is None else first
             if now - last_report >= 10 or computed == len(todo):

@@ -30,8 +30,10 @@ The sweep's identity is the SHA-256 of its normalized parameters (:func:`canonic
 
 **Tasks and seeds.** Task ``(i_1, ..., i_m, j)`` is grid point ``(i_1, ..., i_m)`` (indices along the
 axes) with seed index ``j``. Its randomness is ``SeedSequence(root_seed, spawn_key=(i_1, ..., i_m, j, s))``
-with ``s = 0`` for the spectrum and ``s = 1`` for the classification draw (:func:`task_seed`): a
-function of the task's coordinates only, never of the order in which tasks run or of the worker.
+without the index along ``mu2`` (:meth:`Sweep.draw_key`), with ``s = 0`` for the spectrum and ``s = 1`` for
+the classification draw (:func:`task_seed`): a function of the task's coordinates only, never of the order
+in which tasks run or of the worker, and the same for every ``mu2`` of a cell (common random numbers: the
+tasks of a cell are one draw solved along the ``mu2`` axis, :mod:`verify.montecarlo.mu2_axis`).
 
 The results file is :mod:`verify.sweeps.results`; running the tasks, :mod:`verify.sweeps.run`.
 """
@@ -329,6 +331,8 @@ class Job:
     outputs: tuple
     outliers: int | None
     ridge: float
+    draw_key: tuple = ()
+    mu2_axis: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -430,7 +434,27 @@ class Sweep:
         outliers = predicted_outliers(theory(params)) if "bulk_edge" in self.outputs else None
         return Job(task.key, self.settings["root_seed"], dims["d"], dims["V"], dims["N"], dims["T"], params["signs"],
                    tuple(float(x) for x in w), float(sp.Rational(params["mu2"])), params["centered"],
-                   self.settings["k"], self.settings["path"], self.outputs, outliers, float(kappa))
+                   self.settings["k"], self.settings["path"], self.outputs, outliers, float(kappa),
+                   self.draw_key(task), self.mu2_axis())
+
+    def draw_key(self, task: Task) -> tuple:
+        """The coordinates a task's draw derives from: its key without the index along ``mu2``, so that the
+        tasks of one cell share their draw whatever their signal strength (common random numbers)."""
+        names = [name for name, _ in self.axes]
+        return tuple(i for i, name in zip(task.key, [*names, "seed"]) if name != "mu2")
+
+    def mu2_axis(self) -> tuple:
+        """The sweep's values of ``mu2`` as floats (one value when ``mu2`` is fixed): every cell is solved
+        on the whole axis (:func:`verify.sweeps.run.run_group`)."""
+        values = dict(self.axes).get("mu2", [self.fixed.get("mu2")])
+        return tuple(float(sp.Rational(v)) for v in values)
+
+    def groups(self, tasks) -> list[tuple]:
+        """The jobs of ``tasks`` gathered by cell (:meth:`draw_key`), cells in order of first appearance."""
+        cells = {}
+        for task in tasks:
+            cells.setdefault(self.draw_key(task), []).append(self.job(task))
+        return [tuple(jobs) for jobs in cells.values()]
 
     def record(self, task: Task, outcome: dict) -> dict:
         """The results-file record of a finished task."""

@@ -55,10 +55,11 @@ def theory(delta, gamma, scheme: str, mu2, centered: bool = True):
                         sum_w=p.W, centered=centered)
 
 
-def trials(K: int, seed0: int, d, V, N, T_, signs, weights, mu2, centered=False, k=4):
-    """``K`` dense trials: top-``k`` eigenvalues (K x k), squared overlaps with ``u`` (K x k), spectra (K x d)."""
+def trials(K: int, seed0: int, d, V, N, T_, signs, weights, mu2, centered=False, k=4, spectrum=True):
+    """``K`` dense trials: top-``k`` eigenvalues (K x k), squared overlaps with ``u`` (K x k), spectra (K x d;
+    ``None`` unless ``spectrum``: LAPACK then computes the top ``k`` only)."""
     r = run_trials(d, V, N, T_, signs, weights, mu2, centered=centered, k=k, seeds=K, seed0=seed0,
-                   spectrum=True, path="dense", progress=False)
+                   spectrum=spectrum, path="dense", progress=False)
     return r.top_eigenvalues, r.overlaps, r.spectra
 
 
@@ -91,7 +92,7 @@ def compare(cfg, delta, gamma, scheme, mu2, centered=True, seed0=0):
     V, N = rung(d, delta, gamma)
     w, a, k = scheme_floats(scheme)
     th = theory(delta, gamma, scheme, mu2, centered)
-    tops, overlaps, _ = trials(cfg["seeds"], seed0, d, V, N, T, SIGNS, w, mu2, centered=centered)
+    tops, overlaps, _ = trials(cfg["seeds"], seed0, d, V, N, T, SIGNS, w, mu2, centered=centered, spectrum=False)
     out = {"scheme": scheme, "delta": str(delta), "gamma": str(gamma), "mu2": str(mu2), "centered": centered,
            "alpha_over_kappa": fmt(a / k, 6), "d": d, "seeds": cfg["seeds"],
            "predicted_outlier": th.sample.outlier, "sample_right_edge": fmt(th.right_edge, 10)}

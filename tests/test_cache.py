@@ -1,0 +1,153 @@
+"""The derivation cache (derive.cache) and the fast first answer: generated mpmath code equals the SymPy
+derivation it replaces, a changed derivation is never served stale, a damaged or unwritable cache only
+costs time, and the command-line queries import nothing heavy they do not use."""
+import json
+import os
+import subprocess
+import sys
+
+import mpmath
+import pytest
+import sympy as sp
+
+from derive import cache, outliers
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.ENVIRONMENT, str(tmp_path))
+    return tmp_path
+
+
+def _table():
+    x, y = sp.symbols("x y", positive=True)
+    return {"f": ((x, y), sp.sqrt(x) * sp.Rational(2, 7) + sp.asin(y) / 3 + sp.pi), "g": [((x,), sp.Integer(-1)), ((x,), x ** 3)]}
+
+
+def test_generated_functions_equal_lambdify_at_50_digits(folder):
+    built = cache.mpmath_functions("t", ("f", "g"), _table)
+    x, y = sp.symbols("x y", positive=True)
+    direct = sp.lambdify((x, y), _table()["f"][1], modules="mpmath")
+    with mpmath.workdps(50):
+        a, b = mpmath.mpf(2) / 3, mpmath.mpf(1) / 7
+        assert built["f"](a, b) == direct(a, b)  # the same operations in the same order: equal to the last bit
+        assert [g(a) for g in built["g"]] == [-1, a ** 3]
+        # and the rationals stay exact at any precision (no binary float constant in the source)
+        assert "mpmath.mpf(2)/mpmath.mpf(7)" in cache.mpmath_source(_table())
+
+
+def test_a_second_run_reads_the_cache_and_never_derives(folder):
+    calls = []
+
+    def build():
+        calls.append(1)
+        return _table()
+
+    first = cache.mpmath_functions("t", ("f",), build)
+    second = cache.mpmath_functions("t", ("f",), build)
+    assert calls == [1] and first["f"](4, 0) == second["f"](4, 0)
+    assert len(list(folder.glob("derive-*/t.py"))) == 1
+
+
+def test_a_changed_derivation_names_another_folder_and_the_stale_one_goes(folder, monkeypatch):
+    cache.mpmath_functions("t", ("f",), _table)
+    old = next(folder.glob("derive-*"))
+    (folder / "unrelated").mkdir()  # a folder of the user's own is never touched
+    monkeypatch.setattr(cache, "derivation_key", lambda: "f" * 64)
+    x, y = sp.symbols("x y", positive=True)
+    changed = cache.mpmath_functions("t", ("f",), lambda: {"f": ((x, y), x + y)})
+    assert changed["f"](2, 3) == 5  # not the stale sqrt(x) 2/7 + ...
+    assert not old.exists() and (folder / "unrelated").exists()
+
+
+def test_the_key_follows_the_source_of_derive(folder, monkeypatch, tmp_path):
+    # a copy of the package with one character changed in a derivation module has another key
+    key = cache.derivation_key()
+    fake = tmp_path / "pkg"
+    fake.mkdir()
+    for name in ("spikes.py", "cache.py"):
+        (fake / name).write_text((cache._PACKAGE / name).read_text())
+    monkeypatch.setattr(cache, "_PACKAGE", fake)
+    cache.derivation_key.cache_clear()
+    try:
+        one = cache.derivation_key()
+        (fake / "spikes.py").write_text((fake / "spikes.py").read_text() + "\n# changed\n")
+        cache.derivation_key.cache_clear()
+        assert cache.derivation_key() != one != key
+    finally:
+        cache.derivation_key.cache_clear()
+
+
+@pytest.mark.parametrize("damage", ["def f(x, y):\n    return (", "x = 1\n", "\xff\xfe"])
+def test_a_damaged_file_is_derived_again(folder, damage):
+    cache.mpmath_functions("t", ("f",), _table)
+    path = next(folder.glob("derive-*/t.py"))
+    path.write_bytes(damage.encode("latin-1"))
+    again = cache.mpmath_functions("t", ("f",), _table)
+    assert again["f"](4, 0) == mpmath.mpf(4) / 7 + mpmath.pi
+    assert path.read_text() == cache.mpmath_source(_table())  # and repaired
+
+
+def test_an_unwritable_or_disabled_cache_still_answers(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    for setting in (str(blocker / "below"), "off"):
+        monkeypatch.setenv(cache.ENVIRONMENT, setting)
+        assert cache.mpmath_functions("t", ("f",), _table)["f"](4, 0) == mpmath.mpf(4) / 7 + mpmath.pi
+        assert cache.memo("m", {"a": 1}, lambda: {"v": "1/3"}) == {"v": "1/3"}
+
+
+def test_memo_keys_on_its_arguments(folder):
+    assert cache.memo("m", {"a": 1}, lambda: [1]) == [1]
+    assert cache.memo("m", {"a": 1}, lambda: [2]) == [1]  # stored
+    assert cache.memo("m", {"a": 2}, lambda: [3]) == [3]
+
+
+def test_the_outlier_functions_from_the_cache_are_the_derived_ones(folder):
+    outliers._compiled.cache_clear()
+    try:
+        fresh = outliers._compiled()  # derived by SymPy now, and stored
+        outliers._compiled.cache_clear()
+        stored = outliers._compiled()  # read back
+        with mpmath.workdps(40):
+            args = (mpmath.mpf(3) / 2, mpmath.mpf(1) / 2, mpmath.mpf(1) / 4, mpmath.mpf(1) / 8)
+            for name in ("psi", "factor"):
+                assert fresh[name](*args) == stored[name](*args)
+    finally:
+        outliers._compiled.cache_clear()
+
+
+def _cold(code: str, folder) -> dict:
+    env = dict(os.environ, **{cache.ENVIRONMENT: str(folder)})
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+LOADED = "import sys, json; print(json.dumps({m: m in sys.modules for m in ('sympy', 'scipy', 'numba')}))"
+SPIKE = ("import contextlib, io; from derive.cli import main\n"
+         "with contextlib.redirect_stdout(io.StringIO()):\n"
+         "    main(['spike', '--delta', '1/2', '--gamma', '1/4', '--alpha', '7/32', '--kappa', '1/8', '--mu2', '3/2', '--json'])\n")
+MC = ("import contextlib, io; from verify.cli import main\n"
+      "with contextlib.redirect_stdout(io.StringIO()):\n"
+      "    main(['mc', '--d', '120', '--V', '240', '--N', '480', '--T', '4', '--signs', 'prefix:2', '--weights', "
+      "'mean', '--mu2', '2', '--seeds', '1', '--path', 'mixed', '--json'])\n")
+
+
+@pytest.fixture(scope="module")
+def warm():
+    """The session's derivation cache (tests/conftest.py), filled by one run of each command if it was not yet
+    (deriving from an empty cache is test_the_outlier_functions_from_the_cache_are_the_derived_ones)."""
+    folder = os.environ[cache.ENVIRONMENT]
+    _cold(SPIKE + MC + LOADED, folder)
+    return folder
+
+
+def test_derive_spike_from_a_warm_cache_imports_no_sympy(warm):
+    assert _cold(SPIKE + LOADED, warm) == {"sympy": False, "scipy": False, "numba": False}
+
+
+def test_one_verify_mc_trial_from_a_warm_cache_loads_no_sympy_scipy_or_numba(warm):
+    assert _cold(MC + LOADED, warm) == {"sympy": False, "scipy": False, "numba": False}
