@@ -25,6 +25,7 @@ import sympy as sp
 
 from derive import expectations as ex
 from derive import spikes
+from derive.clikit import QUANTITIES
 from derive.errors import ParameterError
 from derive.symbols import L, T, W, alpha, delta, gamma, kappa, mu2, t, tau, theta, x
 
@@ -134,7 +135,7 @@ def _registry() -> dict:
     from derive.bulk import law
     from derive.freeprob import atom_at_zero, bulk_polynomial, edge_polynomial, z
     from derive.optimality import mean_block_quotient, optimal_block_quotient
-    from derive.model import L_, T_
+    from derive.symbols import L as L_, T as T_
 
     terms = ex.population_covariance_terms()
     strength, cos2 = terms["signal_strength"], terms["signal_cosine2"]
@@ -240,12 +241,7 @@ def _registry() -> dict:
     return {q.name: q for q in qs}
 
 
-QUANTITIES = ("signal.strength", "signal.cosine2", "mean.strength", "population.theta_critical",
-              "population.eigenvalue", "population.overlap", "population.mu2_critical", "sample.theta_critical",
-              "sample.eigenvalue", "sample.overlap", "sample.mu2_critical", "bulk.right_edge",
-              "bulk.population_right_edge", "bulk.density", "bulk.atom_at_zero", "weights.causal",
-              "alpha_over_kappa.mean.prefix", "alpha_over_kappa.mean.suffix", "alpha_over_kappa.optimal.prefix")
-"""The names ``verify formula --quantity`` accepts."""
+
 
 
 def quantity(name) -> Quantity:

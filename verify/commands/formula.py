@@ -1,6 +1,5 @@
 """``verify formula``: a user's closed form of a derived quantity, proved equal, or refuted at a point."""
-from derive.quantities import QUANTITIES
-from verify.formula import check_formula
+from derive.clikit import QUANTITIES
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
 
@@ -22,6 +21,8 @@ def add_arguments(p):
 
 
 def run(args):
+    from verify.formula import check_formula  # here: building the parser must not import SymPy
+
     return check_formula(args.quantity, args.expr, where=args.where, mc=args.mc, digits=args.digits,
                          examples=args.examples, seed=args.seed).as_dict()
 
