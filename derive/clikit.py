@@ -1,7 +1,8 @@
 """Plumbing shared by the ``derive`` and ``verify`` command lines.
 
 A command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and
-``run(args) -> object`` (a JSON-ready document). Bad input, from argparse or from a
+``run(args) -> object`` (a JSON-ready document), and optionally ``exit_status(doc) -> int`` (the status once
+the document is printed; 0 without it). Bad input, from argparse or from a
 :class:`ParameterError`, ends with exit status 2 and one line on stderr.
 """
 from __future__ import annotations
@@ -67,4 +68,5 @@ def run_cli(prog: str, description: str, command_modules: list[str], argv=None) 
         # to /dev/null so that the interpreter's final flush does not raise again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    return 0
+    status = getattr(commands[args.command], "exit_status", None)
+    return status(doc) if status else 0

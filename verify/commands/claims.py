@@ -5,10 +5,10 @@ import time
 from pathlib import Path
 
 from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
-from verify.ledger.records import run_ledger
-from verify.ledger.report import claims_markdown, verdict_table
+from verify.ledger.records import errored, run_ledger
+from verify.ledger.report import claims_markdown, jsonable, verdict_table
 
-__all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
+__all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
 
 NAME = "claims"
 HELP = "check every claim of the paper and give each a verdict with its evidence"
@@ -26,7 +26,7 @@ def run(args):
     start = time.time()
     results = run_ledger(CLAIMS, cfg, log=lambda i, n, claim: print(f"[{i}/{n}] {claim.id} ...", file=sys.stderr,
                                                                     flush=True))
-    records = [r.record for r in results.values()]
+    records = [jsonable(r.record) for r in results.values()]
     if args.figures:
         print("figures ...", file=sys.stderr, flush=True)
         for path in draw_figures(cfg, results):
@@ -41,3 +41,8 @@ def run(args):
 
 def render(records):
     return verdict_table(records)
+
+
+def exit_status(records) -> int:
+    """1 when a check errored (its claim is inconclusive for that reason), else 0."""
+    return 1 if errored(records) else 0
