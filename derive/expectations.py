@@ -183,7 +183,7 @@ def sample_covariance_mean(centered: bool = False) -> dict:
     :math:`\|\bar m\|^2` when centered), both read off :func:`second_moment_spectrum` and :func:`mean_entry`.
 
     >>> sample_covariance_mean()
-    {'u': alpha*mu2, 'identity': (W**2 + alpha + kappa*(V - 2))/V}
+    {'u': alpha*mu2, 'identity': (V*kappa + W**2 + alpha - 2*kappa)/V}
     """
     spec = second_moment_spectrum()
     # M has eigenvalue spec["s"] on s, spec["one"] on 1 and spec["perp"] on the V - 2 others; s^T s = V

@@ -8,7 +8,8 @@ import sympy as sp
 from derive import outliers as O
 from derive import spikes
 from derive.outliers import outliers_at
-from verify.ledger.checks.common import AGREEMENT_LEVEL, DELTA, outlier_comparison, pool, population_comparison
+from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, POINT_TARGET, THRESHOLD_TARGET, outlier_comparison,
+                                         pool, population_comparison, resolves)
 from verify.ledger.records import decide
 from verify.stats import Estimate, min_detectable
 
@@ -104,7 +105,8 @@ def rule_c2(evidence: dict) -> dict:
 
     * inconclusive: a level without points on both sides of its threshold, a point (other than between the
       thresholds) where the derived outlier or its absence disagrees with the Monte Carlo, a fitted threshold that
-      disagrees with the derived one, or no point between the thresholds;
+      disagrees with the derived one, too little power (a point that cannot resolve ``POINT_TARGET``, a fitted
+      threshold that cannot resolve ``THRESHOLD_TARGET``), or no point between the thresholds;
     * refuted: the sample threshold is above the population one at no point of the grid, or a point between the
       thresholds shows a sample outlier (one transition, not two);
     * corrected: both transitions are seen where derived, but they are successive only on part of the grid;
@@ -128,6 +130,12 @@ def rule_c2(evidence: dict) -> dict:
         if not lv["fit"]["agree"]:
             return decide("inconclusive", f"the fitted {name} threshold {lv['fit']['mu2_fitted']:.4g} disagrees with "
                                           f"the derived {lv['fit']['derived_mu2_critical']:.4g}")
+    weak = [f"{name} mu2 = {p['mu2']}" for name, lv in levels.items() for p in lv["points"]
+            if not resolves(p, POINT_TARGET)]
+    weak += [f"the {name} threshold" for name, lv in levels.items()
+             if lv["fit"].get("min_detectable_rel_error", np.inf) > THRESHOLD_TARGET]
+    if weak:
+        return decide("inconclusive", "too little power at " + ", ".join(weak))
     on_grid, grid_size = order.get("successive_on_a_grid", [0, 0])
     if (grid_size and on_grid == 0) or any(not p["agree"] for p in between):
         return decide("refuted", "a sample outlier is seen between the thresholds, or the sample threshold is "

@@ -8,7 +8,7 @@ from derive import outliers as O
 from derive import spikes
 from derive.symbols import alpha, delta, kappa
 from verify.comparison import TW_ORDER
-from verify.ledger.checks.common import DELTA, pool, population_comparison
+from verify.ledger.checks.common import DELTA, POINT_TARGET, pool, population_comparison, resolves
 from verify.ledger.records import decide
 
 __all__ = ["CLAIMED_MU2_CRITICAL", "POINTS", "evidence_c3", "rule_c3", "check_c3"]
@@ -56,8 +56,9 @@ def rule_c3(evidence: dict) -> dict:
     does not) or shows none. The claim fits a point when it predicts what is seen; the derivation fits when its
     comparison agrees.
 
-    * inconclusive: no point where the claim and the derivation disagree about the outlier, or the Monte Carlo
-      fits neither "outlier" nor "no outlier" at some point;
+    * inconclusive: no point where the claim and the derivation disagree about the outlier, a point whose
+      comparison cannot resolve ``POINT_TARGET``, or the Monte Carlo fits neither "outlier" nor "no outlier" at some
+      point;
     * confirmed: the claim fits every point;
     * corrected: the claim misses a point and the derivation fits every point;
     * refuted: the claim misses a point and the derivation misses one too.
@@ -65,6 +66,9 @@ def rule_c3(evidence: dict) -> dict:
     points = evidence.get("points") or []
     if not any(p["claimed_outlier"] != p["predicted_outlier"] for p in points):
         return decide("inconclusive", "no point separates the claimed threshold from the derived one")
+    weak = [str(p["mu2"]) for p in points if not resolves(p, POINT_TARGET)]
+    if weak:
+        return decide("inconclusive", f"too little power at mu2 = {', '.join(weak)}")
     seen = []
     for p in points:
         outlier, none = p["predicted_outlier"] and p["agree"], p["claim_no_outlier_fits"]

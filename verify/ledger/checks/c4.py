@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from verify.ledger.checks.common import DELTA, GAMMA, TARGET, outlier_comparison, resolves, theory
+from verify.ledger.checks.common import DELTA, GAMMA, POINT_TARGET, TARGET, outlier_comparison, resolves, theory
 from verify.ledger.records import decide
 
 __all__ = ["CONFIGURATIONS", "HIDDEN", "evidence_c4", "rule_c4", "check_c4"]
@@ -45,15 +45,15 @@ def evidence_c4(cfg: dict) -> dict:
     scheme, delta, gamma, mu2 = HIDDEN
     hidden = outlier_comparison(cfg, delta, gamma, scheme, mu2, centered=True, seed0=190)
     hidden["population_outlier_predicted"] = theory(delta, gamma, scheme, mu2).population.outlier
-    return {"runs": runs, "hidden": hidden, "target_min_detectable_rel_error": dict(TARGET)}
+    return {"runs": runs, "hidden": hidden, "target": dict(TARGET), "hidden_target": dict(POINT_TARGET)}
 
 
 def rule_c4(evidence: dict) -> dict:
     """The verdict of C4 from its evidence alone.
 
     * inconclusive: no runs, a run whose derived formula disagrees with the Monte Carlo (the derivation is then
-      wrong or incomplete), a run that cannot resolve the target relative errors, or a hidden point that is not
-      between the derived thresholds;
+      wrong or incomplete), a run that cannot resolve the target errors (``TARGET``; ``POINT_TARGET`` for the
+      hidden point), or a hidden point that is not between the derived thresholds;
     * refuted: the formulas agree everywhere, but at the point between the thresholds an outlier is seen
       (finite N did not hide it);
     * corrected: everything agrees, and on the raw ``S`` the top eigenvalue is mostly the mean outlier (the
@@ -61,7 +61,7 @@ def rule_c4(evidence: dict) -> dict:
     * confirmed: everything agrees and the signal outlier is the top eigenvalue in every run.
     """
     runs, hidden = evidence.get("runs") or [], evidence.get("hidden")
-    target = evidence.get("target_min_detectable_rel_error", TARGET)
+    target, hidden_target = evidence.get("target", TARGET), evidence.get("hidden_target", POINT_TARGET)
     if not runs or hidden is None:
         return decide("inconclusive", "no Monte Carlo comparison in the evidence")
     bad = [f"{r['scheme']} ({r['S']}, mu2 = {r['mu2']})" for r in runs if not r["agree"]]
@@ -69,6 +69,8 @@ def rule_c4(evidence: dict) -> dict:
         return decide("inconclusive", "the derived outlier disagrees with Monte Carlo for " + ", ".join(bad)
                       + ": the derivation is wrong or incomplete there")
     weak = [f"{r['scheme']} ({r['S']}, mu2 = {r['mu2']})" for r in runs if not resolves(r, target)]
+    if not resolves(hidden, hidden_target):
+        weak.append(f"the point between the thresholds (mu2 = {hidden['mu2']})")
     if weak:
         return decide("inconclusive", "too little power to resolve the target errors for " + ", ".join(weak))
     if hidden["predicted_outlier"] or not hidden["population_outlier_predicted"]:

@@ -6,8 +6,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, GAMMA, SIGNS, T, ks_distance, pool, resolves,
-                                         scheme_floats, theory, trials)
+from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, GAMMA, SIGNS, THRESHOLD_TARGET, T, ks_distance, pool,
+                                         resolves, scheme_floats, theory, trials)
 from verify.ledger.records import decide
 from verify.montecarlo.draw import rung
 
@@ -62,7 +62,8 @@ def evidence_c9(cfg: dict, needs: dict) -> dict:
                          "raw_runs": sum(r["S"] == "raw" for r in runs)},
             "thresholds": {"points": len(points), "agreeing": sum(p["agree"] for p in points),
                            "fits_agreeing": [lv for lv in ("population", "sample")
-                                             if c2.get(lv, {}).get("fit", {}).get("agree")]}}
+                                             if c2.get(lv, {}).get("fit", {}).get("agree")
+                                             and c2[lv]["fit"]["min_detectable_rel_error"] <= THRESHOLD_TARGET]}}
 
 
 def _histogram(h: dict) -> str:
@@ -84,7 +85,7 @@ def rule_c9(evidence: dict) -> dict:
     if not out.get("runs") or not th.get("points") or not hist:
         return decide("inconclusive", "outlier runs, threshold points or histograms are missing")
     if out["agreeing"] < out["runs"] or out["resolving_target"] < out["runs"] or th["agreeing"] < th["points"] \
-            or len(th.get("fits_agreeing", [])) < 2:
+            or len(th.get("fits_agreeing", [])) < 2:  # fits that disagree or cannot resolve THRESHOLD_TARGET
         return decide("inconclusive", "an outlier or threshold comparison disagrees or lacks power (see C2, C4)")
     status = {k: _histogram(h) for k, h in hist.items()}
     if any(s == "unresolved" for s in status.values()):

@@ -20,7 +20,7 @@ from verify.comparison import TW_ORDER, compare, observe_population, observe_sam
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
 
-__all__ = ["QUICK", "FULL", "COMPARISONS", "AGREEMENT_LEVEL", "TARGET", "DELTA", "GAMMA", "T", "SIGNS", "fmt",
+__all__ = ["QUICK", "FULL", "COMPARISONS", "AGREEMENT_LEVEL", "TARGET", "POINT_TARGET", "THRESHOLD_TARGET", "DELTA", "GAMMA", "T", "SIGNS", "fmt",
            "pool", "scheme_floats", "theory", "trials", "ks_distance", "outlier_comparison", "population_comparison",
            "resolves", "rung"]
 
@@ -41,9 +41,17 @@ AGREEMENT_LEVEL = 1 - 0.05 / COMPARISONS
 """The level of every comparison: Bonferroni over :data:`COMPARISONS`, so that the ledger as a whole wrongly
 rejects a true formula with probability at most 5%."""
 
-TARGET = {"eigenvalue": 0.01, "overlap": 0.03}
-"""The relative error of an outlier's eigenvalue and of its overlap that the C4 comparisons must be able to
-detect (with probability :data:`verify.comparison.POWER`) for a verdict other than inconclusive."""
+TARGET = {"eigenvalue": 0.01, "overlap": 0.03, "absent_overlap": 0.02}
+"""The errors the C4 comparisons must be able to detect (with probability :data:`verify.comparison.POWER`) for a
+verdict other than inconclusive: relative errors of an outlier's eigenvalue and of its overlap, and (where no
+outlier is predicted) an overlap of the top eigenvector that would betray one."""
+
+POINT_TARGET = {"eigenvalue": 0.05, "overlap": 0.15, "absent_overlap": 0.05}
+"""The same for the points of C2 and C3 on both sides of a threshold, and for C4's point between the thresholds:
+they place an outlier (or its absence) rather than measure it."""
+
+THRESHOLD_TARGET = 0.1
+"""The relative error of a threshold that a fitted threshold (C2) must be able to detect."""
 
 # The configuration of issue 3: delta = 1/2, gamma = 1/4, T = 8, signal on prefix:3.
 DELTA, GAMMA, T, SIGNS = sp.Rational(1, 2), sp.Rational(1, 4), 8, "prefix:3"
@@ -147,17 +155,21 @@ def population_comparison(cfg: dict, delta, alpha, kappa, mu2, *, seed0: int, W=
     fine = observe_population(d, delta, a, k, float(W), float(mu2), tables=K, seed0=seed0)
     coarse = observe_population(d // r, delta, a, k, float(W), float(mu2), tables=2 * K, seed0=seed0)
     result = compare(fine, coarse, _predictions(o.population, o, W == 0, o.population_right_edge), AGREEMENT_LEVEL)
+    S = "centered" if W == 0 else "raw"
     if alternatives:
-        result["alternatives"] = {name: compare(fine, coarse, pred, AGREEMENT_LEVEL) for name, pred in alternatives.items()}
-    where = {"S": "centered" if W == 0 else "raw", "level": "population", "delta": str(delta), "alpha": a,
+        result["alternatives"] = {name: dict(compare(fine, coarse, pred, AGREEMENT_LEVEL), S=S)
+                                  for name, pred in alternatives.items()}
+    where = {"S": S, "level": "population", "delta": str(delta), "alpha": a,
              "kappa": k, "mu2": str(mu2), "predicted_outlier": o.population.outlier,
              "population_right_edge": float(o.population_right_edge)}
     return _document(where, result, fine["signal_on_top"])
 
 
 def resolves(comparison: dict, target: dict = TARGET) -> bool:
-    """Whether every relative error a comparison can detect is within ``target`` (by the kind of quantity,
-    ``eigenvalue`` or ``overlap``, read off its name)."""
-    mde = comparison.get("min_detectable_rel_error", {})
-    return bool(mde) and all(v <= target["overlap" if name.endswith("overlap") else "eigenvalue"]
-                             for name, v in mde.items())
+    """Whether every error a comparison can detect is within ``target``: relative errors by the kind of quantity
+    (``eigenvalue`` or ``overlap``, read off its name), absolute ones (where 0 is predicted) against
+    ``absent_overlap``."""
+    rel, absolute = comparison.get("min_detectable_rel_error", {}), comparison.get("min_detectable_abs_error", {})
+    return bool(rel or absolute) and all(
+        v <= target["overlap" if name.endswith("overlap") else "eigenvalue"] for name, v in rel.items()) and all(
+        v <= target["absent_overlap"] for v in absolute.values())
