@@ -21,9 +21,12 @@ divided by :math:`|p|` this is the ``min_detectable_rel_error`` reported for eac
 """
 from __future__ import annotations
 
+import mpmath
 import numpy as np
+import sympy as sp
 
 from derive.errors import ParameterError
+from derive.outliers import outliers_at
 from verify.montecarlo.draw import check_model, draw, rung, sample_table
 from verify.montecarlo.observables import controls, outlier_row, table_controls
 from verify.montecarlo.population import table_covariance
@@ -31,7 +34,8 @@ from verify.montecarlo.trials import solve
 from verify.stats import Estimate, control_variate_mean, min_detectable, richardson
 from verify.studies.finite_size import rung_seeds
 
-__all__ = ["POWER", "TW_ORDER", "observe_sample", "observe_population", "extrapolate", "compare"]
+__all__ = ["POWER", "TW_ORDER", "observe_sample", "observe_population", "extrapolate", "compare", "predictions",
+           "compare_sample", "compare_population"]
 
 POWER = 0.8
 """The probability with which a comparison detects an error of its ``min_detectable`` size."""
@@ -115,3 +119,70 @@ def compare(fine: dict, coarse: dict, predictions: dict, level: float, power: fl
         del out["min_detectable_abs_error"]
     out["agree"] = all(q["agree"] for q in out["quantities"].values())
     return out
+
+
+def predictions(outliers, level: str, centered: bool) -> dict:
+    """What :class:`derive.outliers.Outliers` predicts for the observables at ``level`` (``"sample"`` or
+    ``"population"``): ``{observable: (limit, order of the finite-size bias)}``. With the signal outlier, its
+    eigenvalue and overlap; without it, the top eigenvalue at the bulk edge (Tracy-Widom order) and a vanishing
+    top overlap; on the raw ``S``, the vocabulary-mean outlier's eigenvalue where it exists."""
+    lv = outliers.level(level)
+    if lv.outlier:
+        out = {"signal_eigenvalue": (lv.eigenvalue, 1), "signal_overlap": (lv.overlap, 1)}
+    else:
+        edge = outliers.right_edge if level == "sample" else outliers.population_right_edge
+        out = {"top_eigenvalue": (edge, TW_ORDER), "top_overlap": (0, 1)}
+    if not centered:
+        mean = [x for x in outliers.other_outliers if x.level == level]
+        if mean:
+            out["mean_eigenvalue"] = (mean[0].eigenvalue, 1)
+    return out
+
+
+def _theory(delta, gamma, pooling, mu2, scale, centered: bool):
+    c2 = sp.Rational(scale) ** 2
+    with mpmath.workdps(30):
+        return outliers_at(delta, gamma, pooling.alpha * c2, pooling.kappa * c2, sp.Rational(str(mu2)),
+                           sum_w=pooling.W * sp.Rational(scale), centered=centered)
+
+
+def _located(where: dict, result: dict, fine: dict) -> dict:
+    return {**where, **result, "signal_on_top": float(np.mean(fine["signal_on_top"]))}
+
+
+def compare_sample(d: int, delta, gamma, T: int, signs, pooling, mu2, *, centered: bool, trials: int, seed0: int,
+                   level: float, coarse: int = 4, scale=1) -> dict:
+    """The sample level of one configuration against its derived outliers: ``trials`` trials at ``d`` and
+    ``2 trials`` at ``d/coarse`` (:func:`observe_sample`), compared by :func:`compare`. ``pooling`` is a
+    :class:`derive.attention.Pooling`; its weights are multiplied by ``scale`` (``alpha, kappa`` by its square,
+    ``W`` by it). The result names its matrix (``"S"``) and its power."""
+    o = _theory(delta, gamma, pooling, mu2, scale, centered)
+    w = np.array(pooling.floats()) * float(scale)
+    a = float(pooling.alpha) * float(scale) ** 2
+    common = dict(T=T, signs=signs, weights=w, alpha=a, mu2=float(mu2), centered=centered)
+    fine = observe_sample(d, delta, gamma, seeds=trials, seed0=seed0, **common)
+    rough = observe_sample(d // coarse, delta, gamma, seeds=2 * trials, seed0=seed0, **common)
+    where = {"S": "centered" if centered else "raw", "level": "sample", "delta": str(delta), "gamma": str(gamma),
+             "mu2": str(mu2), "alpha_over_kappa": float(pooling.alpha / pooling.kappa), "sum_w": float(pooling.W * scale),
+             "predicted_outlier": o.sample.outlier, "sample_right_edge": float(o.right_edge)}
+    return _located(where, compare(fine, rough, predictions(o, "sample", centered), level), fine)
+
+
+def compare_population(d: int, delta, pooling, mu2, *, tables: int, seed0: int, level: float, coarse: int = 4,
+                       centered: bool = True, alternatives: dict | None = None) -> dict:
+    """The population level (exact covariance of sampled tables, :func:`observe_population`) of one configuration
+    against its derived outliers; ``pooling`` needs only ``alpha, kappa, W``. ``alternatives`` (``{name:
+    predictions}``) are compared on the same draws, under ``"alternatives"``."""
+    o = _theory(delta, 0, pooling, mu2, 1, centered)
+    W = 0.0 if centered else float(pooling.W)
+    args = (delta, float(pooling.alpha), float(pooling.kappa), W, float(mu2))
+    fine = observe_population(d, *args, tables=tables, seed0=seed0)
+    rough = observe_population(d // coarse, *args, tables=2 * tables, seed0=seed0)
+    S = "centered" if centered else "raw"
+    result = compare(fine, rough, predictions(o, "population", centered), level)
+    if alternatives:
+        result["alternatives"] = {name: dict(compare(fine, rough, pred, level), S=S) for name, pred in alternatives.items()}
+    where = {"S": S, "level": "population", "delta": str(delta), "alpha": float(pooling.alpha),
+             "kappa": float(pooling.kappa), "mu2": str(mu2), "predicted_outlier": o.population.outlier,
+             "population_right_edge": float(o.population_right_edge)}
+    return _located(where, result, fine)

@@ -15,7 +15,7 @@ from verify.stats import Estimate, min_detectable
 
 __all__ = ["POPULATION", "SAMPLE", "evidence_c2", "fitted_threshold", "rule_c2", "check_c2"]
 
-POPULATION = {"alpha": sp.Rational(1, 8), "kappa": sp.Rational(1, 8), "below": [0.3], "above": [1.2, 2.0, 3.0]}
+POPULATION = {"scheme": "mean", "signs": "iid", "below": [0.3], "above": [1.2, 2.0, 3.0]}
 """Population level (exact covariance of sampled tables, centered): mean pooling of i.i.d. signs at ``T = 8``
 (``alpha = kappa = 1/8``), ``delta = 1/2``; its threshold is ``mu2 = 0.707``: one point below (strength 0.66 of
 the threshold), three above."""
@@ -74,12 +74,13 @@ def evidence_c2(cfg: dict) -> dict:
     with mpmath.workdps(30):
         successive = sum(outliers_at(dl, gm, 1, 1, 0).sample.threshold > outliers_at(dl, gm, 1, 1, 0).population.threshold
                          for dl in grid for gm in grid)
-    a, k = POPULATION["alpha"], POPULATION["kappa"]
+    iid = pool(POPULATION["scheme"], POPULATION["signs"])
+    a, k = iid.alpha, iid.kappa
     m = pool(SAMPLE["scheme"])
     with mpmath.workdps(30):
         pop = outliers_at(DELTA, 0, a, k, 1, centered=True).population
         smp = outliers_at(DELTA, SAMPLE["gamma"], m.alpha, m.kappa, 1, centered=True)
-    population = [population_comparison(cfg, DELTA, a, k, mu2, seed0=200 + i)
+    population = [population_comparison(cfg, DELTA, iid, mu2, seed0=200 + i)
                   for i, mu2 in enumerate(POPULATION["below"] + POPULATION["above"])]
     sample = [outlier_comparison(cfg, DELTA, SAMPLE["gamma"], SAMPLE["scheme"], mu2, centered=True, seed0=220 + i)
               for i, mu2 in enumerate(SAMPLE["below"] + SAMPLE["above"])]

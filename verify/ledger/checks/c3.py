@@ -39,7 +39,7 @@ def evidence_c3(cfg: dict) -> dict:
         # the claim's prediction on the same draws where it says no outlier: the top eigenvalue at the edge and
         # its overlap vanishing; where it says one, it does not locate it, so only the presence is compared
         no_outlier = {"top_eigenvalue": (edge, TW_ORDER), "top_overlap": (0, 1)}
-        run = population_comparison(cfg, DELTA, p.alpha, p.kappa, m, seed0=300 + i,
+        run = population_comparison(cfg, DELTA, p, m, seed0=300 + i,
                                     alternatives={"claim_no_outlier": no_outlier})
         run["claimed_outlier"] = bool(p.alpha * sp.Rational(str(m)) / p.kappa > DELTA + sp.sqrt(DELTA))
         run["claim_no_outlier_fits"] = run["alternatives"]["claim_no_outlier"]["agree"]

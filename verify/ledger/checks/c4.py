@@ -9,16 +9,17 @@ from verify.ledger.records import decide
 __all__ = ["CONFIGURATIONS", "HIDDEN", "evidence_c4", "rule_c4", "check_c4"]
 
 CONFIGURATIONS = [
-    # (scheme, delta, gamma, mu2, centered, trials as a multiple of cfg["trials"])
-    ("mean", DELTA, GAMMA, 1.5, True, 1),
-    ("causal", DELTA, GAMMA, 1.5, True, 1),
-    ("optimal", 1, sp.Rational(1, 2), 3.0, True, 1),
+    # (scheme, delta, gamma, mu2, centered, trials as a multiple of cfg["trials"], weights times)
+    ("mean", DELTA, GAMMA, 1.5, True, 1, 1),
+    ("causal", DELTA, GAMMA, 1.5, True, 1, 1),
+    ("optimal", 1, sp.Rational(1, 2), 3.0, True, 1, 1),
     # raw S, the signal outlier on top and the vocabulary-mean outlier below it (whose eigenvalue has no control
-    # as good as u^T S u, hence twice the trials)
-    ("causal", DELTA, GAMMA, 3.0, False, 2),
+    # as good as u^T S u, hence twice the trials); weights summing to W = 2, so that the mean outlier's strength
+    # W^2 delta is told from W delta
+    ("causal", DELTA, GAMMA, 3.0, False, 2, 2),
     # raw S, the mean outlier on top: its overlap with u is ~0, the signal outlier comes second (and its
     # eigenvector is noisier, hence three times the trials)
-    ("mean", DELTA, GAMMA, 0.9, False, 3),
+    ("mean", DELTA, GAMMA, 0.9, False, 3, 1),
 ]
 """The configurations of the comparisons (``prefix:3``, ``T = 8``)."""
 
@@ -40,8 +41,8 @@ CORRECTED = ("the formulas give the signal outlier of S and its overlap (and the
 
 def evidence_c4(cfg: dict) -> dict:
     """The Monte Carlo comparisons of C4: every configuration of :data:`CONFIGURATIONS` and the hidden point."""
-    runs = [outlier_comparison(cfg, delta, gamma, scheme, mu2, centered=centered, seed0=100 + i, more=more)
-            for i, (scheme, delta, gamma, mu2, centered, more) in enumerate(CONFIGURATIONS)]
+    runs = [outlier_comparison(cfg, delta, gamma, scheme, mu2, centered=centered, seed0=100 + i, more=more, scale=c)
+            for i, (scheme, delta, gamma, mu2, centered, more, c) in enumerate(CONFIGURATIONS)]
     scheme, delta, gamma, mu2 = HIDDEN
     hidden = outlier_comparison(cfg, delta, gamma, scheme, mu2, centered=True, seed0=190)
     hidden["population_outlier_predicted"] = theory(delta, gamma, scheme, mu2).population.outlier

@@ -16,7 +16,7 @@ from derive import bulk
 from derive.attention import pooling
 from derive.numbers import format_real
 from derive.outliers import outliers_at
-from verify.comparison import TW_ORDER, compare, observe_population, observe_sample
+from verify.comparison import compare_population, compare_sample
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
 
@@ -106,63 +106,21 @@ def ks_distance(eigenvalues, delta, gamma, kappa, n_outliers: int) -> float:
     return float(max(np.max(np.abs(model - emp_hi)), np.max(np.abs(model - (emp_hi - 1 / n)))))
 
 
-def _predictions(level, o, centered: bool, right_edge) -> dict:
-    """What the derivation predicts for the observables of :mod:`verify.comparison` at one level:
-    ``{observable: (limit, order of the finite-size bias)}``."""
-    if level.outlier:
-        out = {"signal_eigenvalue": (level.eigenvalue, 1), "signal_overlap": (level.overlap, 1)}
-    else:
-        out = {"top_eigenvalue": (right_edge, TW_ORDER), "top_overlap": (0, 1)}
-    if not centered:
-        mean = [x for x in o.other_outliers if x.level == ("sample" if level is o.sample else "population")]
-        if mean:
-            out["mean_eigenvalue"] = (mean[0].eigenvalue, 1)
-    return out
+def outlier_comparison(cfg: dict, delta, gamma, scheme: str, mu2, *, centered: bool, seed0: int, more: int = 1,
+                       scale=1) -> dict:
+    """:func:`verify.comparison.compare_sample` for a scheme of the ledger's configuration: the fine rung
+    ``cfg["compare_d"]`` with ``more * cfg["trials"]`` trials, the coarse one ``d/cfg["coarse"]``, weights times
+    ``scale``, at the ledger's level."""
+    out = compare_sample(cfg["compare_d"], delta, gamma, T, SIGNS, pool(scheme), mu2, centered=centered,
+                         trials=more * cfg["trials"], seed0=seed0, level=AGREEMENT_LEVEL, coarse=cfg["coarse"],
+                         scale=scale)
+    return {"scheme": scheme, **out}
 
 
-def _document(where: dict, result: dict, on_top) -> dict:
-    result = dict(where, **result)
-    result["signal_on_top"] = float(np.mean(on_top))
-    return result
-
-
-def outlier_comparison(cfg: dict, delta, gamma, scheme: str, mu2, *, centered: bool, seed0: int,
-                       more: int = 1) -> dict:
-    """Monte Carlo of the sample level of one configuration against its derived outliers
-    (:func:`verify.comparison.compare`): the fine rung ``cfg["compare_d"]`` with ``more * cfg["trials"]`` trials, the
-    coarse one ``d/cfg["coarse"]`` with twice as many. The evidence names its matrix (``"S"``) and its power."""
-    w, a, k = scheme_floats(scheme)
-    o = theory(delta, gamma, scheme, mu2, centered)
-    d, r, K = cfg["compare_d"], cfg["coarse"], more * cfg["trials"]
-    common = dict(T=T, signs=SIGNS, weights=w, alpha=a, mu2=float(mu2), centered=centered)
-    fine = observe_sample(d, delta, gamma, seeds=K, seed0=seed0, **common)
-    coarse = observe_sample(d // r, delta, gamma, seeds=2 * K, seed0=seed0, **common)
-    result = compare(fine, coarse, _predictions(o.sample, o, centered, o.right_edge), AGREEMENT_LEVEL)
-    where = {"S": "centered" if centered else "raw", "level": "sample", "scheme": scheme, "delta": str(delta),
-             "gamma": str(gamma), "mu2": str(mu2), "alpha_over_kappa": a / k,
-             "predicted_outlier": o.sample.outlier, "sample_right_edge": float(o.right_edge)}
-    return _document(where, result, fine["signal_on_top"])
-
-
-def population_comparison(cfg: dict, delta, alpha, kappa, mu2, *, seed0: int, W=0, alternatives=None) -> dict:
-    """The population level (``N = oo``, exact covariance of sampled tables) of one configuration against its
-    derived outliers; ``W = 0`` is the centered covariance, ``W = sum_t w_t`` the raw one. ``alternatives``
-    (``{name: predictions}``) are compared on the same draws, under ``"alternatives"``."""
-    with mpmath.workdps(30):
-        o = outliers_at(sp.Rational(delta), 0, alpha, kappa, sp.Rational(str(mu2)), sum_w=W, centered=W == 0)
-    d, r, K = cfg["compare_d"], cfg["coarse"], cfg["population_tables"]
-    a, k = float(alpha), float(kappa)
-    fine = observe_population(d, delta, a, k, float(W), float(mu2), tables=K, seed0=seed0)
-    coarse = observe_population(d // r, delta, a, k, float(W), float(mu2), tables=2 * K, seed0=seed0)
-    result = compare(fine, coarse, _predictions(o.population, o, W == 0, o.population_right_edge), AGREEMENT_LEVEL)
-    S = "centered" if W == 0 else "raw"
-    if alternatives:
-        result["alternatives"] = {name: dict(compare(fine, coarse, pred, AGREEMENT_LEVEL), S=S)
-                                  for name, pred in alternatives.items()}
-    where = {"S": S, "level": "population", "delta": str(delta), "alpha": a,
-             "kappa": k, "mu2": str(mu2), "predicted_outlier": o.population.outlier,
-             "population_right_edge": float(o.population_right_edge)}
-    return _document(where, result, fine["signal_on_top"])
+def population_comparison(cfg: dict, delta, pooling, mu2, *, seed0: int, alternatives=None) -> dict:
+    """:func:`verify.comparison.compare_population` (centered) with the ledger's sizes and level."""
+    return compare_population(cfg["compare_d"], delta, pooling, mu2, tables=cfg["population_tables"], seed0=seed0,
+                              level=AGREEMENT_LEVEL, coarse=cfg["coarse"], alternatives=alternatives)
 
 
 def resolves(comparison: dict, target: dict = TARGET) -> bool:
