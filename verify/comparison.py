@@ -99,7 +99,8 @@ def compare(fine: dict, coarse: dict, predictions: dict, level: float, power: fl
     """
     if fine["d"] <= coarse["d"]:
         raise ParameterError("d", f"the fine rung ({fine['d']}) must be larger than the coarse one ({coarse['d']})")
-    out = {"d": [fine["d"], coarse["d"]], "seeds": [fine["seeds"], coarse["seeds"]], "level": level, "power": power,
+    out = {"d": [fine["d"], coarse["d"]], "seeds": [fine["seeds"], coarse["seeds"]], "agreement_level": level,
+           "power": power,
            "quantities": {}, "min_detectable_rel_error": {}, "min_detectable_abs_error": {}}
     for name, (predicted, order) in predictions.items():
         at_d, limit = extrapolate(fine, coarse, name, order)
@@ -142,8 +143,8 @@ def predictions(outliers, level: str, centered: bool) -> dict:
 def _theory(delta, gamma, pooling, mu2, scale, centered: bool):
     c2 = sp.Rational(scale) ** 2
     with mpmath.workdps(30):
-        return outliers_at(delta, gamma, pooling.alpha * c2, pooling.kappa * c2, sp.Rational(str(mu2)),
-                           sum_w=pooling.W * sp.Rational(scale), centered=centered)
+        return outliers_at(delta, gamma, pooling.alpha * c2, pooling.kappa * c2, mu2, sum_w=pooling.W * sp.Rational(scale),
+                           centered=centered)
 
 
 def _located(where: dict, result: dict, fine: dict) -> dict:
@@ -156,6 +157,7 @@ def compare_sample(d: int, delta, gamma, T: int, signs, pooling, mu2, *, centere
     ``2 trials`` at ``d/coarse`` (:func:`observe_sample`), compared by :func:`compare`. ``pooling`` is a
     :class:`derive.attention.Pooling`; its weights are multiplied by ``scale`` (``alpha, kappa`` by its square,
     ``W`` by it). The result names its matrix (``"S"``) and its power."""
+    mu2 = sp.Rational(str(mu2))
     o = _theory(delta, gamma, pooling, mu2, scale, centered)
     w = np.array(pooling.floats()) * float(scale)
     a = float(pooling.alpha) * float(scale) ** 2
@@ -173,6 +175,7 @@ def compare_population(d: int, delta, pooling, mu2, *, tables: int, seed0: int, 
     """The population level (exact covariance of sampled tables, :func:`observe_population`) of one configuration
     against its derived outliers; ``pooling`` needs only ``alpha, kappa, W``. ``alternatives`` (``{name:
     predictions}``) are compared on the same draws, under ``"alternatives"``."""
+    mu2 = sp.Rational(str(mu2))
     o = _theory(delta, 0, pooling, mu2, 1, centered)
     W = 0.0 if centered else float(pooling.W)
     args = (delta, float(pooling.alpha), float(pooling.kappa), W, float(mu2))
