@@ -5,6 +5,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from derive import expectations as ex
 from derive import outliers as O
 from derive import spikes
 from derive.outliers import outliers_at
@@ -13,7 +14,7 @@ from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, POINT_TARGET, T
 from verify.ledger.records import decide
 from verify.stats import Estimate, min_detectable
 
-__all__ = ["POPULATION", "SAMPLE", "evidence_c2", "fitted_threshold", "rule_c2", "check_c2"]
+__all__ = ["POPULATION", "SAMPLE", "derived", "evidence_c2", "fitted_threshold", "rule_c2", "check_c2"]
 
 POPULATION = {"scheme": "mean", "signs": "iid", "below": [0.3], "above": [1.2, 2.0, 3.0]}
 """Population level (exact covariance of sampled tables, centered): mean pooling of i.i.d. signs at ``T = 8``
@@ -25,11 +26,16 @@ SAMPLE = {"scheme": "mean", "gamma": 2, "below": [0.45], "above": [1.5, 2.0, 3.0
 ``mu2 = 0.19``, sample threshold ``mu2 = 0.99``: the point below lies between the two (strength 0.64 of the
 sample threshold, 1.38 of the population one), three points above."""
 
-DERIVED = ("population threshold alpha*(mu2 + delta) = kappa*(delta + sqrt(delta)); sample threshold the positive "
-           "root of -x^3 + kappa^2(delta+gamma+delta*gamma)x + 2 kappa^3 delta gamma in x = theta - delta*kappa, "
-           "theta = alpha*(mu2 + delta). For every delta, gamma, kappa > 0 the sample threshold is strictly the larger "
-           "(proved: the polynomial is positive at the population threshold and has one positive root), so the "
-           "transitions are successive; they coincide as gamma -> 0")
+def derived() -> str:
+    """The derived statement, written from the SymPy objects of :mod:`derive.spikes` and :mod:`derive.expectations`."""
+    strength = ex.population_covariance_terms()["signal_strength"]
+    proof = spikes.successive_thresholds()
+    x = sp.Symbol("x")
+    poly = sp.collect(sum(c * x**k for k, c in enumerate(reversed(proof["coefficients_in_x"]))), x)
+    return (f"population threshold theta = {strength} = {spikes.population_threshold()}; sample threshold the positive "
+            f"root of {poly} in x = theta - delta*kappa. For every delta, gamma, kappa > 0 the sample threshold is "
+            f"strictly the larger (proved: the polynomial is {proof['P_at_population_threshold']} > 0 at the population "
+            "threshold and has one positive root), so the transitions are successive; they coincide as gamma -> 0")
 
 
 def _overlap_curve(level: str, alpha, kappa, gamma):
@@ -158,4 +164,4 @@ def rule_c2(evidence: dict) -> dict:
 def check_c2(cfg: dict) -> dict:
     """C2: two successive transitions."""
     evidence = evidence_c2(cfg)
-    return {**rule_c2(evidence), "derived": DERIVED, "evidence": evidence}
+    return {**rule_c2(evidence), "derived": derived(), "evidence": evidence}

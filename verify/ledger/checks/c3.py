@@ -4,6 +4,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
+from derive import expectations as ex
 from derive import outliers as O
 from derive import spikes
 from derive.symbols import alpha, delta, kappa
@@ -11,7 +12,7 @@ from verify.comparison import TW_ORDER
 from verify.ledger.checks.common import DELTA, POINT_TARGET, pool, population_comparison, resolves
 from verify.ledger.records import decide
 
-__all__ = ["CLAIMED_MU2_CRITICAL", "POINTS", "evidence_c3", "rule_c3", "check_c3"]
+__all__ = ["CLAIMED_MU2_CRITICAL", "POINTS", "corrected", "evidence_c3", "rule_c3", "check_c3"]
 
 CLAIMED_MU2_CRITICAL = kappa * (delta + sp.sqrt(delta)) / alpha
 """The claim as stated: an outlier iff :math:`\\rho = \\alpha\\mu_2/\\kappa > \\delta + \\sqrt\\delta`."""
@@ -20,10 +21,14 @@ POINTS = (0.2, 1.5)
 """Optimal weights on ``prefix:3`` (``alpha/kappa = 3``), ``delta = 1/2``: at ``mu2 = 0.2`` the claim says no
 outlier (``rho = 0.6 < 1.207``) and the derivation says one; at ``1.5`` both say one."""
 
-CORRECTED = ("an outlier exists iff alpha*(mu2 + delta)/kappa > delta + sqrt(delta), i.e. "
-             "rho > sqrt(delta) + delta*(1 - alpha/kappa): the class-mean noise Z s/V of the finite "
-             "vocabulary adds alpha*delta to the spike; above it the eigenvector is not aligned with u: "
-             "|<u_hat,u>|^2 -> zeta(theta)*mu2/(mu2+delta) < 1")
+def corrected() -> str:
+    """The corrected statement, written from the SymPy objects of :mod:`derive.spikes` and :mod:`derive.expectations`."""
+    terms = ex.population_covariance_terms()
+    mu2_c = sp.simplify(spikes.critical_mu2().subs(spikes.theta, spikes.population_threshold()))
+    return (f"an outlier exists iff mu2 > {mu2_c} (the claim: mu2 > {CLAIMED_MU2_CRITICAL}): the class-mean noise Z s/V "
+            f"of the finite vocabulary makes the spike theta = {terms['signal_strength']}; above the threshold the "
+            f"eigenvector is not aligned with u: |<u_hat,u>|^2 -> zeta(theta) * {terms['signal_cosine2']} < 1, "
+            f"zeta = {spikes.population_overlap()}")
 
 
 def evidence_c3(cfg: dict) -> dict:
@@ -41,7 +46,8 @@ def evidence_c3(cfg: dict) -> dict:
         no_outlier = {"top_eigenvalue": (edge, TW_ORDER), "top_overlap": (0, 1)}
         run = population_comparison(cfg, DELTA, p, m, seed0=300 + i,
                                     alternatives={"claim_no_outlier": no_outlier})
-        run["claimed_outlier"] = bool(p.alpha * sp.Rational(str(m)) / p.kappa > DELTA + sp.sqrt(DELTA))
+        claimed = CLAIMED_MU2_CRITICAL.subs({alpha: p.alpha, kappa: p.kappa, delta: DELTA})
+        run["claimed_outlier"] = bool(sp.Rational(str(m)) > claimed)
         run["claim_no_outlier_fits"] = run["alternatives"]["claim_no_outlier"]["agree"]
         points.append(run)
     return {"symbolic": {"derived_mu2_critical": str(derived_mu2), "claimed_mu2_critical": str(CLAIMED_MU2_CRITICAL),
@@ -82,11 +88,11 @@ def rule_c3(evidence: dict) -> dict:
     missed = ", ".join(str(p["mu2"]) for p, s in zip(points, seen) if p["claimed_outlier"] != s)
     if derived_fits:
         return decide("corrected", f"at mu2 = {missed} the claim says no outlier and Monte Carlo shows the derived "
-                                   "one", CORRECTED)
+                                   "one", corrected())
     return decide("refuted", f"at mu2 = {missed} the claim misses the Monte Carlo, and so does the derivation")
 
 
 def check_c3(cfg: dict) -> dict:
     """C3: the population threshold."""
     evidence = evidence_c3(cfg)
-    return {**rule_c3(evidence), "derived": CORRECTED, "evidence": evidence}
+    return {**rule_c3(evidence), "derived": corrected(), "evidence": evidence}

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive import expectations as ex
+from derive import spikes
 from verify.ledger.checks.common import DELTA, GAMMA, POINT_TARGET, TARGET, outlier_comparison, resolves, theory
 from verify.ledger.records import decide
 
-__all__ = ["CONFIGURATIONS", "HIDDEN", "evidence_c4", "rule_c4", "check_c4"]
+__all__ = ["CONFIGURATIONS", "HIDDEN", "derived", "evidence_c4", "rule_c4", "check_c4"]
 
 CONFIGURATIONS = [
     # (scheme, delta, gamma, mu2, centered, trials as a multiple of cfg["trials"], weights times)
@@ -26,12 +28,16 @@ CONFIGURATIONS = [
 HIDDEN = ("mean", DELTA, 1, 0.4)
 """A point between the thresholds (population outlier, no sample outlier): ``(scheme, delta, gamma, mu2)``."""
 
-DERIVED = ("sample outlier psi(ell(theta)) = ell(1 - gamma + gamma*ell/theta) with ell(theta) the population "
-           "outlier, theta = alpha*(mu2 + delta); overlap zeta(theta)*[ell psi'/psi]*mu2/(mu2+delta); it exists iff "
-           "theta exceeds the positive root of -x^3 + kappa^2(delta+gamma+delta*gamma)x + 2 kappa^3 delta gamma, "
-           "x = theta - delta*kappa (Gaussian-equivalent sample level; see notes/spikes.md). The raw S has a second "
-           "outlier, of the vocabulary mean Z 1/V (strength W^2 delta, overlap with u -> 0), which is the top one "
-           "when its eigenvalue exceeds the signal's")
+def derived() -> str:
+    """The derived statement, written from the SymPy objects of :mod:`derive.spikes` and :mod:`derive.expectations`."""
+    terms = ex.population_covariance_terms()
+    return (f"sample outlier psi(theta) = {spikes.sample_outlier_location()} at theta = {terms['signal_strength']}; "
+            f"overlap |u_hat^T u|^2 -> zeta(theta) * f(theta) * {terms['signal_cosine2']} with zeta = "
+            f"{spikes.population_overlap()} and f = ell psi'/psi = {spikes.sample_overlap_factor()}; it exists iff theta "
+            "exceeds the largest root of the threshold polynomial (claim C2's record) (Gaussian-equivalent sample level; "
+            "see notes/spikes.md). The raw S has a second outlier, of the vocabulary mean Z 1/V (strength "
+            f"{terms['mean_strength']}, overlap with u -> 0), which is the top one when its eigenvalue exceeds the "
+            "signal's")
 
 CORRECTED = ("the formulas give the signal outlier of S and its overlap (and the same for S_c); but the top "
              "eigenvalue of the raw S is the vocabulary-mean outlier whenever that outlier lies above the signal's, "
@@ -90,4 +96,4 @@ def rule_c4(evidence: dict) -> dict:
 def check_c4(cfg: dict) -> dict:
     """C4: the sample outlier and overlap of ``S`` and ``S_c``, compared with their power."""
     evidence = evidence_c4(cfg)
-    return {**rule_c4(evidence), "derived": DERIVED, "evidence": evidence}
+    return {**rule_c4(evidence), "derived": derived(), "evidence": evidence}
