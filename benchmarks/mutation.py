@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
 import re
 import shutil
@@ -32,10 +33,16 @@ from pathlib import Path
 __all__ = ["Mutant", "MUTANTS", "run", "ledger_verdicts", "markdown"]
 
 
+POWER_TEST = "tests/test_mc_properties.py::test_a_five_percent_error_in_an_outlier_or_its_overlap_would_be_seen"
+QUADRATURE_TEST = "tests/test_spikes.py::test_the_numeric_outliers_follow_from_the_population_stieltjes_transform"
+POPULATION_TEST = "tests/test_spikes.py::test_population_outliers_against_the_exact_covariance_of_sampled_tables"
+EDGE_TEST = "tests/test_spikes.py::test_population_outlier_meets_the_bulk_edge_at_the_threshold"
+
+
 @dataclass(frozen=True)
 class Mutant:
     """One semantic mutant: in ``path``, the one occurrence of ``old`` becomes ``new``; ``first`` are the test files
-    expected to kill it (run before the rest of the suite); ``touches`` the claims whose check compares it."""
+    or tests expected to kill it (run before the rest of the suite); ``touches`` the claims whose check compares it."""
 
     name: str
     what: str
@@ -50,52 +57,54 @@ MUTANTS = [
     Mutant("sample overlap x0.95", "the sample-level overlap of every outlier 5% low", "derive/outliers.py",
            'zeta * f["factor"](strength, delta_, gamma_, kappa_) * cos2',
            '0.95 * zeta * f["factor"](strength, delta_, gamma_, kappa_) * cos2',
-           ("tests/test_mc_properties.py", "tests/test_spikes.py"), ("C2", "C4", "C9")),
+           (POWER_TEST, QUADRATURE_TEST), ("C2", "C4", "C9")),
     Mutant("sample overlap x1.05", "the sample-level overlap 5% high", "derive/outliers.py",
            'zeta * f["factor"](strength, delta_, gamma_, kappa_) * cos2',
            '1.05 * zeta * f["factor"](strength, delta_, gamma_, kappa_) * cos2',
-           ("tests/test_mc_properties.py", "tests/test_spikes.py"), ("C2", "C4", "C9")),
+           (POWER_TEST, QUADRATURE_TEST), ("C2", "C4", "C9")),
     Mutant("population overlap x0.95", "the population-level overlap 5% low", "derive/outliers.py",
            'return True, f["ell"](strength, delta_, kappa_), zeta * cos2, threshold',
            'return True, f["ell"](strength, delta_, kappa_), 0.95 * zeta * cos2, threshold',
-           ("tests/test_spikes.py",), ("C2", "C3", "C9")),
+           (QUADRATURE_TEST, POPULATION_TEST), ("C2", "C3", "C9")),
     Mutant("sample outlier x1.01", "the sample outlier's eigenvalue 1% high", "derive/outliers.py",
            'return True, f["psi"](strength, delta_, gamma_, kappa_),',
            'return True, 1.01 * f["psi"](strength, delta_, gamma_, kappa_),',
-           ("tests/test_mc_properties.py", "tests/test_spikes.py"), ("C2", "C4", "C9")),
+           (POWER_TEST, QUADRATURE_TEST), ("C2", "C4", "C9")),
     Mutant("population outlier x1.01", "the population outlier ell(theta) 1% high (and all that is built on it)",
            "derive/spikes.py", "    return sp.factor(roots[0])", "    return sp.factor(roots[0] * sp.Rational(101, 100))",
-           ("tests/test_spikes.py",), ("C2", "C3", "C4", "C9")),
+           (EDGE_TEST, QUADRATURE_TEST), ("C2", "C3", "C4", "C9")),
     Mutant("population edge x1.01", "the population bulk's right edge ell(theta_c) 1% high", "derive/spikes.py",
            "    return sp.factor(sp.simplify(population_outlier_location().subs(theta, population_threshold())))",
            "    return sp.factor(sp.simplify(population_outlier_location().subs(theta, population_threshold())) * "
-           "sp.Rational(101, 100))", ("tests/test_spikes.py", "tests/test_edges.py"), ("C2", "C3", "C9")),
+           "sp.Rational(101, 100))", (EDGE_TEST, "tests/test_edges.py::test_the_outlier_is_born_continuously_at_its_threshold"),
+           ("C2", "C3", "C9")),
     Mutant("mean spike W^2 -> W", "the vocabulary-mean spike W delta instead of W^2 delta", "derive/expectations.py",
            '"mean_strength": sp.factor((spec["one"] * V * m_norm2).subs(limit)),',
            '"mean_strength": sp.factor((spec["one"] * V * m_norm2).subs(limit).subs(W**2, W)),',
-           ("tests/test_mc_properties.py", "tests/test_spikes.py"), ("C4", "C9")),
+           (POPULATION_TEST, POWER_TEST), ("C4", "C9")),
     Mutant("cos^2 with delta/2", "the signal direction's cos^2 mu2/(mu2 + delta/2)", "derive/expectations.py",
            '"signal_cosine2": sp.factor((mu2 / signal_norm2).subs(limit)),',
            '"signal_cosine2": sp.factor((mu2 / (mu2 + g_norm2 / 2)).subs(limit)),',
-           ("tests/test_mc_properties.py", "tests/test_spikes.py", "tests/test_expectations.py"), ("C2", "C3", "C4", "C9")),
+           (POWER_TEST, POPULATION_TEST, "tests/test_expectations.py"), ("C2", "C3", "C4", "C9")),
     Mutant("signal strength without the class mean", "the spike alpha mu2 (the paper's) instead of alpha (mu2 + delta)",
            "derive/expectations.py", '"signal_strength": sp.factor((spec["s"] * V * signal_norm2).subs(limit)),',
            '"signal_strength": sp.factor((spec["s"] * V * mu2).subs(limit)),',
-           ("tests/test_mc_properties.py", "tests/test_expectations.py"), ("C2", "C3", "C4", "C9")),
+           (POWER_TEST, POPULATION_TEST, "tests/test_expectations.py"), ("C2", "C3", "C4", "C9")),
     Mutant("population threshold x1.05", "the population threshold theta_c 5% high", "derive/spikes.py",
            "    return sp.factor(positive[0])", "    return sp.factor(positive[0] * sp.Rational(21, 20))",
-           ("tests/test_spikes.py",), ("C2", "C3", "C9")),
+           (EDGE_TEST,), ("C2", "C3", "C9")),
     Mutant("sample threshold x1.05", "the sample threshold 5% high", "derive/outliers.py", "    return max(real)",
-           '    return max(real) * mpmath.mpf("1.05")', ("tests/test_spikes.py", "tests/test_edges.py"), ("C2", "C9")),
+           '    return max(real) * mpmath.mpf("1.05")',
+           ("tests/test_spikes.py::test_delta_zero_is_bbp_with_pauls_overlap", "tests/test_edges.py"), ("C2", "C9")),
     Mutant("bulk cubic coefficient", "the m^2 coefficient of the bulk cubic off by 0.05 delta kappa z", "derive/freeprob.py",
            "    return scale(free_multiplicative_convolution(marchenko_pastur(delta), marchenko_pastur(gamma)), kappa)",
            "    return sp.expand(scale(free_multiplicative_convolution(marchenko_pastur(delta), marchenko_pastur(gamma)), "
-           "kappa)) + sp.Rational(1, 20) * delta * kappa * z * m**2", ("tests/test_bulk.py", "tests/test_freeprob.py"),
-           ("C1", "C9")),
+           "kappa)) + sp.Rational(1, 20) * delta * kappa * z * m**2",
+           ("tests/test_bulk.py::test_mp1_boxtimes_mp1_is_the_fuss_catalan_density", "tests/test_bulk.py"), ("C1", "C9")),
     Mutant("bulk atom x1.05", "the atom at zero 5% heavy", "derive/freeprob.py",
            "    return sp.Max(*[1 + p for p in poles if p.is_negative])",
            "    return sp.Max(*[1 + p for p in poles if p.is_negative]) * sp.Rational(21, 20)",
-           ("tests/test_bulk.py", "tests/test_freeprob.py"), ("C1",)),
+           ("tests/test_bulk.py::test_mass_with_atoms_and_hard_edges", "tests/test_freeprob.py"), ("C1",)),
     Mutant("causal weights + 5% uniform", "the limit weights of causal attention mixed with a little mean pooling",
            "derive/attention.py", "        w = [sp.expand_func(expr.subs(s, k)) for k in range(1, n + 1)]",
            "        w = [sp.expand_func(expr.subs(s, k)) + sp.Rational(1, 20 * n) for k in range(1, n + 1)]",
@@ -176,8 +185,10 @@ def _pytest(copy: Path, first, timeout: int, nodes=None) -> tuple[bool, str, flo
     """``(passed, first failing test, seconds)`` of ``pytest -x`` in ``copy``."""
     args = list(nodes) if nodes else list(first) + ["tests", "derive", "verify"]
     start = time.time()
+    # no shrinking: the first failing example is enough to call a mutant killed
+    env = dict(os.environ, ATTENTION_RMT_HYPOTHESIS_PROFILE="mutation")
     done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *args], cwd=copy,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, env=env)
     failed = re.findall(r"^FAILED (\S+)", done.stdout, re.M) or re.findall(r"^ERROR (\S+)", done.stdout, re.M)
     return done.returncode == 0, (failed[0] if failed else ""), time.time() - start
 

@@ -1,5 +1,7 @@
+import os
+
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis.internal.conjecture import providers
 
 # Hypothesis (6.131 and later) also draws "local constants" that it parses out of the project's modules already
@@ -12,7 +14,10 @@ settings.register_profile(
     "ci", derandomize=True, deadline=None, max_examples=60,
     suppress_health_check=[HealthCheck.too_slow],
 )
-settings.load_profile("ci")
+# benchmarks/mutation.py: a failing example is all a mutant needs, so no time is spent shrinking it
+settings.register_profile("mutation", settings.get_profile("ci"),
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+settings.load_profile(os.environ.get("ATTENTION_RMT_HYPOTHESIS_PROFILE", "ci"))
 
 
 class BadInputs:
