@@ -23,8 +23,10 @@ class _OneLineParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # argparse reads "-1/2" or "-1e-3" as an option name, so "--sum-w -1/2" failed; every
-        # numeric form that parse_rational accepts is a value here
-        self._negative_number_matcher = re.compile(r"^-(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?$")
+        # numeric form that parse_rational accepts is a value here, and so is a comma-separated list of
+        # them that starts with a negative one ("--x -1,2")
+        number = r"-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?"
+        self._negative_number_matcher = re.compile(rf"^-{number[2:]}(,{number})*$")
 
     def error(self, message):
         raise ParameterError("arguments", message)
