@@ -25,8 +25,9 @@ CONFIGURATIONS = [
 ]
 """The configurations of the comparisons (``prefix:3``, ``T = 8``)."""
 
-HIDDEN = ("mean", DELTA, 1, 0.4)
-"""A point between the thresholds (population outlier, no sample outlier): ``(scheme, delta, gamma, mu2)``."""
+HIDDEN = ("mean", DELTA, 2, 0.45)
+"""A point between the thresholds (population outlier, no sample outlier): ``(scheme, delta, gamma, mu2)``; its
+signal strength is 0.64 of the sample threshold and 1.38 of the population one, outside both critical windows."""
 
 def derived() -> str:
     """The derived statement, written from the SymPy objects of :mod:`derive.spikes` and :mod:`derive.expectations`."""

@@ -85,8 +85,9 @@ def rule_c5(evidence: dict) -> dict:
     ties = {n: L for n, L in (evidence.get("prefix_L_where_optimal_ties_mean") or {}).items() if L}
     if ties:
         some = max(ties.items(), key=lambda item: int(item[0]))
-        return decide("corrected", f"optimal weights tie mean pooling on prefix:L for L in {some[1]} at T = {some[0]} "
-                                   "(and likewise for every T)", CORRECTED)
+        return decide("corrected", f"optimal weights only tie mean pooling on prefix:L for L = "
+                                   f"{', '.join(map(str, some[1]))} at T = {some[0]} (and likewise for every T checked)",
+                      CORRECTED)
     return decide("confirmed", "no weight beats the top eigenvector and it beats mean pooling on every prefix:L")
 
 
