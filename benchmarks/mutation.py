@@ -4,13 +4,13 @@ kill, and the quick ledger must notice when the mutant touches a claim it confir
 Every mutant is one textual change of one line of ``derive/`` (a formula made 1% or 5% wrong, a term dropped, a
 parameter off). The check copies the checkout to a temporary folder and, for each mutant in turn:
 
-1. applies it and runs ``pytest -x`` there, the test files expected to kill it first and then the whole default
-   suite, so it stops at the first failure; the failing test is then run on the unmutated copy, where it must
-   pass (otherwise the kill is not the mutant's);
+1. applies it and runs ``pytest -x`` there on the tests expected to kill it, then (if it survives them) on the whole
+   default suite; the failing test is then run on the unmutated copy, where it must pass (otherwise the kill is not
+   the mutant's);
 2. runs the quick ledger's checks of the claims confirmed at baseline (with the claims they need) and compares their
    verdicts with the baseline's. Monte Carlo observations do not depend on the formulas, so they are cached between
-   runs, keyed on their arguments, on the source of the code that draws and observes, and on the derived expression
-   that the control variates subtract.
+   runs (in ``.mutation-cache/``), keyed on their arguments, on the source of the code that draws and observes, and
+   on the derived expression that the control variates subtract.
 
 Run from the checkout's root: ``python -m benchmarks mutation`` (about 15 minutes on 2 cores); it writes
 ``notes/mutation.md``. Not part of CI.
@@ -181,9 +181,10 @@ def _copy(source: Path, target: Path) -> None:
             shutil.copy2(source / name, target / name)
 
 
-def _pytest(copy: Path, first, timeout: int, nodes=None) -> tuple[bool, str, float]:
-    """``(passed, first failing test, seconds)`` of ``pytest -x`` in ``copy``."""
-    args = list(nodes) if nodes else list(first) + ["tests", "derive", "verify"]
+def _pytest(copy: Path, nodes, timeout: int) -> tuple[bool, str, float]:
+    """``(passed, first failing test, seconds)`` of ``pytest -x nodes`` in ``copy`` (the default suite if ``nodes`` is
+    empty)."""
+    args = list(nodes) or ["tests", "derive", "verify"]
     start = time.time()
     # no shrinking: the first failing example is enough to call a mutant killed
     env = dict(os.environ, ATTENTION_RMT_HYPOTHESIS_PROFILE="mutation")
@@ -207,8 +208,9 @@ def run(mutants=MUTANTS, log=print) -> dict:
     """Run the mutation check; returns the baseline verdicts and one row per mutant."""
     source = Path.cwd()
     start = time.time()
+    cache = source / ".mutation-cache"  # Monte Carlo observations, valid across runs (see ledger_verdicts)
     with tempfile.TemporaryDirectory(prefix="mutation-") as tmp:
-        copy, cache = Path(tmp) / "repo", Path(tmp) / "cache"
+        copy = Path(tmp) / "repo"
         _copy(source, copy)
         log("baseline ledger ...")
         baseline = _ledger(copy, ["C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"], cache, 3600)
@@ -221,12 +223,16 @@ def run(mutants=MUTANTS, log=print) -> dict:
                 raise SystemExit(f"mutant {mutant.name!r}: {mutant.old!r} occurs {original.count(mutant.old)} times")
             path.write_text(original.replace(mutant.old, mutant.new))
             try:
+                # the designed killers alone first (pytest would merge them into the suite's own order), then the suite
                 passed, failing, seconds = _pytest(copy, mutant.first, 3600)
+                if passed:
+                    passed, failing, more = _pytest(copy, (), 3600)
+                    seconds += more
                 watched = sorted(set(mutant.touches) & set(confirmed))
                 verdicts = _ledger(copy, watched, cache, 3600) if watched else {}
             finally:
                 path.write_text(original)
-            genuine = bool(failing) and _pytest(copy, (), 1800, nodes=[failing])[0]
+            genuine = bool(failing) and _pytest(copy, [failing], 1800)[0]
             row = {"name": mutant.name, "what": mutant.what, "path": mutant.path, "killed": not passed and genuine,
                    "by": failing, "seconds": round(seconds), "confirmed_touched": watched,
                    "verdicts": {k: verdicts.get(k, {}).get("verdict") for k in watched}}
