@@ -1,7 +1,8 @@
 """Plumbing shared by the ``derive`` and ``verify`` command lines.
 
 A command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and
-``run(args) -> object`` (a JSON-ready document). Bad input, from argparse or from a
+``run(args) -> object`` (a JSON-ready document), and optionally ``exit_status(doc) -> int`` (the status once
+the document is printed; 0 without it). Bad input, from argparse or from a
 :class:`ParameterError`, ends with exit status 2 and one line on stderr.
 """
 from __future__ import annotations
@@ -48,8 +49,10 @@ class _OneLineParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # argparse reads "-1/2" or "-1e-3" as an option name, so "--sum-w -1/2" failed; every
-        # numeric form that parse_rational accepts is a value here
-        self._negative_number_matcher = re.compile(r"^-(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?$")
+        # numeric form that parse_rational accepts is a value here, and so is a comma-separated list of
+        # them that starts with a negative one ("--x -1,2")
+        number = r"-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?"
+        self._negative_number_matcher = re.compile(rf"^-{number[2:]}(,{number})*$")
 
     def error(self, message):
         raise ParameterError("arguments", message)
@@ -132,12 +135,10 @@ def run_cli(prog: str, description: str, command_modules: list[str], argv=None) 
             human = getattr(commands[args.command], "render", None)
             _print_human(human(doc) if human else doc, sys.stdout)
         sys.stdout.flush()
-        status = getattr(commands[args.command], "exit_status", None)
-        if status is not None:
-            return status(doc)
     except BrokenPipeError:
         # the reader stopped early (``| head``): not an error of ours, and no traceback; stdout goes
         # to /dev/null so that the interpreter's final flush does not raise again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    return 0
+    status = getattr(commands[args.command], "exit_status", None)
+    return status(doc) if status else 0

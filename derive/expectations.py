@@ -17,10 +17,11 @@ from functools import lru_cache
 import sympy as sp
 
 from derive.formulas import Formula, named
-from derive.symbols import V, W, alpha, d, delta, kappa, mu2
+from derive.symbols import N, V, W, alpha, d, delta, kappa, mu2
 
 __all__ = ["R_ts", "sigma", "sigma2", "same", "sign_pair_law", "second_moment_entry", "mean_entry",
-           "second_moment_coefficients", "second_moment_spectrum", "population_covariance_terms", "formulas"]
+           "second_moment_coefficients", "second_moment_spectrum", "population_covariance_terms",
+           "sample_covariance_mean", "formulas"]
 
 R_ts = sp.Symbol("R_ts", real=True)
 sigma, sigma2 = sp.symbols("sigma sigma_2")  # the class signs s_v, s_v' of two tokens, each +-1
@@ -168,6 +169,31 @@ def population_covariance_terms() -> dict:
         "bulk_scale": sp.factor(spec["perp"] * V),
         "mean_vector_coefficient": sp.simplify(mean_entry() * V),
     }
+
+
+@lru_cache(maxsize=None)
+def sample_covariance_mean(centered: bool = False) -> dict:
+    r"""The exact expectation of ``S`` (or ``S_c``) at finite ``V, N``, over the table and the sequences:
+    :math:`E[S] = a\, u u^T + b\, I` with ``u`` the unit signal direction.
+
+    Given the table, :math:`E[S \mid E] = E M E^T` and, the ``c_n`` being i.i.d. given it,
+    :math:`E[S_c \mid E] = (1 - 1/N)(E M E^T - E \bar m \bar m^T E^T)` with :math:`\bar m = E[a]`.
+    Over :math:`E = \mu s^T + Z`: :math:`E[Z X Z^T] = \mathrm{tr}(X) I` and the cross terms vanish, so
+    :math:`a = \mu_2\, s^T M s` (and :math:`s^T \bar m = 0`) and :math:`b = \mathrm{tr} M` (minus
+    :math:`\|\bar m\|^2` when centered), both read off :func:`second_moment_spectrum` and :func:`mean_entry`.
+
+    >>> sample_covariance_mean()
+    {'u': alpha*mu2, 'identity': (V*kappa + W**2 + alpha - 2*kappa)/V}
+    """
+    spec = second_moment_spectrum()
+    # M has eigenvalue spec["s"] on s, spec["one"] on 1 and spec["perp"] on the V - 2 others; s^T s = V
+    trace = spec["s"] + spec["one"] + (V - 2) * spec["perp"]
+    along_u = mu2 * spec["s"] * V
+    mean_norm2 = mean_entry() ** 2 * V  # ||E[a]||^2 = V (W/V)^2
+    if not centered:
+        return {"u": sp.factor(along_u), "identity": sp.factor(trace)}
+    keep = 1 - 1 / N
+    return {"u": sp.factor(keep * along_u), "identity": sp.factor(keep * (trace - mean_norm2))}
 
 
 def formulas() -> list[Formula]:

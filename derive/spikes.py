@@ -30,7 +30,7 @@ from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
 
 __all__ = ["population_bulk_polynomial", "population_outlier_location", "population_overlap",
            "population_threshold", "sample_outlier_location", "sample_overlap_factor",
-           "sample_threshold_polynomial", "population_right_edge", "critical_mu2", "formulas"]
+           "sample_threshold_polynomial", "successive_thresholds", "population_right_edge", "critical_mu2", "formulas"]
 
 
 
@@ -136,6 +136,33 @@ def sample_threshold_polynomial() -> sp.Poly:
     """
     num = sp.numer(sp.together(sp.diff(sample_outlier_location(), theta)))
     return sp.Poly(sp.expand(num), theta)
+
+
+@lru_cache(maxsize=None)
+def successive_thresholds() -> dict:
+    r"""A proof that the sample threshold exceeds the population threshold for every :math:`\delta, \gamma, \kappa > 0`.
+
+    In :math:`x = \theta - \delta\kappa` the threshold polynomial :math:`P` has coefficients
+    :math:`(-1, 0, +, +)`: one sign change, so (Descartes) exactly one positive root :math:`x^*`, with
+    :math:`P > 0` on :math:`[0, x^*)` and :math:`P < 0` beyond. The population threshold sits at
+    :math:`x_c = \theta_c - \delta\kappa > 0` and :math:`P(x_c) > 0`, hence :math:`x_c < x^*`. Returns the
+    coefficients in ``x``, :math:`x_c`, :math:`P(x_c)` (factored) and whether SymPy proves each sign
+    from the assumptions of the symbols (``proved``).
+
+    >>> r = successive_thresholds(); r["P_at_population_threshold"], r["proved"]
+    (gamma*kappa**3*(delta**(3/2) + sqrt(delta) + 2*delta), True)
+    """
+    x = sp.Dummy("x")
+    P = sample_threshold_polynomial().as_expr()
+    coeffs = sp.Poly(sp.expand(P.subs(theta, x + delta * kappa)), x).all_coeffs()
+    signs = [sp.sign(c) if c.is_number else (1 if c.is_positive else -1 if c.is_negative else 0) for c in coeffs]
+    nonzero = [c for c in signs if c != 0]
+    changes = sum(a != b for a, b in zip(nonzero, nonzero[1:]))
+    x_c = sp.simplify(population_threshold() - delta * kappa)
+    at = sp.factor(P.subs(theta, population_threshold()))
+    proved = bool(0 not in signs[2:] and changes == 1 and signs[0] == -1 and x_c.is_positive and at.is_positive)
+    return {"coefficients_in_x": coeffs, "sign_changes": changes, "x_population": x_c,
+            "P_at_population_threshold": at, "proved": proved}
 
 
 @lru_cache(maxsize=None)

@@ -28,14 +28,16 @@ def odd_equicorrelated_unrealizable(draw):
 
 
 @st.composite
-def mc_cases(draw, T_max: int = 6):
-    """A small Monte Carlo configuration: ``(spec, T, delta, gamma, mu2_factor)`` with ``2 <= T <=
-    T_max``, ratios from a grid where the outlier is well separated at ``d`` in the hundreds, and
-    ``mu2`` to be taken as ``mu2_factor`` times the sample threshold."""
+def mc_cases(draw, T_max: int = 12):
+    """A small Monte Carlo configuration: ``(spec, T, delta, gamma, strength, scheme, centered)`` with
+    ``2 <= T <= T_max``, every weight scheme, the raw or the centered ``S``, ratios on both sides of 1, and the
+    signal's strength ``theta`` to be taken as ``strength`` times the sample threshold: from 1.6 (outside the
+    critical window ``d^{-1/3}`` of the sizes the tests use) to 4."""
     spec, T = draw(sign_specs(T=draw(st.integers(2, T_max))))
-    delta = draw(st.sampled_from([sp.Rational(1, 4), sp.Rational(1, 2), sp.Integer(1)]))
-    gamma = draw(st.sampled_from([sp.Rational(1, 8), sp.Rational(1, 4), sp.Rational(1, 2)]))
-    return spec, T, delta, gamma, draw(st.sampled_from([2, 3, 4]))
+    delta = draw(st.sampled_from([sp.Rational(1, 4), sp.Rational(1, 2), sp.Integer(1), sp.Integer(2)]))
+    gamma = draw(st.sampled_from([sp.Rational(1, 8), sp.Rational(1, 4), sp.Rational(1, 2), sp.Integer(1), sp.Integer(2)]))
+    strength = draw(st.sampled_from([sp.Rational(8, 5), sp.Rational(5, 2), sp.Integer(4)]))
+    return spec, T, delta, gamma, strength, draw(st.sampled_from(["mean", "causal", "optimal"])), draw(st.booleans())
 
 
 @st.composite

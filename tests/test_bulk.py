@@ -3,13 +3,12 @@ the command line, and a Monte Carlo check of the free multiplicative convolution
 import json
 import subprocess
 import sys
-import time
 
 import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 
 from derive import bulk
 from derive.freeprob import bulk_polynomial, delta, gamma, kappa, moments
@@ -56,15 +55,18 @@ def test_density_is_nonnegative_vanishes_outside_and_matches_polyroots(d, g, k):
 
 @settings(max_examples=10)
 @given(ratios, ratios, scales)
+@example(Q(9, 4), Q(11, 5), Q(1, 10))  # a left edge at 1.5e-5 of a support 1.2 wide
 def test_no_branch_jump_near_soft_edges(d, g, k):
     # a square-root edge: rho(e + h)^2 / h tends to a positive constant; a jump to another
-    # root would break the ratio between h and h/4 (agreement to 2% is the O(h) correction)
+    # root would break the ratio between h and h/4 (agreement to 2% is the O(h) correction).
+    # The square-root regime of an edge extends over the smaller of the support's width and the
+    # edge's distance to the hard edge at 0, so h is 1e-6 of that scale
     params = (d, g, k)
     with mpmath.workdps(40):
         for a, b in _edges(params):
             width = b - a
             for e, sign in ([(a, 1)] if a != 0 else []) + [(b, -1)]:
-                h = width * mpmath.mpf(10) ** -6
+                h = min(width, e) * mpmath.mpf(10) ** -6
                 r1, r2 = bulk.density(*params, [e + sign * h, e + sign * h / 4], 30)
                 assert abs((r1**2 / h) / (r2**2 / (h / 4)) - 1) < 0.02
 
@@ -162,21 +164,6 @@ def test_float_path_against_30_digits(params):
     exact = np.array([float(v) for v in bulk.density(*params, list(xs), 30)])
     assert np.max(np.abs(fast - exact) / np.maximum(1, exact)) < 1e-13
     assert np.all(fast[(xs <= a) | (xs >= b)] == 0) and np.all(fast[(xs > a) & (xs < b)] > 0)
-
-
-def test_precise_is_faster_than_naive_polyroots():
-    params = (Q(1, 2), Q(1, 4), Q(1, 8))
-    (a, b), = bulk.support(*params)[0]
-    xs = _grid(sp.Rational(str(sp.N(a, 20))), sp.Rational(str(sp.N(b, 20))), 1000)
-    bulk.density(*params, xs[:2], 30)
-    t0 = time.perf_counter()
-    bulk.density(*params, xs, 30)
-    fast = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    for x in xs[::20]:
-        _naive(params, x, 30)
-    naive = (time.perf_counter() - t0) * 20
-    assert naive > 5 * fast
 
 
 def _sample_spectrum(d, V, N, rng):

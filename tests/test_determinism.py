@@ -81,3 +81,33 @@ def test_a_check_that_returns_nothing_is_inconclusive():
 def test_a_check_with_evidence_keeps_its_verdict():
     rec = run_claim(_claim(lambda cfg: {"verdict": "confirmed", "derived": "d", "evidence": {"agree": True}}), {})
     assert rec["verdict"] == "confirmed" and rec["evidence"] == {"agree": True}
+
+
+_PROBE = """
+import importlib, sys
+sys.path.insert(0, sys.argv[1])
+import tests.conftest  # the profile, and the pinned pool of constants
+for name in sys.argv[2:]:
+    importlib.import_module(name)
+from hypothesis import given
+from tests.strategies import ratios, scales, mc_cases
+seen = []
+@given(ratios, ratios, scales, mc_cases())
+def probe(d, g, k, case):
+    seen.append((d, g, k, case))
+probe()
+print(repr(seen))
+"""
+
+
+def test_hypothesis_examples_do_not_depend_on_what_was_imported_before():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def examples(*modules):
+        done = subprocess.run([sys.executable, "-c", _PROBE, root, *modules], capture_output=True, text=True,
+                              timeout=300, check=True)
+        return done.stdout
+
+    alone = examples()
+    assert alone.count("(") > 10
+    assert examples("tests.test_model", "tests.test_optimality", "derive.bulk") == alone

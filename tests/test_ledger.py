@@ -25,3 +25,54 @@ def test_reports_list_every_record():
     assert "C1" in table and "confirmed" in table and "inconclusive" in table
     md = claims_markdown(recs, {"quick": True, "seconds": 1.0, "date": "2026-12-02"})
     assert "## C1: confirmed" in md and "## C2: inconclusive" in md
+
+
+def test_a_raising_check_is_marked_errored_and_verify_claims_exits_1(monkeypatch, capsys):
+    import verify.ledger.claims as ledger
+    from verify.cli import main
+
+    good = Claim("CA", "fine", lambda cfg: {"verdict": "confirmed", "reason": "r", "derived": "d", "evidence": {"x": 1}})
+    monkeypatch.setattr(ledger, "CLAIMS", [good])
+    assert main(["claims", "--quick", "--notes", "", "--figures", "", "--json"]) == 0
+    assert run_claim(Claim("CX", "a claim", _boom), {})["errored"] is True
+    monkeypatch.setattr(ledger, "CLAIMS", [good, Claim("CX", "a claim", _boom)])
+    assert main(["claims", "--quick", "--notes", "", "--figures", "", "--json"]) == 1
+    out = capsys.readouterr().out.strip().splitlines()[-1]
+    assert '"inconclusive"' in out and '"errored": true' in out
+
+
+TINY = {"d": 60, "seeds": 3, "compare_d": 48, "coarse": 4, "trials": 16, "population_tables": 10, "hist_seeds": 3,
+        "classify_d": 30, "classify_seeds": 3, "T_max": 6}
+"""A ledger small enough for the default suite: every check runs, none has the power for a verdict that needs it."""
+
+
+def _comparisons(value):
+    if isinstance(value, dict):
+        if "quantities" in value:
+            yield value
+        for v in value.values():
+            yield from _comparisons(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _comparisons(v)
+
+
+def test_every_check_runs_and_each_monte_carlo_comparison_names_its_matrix_and_power():
+    from verify.ledger.claims import CLAIMS
+    from verify.ledger.records import VERDICTS, run_ledger
+
+    results = run_ledger([c for c in CLAIMS if c.id != "C1"], TINY)
+    assert list(results) == ["C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"]
+    seen = 0
+    for cid, result in results.items():
+        record = result.record
+        assert record["verdict"] in VERDICTS and not record.get("errored"), (cid, record["evidence"].get("error"))
+        assert record["reason"]
+        for comparison in _comparisons(record["evidence"]):
+            assert comparison.get("S") in ("raw", "centered"), cid
+            detectable = {**comparison.get("min_detectable_rel_error", {}), **comparison.get("min_detectable_abs_error", {})}
+            assert set(detectable) == set(comparison["quantities"]) and all(v > 0 for v in detectable.values())
+            seen += 1
+    assert seen >= 19  # C2: 8 points, C3: 2 points and the claim on the same draws, C4: 6, C5: 1
+    # at this size C4 cannot resolve 1% on an eigenvalue: it must say so rather than confirm
+    assert results["C4"].record["verdict"] == "inconclusive" and "power" in results["C4"].record["reason"]

@@ -1,6 +1,7 @@
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import given, settings
@@ -9,9 +10,9 @@ from hypothesis import strategies as st
 from derive.attention import alpha, causal_weights, kappa, mean_weights, optimal_weights
 from derive.model import parse_signs
 from derive.symbols import L as L_, T as T_
-from derive.optimality import (block_alpha, compare_causal_vs_mean, markov_alpha, mean_block_quotient,
-                               optimal_block_quotient, rayleigh_gap, rayleigh_quotient, summarize, top_eigenvalue,
-                               winning_block_lengths)
+from derive.optimality import (block_alpha, c, compare_causal_vs_mean, lam, lam_max, markov_alpha,
+                               mean_block_quotient, optimal_block_quotient, rayleigh_gap, rayleigh_quotient, summarize,
+                               top_eigenvalue, winning_block_lengths)
 from tests.strategies import families, weights
 
 
@@ -45,9 +46,22 @@ def test_no_weights_beat_the_numeric_top_eigenvector(case):
         assert mpmath.mpf(sp.N(rayleigh_quotient(w, R), 40)) <= lam + mpmath.mpf(10) ** -28
 
 
-def test_rayleigh_gap_is_an_identity():
+@settings(max_examples=15)
+@given(st.integers(2, 5).flatmap(lambda n: st.tuples(families(T=n), weights(T=n))))
+def test_rayleigh_gap_is_the_distance_of_alpha_over_kappa_from_the_top_eigenvalue(case):
+    # The identity evaluated on the spectral data of a real R (numpy's eigh) and real weights: its left side must
+    # be lambda_max(R) minus alpha/kappa as derive.optimality computes it, its right side a non-negative sum
+    (fam, n), w = case
+    R = fam.R(n)
+    lam_, Q = np.linalg.eigh(np.array(R, dtype=float))
+    c_ = Q.T @ np.array([float(x) for x in w])
+    values = {T_: n, lam_max: float(lam_.max())}
+    values.update({lam[i + 1]: float(lam_[i]) for i in range(n)})
+    values.update({c[i + 1]: float(c_[i]) for i in range(n)})
     gap = rayleigh_gap()
-    assert sp.simplify((gap.lhs - gap.rhs).subs(T_, 5).doit()) == 0
+    lhs, rhs = (float(side.subs(T_, n).doit().subs(values)) for side in (gap.lhs, gap.rhs))
+    assert lhs == pytest.approx(float(top_eigenvalue(R, 20)) - float(rayleigh_quotient(w, R)), abs=1e-9)
+    assert rhs == pytest.approx(lhs, abs=1e-9) and rhs >= -1e-12
 
 
 def test_block_closed_forms_match_the_model_R():

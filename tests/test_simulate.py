@@ -326,12 +326,14 @@ def test_mean_ci_is_student_t_and_infinite_for_one_seed():
         mean_ci([1.0, 2.0], level=1.5)
 
 
-@pytest.mark.parametrize("nu", [1, 2, 5, 11, 40, 1000, 10**6])
+@pytest.mark.parametrize("nu", [1, 2, 2.5, 5, 11, 40, 73.8, 1000, 10**6])
 def test_student_t_quantile_is_scipys(nu):
-    # the quantiles the ledger uses: 95% intervals and the Bonferroni level 1 - 0.05/28 (two-sided)
-    for p in (0.55, 0.975, 1 - 0.05 / 56, 1 - 1e-7):
+    # the quantiles the ledger uses: 95% intervals, the Bonferroni level 1 - 0.05/28 (two-sided), the power 0.8 of
+    # min_detectable; non-integer nu are the Welch-Satterthwaite degrees of freedom of a Richardson extrapolation
+    for p in (0.55, 0.8, 0.975, 1 - 0.05 / 56, 1 - 1e-7):
         assert student_t_quantile(p, nu) == pytest.approx(stats.t.ppf(p, nu), rel=1e-11)
-    for bad in ((0.5, nu), (1.0, nu), (0.9, 0), (0.9, 2.0)):
+    assert student_t_quantile(0.5, nu) == 0.0
+    for bad in ((0.4, nu), (1.0, nu), (0.9, 0), (0.9, -1.5), (0.9, float("nan")), (0.9, True)):
         with pytest.raises(ParameterError):
             student_t_quantile(*bad)
 

@@ -1,6 +1,7 @@
 """The outlier theory: classical limits, thresholds, invariants, and the exact population covariance."""
+import types
+
 import mpmath
-import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import given, strategies as st
@@ -10,7 +11,8 @@ from derive import spikes as S
 from derive.commands.spike import spike
 from derive.errors import ParameterError
 from tests.strategies import ratios, rationals
-from verify.montecarlo.population import population_covariance
+from verify.comparison import compare_population
+from verify.ledger.checks.common import resolves
 
 d_, g_, k_, th = S.delta, S.gamma, S.kappa, S.theta
 
@@ -22,9 +24,38 @@ def test_population_outlier_meets_the_bulk_edge_at_the_threshold():
     assert sp.simplify(S.population_overlap().subs(th, S.population_threshold())) == 0
 
 
-def test_gamma_zero_is_the_population_level():
-    assert sp.simplify(S.sample_outlier_location().subs(g_, 0) - S.population_outlier_location()) == 0
-    assert sp.simplify(S.sample_overlap_factor().subs(g_, 0)) == 1
+def _mp_stieltjes(delta, kappa, z, power=1):
+    r""":math:`\int dH(x)/(x - z)^p` for :math:`H = \kappa\,\mathrm{MP}_\delta`, by quadrature of the Marchenko-Pastur
+    density (and its atom at 0 when delta > 1): independent of the polynomial method of derive."""
+    a, b = kappa * (1 - mpmath.sqrt(delta)) ** 2, kappa * (1 + mpmath.sqrt(delta)) ** 2
+    rho = lambda x: mpmath.sqrt((b - x) * (x - a)) / (2 * mpmath.pi * delta * kappa * x)  # noqa: E731
+    value = mpmath.quad(lambda x: rho(x) / (x - z) ** power, [a, b])
+    return value + (max(0, 1 - 1 / delta) / (-z) ** power if delta > 1 else 0)
+
+
+@pytest.mark.parametrize("delta, gamma, kappa, theta", [(0.5, 0.25, 0.125, 0.4), (2, 0.5, 1, 6), (0.3, 1.5, 2, 5)])
+def test_the_numeric_outliers_follow_from_the_population_stieltjes_transform(delta, gamma, kappa, theta):
+    # The derivation's route, taken numerically: ell solves 1 + theta m_H(ell) = 0, psi = ell(1 - gamma - gamma ell
+    # m_H(ell)), zeta = 1/(theta^2 m_H'(ell)), and the sample eigenvector keeps ell psi'(ell)/psi of it (psi' by
+    # numerical differentiation in ell). Compared with derive.outliers' compiled functions, which went through SymPy.
+    with mpmath.workdps(30):
+        dl, gm, kp, th_ = (mpmath.mpf(x) for x in (delta, gamma, kappa, theta))
+        edge = kp * (1 + mpmath.sqrt(dl)) ** 2
+        # 1 + theta m_H rises from below 0 at the edge (theta above threshold) to 1 at infinity: bracket it
+        ell = mpmath.findroot(lambda z: 1 + th_ * _mp_stieltjes(dl, kp, z), (edge * (1 + mpmath.mpf(10) ** -8),
+                                                                               edge + 10 * (th_ + kp)), solver="anderson")
+        psi = lambda z: z * (1 - gm - gm * z * _mp_stieltjes(dl, kp, z))  # noqa: E731
+        zeta = 1 / (th_**2 * _mp_stieltjes(dl, kp, ell, 2))
+        factor = ell * mpmath.diff(psi, ell) / psi(ell)
+        for got, expected in ((O.population_outlier(th_, dl, kp), ell), (O.sample_outlier(th_, dl, gm, kp), psi(ell)),
+                              (O.population_overlap(th_, dl, kp), zeta),
+                              (O.sample_overlap(th_, dl, gm, kp), zeta * factor)):
+            assert mpmath.almosteq(got, expected, rel_eps=1e-12), (got, expected)
+        # and the whole chain through outliers_at, for the signal term of strength theta = alpha (mu2 + delta)
+        alpha = th_ / (dl + 1)  # mu2 = 1
+        o = O.outliers_at(dl, gm, alpha, kp, 1, centered=True)
+        assert mpmath.almosteq(o.sample.overlap, zeta * factor / (1 + dl), rel_eps=1e-12)
+        assert mpmath.almosteq(o.sample.eigenvalue, psi(ell), rel_eps=1e-12)
 
 
 def test_delta_zero_is_bbp_with_pauls_overlap():
@@ -108,34 +139,21 @@ def test_bad_input_names_the_parameter(name, value):
 
 
 @pytest.mark.parametrize("delta, alpha, kappa, W, mu2", [
-    (0.5, 0.3, 0.125, 1.0, 1.5),   # signal and mean outliers both present
-    (0.25, 0.5, 0.25, 0.6, 0.8),   # mean spike below threshold: one outlier only
-    (1.5, 0.4, 0.1, 1.0, 2.0),     # delta > 1
+    ("1/2", "3/5", "1/8", "1", "3/2"),     # signal and mean outliers both present, signal on top
+    ("1/2", "3/10", "1/8", "3/2", "3/2"),  # W = 3/2: the mean outlier on top, strength W^2 delta (not W delta)
+    ("1/4", "1/2", "1/4", "3/5", "4/5"),   # mean spike below threshold: one outlier only
+    ("3/2", "4/5", "1/10", "1", "2"),      # delta > 1
+    # (two outliers closer than their spread mix their eigenvectors at finite d: the cases keep them apart)
 ])
 def test_population_outliers_against_the_exact_covariance_of_sampled_tables(delta, alpha, kappa, W, mu2):
-    # No sampling of sequences: the covariance given the table is exact, only the table is random.
-    # Outlier eigenvalues fluctuate by O(d^{-1/2}) across tables (about 0.02 here at d = 1200,
-    # measured spread); with 4 tables, 4 standard errors of the mean plus an O(1/d) bias margin.
-    d = 1200
-    V = int(round(d / delta)) // 2 * 2
-    rng = np.random.default_rng(7)
-    doc = spike(str(delta), "0", str(alpha), str(kappa), str(mu2), sum_w=str(W), digits=20)
-    expected = sorted([float(doc["population"]["eigenvalue"])]
-                      + [float(o["eigenvalue"]) for o in doc["other_outliers"] if o["level"] == "population"],
-                      reverse=True)
-    eigs, overlaps = [], []
-    for _ in range(4):
-        ev, U = np.linalg.eigh(population_covariance(rng, d, V, alpha, kappa, W, mu2))
-        k = len(expected)
-        eigs.append(ev[::-1][:k])
-        overlaps.append((U[0, ::-1][:k] ** 2).sum())  # overlap shared among the outliers
-    eigs = np.array(eigs)
-    assert ev[::-1][len(expected)] < float(doc["bulk"]["population_right_edge"]) + 0.05
-    tol = 4 * eigs.std(axis=0, ddof=1) / 2 + 5 / d
-    assert np.all(np.abs(eigs.mean(axis=0) - expected) < tol)
-    se = np.std(overlaps, ddof=1) / 2
-    # The overlap is biased low by O(1/d): about 20/d over the ladder d = 500, 1000, 2000 (notes/spikes.md).
-    assert abs(np.mean(overlaps) - float(doc["population"]["overlap"])) < 4 * se + 30 / d
+    # No sampling of sequences: the covariance given the table is exact, only the table is random. Control-variate
+    # means at d = 400 and 100, Richardson's extrapolation (bias C/d), a Bonferroni level over the 4 cases and their
+    # at most 3 quantities; no allowance.
+    pooling = types.SimpleNamespace(alpha=sp.Rational(alpha), kappa=sp.Rational(kappa), W=sp.Rational(W))
+    out = compare_population(400, sp.Rational(delta), pooling, mu2, tables=24, seed0=7, level=1 - 0.05 / 12,
+                             centered=False)
+    assert out["predicted_outlier"] and out["agree"], out["quantities"]
+    assert resolves(out, {"eigenvalue": 0.02, "overlap": 0.05, "absent_overlap": 0})
 
 
 @given(ratios, ratios, rationals(low=1, high=4, max_denominator=20))

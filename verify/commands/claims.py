@@ -7,7 +7,7 @@ from pathlib import Path
 from derive.files import check_output_folder, check_output_target
 from verify.progress import progress
 
-__all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
+__all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
 
 NAME = "claims"
 HELP = "check every claim of the paper and give each a verdict with its evidence"
@@ -30,7 +30,7 @@ def run(args):
     # the ledger's modules are imported here, not at the top: the command line builds every parser first
     from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
     from verify.ledger.records import run_ledger
-    from verify.ledger.report import claims_markdown
+    from verify.ledger.report import claims_markdown, jsonable
 
     cfg = dict(QUICK if args.quick else FULL)
     cfg["figures"] = args.figures
@@ -40,7 +40,7 @@ def run(args):
             report.describe(f"claims ({claim.id})")
             report(i - 1, n)
         results = run_ledger(CLAIMS, cfg, log=starting)
-    records = [r.record for r in results.values()]
+    records = [jsonable(r.record) for r in results.values()]
     if args.figures:
         with progress("figures") as report:
             paths = draw_figures(cfg, results, report=report)
@@ -58,3 +58,10 @@ def render(records):
     from verify.ledger.report import verdict_table
 
     return verdict_table(records)
+
+
+def exit_status(records) -> int:
+    """1 when a check errored (its claim is inconclusive for that reason), else 0."""
+    from verify.ledger.records import errored
+
+    return 1 if errored(records) else 0

@@ -1,9 +1,12 @@
 """The claims ledger's machinery: a record per claim, verdicts decided by checks at run time.
 
 A check is a function of the run's configuration (and, if the claim declares ``needs``, of the
-results of the claims it needs). It returns its verdict, the derived statement, the evidence and
-optionally ``artifacts``: numbers the figures reuse, kept out of the record. A check that raises, or
-that is skipped, makes its claim ``inconclusive`` with the reason, never ``confirmed``.
+results of the claims it needs). It computes its evidence and hands it to the claim's **rule**, a pure
+function of the evidence alone (``rule_cN(evidence) -> {"verdict", "reason"[, "corrected"]}``), and returns
+the rule's outcome with the derived statement, the evidence and optionally ``artifacts``: numbers the
+figures reuse, kept out of the record. A check that raises, or that is skipped, makes its claim
+``inconclusive`` with the reason, never ``confirmed``; a record whose check raised carries
+``"errored": true`` (``verify claims`` then exits with status 1).
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["VERDICTS", "Claim", "Result", "evaluate", "run_claim", "run_ledger"]
+__all__ = ["VERDICTS", "Claim", "Result", "evaluate", "run_claim", "run_ledger", "errored", "decide"]
 
 VERDICTS = ("confirmed", "corrected", "refuted", "inconclusive")
 
@@ -63,13 +66,25 @@ def evaluate(claim: Claim, config: dict, prior: dict | None = None) -> Result:
             return Result(_inconclusive(claim, out.get("derived", ""), {"error": f"the check returned no evidence "
                                                                                  f"(got {evidence!r}) for {verdict!r}"}))
         record = {"id": claim.id, "claim": claim.statement, "verdict": verdict,
-                  "derived": out["derived"], "evidence": evidence}
+                  "reason": str(out.get("reason", "")), "derived": out["derived"], "evidence": evidence}
         if "corrected" in out:
             record["corrected_statement"] = out["corrected"]
         return Result(record, dict(out.get("artifacts") or {}))
     except Exception as exc:  # a failed check must never read as a verdict
-        return Result(_inconclusive(claim, "", {"error": f"{type(exc).__name__}: {exc}",
-                                                "traceback": traceback.format_exc(limit=3)}))
+        record = _inconclusive(claim, "", {"error": f"{type(exc).__name__}: {exc}",
+                                           "traceback": traceback.format_exc(limit=3)})
+        record["errored"] = True
+        return Result(record)
+
+
+def decide(verdict: str, reason: str, corrected: str | None = None) -> dict:
+    """A rule's outcome: ``{"verdict", "reason"}`` and, for ``corrected``, the corrected statement."""
+    if verdict not in VERDICTS:
+        raise ValueError(f"unknown verdict {verdict!r}")
+    out = {"verdict": verdict, "reason": reason}
+    if verdict == "corrected":
+        out["corrected"] = corrected or ""
+    return out
 
 
 def run_claim(claim: Claim, config: dict, prior: dict | None = None) -> dict:
@@ -88,5 +103,12 @@ def run_ledger(claims, config: dict, log=None) -> dict:
 
 
 def _inconclusive(claim: Claim, derived, evidence: dict) -> dict:
-    return {"id": claim.id, "claim": claim.statement, "verdict": "inconclusive",
+    reason = evidence.get("error") or evidence.get("skipped") or (
+        f"needs {', '.join(evidence['missing'])}, which have no result" if "missing" in evidence else "")
+    return {"id": claim.id, "claim": claim.statement, "verdict": "inconclusive", "reason": reason,
             "derived": derived if isinstance(derived, str) else "", "evidence": evidence}
+
+
+def errored(records) -> bool:
+    """Whether a check of ``records`` raised (its claim then reads inconclusive for that reason)."""
+    return any(r.get("errored") for r in records)

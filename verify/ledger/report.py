@@ -2,8 +2,35 @@
 from __future__ import annotations
 
 import json
+import math
+import numbers
 
-__all__ = ["verdict_table", "claims_markdown"]
+from derive.numbers import format_real
+
+__all__ = ["verdict_table", "claims_markdown", "jsonable"]
+
+
+def jsonable(value, digits: int = 8):
+    """``value`` with every real number as a decimal string of ``digits`` significant digits (the command line's
+    convention), booleans and integers as JSON natives, tuples and arrays as lists, mapping keys as strings.
+
+    >>> jsonable({"a": 0.1234567891, "b": [True, 3, (2.5,)], 4: None})
+    {'a': '0.12345679', 'b': [True, 3, ['2.5']], '4': None}
+    """
+    if isinstance(value, dict):
+        return {str(k): jsonable(v, digits) for k, v in value.items()}
+    if hasattr(value, "tolist"):  # NumPy arrays and scalars become Python lists and numbers first
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v, digits) for v in value]
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real) or hasattr(value, "__float__"):
+        x = float(value)
+        return format_real(x, digits) if math.isfinite(x) else str(x)
+    return str(value)
 
 
 def verdict_table(records: list[dict]) -> str:
@@ -31,8 +58,8 @@ def claims_markdown(records: list[dict], header: dict) -> str:
     for r in records:
         label = "Corrected statement (derived)" if r["verdict"] == "corrected" else "Derived"
         out += ["", f"## {r['id']}: {r['verdict']}", "", f"**Claimed.** {r['claim']}", "",
-                f"**{label}.** {r['derived']}", ""]
+                f"**Why this verdict.** {r.get('reason', '')}", "", f"**{label}.** {r['derived']}", ""]
         if r.get("corrected_statement") not in (None, r["derived"]):
             out += [f"**Corrected statement.** {r['corrected_statement']}", ""]
-        out += ["**Evidence.**", "", "```json", json.dumps(r["evidence"], indent=1), "```"]
+        out += ["**Evidence.**", "", "```json", json.dumps(jsonable(r["evidence"]), indent=1), "```"]
     return "\n".join(out) + "\n"

@@ -12,7 +12,7 @@ import numpy as np
 from derive import expectations as ex
 from verify.montecarlo.draw import balanced_signs, sample_table
 
-__all__ = ["population_covariance"]
+__all__ = ["table_covariance", "population_covariance"]
 
 
 def _coefficients(alpha, kappa, W, V):
@@ -21,11 +21,16 @@ def _coefficients(alpha, kappa, W, V):
     return tuple(float(c.subs(values)) for c in ex.second_moment_coefficients())
 
 
-def population_covariance(rng: np.random.Generator, d: int, V: int, alpha: float, kappa: float,
-                          W: float, mu2: float) -> np.ndarray:
-    """``E M E^T`` for a table of :func:`verify.montecarlo.draw.sample_table` (``mu = sqrt(mu2) e_1``)."""
+def table_covariance(E: np.ndarray, alpha: float, kappa: float, W: float) -> np.ndarray:
+    """``E M E^T`` for the table ``E`` (``d x V``, classes as in :func:`verify.montecarlo.draw.balanced_signs`)."""
+    V = E.shape[1]
     s = balanced_signs(V)
-    E = sample_table(rng, d, V, mu2)
     c_I, c_11, c_ss = _coefficients(alpha, kappa, W, V)
     Es, E1 = E @ s, E.sum(axis=1)
     return c_I * E @ E.T + c_11 * np.outer(E1, E1) + c_ss * np.outer(Es, Es)
+
+
+def population_covariance(rng: np.random.Generator, d: int, V: int, alpha: float, kappa: float,
+                          W: float, mu2: float) -> np.ndarray:
+    """``E M E^T`` for a table of :func:`verify.montecarlo.draw.sample_table` (``mu = sqrt(mu2) e_1``)."""
+    return table_covariance(sample_table(rng, d, V, mu2), alpha, kappa, W)

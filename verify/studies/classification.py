@@ -1,6 +1,7 @@
 r"""Claim C8: ridge-regression classification on pooled vectors.
 
-Task: for ``prefix:L`` sequences the label is the shared sign :math:`y_n = \xi_{n,1}` of the prefix.
+Task: for ``prefix:L`` (``suffix:L``) sequences the label is the shared sign of the block, :math:`y_n = \xi_{n,1}`
+(:math:`\xi_{n,T}`).
 Training: :math:`N` sequences, test: :math:`N/2` fresh sequences from the same table. Features are
 the pooled vectors :math:`c_n`; the ridge classifier is
 :math:`\beta = (C C^T/N + \lambda I)^{-1} C y / N`, prediction :math:`\mathrm{sign}(c^T\beta)`.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from derive.errors import ParameterError
 from derive.model import parse_signs
 from verify.montecarlo.draw import balanced_signs, mixing_matrix, pooled, sample_sequences, sample_table
 
@@ -31,14 +33,18 @@ def accuracy(beta: np.ndarray, C: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean(np.sign(beta @ C) == y))
 
 
-def accuracy_curves(weights: dict, mu2_grid, d: int, V: int, N: int, T: int, L: int, seeds: int, seed0: int) -> dict:
-    """Test accuracy per scheme and ``mu2``: an array ``seeds x len(mu2_grid)`` for each scheme.
+def accuracy_curves(weights: dict, mu2_grid, d: int, V: int, N: int, T: int, signs: str, seeds: int, seed0: int) -> dict:
+    """Test accuracy per scheme and ``mu2``: an array ``seeds x len(mu2_grid)`` for each scheme; ``signs`` is
+    ``prefix:L`` or ``suffix:L`` (the label is the block's sign).
 
     Paired design: for a seed and ``mu2`` every scheme sees the same table and the same train and
     test sequences, so differences between schemes are not blurred by sampling noise.
     """
     out = {name: np.zeros((seeds, len(mu2_grid))) for name in weights}
-    family, s = parse_signs(f"prefix:{L}"), balanced_signs(V)
+    family, s = parse_signs(signs), balanced_signs(V)
+    if family.kind not in ("prefix", "suffix"):
+        raise ParameterError("signs", f"the label is the sign of a block: prefix:L or suffix:L, not {signs!r}")
+    label = 0 if family.kind == "prefix" else T - 1
     for i, child in enumerate(np.random.SeedSequence(seed0).spawn(seeds)):
         for j, mu2 in enumerate(mu2_grid):
             rng = np.random.default_rng([*child.generate_state(2), j])
@@ -47,6 +53,6 @@ def accuracy_curves(weights: dict, mu2_grid, d: int, V: int, N: int, T: int, L: 
             xi_test, tok_test = sample_sequences(rng, family, s, N // 2, T)
             for name, w in weights.items():
                 kappa = float(np.dot(w, w))
-                beta = ridge_fit(pooled(E, mixing_matrix(tok_train, w, V)), xi_train[:, 0].astype(float), kappa)
-                out[name][i, j] = accuracy(beta, pooled(E, mixing_matrix(tok_test, w, V)), xi_test[:, 0].astype(float))
+                beta = ridge_fit(pooled(E, mixing_matrix(tok_train, w, V)), xi_train[:, label].astype(float), kappa)
+                out[name][i, j] = accuracy(beta, pooled(E, mixing_matrix(tok_test, w, V)), xi_test[:, label].astype(float))
     return out

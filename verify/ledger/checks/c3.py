@@ -1,71 +1,98 @@
-"""C3: the population threshold."""
+"""C3: the population threshold, claimed against derived, at a point where they disagree."""
 from __future__ import annotations
 
 import mpmath
-import numpy as np
 import sympy as sp
 
+from derive import expectations as ex
+from derive import outliers as O
 from derive import spikes
-from derive.outliers import outliers_at
-from verify.ledger.checks.common import fmt
-from verify.montecarlo.population import population_covariance
+from derive.symbols import alpha, delta, kappa
+from verify.comparison import TW_ORDER
+from verify.ledger.checks.common import DELTA, POINT_TARGET, pool, population_comparison, resolves
+from verify.ledger.records import decide
 
-__all__ = ["check_c3"]
+__all__ = ["CLAIMED_MU2_CRITICAL", "POINTS", "corrected", "evidence_c3", "rule_c3", "check_c3"]
+
+CLAIMED_MU2_CRITICAL = kappa * (delta + sp.sqrt(delta)) / alpha
+"""The claim as stated: an outlier iff :math:`\\rho = \\alpha\\mu_2/\\kappa > \\delta + \\sqrt\\delta`."""
+
+POINTS = (0.2, 1.5)
+"""Optimal weights on ``prefix:3`` (``alpha/kappa = 3``), ``delta = 1/2``: at ``mu2 = 0.2`` the claim says no
+outlier (``rho = 0.6 < 1.207``) and the derivation says one; at ``1.5`` both say one."""
+
+def corrected() -> str:
+    """The corrected statement, written from the SymPy objects of :mod:`derive.spikes` and :mod:`derive.expectations`."""
+    terms = ex.population_covariance_terms()
+    mu2_c = sp.simplify(spikes.critical_mu2().subs(spikes.theta, spikes.population_threshold()))
+    return (f"an outlier exists iff mu2 > {mu2_c} (the claim: mu2 > {CLAIMED_MU2_CRITICAL}): the class-mean noise Z s/V "
+            f"of the finite vocabulary makes the spike theta = {terms['signal_strength']}; above the threshold the "
+            f"eigenvector is not aligned with u: |<u_hat,u>|^2 -> zeta(theta) * {terms['signal_cosine2']} < 1, "
+            f"zeta = {spikes.population_overlap()}")
+
+
+def evidence_c3(cfg: dict) -> dict:
+    """The derived threshold against the claimed one, symbolically and by the exact covariance of sampled tables
+    (the population level), each point compared with both the claim's and the derivation's predictions."""
+    derived_mu2 = sp.simplify(spikes.critical_mu2().subs(spikes.theta, spikes.population_threshold()))
+    gap = sp.simplify(CLAIMED_MU2_CRITICAL - derived_mu2)
+    p = pool("optimal")
+    points = []
+    for i, m in enumerate(POINTS):
+        with mpmath.workdps(30):
+            edge = O.population_right_edge(DELTA, p.kappa)
+        # the claim's prediction on the same draws where it says no outlier: the top eigenvalue at the edge and
+        # its overlap vanishing; where it says one, it does not locate it, so only the presence is compared
+        no_outlier = {"top_eigenvalue": (edge, TW_ORDER), "top_overlap": (0, 1)}
+        run = population_comparison(cfg, DELTA, p, m, seed0=300 + i,
+                                    alternatives={"claim_no_outlier": no_outlier})
+        claimed = CLAIMED_MU2_CRITICAL.subs({alpha: p.alpha, kappa: p.kappa, delta: DELTA})
+        run["claimed_outlier"] = bool(sp.Rational(str(m)) > claimed)
+        run["claim_no_outlier_fits"] = run["alternatives"]["claim_no_outlier"]["agree"]
+        points.append(run)
+    return {"symbolic": {"derived_mu2_critical": str(derived_mu2), "claimed_mu2_critical": str(CLAIMED_MU2_CRITICAL),
+                         "claimed_minus_derived": str(gap), "identical": gap == 0},
+            "points": points}
+
+
+def rule_c3(evidence: dict) -> dict:
+    """The verdict of C3 from its evidence alone.
+
+    At each point the Monte Carlo either shows an outlier (the derived outlier fits, or the claim's "no outlier"
+    does not) or shows none. The claim fits a point when it predicts what is seen; the derivation fits when its
+    comparison agrees.
+
+    * inconclusive: no point where the claim and the derivation disagree about the outlier, a point whose
+      comparison cannot resolve ``POINT_TARGET``, or the Monte Carlo fits neither "outlier" nor "no outlier" at some
+      point;
+    * confirmed: the claim fits every point;
+    * corrected: the claim misses a point and the derivation fits every point;
+    * refuted: the claim misses a point and the derivation misses one too.
+    """
+    points = evidence.get("points") or []
+    if not any(p["claimed_outlier"] != p["predicted_outlier"] for p in points):
+        return decide("inconclusive", "no point separates the claimed threshold from the derived one")
+    weak = [str(p["mu2"]) for p in points if not resolves(p, POINT_TARGET)]
+    if weak:
+        return decide("inconclusive", f"too little power at mu2 = {', '.join(weak)}")
+    seen = []
+    for p in points:
+        outlier, none = p["predicted_outlier"] and p["agree"], p["claim_no_outlier_fits"]
+        if outlier == none:
+            return decide("inconclusive", f"at mu2 = {p['mu2']} the Monte Carlo fits neither an outlier nor none")
+        seen.append(outlier)
+    claim_fits = all(p["claimed_outlier"] == s for p, s in zip(points, seen))
+    derived_fits = all(p["agree"] for p in points)
+    if claim_fits:
+        return decide("confirmed", "the outlier appears exactly where the claimed threshold says")
+    missed = ", ".join(str(p["mu2"]) for p, s in zip(points, seen) if p["claimed_outlier"] != s)
+    if derived_fits:
+        return decide("corrected", f"at mu2 = {missed} the claim says no outlier and Monte Carlo shows the derived "
+                                   "one", corrected())
+    return decide("refuted", f"at mu2 = {missed} the claim misses the Monte Carlo, and so does the derivation")
 
 
 def check_c3(cfg: dict) -> dict:
-    """C3: the population threshold, symbolic comparison and exact covariances of sampled tables."""
-    a, k, dl, m2 = (sp.Symbol(n, positive=True) for n in ("alpha", "kappa", "delta", "mu2"))
-    th_c = spikes.population_threshold().subs({spikes.kappa: k, spikes.delta: dl})
-    derived_mu2 = sp.simplify(th_c / a - dl)
-    claimed_mu2 = sp.simplify(k * (dl + sp.sqrt(dl)) / a)
-    gap = sp.simplify(claimed_mu2 - derived_mu2)
-    # A point between the two thresholds: optimal weights on prefix:3 (alpha/kappa = 3).
-    alpha, kappa, delta, mu2 = 1.0, 1 / 3, 0.5, 0.2
-    with mpmath.workdps(30):
-        o = outliers_at(sp.Rational(1, 2), 0, 1, sp.Rational(1, 3), sp.Rational(1, 5))
-    d = cfg["d"]
-    V = int(d / delta) // 2 * 2
-    rng = np.random.default_rng(20260502)
-    top, second, overlap = [], [], []
-    for _ in range(cfg["tables"]):
-        ev, U = np.linalg.eigh(population_covariance(rng, d, V, alpha, kappa, 1.0, mu2))
-        ev, U = ev[::-1], U[:, ::-1]
-        # the mean spike (W^2 delta = 1/2) is also above threshold: the signal is the eigenvector nearer u
-        j = int(np.argmax(U[0, :2] ** 2))
-        top.append(ev[j])
-        second.append(ev[2])
-        overlap.append(U[0, j] ** 2)
-    edge = float(o.population_right_edge)
-    predicted = float(o.population.eigenvalue)
-    se = np.std(top, ddof=1) / np.sqrt(len(top))
-    bulk_top = float(np.mean(second))
-    outlier_seen = min(top) > edge + 0.5 * (predicted - edge) and bulk_top < edge + 0.5 * (predicted - edge)
-    claimed_says_outlier = alpha * mu2 / kappa > delta + np.sqrt(delta)
-    agrees = abs(np.mean(top) - predicted) < 4 * se + 5 / d
-    evidence = {
-        "symbolic": {"derived_mu2_critical": str(sp.Max(0, derived_mu2)), "claimed_mu2_critical": str(claimed_mu2),
-                     "claimed_minus_derived": str(gap)},
-        "table_covariance_mc": {"d": d, "V": V, "tables": cfg["tables"], "alpha": alpha, "kappa": fmt(kappa),
-                                "delta": delta, "mu2": mu2, "rho": fmt(alpha * mu2 / kappa),
-                                "delta_plus_sqrt_delta": fmt(delta + np.sqrt(delta)),
-                                "claimed_outlier": bool(claimed_says_outlier),
-                                "predicted_outlier": o.population.outlier,
-                                "predicted_eigenvalue": fmt(predicted, 10),
-                                "observed_eigenvalue_mean": fmt(np.mean(top)), "observed_se": fmt(se, 3),
-                                "bulk_edge": fmt(edge, 10),
-                                "observed_next_eigenvalue": fmt(bulk_top),
-                                "predicted_overlap": fmt(o.population.overlap, 10),
-                                "observed_overlap_mean": fmt(np.mean(overlap))},
-    }
-    corrected = ("an outlier exists iff alpha*(mu2 + delta)/kappa > delta + sqrt(delta), i.e. "
-                 "rho > sqrt(delta) + delta*(1 - alpha/kappa): the class-mean noise Z s/V of the finite "
-                 "vocabulary adds alpha*delta to the spike; above it the eigenvector is not aligned with u: "
-                 "|<u_hat,u>|^2 -> zeta(theta)*mu2/(mu2+delta) < 1")
-    if gap == dl and outlier_seen and not claimed_says_outlier and agrees:
-        verdict = "corrected"
-    elif gap == 0 and outlier_seen == claimed_says_outlier:
-        verdict = "confirmed"
-    else:
-        verdict = "inconclusive"
-    return {"verdict": verdict, "derived": corrected, "evidence": evidence, "corrected": corrected}
+    """C3: the population threshold."""
+    evidence = evidence_c3(cfg)
+    return {**rule_c3(evidence), "derived": corrected(), "evidence": evidence}

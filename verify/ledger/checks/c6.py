@@ -3,43 +3,78 @@ from __future__ import annotations
 
 import sympy as sp
 
-from verify.ledger.checks.common import fmt
+from verify.ledger.records import decide
+from verify.stats import finite_size_fit
 
-__all__ = ["check_c6"]
+__all__ = ["LADDER", "corrected", "evidence_c6", "rule_c6", "check_c6"]
+
+LADDER = (32, 128, 512, 2048)
+"""The dimensions at which real softmax attention (``T = 8``, ``tau = 1``) is compared with its limit."""
+
+def corrected() -> str:
+    """The corrected statement, written from :func:`derive.attention.causal_weight`."""
+    from derive.attention import causal_weight
+    from derive.symbols import tau
+
+    strict, inclusive = causal_weight("strict"), causal_weight("inclusive")
+    return (f"as d -> oo the weights converge to w_s = {strict} for the STRICT mask (keys s < t, outputs averaged "
+            f"over t = 2..T), for every tau; for the INCLUSIVE mask (s <= t) the limit is w_s = {inclusive}, i.e. "
+            f"{sp.simplify(inclusive.subs(tau, 0))} at tau = 0; both are decreasing in s; real attention deviates "
+            "from the limit by O(d^{-1/2}) per sequence")
 
 
-def check_c6(cfg: dict) -> dict:
-    """C6: the derived limit weights of both masks against the claimed harmonic form, and real attention."""
+def evidence_c6(cfg: dict) -> dict:
+    """The derived limit weights of both masks against the claimed harmonic form (exact, ``T`` up to 32), and
+    real attention against its limit over a ladder of ``d`` with the fitted rate of its deviation."""
     from derive.attention import causal_weights
     from verify.montecarlo.attention import weight_deviation
-
-    def harmonic(n):
-        return [sp.harmonic(n - 1) - sp.harmonic(t - 1) for t in range(1, n + 1)]
 
     def normalized(v):
         return [x / sum(v) for x in v]
 
-    strict_equal = all(causal_weights(n, tv, "strict") == normalized(harmonic(n))
-                       for n in range(2, 33) for tv in (0, 2))
-    inclusive = causal_weights(8, 0, "inclusive")
-    inclusive_equal = inclusive == normalized(harmonic(8))
-    inclusive_form = inclusive == normalized([sp.harmonic(8) - sp.harmonic(t - 1) for t in range(1, 9)])
-    monotone = all(all(a >= b for a, b in zip(w, w[1:])) for n in (8, 32)
-                   for w in (causal_weights(n, 0, "inclusive"), causal_weights(n, 0, "strict"),
-                             [float(x) for x in causal_weights(n, 3, "inclusive")]))
-    sim = {}
+    def harmonic(n):
+        return normalized([sp.harmonic(n - 1) - sp.harmonic(t - 1) for t in range(1, n + 1)])
+
+    equal = {mask: all(causal_weights(n, tv, mask) == harmonic(n) for n in range(2, 33) for tv in (0, 2))
+             for mask in ("strict", "inclusive")}
+    monotone = all(all(a >= b for a, b in zip(w, w[1:])) for n in (8, 32) for mask in ("inclusive", "strict")
+                   for w in (causal_weights(n, 0, mask), [float(x) for x in causal_weights(n, 3, mask)]))
+    real = {}
     for mask in ("inclusive", "strict"):
         limit = [float(x) for x in causal_weights(8, 1, mask)]
-        sim[mask] = [{"d": r["d"], "per_sequence_max_dev": fmt(r["per_sequence"], 4), "mean_weights_max_dev": fmt(r["bias"], 3)}
-                     for r in (weight_deviation(dd, 8, 1.0, mask, limit, n=200, seed=7) for dd in (64, 256, 1024))]
-    shrinking = all(float(v[0]["per_sequence_max_dev"]) > float(v[-1]["per_sequence_max_dev"]) * 2.5 for v in sim.values())
-    corrected = ("as d -> oo the weights converge to w_s = (H_{T-1} - H_{s-1})/(T-1) for the STRICT mask (keys s < t, "
-                 "outputs averaged over t = 2..T), for every tau; for the INCLUSIVE mask (s <= t) the limit is "
-                 "w_s = [e^tau/(e^tau+s-1) + psi(e^tau+T) - psi(e^tau+s)]/T, i.e. (H_T - H_{s-1})/T at tau = 0; both "
-                 "are decreasing in s; real attention deviates from the limit by O(d^{-1/2}) per sequence")
-    evidence = {"strict_equals_claim_T_2_to_32_tau_0_and_2": strict_equal, "inclusive_equals_claim_T8": inclusive_equal,
-                "inclusive_equals_H_T_minus_H_s-1_T8": inclusive_form, "monotone_decreasing": monotone,
-                "real_attention_tau_1_T8": sim}
-    if strict_equal and not inclusive_equal and inclusive_form and monotone and shrinking:
-        return {"verdict": "corrected", "derived": corrected, "evidence": evidence, "corrected": corrected}
-    return {"verdict": "inconclusive", "derived": corrected, "evidence": evidence}
+        rows = [weight_deviation(d, 8, 1.0, mask, limit, n=200, seed=7) for d in LADDER]
+        fit = finite_size_fit(LADDER, [r["per_sequence"] for r in rows])
+        real[mask] = {"d": list(LADDER), "per_sequence_max_dev": [r["per_sequence"] for r in rows],
+                      "mean_weights_max_dev": [r["bias"] for r in rows], "rate": fit.rate,
+                      "rate_ci95": list(fit.rate_ci95)}
+    return {"claimed_form_equals_limit_T_2_to_32_tau_0_and_2": equal,
+            "monotone_decreasing": monotone,
+            "real_attention_tau_1_T8": real}
+
+
+def rule_c6(evidence: dict) -> dict:
+    """The verdict of C6 from its evidence alone.
+
+    * inconclusive: real attention is not seen to converge to its derived limit (the fitted rate of its deviation
+      is not above 0 for some mask);
+    * refuted: the claimed form is the limit for neither mask, or a limit is not decreasing;
+    * corrected: the claimed form is the limit for one mask only (the claim must say which);
+    * confirmed: the claimed form is the limit for both masks.
+    """
+    real = evidence.get("real_attention_tau_1_T8") or {}
+    equal = evidence.get("claimed_form_equals_limit_T_2_to_32_tau_0_and_2") or {}
+    if not real or not equal or any(r["rate_ci95"][0] <= 0 for r in real.values()):
+        return decide("inconclusive", "real attention is not seen to converge to its derived limit")
+    if not any(equal.values()) or not evidence.get("monotone_decreasing"):
+        return decide("refuted", "the claimed harmonic form is the limit for neither mask, or a limit is not decreasing")
+    if all(equal.values()):
+        return decide("confirmed", "the claimed form is the limit for both masks, and real attention converges to it")
+    which = [m for m, e in equal.items() if e]
+    return decide("corrected", f"the claimed form is the limit for the {which[0]} mask only (T = 2..32, tau = 0 and 2); "
+                               "real attention converges to the derived limit of each mask", corrected())
+
+
+def check_c6(cfg: dict) -> dict:
+    """C6: the derived limit weights against the claimed harmonic form, and real attention."""
+    evidence = evidence_c6(cfg)
+    return {**rule_c6(evidence), "derived": corrected(), "evidence": evidence}

@@ -1,34 +1,61 @@
 """C7: causal attention against mean pooling."""
 from __future__ import annotations
 
-import sympy as sp
+from fractions import Fraction
 
-__all__ = ["check_c7"]
+from verify.ledger.records import decide
+
+__all__ = ["evidence_c7", "rule_c7", "check_c7"]
+
+
+def evidence_c7(cfg: dict) -> dict:
+    """Exact ``alpha/kappa`` of causal attention against mean pooling, every ``T <= cfg["T_max"]``: per mask and ``T``
+    the range of ``L`` where causal wins on ``prefix:L`` (signal early), the ``suffix:L`` rows where it wins
+    (signal late), and the Markov correlations where it wins."""
+    from derive import optimality as opt
+
+    rows = {k: opt.compare_causal_vs_mean(k, cfg["T_max"]) for k in ("prefix", "suffix", "markov")}
+    wins = opt.winning_block_lengths(rows["prefix"])
+    suffix, markov = opt.summarize(rows["suffix"]), opt.summarize(rows["markov"])
+    markov_r = {m: sorted({f.split(":")[1] for f, _ in markov[m]["causal"]}, key=Fraction) for m in markov}
+    return {"T_max": cfg["T_max"], "prefix_winning_L_range": wins,
+            "suffix_rows_where_causal_wins": sum(len(v["causal"]) for v in suffix.values()),
+            "markov_r_where_causal_wins": markov_r}
+
+
+def rule_c7(evidence: dict) -> dict:
+    """The verdict of C7 from its evidence alone ("signal early" read as ``prefix:L``, ``2 <= L <= T``; ``L = 1``
+    is ``R = I``, no signal structure).
+
+    * inconclusive: no rows;
+    * confirmed: causal attention wins for every early signal (every ``2 <= L <= T``, every ``T >= 2``);
+    * corrected: it wins for some early signals but not all (then the range of ``L`` is stated);
+    * refuted: it wins for no early signal.
+    """
+    wins = evidence.get("prefix_winning_L_range") or {}
+    cases = [(m, int(n), r) for m, per_T in wins.items() for n, r in per_T.items() if int(n) >= 2]
+    if not cases:
+        return decide("inconclusive", "no exact comparison in the evidence")
+    won = [c for c in cases if c[2] is not None]
+    every = all(r is not None and r[0] <= 2 and r[1] >= n for _, n, r in cases)
+    top = evidence.get("T_max")
+    if every:
+        return decide("confirmed", f"causal attention wins for every prefix:L, 2 <= L <= T, every T <= {top} (exhaustive)")
+    if not won:
+        return decide("refuted", f"causal attention wins for no prefix:L, T <= {top}")
+    ranges = {m: {n: r for n, r in per_T.items() if r} for m, per_T in wins.items()}
+    sample = {m: ", ".join(f"T={n}: L in [{r[0]}, {r[1]}]" for n, r in list(v.items())[-3:]) for m, v in ranges.items()}
+    corrected = ("causal attention beats mean pooling in alpha/kappa for prefix:L only for L in a range [2, L_max(T)] "
+                 f"with L_max(T) < T (exactly, for every T <= {top}; e.g. " + "; ".join(f"{m}: {v}" for m, v in sample.items())
+                 + "); it loses for L near T and ties at L = 1 (R = I); for suffix:L (signal late) it wins in "
+                 f"{evidence.get('suffix_rows_where_causal_wins')} rows; for markov:r it wins for r in "
+                 f"{evidence.get('markov_r_where_causal_wins', {}).get('strict')} (strict mask, on a grid of r)")
+    return decide("corrected", f"causal attention wins for {len(won)} of {len(cases)} (mask, T) cases, never for "
+                               "every early block length", corrected)
 
 
 def check_c7(cfg: dict) -> dict:
-    """C7: exact alpha/kappa of causal attention against mean pooling, every T <= 64, prefix/suffix/markov."""
-    from derive import optimality as opt
-
-    rows = {k: opt.compare_causal_vs_mean(k, 64) for k in ("prefix", "suffix", "markov")}
-    wins = opt.winning_block_lengths(rows["prefix"])
-    suffix = opt.summarize(rows["suffix"])
-    markov = opt.summarize(rows["markov"])
-    pick = {mask: {n: wins[mask][n] for n in (4, 8, 16, 32, 64)} for mask in wins}
-    suffix_causal_wins = sum(len(v["causal"]) for v in suffix.values())
-    markov_r = lambda mask, who: sorted({f for f, _ in markov[mask][who]}, key=lambda x: float(sp.Rational(x.split(":")[1])))  # noqa: E731
-    corrected = ("causal attention beats mean pooling in alpha/kappa for prefix:L exactly when L lies in a range "
-                 "[2, L_max(T)] with L_max(T) < T, for every T >= 4 (T <= 3: see evidence) (e.g. strict mask: " + ", ".join(
-                     f"T={n}: L<={v[1]}" for n, v in pick["strict"].items() if v) + "); it loses for L = T and "
-                 "ties at L = 1 (R = I); for suffix:L (signal late) it never wins; for markov:r it wins iff r < 0")
-    evidence = {"prefix_winning_L_range": pick, "suffix_rows_where_causal_wins": suffix_causal_wins,
-                "markov_r_causal_wins": {m: markov_r(m, "causal") for m in markov},
-                "markov_r_mean_wins": {m: markov_r(m, "mean") for m in markov}}
-    no_win = {m: [n for n in sorted(wins[m]) if wins[m][n] is None] for m in wins}
-    evidence["T_where_causal_never_wins_on_prefix"] = no_win
-    holds_early = all(set(v) <= {1, 2, 3} for v in no_win.values()) and all(
-        wins[m][n][0] == 2 and wins[m][n][1] < n for m in wins for n in range(4, 65))
-    negative_r = {f"markov:{r}" for r in opt.MARKOV_GRID if r < 0}
-    markov_iff = all(set(markov_r(m, "causal")) == negative_r for m in markov)
-    verdict = "corrected" if holds_early and suffix_causal_wins == 0 and markov_iff else "inconclusive"
-    return {"verdict": verdict, "derived": corrected, "evidence": evidence, "corrected": corrected}
+    """C7: exact alpha/kappa of causal attention against mean pooling."""
+    evidence = evidence_c7(cfg)
+    out = rule_c7(evidence)
+    return {**out, "derived": out.get("corrected", out["reason"]), "evidence": evidence}

@@ -1,6 +1,9 @@
 """What the checks of the ledger share: the run's sizes, the reference configuration, the pooling and
 theory of its schemes, dense Monte Carlo trials, the Kolmogorov distance to a bulk law, and the
-comparison of one Monte Carlo configuration with the derived outlier."""
+comparison of one Monte Carlo configuration with the derived outliers, with its power.
+
+Evidence holds numbers as Python numbers (the rules read them); ``verify claims`` formats them.
+"""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -13,19 +16,42 @@ from derive import bulk
 from derive.attention import pooling
 from derive.numbers import format_real
 from derive.outliers import outliers_at
+from verify.comparison import compare_population, compare_sample
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
-from verify.stats import mean_ci
 
-__all__ = ["QUICK", "FULL", "AGREEMENT_LEVEL", "DELTA", "GAMMA", "T", "SIGNS", "fmt", "pool", "scheme_floats", "theory",
-           "trials", "ks_distance", "compare"]
+__all__ = ["QUICK", "FULL", "COMPARISONS", "AGREEMENT_LEVEL", "TARGET", "POINT_TARGET", "THRESHOLD_TARGET", "DELTA", "GAMMA", "T", "SIGNS", "fmt",
+           "pool", "scheme_floats", "theory", "trials", "ks_distance", "outlier_comparison", "population_comparison",
+           "resolves", "rung"]
 
-QUICK = {"d": 600, "seeds": 6, "tables": 3}
-FULL = {"d": 2000, "seeds": 12, "tables": 6}
+QUICK = {"d": 600, "seeds": 6, "compare_d": 400, "coarse": 4, "trials": 120, "population_tables": 60, "hist_seeds": 16,
+         "classify_d": 200, "classify_seeds": 12, "T_max": 32}
+FULL = {"d": 2000, "seeds": 12, "compare_d": 600, "coarse": 4, "trials": 320, "population_tables": 160,
+        "hist_seeds": 32, "classify_d": 600, "classify_seeds": 24, "T_max": 64}
+"""The two modes. ``d`` and ``seeds``: the size and seeds of C1 and of the figures. ``compare_d``: the fine rung of
+every Monte Carlo comparison, ``coarse`` the ratio to its coarse rung; ``trials`` per comparison at the fine rung
+(twice as many at the coarse one, where a trial costs about 1/16 and the extrapolation weighs it 1/16 as much);
+``population_tables`` per population-level comparison; ``hist_seeds`` per spectrum of the histogram ladder (C9);
+size and seeds of the classification (C8); the largest ``T`` of the exact comparison of C7."""
 
-# Every agreement test of the ledger (14 Monte Carlo runs, an eigenvalue and an overlap each) is made
-# at the Bonferroni level 1 - 0.05/28, so the ledger as a whole has a false-alarm rate of at most 5%.
-AGREEMENT_LEVEL = 1 - 0.05 / 28
+COMPARISONS = 40
+"""An upper bound on the number of Monte Carlo quantities the ledger compares with a prediction."""
+
+AGREEMENT_LEVEL = 1 - 0.05 / COMPARISONS
+"""The level of every comparison: Bonferroni over :data:`COMPARISONS`, so that the ledger as a whole wrongly
+rejects a true formula with probability at most 5%."""
+
+TARGET = {"eigenvalue": 0.01, "overlap": 0.03, "absent_overlap": 0.02}
+"""The errors the C4 comparisons must be able to detect (with probability :data:`verify.comparison.POWER`) for a
+verdict other than inconclusive: relative errors of an outlier's eigenvalue and of its overlap, and (where no
+outlier is predicted) an overlap of the top eigenvector that would betray one."""
+
+POINT_TARGET = {"eigenvalue": 0.05, "overlap": 0.15, "absent_overlap": 0.05}
+"""The same for the points of C2 and C3 on both sides of a threshold, and for C4's point between the thresholds:
+they place an outlier (or its absence) rather than measure it."""
+
+THRESHOLD_TARGET = 0.1
+"""The relative error of a threshold that a fitted threshold (C2) must be able to detect."""
 
 # The configuration of issue 3: delta = 1/2, gamma = 1/4, T = 8, signal on prefix:3.
 DELTA, GAMMA, T, SIGNS = sp.Rational(1, 2), sp.Rational(1, 4), 8, "prefix:3"
@@ -36,14 +62,14 @@ def fmt(x, digits: int = 8) -> str:
 
 
 @lru_cache(maxsize=None)
-def pool(scheme: str):
+def pool(scheme: str, signs: str = SIGNS):
     """The pooling of a scheme on the ledger's configuration (causal: strict mask, tau = 0)."""
-    return pooling(scheme, T, SIGNS, mask="strict" if scheme == "causal" else None)
+    return pooling(scheme, T, signs, mask="strict" if scheme == "causal" else None)
 
 
-def scheme_floats(scheme: str):
+def scheme_floats(scheme: str, signs: str = SIGNS):
     """Weights of a scheme (sum 1) and their ``alpha``, ``kappa``, as floats (for the Monte Carlo)."""
-    p = pool(scheme)
+    p = pool(scheme, signs)
     return np.array(p.floats()), float(p.alpha), float(p.kappa)
 
 
@@ -52,7 +78,7 @@ def theory(delta, gamma, scheme: str, mu2, centered: bool = True):
     p = pool(scheme)
     with mpmath.workdps(30):
         return outliers_at(sp.Rational(delta), sp.Rational(gamma), p.alpha, p.kappa, sp.Rational(str(mu2)),
-                        sum_w=p.W, centered=centered)
+                           sum_w=p.W, centered=centered)
 
 
 def trials(K: int, seed0: int, d, V, N, T_, signs, weights, mu2, centered=False, k=4, spectrum=True):
@@ -81,31 +107,28 @@ def ks_distance(eigenvalues, delta, gamma, kappa, n_outliers: int) -> float:
     return float(max(np.max(np.abs(model - emp_hi)), np.max(np.abs(model - (emp_hi - 1 / n)))))
 
 
-def compare(cfg, delta, gamma, scheme, mu2, centered=True, seed0=0):
-    """Monte Carlo of one configuration against ``derive spike``: eigenvalue and overlap of the signal outlier.
+def outlier_comparison(cfg: dict, delta, gamma, scheme: str, mu2, *, centered: bool, seed0: int, more: int = 1,
+                       scale=1) -> dict:
+    """:func:`verify.comparison.compare_sample` for a scheme of the ledger's configuration: the fine rung
+    ``cfg["compare_d"]`` with ``more * cfg["trials"]`` trials, the coarse one ``d/cfg["coarse"]``, weights times
+    ``scale``, at the ledger's level."""
+    out = compare_sample(cfg["compare_d"], delta, gamma, T, SIGNS, pool(scheme), mu2, centered=centered,
+                         trials=more * cfg["trials"], seed0=seed0, level=AGREEMENT_LEVEL, coarse=cfg["coarse"],
+                         scale=scale)
+    return {"scheme": scheme, **out}
 
-    Tolerance: the Student-t half-width over seeds at :data:`AGREEMENT_LEVEL` plus the finite-size bias, which is O(1/d)
-    for outlier locations and overlaps; its constant was measured on the ladder d = 500, 1000, 2000
-    (notes/spikes.md: about 6/d for the eigenvalue, 20/d for the overlap), allowed here as 8/d and 25/d.
-    """
-    d = cfg["d"]
-    V, N = rung(d, delta, gamma)
-    w, a, k = scheme_floats(scheme)
-    th = theory(delta, gamma, scheme, mu2, centered)
-    tops, overlaps, _ = trials(cfg["seeds"], seed0, d, V, N, T, SIGNS, w, mu2, centered=centered, spectrum=False)
-    out = {"scheme": scheme, "delta": str(delta), "gamma": str(gamma), "mu2": str(mu2), "centered": centered,
-           "alpha_over_kappa": fmt(a / k, 6), "d": d, "seeds": cfg["seeds"],
-           "predicted_outlier": th.sample.outlier, "sample_right_edge": fmt(th.right_edge, 10)}
-    ev, ov = mean_ci(tops[:, 0]), mean_ci(overlaps[:, 0])
-    out["mc_top_eigenvalue"] = {"mean": fmt(ev[0]), "ci95": [fmt(ev[1]), fmt(ev[2])]}
-    out["mc_top_overlap"] = {"mean": fmt(ov[0]), "ci95": [fmt(ov[1]), fmt(ov[2])]}
-    ev, ov = mean_ci(tops[:, 0], AGREEMENT_LEVEL), mean_ci(overlaps[:, 0], AGREEMENT_LEVEL)
-    if th.sample.outlier:
-        pe, po = float(th.sample.eigenvalue), float(th.sample.overlap)
-        out["predicted_eigenvalue"], out["predicted_overlap"] = fmt(pe), fmt(po)
-        out["agree"] = bool(abs(ev[0] - pe) <= (ev[2] - ev[0]) + 8 / d and abs(ov[0] - po) <= (ov[2] - ov[0]) + 25 / d)
-    else:
-        # No outlier: the top eigenvalue sticks to the edge within Tracy-Widom fluctuations, O(d^{-2/3}).
-        edge = float(th.right_edge)
-        out["agree"] = bool(abs(ev[0] - edge) <= (ev[2] - ev[0]) + 4 * edge * d ** (-2 / 3))
-    return out
+
+def population_comparison(cfg: dict, delta, pooling, mu2, *, seed0: int, alternatives=None) -> dict:
+    """:func:`verify.comparison.compare_population` (centered) with the ledger's sizes and level."""
+    return compare_population(cfg["compare_d"], delta, pooling, mu2, tables=cfg["population_tables"], seed0=seed0,
+                              level=AGREEMENT_LEVEL, coarse=cfg["coarse"], alternatives=alternatives)
+
+
+def resolves(comparison: dict, target: dict = TARGET) -> bool:
+    """Whether every error a comparison can detect is within ``target``: relative errors by the kind of quantity
+    (``eigenvalue`` or ``overlap``, read off its name), absolute ones (where 0 is predicted) against
+    ``absent_overlap``."""
+    rel, absolute = comparison.get("min_detectable_rel_error", {}), comparison.get("min_detectable_abs_error", {})
+    return bool(rel or absolute) and all(
+        v <= target["overlap" if name.endswith("overlap") else "eigenvalue"] for name, v in rel.items()) and all(
+        v <= target["absent_overlap"] for v in absolute.values())

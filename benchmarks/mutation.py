@@ -1,0 +1,261 @@
+"""The mutation check: semantic mutants of the core formulas and weights, each of which the default test suite must
+kill, and the quick ledger must notice when the mutant touches a claim it confirms.
+
+Every mutant is one textual change of one line of ``derive/`` (a formula made 1% or 5% wrong, a term dropped, a
+parameter off). The check copies the checkout to a temporary folder and, for each mutant in turn:
+
+1. applies it and runs ``pytest -x`` there on the tests expected to kill it, then (if it survives them) on the whole
+   default suite; the failing test is then run on the unmutated copy, where it must pass (otherwise the kill is not
+   the mutant's);
+2. runs the quick ledger's checks of the claims confirmed at baseline (with the claims they need) and compares their
+   verdicts with the baseline's. Monte Carlo observations do not depend on the formulas, so they are cached between
+   runs (in ``.mutation-cache/``), keyed on their arguments, on the source of the code that draws and observes, and
+   on the derived expression that the control variates subtract.
+
+Run from the checkout's root: ``python -m benchmarks mutation`` (about 15 minutes on 2 cores); it writes
+``notes/mutation.md``. Not part of CI.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Mutant", "MUTANTS", "run", "ledger_verdicts", "markdown"]
+
+
+POWER_TEST = "tests/test_mc_properties.py::test_a_five_percent_error_in_an_outlier_or_its_overlap_would_be_seen"
+QUADRATURE_TEST = "tests/test_spikes.py::test_the_numeric_outliers_follow_from_the_population_stieltjes_transform"
+POPULATION_TEST = "tests/test_spikes.py::test_population_outliers_against_the_exact_covariance_of_sampled_tables"
+EDGE_TEST = "tests/test_spikes.py::test_population_outlier_meets_the_bulk_edge_at_the_threshold"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One semantic mutant: in ``path``, the one occurrence of ``old`` becomes ``new``; ``first`` are the test files
+    or tests expected to kill it (run before the rest of the suite); ``touches`` the claims whose check compares it."""
+
+    name: str
+    what: str
+    path: str
+    old: str
+    new: str
+    first: tuple[str, ...]
+    touches: tuple[str, ...]
+
+
+MUTANTS = [
+    Mutant("sample overlap x0.95", "the sample-level overlap of every outlier 5% low", "derive/outliers.py",
+           'zeta * f["factor"](strength, delta_, gamma_, kappa_) * cos2',
+           '0.95 * zeta * f["factor"](strength, delta_, gamma_, kappa_) * cos2',
+           (POWER_TEST, QUADRATURE_TEST), ("C2", "C4", "C9")),
+    Mutant("sample overlap x1.05", "the sample-level overlap 5% high", "derive/outliers.py",
+           'zeta * f["factor"](strength, delta_, gamma_, kappa_) * cos2',
+           '1.05 * zeta * f["factor"](strength, delta_, gamma_, kappa_) * cos2',
+           (POWER_TEST, QUADRATURE_TEST), ("C2", "C4", "C9")),
+    Mutant("population overlap x0.95", "the population-level overlap 5% low", "derive/outliers.py",
+           'return True, f["ell"](strength, delta_, kappa_), zeta * cos2, threshold',
+           'return True, f["ell"](strength, delta_, kappa_), 0.95 * zeta * cos2, threshold',
+           (QUADRATURE_TEST, POPULATION_TEST), ("C2", "C3", "C9")),
+    Mutant("sample outlier x1.01", "the sample outlier's eigenvalue 1% high", "derive/outliers.py",
+           'return True, f["psi"](strength, delta_, gamma_, kappa_),',
+           'return True, 1.01 * f["psi"](strength, delta_, gamma_, kappa_),',
+           (POWER_TEST, QUADRATURE_TEST), ("C2", "C4", "C9")),
+    Mutant("population outlier x1.01", "the population outlier ell(theta) 1% high (and all that is built on it)",
+           "derive/spikes.py", "    return sp.factor(roots[0])", "    return sp.factor(roots[0] * sp.Rational(101, 100))",
+           (EDGE_TEST, QUADRATURE_TEST), ("C2", "C3", "C4", "C9")),
+    Mutant("population edge x1.01", "the population bulk's right edge ell(theta_c) 1% high", "derive/spikes.py",
+           "    return sp.factor(sp.simplify(population_outlier_location().subs(theta, population_threshold())))",
+           "    return sp.factor(sp.simplify(population_outlier_location().subs(theta, population_threshold())) * "
+           "sp.Rational(101, 100))", (EDGE_TEST, "tests/test_edges.py::test_the_outlier_is_born_continuously_at_its_threshold"),
+           ("C2", "C3", "C9")),
+    Mutant("mean spike W^2 -> W", "the vocabulary-mean spike W delta instead of W^2 delta", "derive/expectations.py",
+           '"mean_strength": sp.factor((spec["one"] * V * m_norm2).subs(limit)),',
+           '"mean_strength": sp.factor((spec["one"] * V * m_norm2).subs(limit).subs(W**2, W)),',
+           (POPULATION_TEST, POWER_TEST), ("C4", "C9")),
+    Mutant("cos^2 with delta/2", "the signal direction's cos^2 mu2/(mu2 + delta/2)", "derive/expectations.py",
+           '"signal_cosine2": sp.factor((mu2 / signal_norm2).subs(limit)),',
+           '"signal_cosine2": sp.factor((mu2 / (mu2 + g_norm2 / 2)).subs(limit)),',
+           (POWER_TEST, POPULATION_TEST, "tests/test_expectations.py"), ("C2", "C3", "C4", "C9")),
+    Mutant("signal strength without the class mean", "the spike alpha mu2 (the paper's) instead of alpha (mu2 + delta)",
+           "derive/expectations.py", '"signal_strength": sp.factor((spec["s"] * V * signal_norm2).subs(limit)),',
+           '"signal_strength": sp.factor((spec["s"] * V * mu2).subs(limit)),',
+           (POWER_TEST, POPULATION_TEST, "tests/test_expectations.py"), ("C2", "C3", "C4", "C9")),
+    Mutant("population threshold x1.05", "the population threshold theta_c 5% high", "derive/spikes.py",
+           "    return sp.factor(positive[0])", "    return sp.factor(positive[0] * sp.Rational(21, 20))",
+           (EDGE_TEST,), ("C2", "C3", "C9")),
+    Mutant("sample threshold x1.05", "the sample threshold 5% high", "derive/outliers.py", "    return max(real)",
+           '    return max(real) * mpmath.mpf("1.05")',
+           ("tests/test_spikes.py::test_delta_zero_is_bbp_with_pauls_overlap", "tests/test_edges.py"), ("C2", "C9")),
+    Mutant("bulk cubic coefficient", "the m^2 coefficient of the bulk cubic off by 0.05 delta kappa z", "derive/freeprob.py",
+           "    return scale(free_multiplicative_convolution(marchenko_pastur(delta), marchenko_pastur(gamma)), kappa)",
+           "    return sp.expand(scale(free_multiplicative_convolution(marchenko_pastur(delta), marchenko_pastur(gamma)), "
+           "kappa)) + sp.Rational(1, 20) * delta * kappa * z * m**2",
+           ("tests/test_bulk.py::test_mp1_boxtimes_mp1_is_the_fuss_catalan_density", "tests/test_bulk.py"), ("C1", "C9")),
+    Mutant("bulk atom x1.05", "the atom at zero 5% heavy", "derive/freeprob.py",
+           "    return sp.Max(*[1 + p for p in poles if p.is_negative])",
+           "    return sp.Max(*[1 + p for p in poles if p.is_negative]) * sp.Rational(21, 20)",
+           ("tests/test_bulk.py::test_mass_with_atoms_and_hard_edges", "tests/test_freeprob.py"), ("C1",)),
+    Mutant("causal weights + 5% uniform", "the limit weights of causal attention mixed with a little mean pooling",
+           "derive/attention.py", "        w = [sp.expand_func(expr.subs(s, k)) for k in range(1, n + 1)]",
+           "        w = [sp.expand_func(expr.subs(s, k)) + sp.Rational(1, 20 * n) for k in range(1, n + 1)]",
+           ("tests/test_attention.py",), ("C6", "C7")),
+    Mutant("optimal weights off the block", "the optimal weights of a block family put mass outside the block",
+           "derive/attention.py", "        w = [sp.Rational(1, len(B)) if i in B else sp.Integer(0) for i in range(n)]",
+           "        w = [sp.Rational(1, len(B)) if i in B else sp.Rational(1, 10 * n) for i in range(n)]",
+           ("tests/test_optimality.py", "tests/test_attention.py"), ("C5",)),
+    Mutant("alpha x1.05", "alpha = w^T R w 5% high", "derive/attention.py", "    return (v.T * check_R(R, len(w)) * v)[0, 0]",
+           "    return (v.T * check_R(R, len(w)) * v)[0, 0] * sp.Rational(21, 20)",
+           ("tests/test_attention.py", "tests/test_optimality.py"), ("C2", "C3", "C4", "C5", "C9")),
+    Mutant("markov R with r^2", "the exact R of markov:r built with r^2", "derive/model.py",
+           '"markov": r_ ** sp.Abs(t_ - s_),', '"markov": r_ ** (2 * sp.Abs(t_ - s_)),',
+           ("tests/test_model.py",), ("C7",)),
+    Mutant("T = 1 token law", "the token counts Poisson(1.1 lambda) instead of Poisson(lambda)", "derive/tokenreuse.py",
+           '    X = Poisson("n_v", lam)', '    X = Poisson("n_v", lam * sp.Rational(11, 10))',
+           ("tests/test_tokenreuse.py",), ("C1",)),
+]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the ledger with cached Monte Carlo observations (run inside the mutated copy)
+
+def _cached(function, folder: Path, salt: str):
+    def wrapper(*args, **kwargs):
+        key = hashlib.sha256(pickle.dumps((function.__name__, args, sorted(kwargs.items()), salt))).hexdigest()
+        path = folder / f"{key}.pickle"
+        if path.exists():
+            return pickle.loads(path.read_bytes())
+        value = function(*args, **kwargs)
+        path.write_bytes(pickle.dumps(value))
+        return value
+    return wrapper
+
+
+def ledger_verdicts(claim_ids, cache: Path) -> dict:
+    """The quick ledger's verdicts of ``claim_ids`` (and of the claims they need), with the Monte Carlo observations
+    cached in ``cache``. The cache key holds the source of the code that draws and observes and the derived
+    expectations the control variates subtract, so a mutant of either recomputes."""
+    import verify.comparison as comparison
+    from derive import expectations
+
+    root = Path(comparison.__file__).parent
+    drawing = sorted((root / "montecarlo").glob("*.py")) + [root / "comparison.py"]
+    salt = hashlib.sha256(b"".join(p.read_bytes() for p in drawing)).hexdigest() + str(
+        [expectations.sample_covariance_mean(c) for c in (False, True)])
+    cache.mkdir(parents=True, exist_ok=True)
+    comparison.observe_sample = _cached(comparison.observe_sample, cache, salt)
+    comparison.observe_population = _cached(comparison.observe_population, cache, salt)
+    from verify.ledger.checks import common
+
+    common.trials = _cached(common.trials, cache, salt)
+    from verify.ledger.claims import CLAIMS
+    from verify.ledger.records import run_ledger
+
+    wanted, order = set(claim_ids), []
+    for claim in reversed(CLAIMS):
+        if claim.id in wanted:
+            wanted.update(claim.needs)
+    order = [c for c in CLAIMS if c.id in wanted]
+    results = run_ledger(order, dict(common.QUICK, figures=""))
+    return {k: {"verdict": r.record["verdict"], "reason": r.record.get("reason", "")} for k, r in results.items()}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the driver (run in the checkout)
+
+def _copy(source: Path, target: Path) -> None:
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=source, capture_output=True,
+                           text=True, check=True).stdout.split()
+    for name in files:
+        if (source / name).is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / name, target / name)
+
+
+def _pytest(copy: Path, nodes, timeout: int) -> tuple[bool, str, float]:
+    """``(passed, first failing test, seconds)`` of ``pytest -x nodes`` in ``copy`` (the default suite if ``nodes`` is
+    empty)."""
+    args = list(nodes) or ["tests", "derive", "verify"]
+    start = time.time()
+    # no shrinking: the first failing example is enough to call a mutant killed
+    env = dict(os.environ, ATTENTION_RMT_HYPOTHESIS_PROFILE="mutation")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *args], cwd=copy,
+                          capture_output=True, text=True, timeout=timeout, env=env)
+    failed = re.findall(r"^FAILED (\S+)", done.stdout, re.M) or re.findall(r"^ERROR (\S+)", done.stdout, re.M)
+    return done.returncode == 0, (failed[0] if failed else ""), time.time() - start
+
+
+def _ledger(copy: Path, claims, cache: Path, timeout: int) -> dict:
+    code = ("import json, sys; from pathlib import Path; from benchmarks.mutation import ledger_verdicts; "
+            "print(json.dumps(ledger_verdicts(sys.argv[1].split(','), Path(sys.argv[2]))))")
+    done = subprocess.run([sys.executable, "-c", code, ",".join(claims), str(cache)], cwd=copy, capture_output=True,
+                          text=True, timeout=timeout)
+    if done.returncode:
+        return {c: {"verdict": "error", "reason": done.stderr.strip().splitlines()[-1:]} for c in claims}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run(mutants=MUTANTS, log=print) -> dict:
+    """Run the mutation check; returns the baseline verdicts and one row per mutant."""
+    source = Path.cwd()
+    start = time.time()
+    cache = source / ".mutation-cache"  # Monte Carlo observations, valid across runs (see ledger_verdicts)
+    with tempfile.TemporaryDirectory(prefix="mutation-") as tmp:
+        copy = Path(tmp) / "repo"
+        _copy(source, copy)
+        log("baseline ledger ...")
+        baseline = _ledger(copy, ["C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"], cache, 3600)
+        confirmed = sorted(k for k, v in baseline.items() if v["verdict"] == "confirmed")
+        rows = []
+        for mutant in mutants:
+            path = copy / mutant.path
+            original = path.read_text()
+            if original.count(mutant.old) != 1:
+                raise SystemExit(f"mutant {mutant.name!r}: {mutant.old!r} occurs {original.count(mutant.old)} times")
+            path.write_text(original.replace(mutant.old, mutant.new))
+            try:
+                # the designed killers alone first (pytest would merge them into the suite's own order), then the suite
+                passed, failing, seconds = _pytest(copy, mutant.first, 3600)
+                if passed:
+                    passed, failing, more = _pytest(copy, (), 3600)
+                    seconds += more
+                watched = sorted(set(mutant.touches) & set(confirmed))
+                verdicts = _ledger(copy, watched, cache, 3600) if watched else {}
+            finally:
+                path.write_text(original)
+            genuine = bool(failing) and _pytest(copy, [failing], 1800)[0]
+            row = {"name": mutant.name, "what": mutant.what, "path": mutant.path, "killed": not passed and genuine,
+                   "by": failing, "seconds": round(seconds), "confirmed_touched": watched,
+                   "verdicts": {k: verdicts.get(k, {}).get("verdict") for k in watched}}
+            row["ledger_noticed"] = all(row["verdicts"][k] != "confirmed" for k in watched)
+            rows.append(row)
+            log(f"{mutant.name}: {'killed by ' + failing if row['killed'] else 'SURVIVED'} ({row['seconds']} s); "
+                f"ledger {row['verdicts'] or '-'}")
+    return {"baseline": baseline, "confirmed": confirmed, "rows": rows, "seconds": round(time.time() - start)}
+
+
+def markdown(result: dict) -> str:
+    """``notes/mutation.md`` from :func:`run`'s result."""
+    rows = result["rows"]
+    killed = sum(r["killed"] for r in rows)
+    noticed = [r for r in rows if r["confirmed_touched"]]
+    out = ["# Mutation check", "", "Generated by `python -m benchmarks mutation`; do not edit by hand.", "",
+           f"{killed} of {len(rows)} mutants killed by the default test suite; of the {len(noticed)} that touch a claim "
+           f"the quick ledger confirms, {sum(r['ledger_noticed'] for r in noticed)} change that claim's verdict. "
+           f"Run: {result['seconds']} s on this machine.", "",
+           "Quick ledger at baseline: " + ", ".join(f"{k} {v['verdict']}" for k, v in result["baseline"].items()) + ".",
+           "", "| mutant | what | file | killed by | s | confirmed claims it touches: verdict |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        verdicts = ", ".join(f"{k}: {v}" for k, v in r["verdicts"].items()) or "none touched"
+        by = f"`{r['by']}`" if r["killed"] else "**survived**"
+        out.append(f"| {r['name']} | {r['what']} | `{r['path']}` | {by} | {r['seconds']} | {verdicts} |")
+    return "\n".join(out) + "\n"

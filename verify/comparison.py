@@ -1,0 +1,191 @@
+r"""Monte Carlo of the model's outliers against their derived limits, each comparison with its power.
+
+*Observation.* At a size ``d`` (``V, N`` by :func:`verify.montecarlo.draw.rung`), ``K`` trials give per trial
+the signal outlier (the top eigenvector most aligned with ``u``), the vocabulary-mean outlier of the raw ``S``
+(the one most aligned with the table's mean direction), the top eigenvalue and the control variates of
+:mod:`verify.montecarlo.observables`. The expectation of each observable is estimated with those controls
+(:func:`verify.stats.control_variate_mean`), which removes most of the table-to-table spread.
+
+*Finite-size bias.* An outlier's location and overlap have expectation :math:`x_\infty + C/d + O(d^{-2})`
+(the outlier is a smooth function of quadratic forms whose fluctuations are :math:`O(d^{-1/2})`, so their mean
+shifts at second order). Two rungs, ``d`` and ``d/r``, give Richardson's extrapolation
+:math:`(r\,m(d) - m(d/r))/(r-1)` (:func:`verify.stats.richardson`), whose bias is :math:`O(d^{-2})`; it is compared
+with the derived limit. Where there is no outlier, the top eigenvalue approaches the bulk edge at the
+Tracy-Widom rate :math:`d^{-2/3}` and the top overlap vanishes like :math:`1/d`; the extrapolation uses those
+orders.
+
+*Power.* A comparison agrees when :math:`|\hat x_\infty - p| \le t_{level}\, se`. It detects an error of the
+formula of :math:`(t_{level} + t_{power})\, se` with probability ``power`` (:func:`verify.stats.min_detectable`);
+divided by :math:`|p|` this is the ``min_detectable_rel_error`` reported for each quantity (absolute, as
+``min_detectable_abs_error``, where the prediction is 0).
+"""
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from derive.errors import ParameterError
+from derive.outliers import outliers_at
+from verify.montecarlo.draw import check_model, draw, rung, sample_table
+from verify.montecarlo.observables import controls, outlier_row, table_controls
+from verify.montecarlo.population import table_covariance
+from verify.montecarlo.trials import solve
+from verify.stats import Estimate, control_variate_mean, min_detectable, richardson
+from verify.studies.finite_size import rung_seeds
+
+__all__ = ["POWER", "TW_ORDER", "observe_sample", "observe_population", "extrapolate", "compare", "predictions",
+           "compare_sample", "compare_population"]
+
+POWER = 0.8
+"""The probability with which a comparison detects an error of its ``min_detectable`` size."""
+
+TW_ORDER = 2 / 3
+"""The order in ``1/d`` at which the top eigenvalue of a bulk without outlier approaches its edge."""
+
+
+def observe_sample(d: int, delta, gamma, T: int, signs, weights, alpha: float, mu2: float, *, centered: bool,
+                   seeds: int, seed0: int, k: int = 4) -> dict:
+    """``seeds`` trials of the model at size ``d`` (dense solver): per trial the signal outlier's eigenvalue and
+    overlap, the top eigenvalue and its overlap, the mean outlier's eigenvalue (raw ``S``), whether the signal
+    outlier is the top one, and the control variates (``"controls"``, ``seeds x p``)."""
+    V, N = rung(d, delta, gamma)
+    model = check_model(d, V, N, T, signs, weights, mu2)
+    rows, G = [], []
+    for seed in rung_seeds(seed0, d, seeds):
+        data = draw(model, seed)
+        trial = solve(model, data, k, centered, "dense")
+        rows.append(outlier_row(trial.top_eigenvalues, trial.eigenvectors, data.E.mean(axis=1)))
+        G.append(controls(model, data, centered, alpha))
+    cols = np.array(rows, dtype=float).T
+    return {"d": d, "V": V, "N": N, "seeds": seeds, "signal_eigenvalue": cols[0], "signal_overlap": cols[1],
+            "top_eigenvalue": cols[2], "top_overlap": cols[3], "mean_eigenvalue": cols[4],
+            "signal_on_top": cols[5].astype(bool), "controls": np.array(G)}
+
+
+def observe_population(d: int, delta, alpha: float, kappa: float, W: float, mu2: float, *, tables: int,
+                       seed0: int) -> dict:
+    r"""The population level (``N = oo``): the exact :math:`E[c c^T \mid E]` of ``tables`` sampled tables
+    (:func:`verify.montecarlo.population.population_covariance`; ``W = 0`` is the centered one), with the same
+    observables as :func:`observe_sample` and the controls that concern the table."""
+    V, _ = rung(d, delta, 1)
+    rows, G = [], []
+    for seed in rung_seeds(seed0, d, tables):
+        E = sample_table(np.random.default_rng(seed), d, V, mu2)
+        ev, U = np.linalg.eigh(table_covariance(E, alpha, kappa, W))
+        rows.append(outlier_row(ev[::-1][:4], U[:, ::-1][:, :4], E.mean(axis=1)))
+        G.append(table_controls(E, mu2))
+    cols = np.array(rows, dtype=float).T
+    return {"d": d, "V": V, "N": None, "seeds": tables, "signal_eigenvalue": cols[0], "signal_overlap": cols[1],
+            "top_eigenvalue": cols[2], "top_overlap": cols[3], "mean_eigenvalue": cols[4],
+            "signal_on_top": cols[5].astype(bool), "controls": np.array(G)}
+
+
+def extrapolate(fine: dict, coarse: dict, name: str, order: float = 1.0) -> tuple[Estimate, Estimate]:
+    """The control-variate estimate of observable ``name`` at the fine rung, and its Richardson extrapolation
+    from the two rungs with bias of ``order`` in ``1/d``."""
+    at_fine = control_variate_mean(fine[name], fine["controls"])
+    at_coarse = control_variate_mean(coarse[name], coarse["controls"])
+    ratio = (fine["d"] / coarse["d"]) ** order
+    return at_fine, richardson(at_fine, at_coarse, ratio)
+
+
+def compare(fine: dict, coarse: dict, predictions: dict, level: float, power: float = POWER) -> dict:
+    """Each observable of ``predictions`` (``{name: (predicted, order)}``) extrapolated from the two rungs and
+    compared with its predicted limit at ``level``; the power of each comparison.
+
+    Returns ``{"d": [fine, coarse], "seeds": [...], "quantities": {name: {...}}, "min_detectable_rel_error":
+    {...}, "agree": bool}`` (JSON-ready floats).
+    """
+    if fine["d"] <= coarse["d"]:
+        raise ParameterError("d", f"the fine rung ({fine['d']}) must be larger than the coarse one ({coarse['d']})")
+    out = {"d": [fine["d"], coarse["d"]], "seeds": [fine["seeds"], coarse["seeds"]], "agreement_level": level,
+           "power": power,
+           "quantities": {}, "min_detectable_rel_error": {}, "min_detectable_abs_error": {}}
+    for name, (predicted, order) in predictions.items():
+        at_d, limit = extrapolate(fine, coarse, name, order)
+        half = limit.half_width(level)
+        p = float(predicted)
+        detectable = min_detectable(limit, level, power)
+        out["quantities"][name] = {
+            "predicted": p, "extrapolated": limit.value, "se": limit.se, "df": limit.df,
+            "ci": [limit.value - half, limit.value + half],
+            "at_d": at_d.value, "at_d_se": at_d.se, "bias_order": order,
+            "first_order_bias_at_d": at_d.value - limit.value, "agree": bool(abs(limit.value - p) <= half)}
+        if p != 0:
+            out["min_detectable_rel_error"][name] = detectable / abs(p)
+        else:
+            out["min_detectable_abs_error"][name] = detectable
+    if not out["min_detectable_abs_error"]:
+        del out["min_detectable_abs_error"]
+    out["agree"] = all(q["agree"] for q in out["quantities"].values())
+    return out
+
+
+def predictions(outliers, level: str, centered: bool) -> dict:
+    """What :class:`derive.outliers.Outliers` predicts for the observables at ``level`` (``"sample"`` or
+    ``"population"``): ``{observable: (limit, order of the finite-size bias)}``. With the signal outlier, its
+    eigenvalue and overlap; without it, the top eigenvalue at the bulk edge (Tracy-Widom order) and a vanishing
+    top overlap; on the raw ``S``, the vocabulary-mean outlier's eigenvalue where it exists."""
+    lv = outliers.level(level)
+    if lv.outlier:
+        out = {"signal_eigenvalue": (lv.eigenvalue, 1), "signal_overlap": (lv.overlap, 1)}
+    else:
+        edge = outliers.right_edge if level == "sample" else outliers.population_right_edge
+        out = {"top_eigenvalue": (edge, TW_ORDER), "top_overlap": (0, 1)}
+    if not centered:
+        mean = [x for x in outliers.other_outliers if x.level == level]
+        if mean:
+            out["mean_eigenvalue"] = (mean[0].eigenvalue, 1)
+    return out
+
+
+def _theory(delta, gamma, pooling, mu2, scale, centered: bool):
+    c2 = sp.Rational(scale) ** 2
+    with mpmath.workdps(30):
+        return outliers_at(delta, gamma, pooling.alpha * c2, pooling.kappa * c2, mu2, sum_w=pooling.W * sp.Rational(scale),
+                           centered=centered)
+
+
+def _located(where: dict, result: dict, fine: dict) -> dict:
+    return {**where, **result, "signal_on_top": float(np.mean(fine["signal_on_top"]))}
+
+
+def compare_sample(d: int, delta, gamma, T: int, signs, pooling, mu2, *, centered: bool, trials: int, seed0: int,
+                   level: float, coarse: int = 4, scale=1) -> dict:
+    """The sample level of one configuration against its derived outliers: ``trials`` trials at ``d`` and
+    ``2 trials`` at ``d/coarse`` (:func:`observe_sample`), compared by :func:`compare`. ``pooling`` is a
+    :class:`derive.attention.Pooling`; its weights are multiplied by ``scale`` (``alpha, kappa`` by its square,
+    ``W`` by it). The result names its matrix (``"S"``) and its power."""
+    mu2 = sp.Rational(str(mu2))
+    o = _theory(delta, gamma, pooling, mu2, scale, centered)
+    w = np.array(pooling.floats()) * float(scale)
+    a = float(pooling.alpha) * float(scale) ** 2
+    common = dict(T=T, signs=signs, weights=w, alpha=a, mu2=float(mu2), centered=centered)
+    fine = observe_sample(d, delta, gamma, seeds=trials, seed0=seed0, **common)
+    rough = observe_sample(d // coarse, delta, gamma, seeds=2 * trials, seed0=seed0, **common)
+    where = {"S": "centered" if centered else "raw", "level": "sample", "delta": str(delta), "gamma": str(gamma),
+             "mu2": str(mu2), "alpha_over_kappa": float(pooling.alpha / pooling.kappa), "sum_w": float(pooling.W * scale),
+             "predicted_outlier": o.sample.outlier, "sample_right_edge": float(o.right_edge)}
+    return _located(where, compare(fine, rough, predictions(o, "sample", centered), level), fine)
+
+
+def compare_population(d: int, delta, pooling, mu2, *, tables: int, seed0: int, level: float, coarse: int = 4,
+                       centered: bool = True, alternatives: dict | None = None) -> dict:
+    """The population level (exact covariance of sampled tables, :func:`observe_population`) of one configuration
+    against its derived outliers; ``pooling`` needs only ``alpha, kappa, W``. ``alternatives`` (``{name:
+    predictions}``) are compared on the same draws, under ``"alternatives"``."""
+    mu2 = sp.Rational(str(mu2))
+    o = _theory(delta, 0, pooling, mu2, 1, centered)
+    W = 0.0 if centered else float(pooling.W)
+    args = (delta, float(pooling.alpha), float(pooling.kappa), W, float(mu2))
+    fine = observe_population(d, *args, tables=tables, seed0=seed0)
+    rough = observe_population(d // coarse, *args, tables=2 * tables, seed0=seed0)
+    S = "centered" if centered else "raw"
+    result = compare(fine, rough, predictions(o, "population", centered), level)
+    if alternatives:
+        result["alternatives"] = {name: dict(compare(fine, rough, pred, level), S=S) for name, pred in alternatives.items()}
+    where = {"S": S, "level": "population", "delta": str(delta), "alpha": float(pooling.alpha),
+             "kappa": float(pooling.kappa), "mu2": str(mu2), "predicted_outlier": o.population.outlier,
+             "population_right_edge": float(o.population_right_edge)}
+    return _located(where, result, fine)
