@@ -225,8 +225,8 @@ def spike_scalars(*, centered: bool | None = None, near_threshold: bool = True, 
     ``[1/10, 4]``, ``alpha/kappa`` in ``(0, 64]``, ``mu2`` near the ``level`` threshold half of the time,
     raw or centered ``S`` (``centered=None`` draws both).
 
-    >>> from hypothesis import find
-    >>> sorted(find(spike_scalars(), lambda p: True))
+    >>> from hypothesis import Phase, find, settings
+    >>> sorted(find(spike_scalars(), lambda p: True, settings=settings(phases=[Phase.generate])))  # no shrinking: 10 s
     ['alpha_', 'centered', 'delta_', 'gamma_', 'kappa_', 'mu2_', 'sum_w']
     """
     if centered is not None and not isinstance(centered, bool):
