@@ -153,7 +153,9 @@ def test_population_outliers_against_the_exact_covariance_of_sampled_tables(delt
     out = compare_population(400, sp.Rational(delta), pooling, mu2, tables=24, seed0=7, level=1 - 0.05 / 12,
                              centered=False)
     assert out["predicted_outlier"] and out["agree"], out["quantities"]
-    assert resolves(out, {"eigenvalue": 0.02, "overlap": 0.05, "absent_overlap": 0})
+    # where no mean outlier is derived, the mean direction's overlap with the top eigenvectors must vanish: resolved
+    # to the ledger's 0.02 (a mean outlier just above its threshold already has overlap O(1))
+    assert resolves(out, {"eigenvalue": 0.02, "overlap": 0.05, "absent_overlap": 0.02})
 
 
 @given(ratios, ratios, rationals(low=1, high=4, max_denominator=20))

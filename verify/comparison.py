@@ -60,7 +60,7 @@ def observe_sample(d: int, delta, gamma, T: int, signs, weights, alpha: float, m
     cols = np.array(rows, dtype=float).T
     return {"d": d, "V": V, "N": N, "seeds": seeds, "signal_eigenvalue": cols[0], "signal_overlap": cols[1],
             "top_eigenvalue": cols[2], "top_overlap": cols[3], "mean_eigenvalue": cols[4],
-            "signal_on_top": cols[5].astype(bool), "controls": np.array(G)}
+            "signal_on_top": cols[5].astype(bool), "mean_overlap": cols[6], "controls": np.array(G)}
 
 
 def observe_population(d: int, delta, alpha: float, kappa: float, W: float, mu2: float, *, tables: int,
@@ -78,7 +78,7 @@ def observe_population(d: int, delta, alpha: float, kappa: float, W: float, mu2:
     cols = np.array(rows, dtype=float).T
     return {"d": d, "V": V, "N": None, "seeds": tables, "signal_eigenvalue": cols[0], "signal_overlap": cols[1],
             "top_eigenvalue": cols[2], "top_overlap": cols[3], "mean_eigenvalue": cols[4],
-            "signal_on_top": cols[5].astype(bool), "controls": np.array(G)}
+            "signal_on_top": cols[5].astype(bool), "mean_overlap": cols[6], "controls": np.array(G)}
 
 
 def extrapolate(fine: dict, coarse: dict, name: str, order: float = 1.0) -> tuple[Estimate, Estimate]:
@@ -126,7 +126,9 @@ def predictions(outliers, level: str, centered: bool) -> dict:
     """What :class:`derive.outliers.Outliers` predicts for the observables at ``level`` (``"sample"`` or
     ``"population"``): ``{observable: (limit, order of the finite-size bias)}``. With the signal outlier, its
     eigenvalue and overlap; without it, the top eigenvalue at the bulk edge (Tracy-Widom order) and a vanishing
-    top overlap; on the raw ``S``, the vocabulary-mean outlier's eigenvalue where it exists."""
+    top overlap; on the raw ``S``, the vocabulary-mean outlier's eigenvalue where it exists, and where it does not,
+    a vanishing overlap of the mean direction with the top eigenvectors (so that a mean outlier seen where none is
+    derived is a disagreement, not a quantity left out)."""
     lv = outliers.level(level)
     if lv.outlier:
         out = {"signal_eigenvalue": (lv.eigenvalue, 1), "signal_overlap": (lv.overlap, 1)}
@@ -137,6 +139,8 @@ def predictions(outliers, level: str, centered: bool) -> dict:
         mean = [x for x in outliers.other_outliers if x.level == level]
         if mean:
             out["mean_eigenvalue"] = (mean[0].eigenvalue, 1)
+        else:
+            out["mean_overlap"] = (0, 1)
     return out
 
 

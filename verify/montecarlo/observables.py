@@ -77,7 +77,9 @@ def controls(model: Model, data: Draw, centered: bool, alpha: float) -> np.ndarr
 def outlier_row(values: np.ndarray, vectors: np.ndarray, mean: np.ndarray) -> tuple:
     """From the top eigenpairs (``values`` descending, unit ``vectors`` as columns, ``u = e_1``) and the table's
     mean direction ``mean``: ``(signal eigenvalue, signal overlap, top eigenvalue, top overlap, mean-outlier
-    eigenvalue, whether the signal outlier is the top one)``."""
+    eigenvalue, whether the signal outlier is the top one, mean overlap)``; the mean overlap is the largest squared
+    overlap of the unit mean direction with a top eigenvector: O(1) with a mean outlier, O(1/d) without."""
     overlaps = vectors[0] ** 2
-    i, j = int(np.argmax(overlaps)), int(np.argmax((mean @ vectors) ** 2))
-    return values[i], overlaps[i], values[0], overlaps[0], values[j], i == 0
+    along_mean = (mean @ vectors) ** 2 / float(mean @ mean)
+    i, j = int(np.argmax(overlaps)), int(np.argmax(along_mean))
+    return values[i], overlaps[i], values[0], overlaps[0], values[j], i == 0, along_mean[j]
