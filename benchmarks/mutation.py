@@ -146,7 +146,11 @@ def ledger_verdicts(claim_ids, cache: Path) -> dict:
     expectations the control variates subtract, so a mutant of either recomputes."""
     import verify.comparison as comparison
     from derive import expectations
+    from verify.threads import limit_blas_threads
 
+    # the thread policy of the verify command line: on a busy 2-core machine two BLAS threads per solve made the
+    # quick ledger's dense solves 15 times slower
+    limit_blas_threads(1)
     root = Path(comparison.__file__).parent
     drawing = sorted((root / "montecarlo").glob("*.py")) + [root / "comparison.py"]
     salt = hashlib.sha256(b"".join(p.read_bytes() for p in drawing)).hexdigest() + str(
