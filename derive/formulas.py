@@ -19,6 +19,7 @@ MODULES = [
     "derive.freeprob",
     "derive.spikes",
     "derive.tokenreuse",
+    "derive.silverstein",
 ]
 
 
