@@ -20,6 +20,7 @@ MODULES = [
     "derive.spikes",
     "derive.tokenreuse",
     "derive.silverstein",
+    "derive.tokengraph",
 ]
 
 
