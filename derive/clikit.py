@@ -22,8 +22,9 @@ class _OneLineParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # argparse reads "-1/2" or "-1e-3" as an option name, so "--sum-w -1/2" failed; every
-        # numeric form that parse_rational accepts is a value here
-        self._negative_number_matcher = re.compile(r"^-(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?$")
+        # numeric form that parse_rational accepts is a value here, and so is a list of them ("--x -1,0")
+        number = r"(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?"
+        self._negative_number_matcher = re.compile(rf"^-{number}(,[+-]?{number})*$")
 
     def error(self, message):
         raise ParameterError("arguments", message)

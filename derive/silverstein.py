@@ -285,6 +285,12 @@ class GeneralizedMP:
     population: PoissonPopulation
     _gaps: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
+    def __post_init__(self):
+        value = sp.Rational(self.delta)
+        if value <= 0:
+            raise ParameterError("delta", f"must be > 0, got {value}")
+        object.__setattr__(self, "delta", value)
+
     # ---- the series -------------------------------------------------------------------------
     def _delta(self) -> mpmath.mpf:
         return mpmath.mpf(self.delta.p) / self.delta.q
@@ -368,8 +374,21 @@ class GeneralizedMP:
         each crossing of ``C = 1`` is found on the side where ``C`` is monotone."""
         key = (k, mpmath.mp.prec)
         if key not in self._gaps:
-            self._gaps[key] = self._find_gap(k)
+            self._gaps[key] = None if self._no_gap_float(k) else self._find_gap(k)
         return self._gaps[key]
+
+    def _no_gap_float(self, k: int) -> bool:
+        """Whether the float64 scan shows ``C`` well above 1 on the whole interval ``k`` (no gap there: the scan's
+        minimum is accurate to far better than the margin 1e-6)."""
+        cs, _ = self._float_population()
+        if k < 1 or k >= len(cs) or (self.population.last() is not None and k >= self.population.last()):
+            return False
+        cs, ps = self._float_population()
+        f, d = _compiled(1)[1], float(self.delta)
+        u = (np.arange(512) + 0.5) / 512
+        tv = cs[k - 1] + (cs[k] - cs[k - 1]) * u
+        values = (ps @ f[0](cs[:, None], tv[None, :], d) + tv * (ps @ f[1](cs[:, None], tv[None, :], d))).real
+        return bool(np.min(values) > 1 + 1e-6) and not any(g.k == k for g in self._scan_float())
 
     def _find_gap(self, k: int) -> Gap | None:
         # the crossings sit about c_k sqrt(p_k/delta) from the atom c_k: hold the digits to see them
@@ -536,6 +555,23 @@ class GeneralizedMP:
             above = (1 - self.population.cdf(k)) / self._delta()
         return Spike(True, +ell, +ov, k, +above)
 
+    def spike_windows(self) -> list:
+        r"""The values of :math:`\mu_2` for which the signal has an outlier in each gap ``k`` (``1 <= k <=``
+        :meth:`negligible_index`): :math:`S_0` increases on the gap's interval, so the root of
+        :math:`S_0 = -1/\mu_2` lies in the gap :math:`(t_a, t_b)` iff
+        :math:`-1/S_0(t_a) < \mu_2 < -1/S_0(t_b)` (``inf`` when :math:`S_0(t_b) \ge 0`). Sorted by their lower
+        ends; windows of different gaps may overlap (two outliers) or leave holes (the outlier inside a cluster)."""
+        out = []
+        with mpmath.workdps(mpmath.mp.dps + _GUARD):
+            for k in range(1, self.negligible_index() + 1):
+                g = self.gap(k)
+                if g is None:
+                    continue
+                sa, sb = (self.sums(tv, (0,))[0][0] for tv in (g.ta, g.tb))
+                if sa < 0:
+                    out.append((-1 / sa, -1 / sb if sb < 0 else mpmath.inf))
+        return sorted((+a, +b) for a, b in out)
+
     def _root_left_of_gap(self, k: int, target) -> bool:
         r"""A cheap sufficient test that the root of :math:`S_0 = ` ``target`` in :math:`(c_k, c_{k+1})` lies left
         of the gap: a point ``t'`` left of the minimum of ``C`` (``C' < 0``) with ``C(t') > 1`` (so left of the gap)
@@ -584,15 +620,17 @@ class GeneralizedMP:
 
     def _solve_float(self, zs: np.ndarray) -> np.ndarray:
         """The root ``t`` in the upper half plane at each ``z`` (real ``z`` taken at ``+ i0``), by continuation from
-        ``z + i 10(1+|z|)`` (where ``t`` is close to ``z``) down to ``Im z``, Newton steps at each level."""
+        ``z + i 4(1+|z|)`` (where ``t`` is close to ``z``) down to ``Im z``, the imaginary part divided by 8 at each
+        level, four Newton steps per level and eight at the last."""
         cs, ps = self._float_population()
         f, d = _compiled(1)[1], float(self.delta)
-        zs = np.asarray(zs, dtype=complex)
+        zs = np.asarray(zs, dtype=complex).ravel()
         target = zs.imag.copy()
-        eta = 10.0 * (1 + np.abs(zs))
+        floor = np.maximum(target, 1e-13 * (1 + np.abs(zs.real)))
+        eta = 4.0 * (1 + np.abs(zs))
         tv = zs.real + 1j * eta
-        final = False
         while True:
+            final = bool(np.all(eta <= floor))
             zz = zs.real + 1j * np.maximum(eta, target)
             for _ in range(8 if final else 4):
                 s0 = ps @ f[0](cs[:, None], tv[None, :], d)
@@ -601,19 +639,75 @@ class GeneralizedMP:
                 tv = np.where(new.imag > 0, new, new.real + 0.5j * tv.imag)
             if final:
                 return tv
-            eta = eta * 0.25
-            if np.all(eta <= np.maximum(target, 1e-13 * (1 + np.abs(zs.real)))):
-                final = True
+            eta = np.maximum(eta / 8, floor)
+
+    def _scan_float(self) -> list:
+        """Every gap ``k >= 1`` between two atoms of the float64 population, found in float64 at once: the minimum
+        of the convex ``C`` on each interval (a grid of 256 points, then golden-section search around the best),
+        then both crossings of ``C = 1`` by bisection. Returns the gaps as :class:`Gap` of floats. A gap narrower
+        than a 256th of its interval may be missed; the density there is zero on a set of that width."""
+        key = "float scan"
+        if key in self._gaps:
+            return self._gaps[key]
+        cs, ps = self._float_population()
+        f, d = _compiled(1)[1], float(self.delta)
+
+        def C(tv):  # tv: (n,) real points
+            s0 = ps @ f[0](cs[:, None], tv[None, :], d)
+            s1 = ps @ f[1](cs[:, None], tv[None, :], d)
+            return (s0 + tv * s1).real
+
+        lo, hi = cs[:-1], cs[1:]
+        n = len(lo)
+        u = (np.arange(256) + 0.5) / 256
+        grid = lo[:, None] + (hi - lo)[:, None] * u[None, :]
+        values = C(grid.ravel()).reshape(n, 256)
+        best = np.argmin(values, axis=1)
+        a = lo + (hi - lo) * np.maximum(best - 1, 0) / 256
+        b = lo + (hi - lo) * np.minimum(best + 2, 256) / 256
+        golden = (np.sqrt(5) - 1) / 2
+        for _ in range(60):
+            x1, x2 = b - golden * (b - a), a + golden * (b - a)
+            left = C(x1) < C(x2)
+            a, b = np.where(left, a, x1), np.where(left, x2, b)
+        tmin = (a + b) / 2
+        has = C(tmin) < 1
+
+        def crossing(left_end, right_end, decreasing):
+            l, r = left_end.copy(), right_end.copy()
+            for _ in range(64):
+                mid = (l + r) / 2
+                above = C(mid) > 1
+                move_left = above if decreasing else ~above
+                l, r = np.where(move_left, mid, l), np.where(move_left, r, mid)
+            return (l + r) / 2
+
+        idx = np.flatnonzero(has)
+        ta = crossing(lo[idx], tmin[idx], True)
+        tb = crossing(tmin[idx], hi[idx], False)
+        xa = self._x_float(ta)
+        xb = self._x_float(tb)
+        gaps = [Gap(int(k) + 1, a_, b_, xa_, xb_) for k, a_, b_, xa_, xb_ in zip(idx, ta, tb, xa, xb)]
+        self._gaps[key] = gaps
+        return gaps
+
+    def _x_float(self, tv: np.ndarray) -> np.ndarray:
+        cs, ps = self._float_population()
+        f, d = _compiled(1)[1], float(self.delta)
+        return (tv * (1 - ps @ f[0](cs[:, None], tv[None, :], d))).real
 
     def support_float(self) -> tuple[float, list]:
-        """``(left edge, [Gap, ...])``: the gaps (``k >= 1``) up to the clusters of mass below 1e-20, found at
-        20 digits."""
+        """``(left edge, [Gap, ...])`` in float64: the left edge (at 20 digits) and the gaps of :meth:`_scan_float`."""
         key = "float support"
         if key not in self._gaps:
             with mpmath.workdps(20):
-                k_end = self.negligible_index()
-                gaps = [g for g in (self.gap(k) for k in range(1, k_end + 1)) if g is not None]
-                self._gaps[key] = (float(self.left_edge()), gaps)
+                left = float(self.left_edge())
+            gaps = self._scan_float()
+            if self.population.last() is not None:
+                with mpmath.workdps(20):
+                    g = self.gap(self.population.last())
+                gaps = gaps + [Gap(g.k, float(g.ta), float(g.tb), float(g.xa), float(g.xb))]
+            self._gaps[key] = (left, gaps)
         return self._gaps[key]
 
     def density_float(self, xs) -> np.ndarray:
@@ -634,17 +728,37 @@ class GeneralizedMP:
 
     def intervals_float(self) -> list[tuple[float, float, float]]:
         """The support as ``(a, b, mass)`` intervals in float64: each run of clusters between two gaps carries
-        the exact mass :math:`\\sum_k p_k/\\delta` of its atoms (the first one the rest of :math:`1 - \\mu\\{0\\}`);
-        beyond the last gap lies a mass below 1e-20."""
+        the exact mass :math:`\\sum_k p_k/\\delta` of its atoms, the first one the rest of :math:`1 - \\mu\\{0\\}`.
+        Past the last gap of the float64 population (cut where its tail is below 1e-18) the run ends at that
+        truncated population's right edge, the crossing of ``C = 1`` beyond its last atom."""
         left, gaps = self.support_float()
-        if not gaps:
-            raise ArithmeticError("no gap found before the negligible clusters")
+        cs, ps = self._float_population()
         with mpmath.workdps(20):
-            starts = [left] + [float(g.xb) for g in gaps[:-1]]
-            firsts = [1] + [g.k + 1 for g in gaps[:-1]]
-            out = [(a, float(g.xa), float(self.cluster_mass(k, g.k))) for a, k, g in zip(starts, firsts, gaps)]
+            starts = [left] + [float(g.xb) for g in gaps]
+            firsts = [1] + [g.k + 1 for g in gaps]
+            lasts = [g.k for g in gaps] + [len(cs)]
+            ends = [float(g.xa) for g in gaps]
+            if len(ends) < len(starts):
+                ends.append(self._right_end_float())
+            out = [(a, b, float(self.cluster_mass(k0, k1))) for a, b, k0, k1 in zip(starts, ends, firsts, lasts)]
             first = float(1 - self.atom_at_zero()) - sum(mass for _, _, mass in out[1:])
-        return [(out[0][0], out[0][1], first)] + out[1:]
+        return [(out[0][0], out[0][1], first)] + [run for run in out[1:] if run[2] > 1e-18]
+
+    def _right_end_float(self) -> float:
+        cs, ps = self._float_population()
+        f, d = _compiled(1)[1], float(self.delta)
+
+        def C(tv):
+            tv = np.atleast_1d(tv)
+            return (ps @ f[0](cs[:, None], tv[None, :], d) + tv * (ps @ f[1](cs[:, None], tv[None, :], d))).real[0]
+
+        lo, hi = cs[-1], 2 * cs[-1]
+        while C(hi) >= 1:
+            hi *= 2
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if C(mid) > 1 else (lo, mid)
+        return float(self._x_float(np.array([hi]))[0])
 
     def cdf_float(self, xs, nodes: int = 400) -> np.ndarray:
         r"""The distribution function at a float64 array: the atom at zero, the exact masses of the runs of

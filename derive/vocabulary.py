@@ -1,0 +1,129 @@
+r"""The model's own limiting spectral law (finite vocabulary, token reuse), and when its Gaussian equivalent will do.
+
+The noise part of ``S`` is :math:`\frac1V Z D Z^\top` with :math:`D = \frac VN AA^\top` sparse, so the bulk is the
+generalized Marchenko–Pastur law with population :math:`\nu_D` (notes/finite_vocabulary.md):
+
+* one nonzero weight (``T = 1`` among others): ``D`` is diagonal, :math:`\nu_D` the law of :math:`w_t^2 n/\lambda`,
+  :math:`n \sim \mathrm{Poisson}(\lambda)`, :math:`\lambda = N/V = \delta/\gamma`, and the law is exact to any
+  precision (:mod:`derive.silverstein`);
+* the atom at zero exactly for every ``T`` and weights (:mod:`derive.tokengraph`).
+
+The class signs do not enter the bulk (:mod:`derive.tokengraph`); the weights do, beyond :math:`\kappa`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import mpmath
+import sympy as sp
+
+from derive import tokengraph
+from derive.errors import ParameterError
+from derive.numbers import check_range, parse_rational, real_vector
+from derive.silverstein import GeneralizedMP, PoissonPopulation
+
+__all__ = ["GAUSSIAN_REUSE", "VocabularyLaw", "vocabulary_law", "gaussian_equivalent_warning"]
+
+GAUSSIAN_REUSE = 16
+r"""The number of uses of a token per weighted position, :math:`N/V = \delta/\gamma`, from which the model's law is
+within the resolution of a Monte Carlo at ``d = 2000`` (Kolmogorov distance ``4/d = 0.002``) of its Gaussian
+equivalent whatever the weights: one nonzero weight is the worst case (the effective reuse
+:math:`\lambda\kappa^2/\sum_t w_t^4` is at least :math:`\lambda`, with equality there). The distance at one nonzero
+weight is recomputed on a grid of ``delta`` by tests/test_vocabulary.py; notes/finite_vocabulary.md has the map."""
+
+
+def gaussian_equivalent_warning(delta, gamma) -> str | None:
+    r"""The warning attached to a Gaussian-equivalent answer at ``delta, gamma`` (weights unknown), or ``None``.
+
+    >>> gaussian_equivalent_warning(1, "1/32") is None, gaussian_equivalent_warning(1, 1)[:40]
+    (True, 'Gaussian-equivalent pooled vectors: with')
+    """
+    lam = parse_rational(delta, "delta") / parse_rational(gamma, "gamma")
+    if lam >= GAUSSIAN_REUSE:
+        return None
+    return (f"Gaussian-equivalent pooled vectors: with N/V = delta/gamma = {lam} < {GAUSSIAN_REUSE} uses of a token per "
+            "weighted position the model's own law can differ by more than Monte Carlo resolution at d = 2000 "
+            "(an atom at zero, an unbounded right tail, other outliers); pass --T and --weights for the model's law")
+
+
+@dataclass(frozen=True)
+class VocabularyLaw:
+    """The model's own limiting spectral law at ``delta, gamma`` and pooling weights (normalized to sum 1)."""
+
+    delta: sp.Rational
+    gamma: sp.Rational
+    weights: tuple
+
+    @property
+    def law(self) -> str:
+        return "finite-vocabulary"
+
+    @property
+    def T(self) -> int:
+        return len(self.weights)
+
+    @property
+    def kappa(self) -> sp.Expr:
+        """:math:`\\kappa = \\|w\\|^2`."""
+        return sp.simplify(sum(w**2 for w in self.weights))
+
+    @property
+    def reuse(self) -> sp.Rational:
+        """The mean number of uses of a token, :math:`NT/V`."""
+        return tokengraph.reuse(self.delta, self.gamma, self.T)
+
+    @property
+    def exact(self) -> bool:
+        """Whether the density is exact to any precision (one nonzero weight: ``D`` diagonal)."""
+        return tokengraph.nonzero_weights(self.weights) == 1
+
+    def atom_at_zero(self) -> mpmath.mpf:
+        """The mass at zero at the current precision (:func:`derive.tokengraph.atom_at_zero`)."""
+        return tokengraph.atom_at_zero(self.delta, self.gamma, self.weights)
+
+    def diagonal(self) -> GeneralizedMP:
+        """The exact law for one nonzero weight ``w``: population :math:`w^2 n/\\lambda`."""
+        if not self.exact:
+            raise ParameterError("weights", "the exact law needs one nonzero weight (D diagonal)")
+        w2 = next(w for w in self.weights if w != 0) ** 2
+        return _diagonal(self.delta, self.delta / self.gamma, sp.Rational(w2))
+
+    def support(self) -> tuple[list, int]:
+        r"""The support of the absolutely continuous part at the current precision, as intervals ``(a, b)`` with
+        ``b = inf`` for the last, and the index ``K`` past which it is summarized: the clusters of the tokens
+        seen more than ``K`` times (one interval each, total mass below :math:`10^{-\text{dps}}`) lie in the last
+        interval."""
+        L = self.diagonal()
+        gaps = [g for g in (L.gap(k) for k in range(1, L.negligible_index() + 1)) if g is not None]
+        starts = [L.left_edge()] + [g.xb for g in gaps]
+        ends = [g.xa for g in gaps] + [mpmath.inf]
+        return list(zip(starts, ends)), gaps[-1].k if gaps else 0
+
+    def densities(self, xs) -> list:
+        """The density at each point of ``xs`` at the current precision, and its error bound (``None``: exact)."""
+        L = self.diagonal()
+        return [(L.density(x), None) for x in xs]
+
+
+@lru_cache(maxsize=None)
+def _diagonal(delta, lam, w2) -> GeneralizedMP:
+    return GeneralizedMP(delta, PoissonPopulation(lam, w2))
+
+
+def vocabulary_law(delta, gamma, weights) -> VocabularyLaw:
+    r"""The model's own law at exact ``delta, gamma > 0`` and ``weights`` (any reals, not all zero; normalized here
+    to sum 1 as the pooling schemes are, the law depending only on their ratios through :math:`w/\sum w`).
+
+    >>> L = vocabulary_law("1", "1", [1])
+    >>> with mpmath.workdps(15):
+    ...     print(L.reuse, L.kappa, mpmath.nstr(L.atom_at_zero(), 10), mpmath.nstr(L.densities(["1/2"])[0][0], 10))
+    1 1 0.3678794412 0.3041942063
+    """
+    d, g = (check_range(parse_rational(v, n), n, low=0, low_open=True) for v, n in ((delta, "delta"), (gamma, "gamma")))
+    w = real_vector(weights, "weights")
+    total = sum(w)
+    if total == 0:
+        raise ParameterError("weights", "sum to zero: they cannot be normalized to sum 1")
+    tokengraph.nonzero_weights(w)
+    return VocabularyLaw(sp.Rational(d), sp.Rational(g), tuple(x / total for x in w))
