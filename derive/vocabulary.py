@@ -6,6 +6,8 @@ generalized Marchenko–Pastur law with population :math:`\nu_D` (notes/finite_v
 * one nonzero weight (``T = 1`` among others): ``D`` is diagonal, :math:`\nu_D` the law of :math:`w_t^2 n/\lambda`,
   :math:`n \sim \mathrm{Poisson}(\lambda)`, :math:`\lambda = N/V = \delta/\gamma`, and the law is exact to any
   precision (:mod:`derive.silverstein`);
+* more nonzero weights: the density from the cavity equations of ``D`` (:mod:`derive.cavity`), an estimate with an
+  error bar (about three digits), deterministic (the solver seeds itself from its input);
 * the atom at zero exactly for every ``T`` and weights (:mod:`derive.tokengraph`).
 
 The class signs do not enter the bulk (:mod:`derive.tokengraph`); the weights do, beyond :math:`\kappa`.
@@ -23,7 +25,7 @@ from derive.errors import ParameterError
 from derive.numbers import check_range, parse_rational, real_vector
 from derive.silverstein import GeneralizedMP, PoissonPopulation
 
-__all__ = ["GAUSSIAN_REUSE", "VocabularyLaw", "vocabulary_law", "gaussian_equivalent_warning"]
+__all__ = ["GAUSSIAN_REUSE", "VocabularyLaw", "Distribution", "vocabulary_law", "gaussian_equivalent_warning"]
 
 GAUSSIAN_REUSE = 16
 r"""The number of uses of a token per weighted position, :math:`N/V = \delta/\gamma`, from which the model's law is
@@ -89,11 +91,14 @@ class VocabularyLaw:
         w2 = next(w for w in self.weights if w != 0) ** 2
         return _diagonal(self.delta, self.delta / self.gamma, sp.Rational(w2))
 
-    def support(self) -> tuple[list, int]:
+    def support(self) -> tuple[list, int | None]:
         r"""The support of the absolutely continuous part at the current precision, as intervals ``(a, b)`` with
         ``b = inf`` for the last, and the index ``K`` past which it is summarized: the clusters of the tokens
         seen more than ``K`` times (one interval each, total mass below :math:`10^{-\text{dps}}`) lie in the last
-        interval."""
+        interval. For more than one nonzero weight the support is not derived: ``[(0, inf)]`` holds it
+        (``K = None``)."""
+        if not self.exact:
+            return [(mpmath.mpf(0), mpmath.inf)], None
         L = self.diagonal()
         gaps = [g for g in (L.gap(k) for k in range(1, L.negligible_index() + 1)) if g is not None]
         starts = [L.left_edge()] + [g.xb for g in gaps]
@@ -101,9 +106,72 @@ class VocabularyLaw:
         return list(zip(starts, ends)), gaps[-1].k if gaps else 0
 
     def densities(self, xs) -> list:
-        """The density at each point of ``xs`` at the current precision, and its error bound (``None``: exact)."""
-        L = self.diagonal()
-        return [(L.density(x), None) for x in xs]
+        """The density at each point of ``xs`` and its error: exact at the current precision (error ``None``) for one
+        nonzero weight, else the cavity estimate and its error bar (:func:`derive.cavity.densities`)."""
+        if self.exact:
+            L = self.diagonal()
+            return [(L.density(x), None) for x in xs]
+        from derive import cavity
+
+        points = [float(sp.Rational(x)) for x in xs]
+        found = cavity.densities(points, [float(w) for w in self.weights], float(self.delta), float(self.gamma))
+        return [(mpmath.mpf(e.density), mpmath.mpf(e.error)) for e in found]
+
+
+    def distribution(self, nodes: int = 96, upper=None, settings=None) -> "Distribution":
+        r"""The distribution function, tabulated once in float64. One nonzero weight: the exact one
+        (:meth:`derive.silverstein.GeneralizedMP.cdf_float`, error 0). More: the atom plus the cavity density
+        (:func:`derive.cavity.densities` with ``settings``) integrated by the trapezoid rule on ``nodes`` points
+        :math:`x_j = u_j^2 x_{\max}` in :math:`u` (:math:`2ux_{\max}\rho` is bounded at a hard edge) and on 18
+        more below the first, logarithmic down to :math:`10^{-9}` of it, in :math:`\log x` (weights small at some
+        positions make ``D`` nearly singular: a mass of order 0.1 can lie below :math:`10^{-3}`);
+        :math:`x_{\max}` = ``upper`` or twice the right edge of the Gaussian equivalent. The a.c. part is scaled
+        to its mass :math:`1 - \mu\{0\}` (the tail beyond :math:`x_{\max}` and the quadrature error spread over the
+        range); ``density_error`` is the largest error of the density over the largest density."""
+        import numpy as np
+
+        if self.exact:
+            return Distribution(None, None, self.diagonal(), 0.0)
+        from derive import bulk, cavity
+
+        with mpmath.workdps(15):
+            atom = float(self.atom_at_zero())
+            if upper is None:
+                upper = 2 * float(bulk.law(self.delta, self.gamma, self.kappa).edges()[-1][1])
+        u = np.arange(1, nodes + 1) / nodes
+        low = upper * u[0] ** 2 * np.logspace(-9, 0, 19)
+        x = np.concatenate([low[:-1], upper * u**2])
+        found = cavity.densities(x, [float(w) for w in self.weights], float(self.delta), float(self.gamma),
+                                 settings or cavity.DEFAULT)
+        rho = np.array([e.density for e in found])
+        n = len(low)
+        g = x[:n] * rho[:n]
+        F_low = g[0] + np.concatenate([[0.0], np.cumsum((g[1:] + g[:-1]) / 2 * np.diff(np.log(x[:n])))])
+        gu = 2 * upper * u * rho[n - 1:]
+        F_u = F_low[-1] + np.cumsum((gu[1:] + gu[:-1]) / 2 * np.diff(u))
+        F = np.concatenate([[0.0], F_low, F_u])
+        table = (np.concatenate([[0.0], x]), atom + (1 - atom) * F / F[-1])
+        return Distribution(table, atom, None, max(e.error for e in found) / rho.max())
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """A tabulated distribution function with an atom at zero (or the exact one of a diagonal ``D``); call it on a
+    float64 array."""
+
+    table: tuple | None
+    atom: float | None
+    exact: GeneralizedMP | None
+    density_error: float
+
+    def __call__(self, xs):
+        import numpy as np
+
+        xs = np.asarray(xs, dtype=float)
+        if self.exact is not None:
+            return self.exact.cdf_float(xs)
+        x, F = self.table
+        return np.where(xs >= 0, np.interp(xs, x, F, right=1.0), 0.0)
 
 
 @lru_cache(maxsize=None)

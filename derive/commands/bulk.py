@@ -71,14 +71,27 @@ def _model(args, digits: int) -> dict:
         support, K = law.support()
         values = law.densities(points)
         fmt = lambda v: "inf" if v == mpmath.inf else format_real(v, digits)  # noqa: E731
+        if K is None:
+            note = ("more than one nonzero weight: the support is not derived, [0, inf) holds it (unbounded token "
+                    "counts); the density is a cavity estimate, printed to the digits its error allows")
+        else:
+            note = (f"the last interval holds one cluster of eigenvalues per token count above {K}, "
+                    f"of total mass below 1e-{digits}")
         return {
             "law": law.law,
             "kappa": format_real(law.kappa, digits),
             "reuse": format_real(law.reuse, digits),
             "support": [[fmt(a), fmt(b)] for a, b in support],
-            "support_note": (f"the last interval holds one cluster of eigenvalues per token count above {K}, "
-                             f"of total mass below 1e-{digits}"),
+            "support_note": note,
             "atom_at_zero": format_real(law.atom_at_zero(), digits),
-            "density": [format_real(v, digits) for v, _ in values],
-            "density_error": None if all(e is None for _, e in values) else format_real(max(e for _, e in values), digits),
+            "density": [_estimate(v, e, digits) for v, e in values],
+            "density_error": None if all(e is None for _, e in values) else format_real(max(e for _, e in values), 2),
         }
+
+
+def _estimate(value, error, digits: int) -> str:
+    """``value`` to ``digits`` significant digits, or to the digits its ``error`` leaves (at least one)."""
+    if error is None or value == 0:
+        return format_real(value, digits)
+    reliable = int(mpmath.floor(mpmath.log10(abs(value) / error))) + 1 if error > 0 else digits
+    return format_real(value, max(1, min(digits, reliable)))
