@@ -50,7 +50,8 @@ __all__ = ["Settings", "DEFAULT", "Estimate", "densities", "sweep", "solve_point
 
 @dataclass(frozen=True)
 class Settings:
-    """Population size, replicas and sweeps of the solver (the defaults aim at three digits)."""
+    """Population size (at ``T' <= 2``; divided by ``T'/2`` beyond), replicas and sweeps of the solver (the defaults
+    aim at three digits)."""
 
     population: int = 1 << 13
     replicas: int = 4
@@ -263,8 +264,12 @@ def densities(xs, weights, delta, gamma, settings: Settings = DEFAULT, threads: 
     lam = delta / gamma
     key = f"{delta!r}|{gamma!r}|{tuple(w2.tolist())!r}|{settings!r}"
 
+    # a token's field averages about T' + r' partners, whose noise the population carries: at the same precision
+    # it can shrink as T' grows (8192 at T' <= 2, 2048 at T' = 8)
+    population = max(1024, settings.population * 2 // max(2, w.size))
+
     def one(xv: float) -> Estimate:
-        values = [solve_point(xv, w2, 1 / lam, lam, delta, settings.population, settings.stages,
+        values = [solve_point(xv, w2, 1 / lam, lam, delta, population, settings.stages,
                               settings.stage_sweeps, settings.average_sweeps, settings.rounds, _seed(key, xv, r))
                   for r in range(settings.replicas)]
         rho = np.array([v[1] for v in values])
