@@ -15,7 +15,7 @@ from derive import bulk
 from derive.attention import pooling
 from derive.vocabulary import vocabulary_law
 
-__all__ = ["RESOLUTION", "ge_distribution", "distance", "regime_map", "regime_figure", "t1_figure"]
+__all__ = ["RESOLUTION", "MAP_GRID", "ge_distribution", "distance", "regime_map", "regime_figure", "map_table", "t1_figure", "main"]
 
 RESOLUTION = 0.005
 """The Kolmogorov distance a Monte Carlo at ``d = 2000`` resolves: one draw's distance to its own limit law is
@@ -126,3 +126,41 @@ def t1_figure(folder, eigenvalues, delta, gamma) -> str:
     ax.set_title(f"T = 1, $\\delta$ = {delta}, $\\gamma$ = {gamma}: the finite vocabulary against its Gaussian equivalent")
     ax.legend(fontsize=7)
     return save(fig, folder, "t1_spectrum.png")
+
+
+MAP_GRID = {"lams": ["1/4", "1/2", "1", "2", "4", "8", "16", "32"],
+            "parts": [([(1, "mean", None)], ["1/4", "1", "4"]), ([(2, "mean", None)], ["1"]),
+                      ([(8, "causal", "strict")], ["1"]), ([(8, "mean", None)], ["1"])]}
+"""The grid of notes/finite_vocabulary.md: ``N/V`` from 1/4 to 32; ``T = 1`` (exact) at three ``delta``, the cavity
+cases at ``delta = 1`` (about 40 minutes on this machine)."""
+
+
+def map_table(rows) -> str:
+    """The map as markdown: one row per ``(T, weights, delta)``, one column per ``N/V``; a cross where the distance
+    exceeds :data:`RESOLUTION`."""
+    lams = list(dict.fromkeys(r["lam"] for r in rows))
+    lines = ["| T, weights | delta | " + " | ".join(f"N/V = {lam}" for lam in lams) + " |",
+             "|---|---|" + "---|" * len(lams)]
+    for key in dict.fromkeys((r["T"], r["weights"], r["delta"]) for r in rows):
+        cells = {r["lam"]: f"{r['ks']:.4f}{'' if r['gaussian_ok'] else ' ✗'}" for r in rows
+                 if (r["T"], r["weights"], r["delta"]) == key}
+        lines.append(f"| {key[0]}, {key[1]} | {key[2]} | " + " | ".join(cells.get(lam, "") for lam in lams) + " |")
+    return "\n".join(lines)
+
+
+def main(folder: str = "notes/figures", d: int = 2000) -> None:
+    """The map (table and figure) and the ``T = 1`` spectrum figure (one draw at ``d``, ``delta = gamma = 1``)."""
+    from verify.montecarlo.draw import rung
+    from verify.montecarlo.trials import run_trials
+
+    rows = [r for cases, deltas in MAP_GRID["parts"] for r in regime_map(deltas, MAP_GRID["lams"], cases)]
+    print(map_table(rows))
+    print(regime_figure(folder, rows))
+    V, N = rung(d, 1, 1)
+    r = run_trials(d, V, N, 1, "iid", [1.0], 0.0, centered=True, seeds=1, seed0=1, spectrum=True, path="dense",
+                   progress=False)
+    print(t1_figure(folder, r.spectra[0], 1, 1))
+
+
+if __name__ == "__main__":
+    main()
