@@ -10,7 +10,7 @@ from derive import bulk, tokenreuse
 from derive.attention import pooling
 from derive.cavity import Settings
 from derive.vocabulary import GAUSSIAN_REUSE, vocabulary_law
-from verify.ledger.checks.common import DELTA, GAMMA, SIGNS, T, fmt, pool, scheme_floats, theory, trials
+from verify.ledger.checks.common import DELTA, GAMMA, SIGNS, T, pool, scheme_floats, theory, trials
 from verify.montecarlo.draw import check_model, draw, rung
 from verify.montecarlo.trials import solve
 from verify.studies.regime import ge_distribution
