@@ -12,9 +12,9 @@ from verify.ledger.checks.c1 import check_c1, rule_c1
 
 _EVIDENCE = {
     "symbolic": {"first_three_agree": True, "fourth_moment_excess": "delta*gamma**2"},
-    "histograms": {"T=1 mean": {"gaussian_pass": False, "model_pass": True, "model_density_error": 0.0,
+    "histograms": {"T=1 mean": {"gaussian_pass": False, "model_pass": True, "model_cdf_error": 0.0,
                                 "min_detectable_rel_error": {"ks": 0.02}},
-                   "T=2 mean": {"gaussian_pass": False, "model_pass": True, "model_density_error": 0.003,
+                   "T=2 mean": {"gaussian_pass": False, "model_pass": True, "model_cdf_error": 0.003,
                                 "min_detectable_rel_error": {"ks": 0.02}}},
     "ladder_T1": {"rows": [{"d": 500}, {"d": 1000}, {"d": 2000}], "model_flat": True, "gaussian_growth": 4.0,
                   "growth_split": 2.0},
@@ -87,7 +87,7 @@ def test_c1_inconclusive(spoil):
     elif spoil == "no histogram":
         ev["histograms"] = {}
     else:
-        ev["histograms"]["T=2 mean"]["model_density_error"] = 0.05
+        ev["histograms"]["T=2 mean"]["model_cdf_error"] = 0.05
     _check(rule_c1(ev), "inconclusive")
 
 

@@ -77,7 +77,7 @@ def _histograms(cfg: dict) -> dict:
             "T": Tc, "weights": scheme, "delta": "1", "gamma": "1", "S": "centered", "d": d, "seeds": len(spectra),
             "ks_model_times_d": [round(x, 2) for x in model_ks], "ks_gaussian_times_d": [round(x, 2) for x in ge_ks],
             "bound_times_d": round(bound, 2), "laws_ks": round(_laws_distance(model, ge, p.kappa), 5),
-            "model_density_error": model.density_error,
+            "model_cdf_error": model.cdf_error,
             "model_pass": bool(max(model_ks) <= bound), "gaussian_pass": bool(max(ge_ks) <= bound),
             "min_detectable_rel_error": {"ks": round(bound / d, 5)}}
     return out
@@ -114,7 +114,7 @@ def rule_c1(evidence: dict) -> dict:
     fails against it, or its ladder grows (past :data:`GROWTH_SPLIT`).
 
     * ``inconclusive``: evidence missing, a ladder of fewer than three rungs, or a histogram whose model law is known
-      less accurately (its density error) than the histogram resolves;
+      less accurately (the bound of its distribution function's error) than the histogram resolves;
     * ``confirmed``: the claimed law is not off;
     * ``corrected``: it is off, and the model's own law passes every histogram with a flat ladder;
     * ``refuted``: it is off, and the model's own law fails too.
@@ -124,7 +124,7 @@ def rule_c1(evidence: dict) -> dict:
         moments_agree = bool(sym["first_three_agree"]) and sym["fourth_moment_excess"] == "0"
         failing = [k for k, h in hist.items() if not h["gaussian_pass"]]
         model_failing = [k for k, h in hist.items() if not h["model_pass"]]
-        vague = [k for k, h in hist.items() if h["model_density_error"] > h["min_detectable_rel_error"]["ks"]]
+        vague = [k for k, h in hist.items() if h["model_cdf_error"] > h["min_detectable_rel_error"]["ks"]]
         grows, flat, rungs = ladder["gaussian_growth"] > ladder["growth_split"], bool(ladder["model_flat"]), ladder["rows"]
     except (KeyError, TypeError) as exc:
         return {"verdict": "inconclusive", "reason": f"evidence missing: {exc}"}
