@@ -18,7 +18,7 @@ is the number (:mod:`derive.outliers`), ``derive.spikes.population_overlap`` the
 from importlib import import_module
 
 MODULES = ("outliers", "bulk", "attention", "model", "realizable", "optimality", "tokenreuse", "freeprob", "spikes",
-           "expectations", "formulas", "latex", "numbers", "errors")
+           "expectations", "vocabulary", "regime", "silverstein", "tokengraph", "topbulk", "formulas", "latex", "numbers", "errors")
 """The modules whose public names (their ``__all__``) are re-exported, in order of precedence."""
 
 _exports: dict | None = None

@@ -21,6 +21,8 @@ MODULES = [
     "derive.freeprob",
     "derive.spikes",
     "derive.tokenreuse",
+    "derive.silverstein",
+    "derive.tokengraph",
 ]
 
 CLAIMS = {

@@ -236,7 +236,9 @@ def test_cli_document():
     out = _cli("--delta", "1/2", "--gamma", "0.25", "--kappa", "1/8", "--x", "0.05,0.1,-1,1", "--digits", "20")
     assert out.returncode == 0
     doc = json.loads(out.stdout)
-    assert set(doc) == {"support", "atom_at_zero", "density", "polynomial"}
+    assert set(doc) == {"law", "support", "atom_at_zero", "density", "polynomial", "warning"}
+    # INTERFACE.md: without --T the answer is for Gaussian-equivalent pooled vectors, and N/V = 2 < 16 warns
+    assert doc["law"] == "gaussian-equivalent" and "--T" in doc["warning"]
     assert doc["atom_at_zero"] == "0" and doc["density"][2:] == ["0", "0"]
     with mpmath.workdps(30):
         assert abs(mpmath.mpf(doc["density"][0]) - bulk.density(Q(1, 2), Q(1, 4), Q(1, 8), [Q(1, 20)], 25)[0]) < 1e-18

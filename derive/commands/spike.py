@@ -1,4 +1,5 @@
-"""``derive spike``: the signal outlier (claims C2-C4) and every further outlier, as derived."""
+"""``derive spike``: the signal outlier (claims C2-C4) and every further outlier, as derived: for the model's own
+``S`` with ``--T --weights --signs`` (finite vocabulary), else for Gaussian-equivalent pooled vectors."""
 from __future__ import annotations
 
 import sys
@@ -6,9 +7,12 @@ import sys
 import mpmath
 
 from derive.errors import ParameterError
+from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.numbers import check_digits, check_range, format_real, parse_fraction
+from derive.regime import gaussian_equivalent_warning
 
-__all__ = ["NAME", "HELP", "ASSUMPTIONS", "MAX_WORKING_DIGITS", "add_arguments", "exact_or_close", "spike", "document",
+__all__ = ["NAME", "HELP", "ASSUMPTIONS", "MODEL_ASSUMPTIONS", "MAX_WORKING_DIGITS", "add_arguments", "exact_or_close",
+           "spike", "model_spike", "document",
            "run"]
 
 NAME = "spike"
@@ -17,15 +21,24 @@ HELP = "outlier eigenvalues, overlaps and thresholds of S (population and sample
 ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for "
                "Gaussian-equivalent pooled vectors with the same covariance, d/N -> gamma")
 
+MODEL_ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for the model's own pooled "
+                     "vectors (finite vocabulary, Poisson token reuse), exact for one nonzero weight")
+
 
 def add_arguments(p):
     p.add_argument("--delta", required=True, help="d/V")
     p.add_argument("--gamma", required=True, help="d/N (0 for the population level only)")
-    p.add_argument("--alpha", required=True, help="w^T R w")
-    p.add_argument("--kappa", required=True, help="||w||^2")
+    p.add_argument("--alpha", default=None, help="w^T R w (Gaussian-equivalent law, without --T)")
+    p.add_argument("--kappa", default=None, help="||w||^2 (Gaussian-equivalent law, without --T)")
     p.add_argument("--mu2", required=True, help="signal strength ||mu||^2")
-    p.add_argument("--sum-w", default="1", help="W = sum_t w_t (raw S only; default 1)")
+    p.add_argument("--sum-w", default=None, help="W = sum_t w_t (raw S only; default 1; without --T)")
     p.add_argument("--centered", action="store_true", help="the centered covariance S_c")
+    p.add_argument("--T", default=None, help="sequence length: the model's own S, with --weights and --signs")
+    p.add_argument("--weights", default=None, metavar=listed(SCHEMES), help="with --T: the weight scheme")
+    p.add_argument("--signs", default=None, metavar=listed(SIGN_SPECS), help="with --T: the sign family")
+    p.add_argument("--tau", default=None, help="with --weights causal: attention temperature tau >= 0 (default 0)")
+    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES),
+                   help="with --weights causal: inclusive (keys s <= t, default) or strict (s < t)")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
 
@@ -110,7 +123,53 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
                 return object()
         return document(o, digits)
 
-    return _agreeing(evaluate, digits)
+    doc = _agreeing(evaluate, digits)
+    doc["law"] = "gaussian-equivalent"
+    doc["warning"] = gaussian_equivalent_warning(p["delta"], p["gamma"]) if p["gamma"] > 0 else None
+    return doc
+
+
+def model_spike(delta, gamma, T, weights, signs, mu2, centered=False, tau=None, mask=None, digits=30) -> dict:
+    r"""The document of ``derive spike --T``: the outliers of the model's own ``S`` (or ``S_c``).
+
+    The population level (``N = oo``) is the project's (:func:`spike`, with :math:`\alpha, \kappa, W` of the
+    weights); the sample level is the finite-vocabulary law's: the signal outlier of
+    :meth:`derive.silverstein.GeneralizedMP.spike`, the windows of ``mu2`` in which it stands in a gap of the
+    (unbounded) support, and the mass of the law above it (``d`` times it: the bulk eigenvalues expected above
+    the outlier at dimension ``d``). At one nonzero weight ``W^2 = kappa`` and the raw ``S`` has no mean outlier.
+
+    >>> doc = model_spike("1/4", "1", 1, "mean", "iid", 3, centered=True, digits=6)
+    >>> doc["law"], doc["sample"]["eigenvalue"], doc["sample"]["overlap"], doc["bulk"]["right_edge"]
+    ('finite-vocabulary', '5.85712', '0.458995', 'inf')
+    """
+    from derive.attention import pooling
+    from derive.model import check_T
+    from derive.numbers import parse_rational
+    from derive.vocabulary import vocabulary_law
+
+    digits = check_digits(digits)
+    p = pooling(weights, check_T(T), signs, tau=tau, mask=mask, digits=digits)
+    law = vocabulary_law(delta, gamma, p.weights)
+    m = check_range(parse_rational(mu2, "mu2"), "mu2", low=0)
+    if not law.exact:
+        raise ParameterError("weights", "the model's own outlier is derived for one nonzero weight (D diagonal); "
+                                        "for more, derive spike without --T gives the Gaussian equivalent")
+    doc = spike(law.delta, law.gamma, p.alpha, p.kappa, m, sum_w=p.W, centered=centered, digits=digits)
+    L = law.diagonal()
+    with mpmath.workdps(digits + 15):
+        s = L.spike(m)
+        windows = L.spike_windows()
+        fmt = lambda v: "inf" if v == mpmath.inf else format_real(v, digits)  # noqa: E731
+        doc["sample"] = {"outlier": s.outlier, "eigenvalue": None if s.eigenvalue is None else fmt(s.eigenvalue),
+                         "overlap": fmt(s.overlap), "mu2_critical": fmt(windows[0][0]) if windows else None,
+                         "mu2_windows": [[fmt(a), fmt(b)] for a, b in windows],
+                         "bulk_mass_above": None if s.mass_above is None else fmt(s.mass_above)}
+    doc["bulk"]["right_edge"] = "inf"
+    doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
+    doc["assumptions"] = MODEL_ASSUMPTIONS
+    doc["law"] = law.law
+    doc["warning"] = None
+    return doc
 
 
 def document(o, digits: int) -> dict:
@@ -127,5 +186,19 @@ def document(o, digits: int) -> dict:
 
 
 def run(args):
+    if args.T is not None:
+        for name in ("alpha", "kappa", "sum_w"):
+            if getattr(args, name) is not None:
+                raise ParameterError(name.replace("_", "-"), "follows from --weights for the model's own S: omit it")
+        if args.weights is None or args.signs is None:
+            raise ParameterError("weights" if args.weights is None else "signs", "is required with --T")
+        return model_spike(args.delta, args.gamma, args.T, args.weights, args.signs, args.mu2, centered=args.centered,
+                           tau=args.tau, mask=args.mask, digits=args.digits)
+    for name in ("weights", "signs", "tau", "mask"):
+        if getattr(args, name) is not None:
+            raise ParameterError(name, "belongs to the model's own S: give --T with it")
+    for name in ("alpha", "kappa"):
+        if getattr(args, name) is None:
+            raise ParameterError(name, "is required for the Gaussian-equivalent law (or give --T, --weights, --signs)")
     return spike(args.delta, args.gamma, args.alpha, args.kappa, args.mu2,
-                 sum_w=args.sum_w, centered=args.centered, digits=args.digits)
+                 sum_w=args.sum_w if args.sum_w is not None else "1", centered=args.centered, digits=args.digits)
