@@ -42,9 +42,9 @@ alpha_ = sp.Symbol("alpha_r", nonnegative=True)
 r"""The variable :math:`\alpha` of the rank formula."""
 beta = sp.Symbol("beta", nonnegative=True)
 r""":math:`\beta = 1 - \alpha`."""
-r_ = sp.Symbol("r_w", positive=True)
+r_ = named("r_w", "r'", positive=True)
 r""":math:`r' = NT'/V`, the mean number of weighted occurrences of a token (``r_w``)."""
-T_ = sp.Symbol("T_w", integer=True, positive=True)
+T_ = named("T_w", "T'", integer=True, positive=True)
 r""":math:`T'`, the number of nonzero weights (``T_w``)."""
 _x = sp.Symbol("x")
 

@@ -73,6 +73,9 @@ def test_every_check_runs_and_each_monte_carlo_comparison_names_its_matrix_and_p
             detectable = {**comparison.get("min_detectable_rel_error", {}), **comparison.get("min_detectable_abs_error", {})}
             assert set(detectable) == set(comparison["quantities"]) and all(v > 0 for v in detectable.values())
             seen += 1
+    # the outlier claims say that the model's own bulk at fixed T is unbounded (the signal leaves the top)
+    assert "unbounded support" in results["C2"].record["derived"]
+    assert "unbounded support" in results["C4"].record["evidence"]["qualification"]
     assert seen >= 19  # C2: 8 points, C3: 2 points and the claim on the same draws, C4: 6, C5: 1
     # at this size C4 cannot resolve 1% on an eigenvalue: it must say so rather than confirm
     assert results["C4"].record["verdict"] == "inconclusive" and "power" in results["C4"].record["reason"]

@@ -95,7 +95,8 @@ def test_c1_check_at_a_tiny_size():
     """The whole check on T = 1 at d = 80: the Gaussian equivalent misses the atom e^{-1} (d * KS about 0.37 d = 30,
     above the bound sqrt(d) = 9), the model's law passes, and every Monte Carlo evidence names S and its power."""
     out = check_c1({"d": 80, "seeds": 4, "c1_cases": ((1, "mean", None),)})
-    assert out["verdict"] == "corrected", out["evidence"]["rule"]
+    # the ledger prints the reason: the record carries it, as every check's does
+    assert out["verdict"] == "corrected" and out["reason"].startswith("the claimed law is off"), out["reason"]
     h = out["evidence"]["histograms"]["T=1 mean"]
     assert h["model_pass"] and not h["gaussian_pass"] and abs(h["laws_ks"] - 0.36788) < 1e-4
     for part in (h, out["evidence"]["ladder_T1"]):

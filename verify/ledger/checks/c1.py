@@ -152,7 +152,7 @@ def check_c1(cfg: dict) -> dict:
     """C1: the evidence (:func:`evidence_c1`), the verdict of :func:`rule_c1`, and the spectra of the ledger's figure."""
     evidence = evidence_c1(cfg)
     outcome = rule_c1(evidence)
-    out = {"verdict": outcome["verdict"], "derived": CORRECTED, "evidence": dict(evidence, rule=outcome["reason"]),
+    out = {"verdict": outcome["verdict"], "reason": outcome["reason"], "derived": CORRECTED, "evidence": evidence,
            "artifacts": {"spectra": _panels(cfg)}}
     if "corrected" in outcome:
         out["corrected"] = outcome["corrected"]

@@ -5,7 +5,8 @@ import sympy as sp
 
 from derive import expectations as ex
 from derive import spikes
-from verify.ledger.checks.common import DELTA, GAMMA, POINT_TARGET, TARGET, outlier_comparison, resolves, theory
+from verify.ledger.checks.common import (DELTA, GAMMA, POINT_TARGET, TARGET, outlier_comparison, resolves, theory,
+                                         unbounded_support_note)
 from verify.ledger.records import decide
 
 __all__ = ["CONFIGURATIONS", "HIDDEN", "derived", "evidence_c4", "rule_c4", "check_c4"]
@@ -43,7 +44,7 @@ def derived() -> str:
 CORRECTED = ("the formulas give the signal outlier of S and its overlap (and the same for S_c); but the top "
              "eigenvalue of the raw S is the vocabulary-mean outlier whenever that outlier lies above the signal's, "
              "and then the top eigenvector has overlap -> 0 with u: the signal outlier is the one most aligned with u, "
-             "not the top one. Finite N hides the outlier between the population and the sample thresholds")
+             "not the top one. Finite N hides the outlier between the population and the sample thresholds. ")
 
 
 def evidence_c4(cfg: dict) -> dict:
@@ -53,7 +54,8 @@ def evidence_c4(cfg: dict) -> dict:
     scheme, delta, gamma, mu2 = HIDDEN
     hidden = outlier_comparison(cfg, delta, gamma, scheme, mu2, centered=True, seed0=190)
     hidden["population_outlier_predicted"] = theory(delta, gamma, scheme, mu2).population.outlier
-    return {"runs": runs, "hidden": hidden, "target": dict(TARGET), "hidden_target": dict(POINT_TARGET)}
+    return {"runs": runs, "hidden": hidden, "target": dict(TARGET), "hidden_target": dict(POINT_TARGET),
+            "qualification": unbounded_support_note()}
 
 
 def rule_c4(evidence: dict) -> dict:
@@ -90,7 +92,7 @@ def rule_c4(evidence: dict) -> dict:
     if mean_on_top:
         return decide("corrected", f"every comparison agrees within its power; on the raw S at mu2 = "
                                    f"{mean_on_top[0]['mu2']} ({mean_on_top[0]['scheme']}) the top eigenvalue is the "
-                                   "vocabulary-mean outlier, not the signal's", CORRECTED)
+                                   "vocabulary-mean outlier, not the signal's", CORRECTED + evidence.get("qualification", ""))
     return decide("confirmed", "every comparison agrees within its power and the signal outlier is on top")
 
 

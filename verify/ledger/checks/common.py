@@ -20,7 +20,7 @@ from verify.comparison import compare_population, compare_sample
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
 
-__all__ = ["QUICK", "FULL", "COMPARISONS", "AGREEMENT_LEVEL", "TARGET", "POINT_TARGET", "THRESHOLD_TARGET", "DELTA", "GAMMA", "T", "SIGNS", "fmt",
+__all__ = ["unbounded_support_note", "QUICK", "FULL", "COMPARISONS", "AGREEMENT_LEVEL", "TARGET", "POINT_TARGET", "THRESHOLD_TARGET", "DELTA", "GAMMA", "T", "SIGNS", "fmt",
            "pool", "scheme_floats", "theory", "trials", "ks_distance", "outlier_comparison", "population_comparison",
            "resolves", "rung"]
 
@@ -132,3 +132,25 @@ def resolves(comparison: dict, target: dict = TARGET) -> bool:
     return bool(rel or absolute) and all(
         v <= target["overlap" if name.endswith("overlap") else "eigenvalue"] for name, v in rel.items()) and all(
         v <= target["absent_overlap"] for v in absolute.values())
+
+
+def unbounded_support_note() -> str:
+    """The qualification of the outlier claims by the model's own bulk at fixed ``T`` (finite vocabulary): its support
+    is unbounded, so the signal's outlier stops being the top eigenvalue as ``d`` grows. The numbers are those of the
+    exact ``T = 1`` law (:mod:`derive.topbulk`) at the issue's case ``delta = 1/4, gamma = 1, mu2 = 3``."""
+    import sympy as sp
+
+    from derive.topbulk import signal_on_top_probability
+    from derive.vocabulary import vocabulary_law
+
+    law = vocabulary_law("1/4", "1", [sp.Integer(1)]).diagonal()
+    with mpmath.workdps(20):
+        ell = law.spike(3).eigenvalue
+        on_top = {d: mpmath.nstr(signal_on_top_probability(law, ell, d), 2) for d in (2000, 10**5, 10**6)}
+    return ("At fixed T the model's own bulk (finite vocabulary) has unbounded support: a token seen k times puts an "
+            "eigenvalue near gamma k + 1, and the largest count grows like log d / log log d, so the signal's outlier "
+            "is the top eigenvalue only with a probability that tends to 0 (exact at T = 1, derive.topbulk: at delta "
+            f"= 1/4, gamma = 1, mu2 = 3 the outlier at {mpmath.nstr(ell, 5)} is on top with probability "
+            + ", ".join(f"{p} at d = {d}" for d, p in on_top.items())
+            + "); u is then recovered by the eigenvector of the eigenvalue nearest the derived location, not by the "
+            "top one")
