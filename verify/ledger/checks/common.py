@@ -134,6 +134,7 @@ def resolves(comparison: dict, target: dict = TARGET) -> bool:
         v <= target["absent_overlap"] for v in absolute.values())
 
 
+@lru_cache(maxsize=None)
 def unbounded_support_note() -> str:
     """The qualification of the outlier claims by the model's own bulk at fixed ``T`` (finite vocabulary): its support
     is unbounded, so the signal's outlier stops being the top eigenvalue as ``d`` grows. The numbers are those of the
