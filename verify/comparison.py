@@ -160,7 +160,7 @@ def compare_sample(d: int, delta, gamma, T: int, signs, pooling, mu2, *, centere
     """The sample level of one configuration against its derived outliers: ``trials`` trials at ``d`` and
     ``2 trials`` at ``d/coarse`` (:func:`observe_sample`), compared by :func:`compare`. ``pooling`` is a
     :class:`derive.attention.Pooling`; its weights are multiplied by ``scale`` (``alpha, kappa`` by its square,
-    ``W`` by it). The result names its matrix (``"S"``) and its power."""
+    ``W`` by it). The result names its matrix (``"S"``), the law its predictions are from (``"law"``) and its power."""
     mu2 = sp.Rational(str(mu2))
     o = _theory(delta, gamma, pooling, mu2, scale, centered)
     w = np.array(pooling.floats()) * float(scale)
@@ -168,8 +168,8 @@ def compare_sample(d: int, delta, gamma, T: int, signs, pooling, mu2, *, centere
     common = dict(T=T, signs=signs, weights=w, alpha=a, mu2=float(mu2), centered=centered)
     fine = observe_sample(d, delta, gamma, seeds=trials, seed0=seed0, **common)
     rough = observe_sample(d // coarse, delta, gamma, seeds=2 * trials, seed0=seed0, **common)
-    where = {"S": "centered" if centered else "raw", "level": "sample", "delta": str(delta), "gamma": str(gamma),
-             "mu2": str(mu2), "alpha_over_kappa": float(pooling.alpha / pooling.kappa), "sum_w": float(pooling.W * scale),
+    where = {"S": "centered" if centered else "raw", "law": o.law, "level": "sample", "delta": str(delta),
+             "gamma": str(gamma), "mu2": str(mu2), "alpha_over_kappa": float(pooling.alpha / pooling.kappa), "sum_w": float(pooling.W * scale),
              "predicted_outlier": o.sample.outlier, "sample_right_edge": float(o.right_edge)}
     return _located(where, compare(fine, rough, predictions(o, "sample", centered), level), fine)
 
@@ -189,7 +189,7 @@ def compare_population(d: int, delta, pooling, mu2, *, tables: int, seed0: int, 
     result = compare(fine, rough, predictions(o, "population", centered), level)
     if alternatives:
         result["alternatives"] = {name: dict(compare(fine, rough, pred, level), S=S) for name, pred in alternatives.items()}
-    where = {"S": S, "level": "population", "delta": str(delta), "alpha": float(pooling.alpha),
+    where = {"S": S, "law": o.law, "level": "population", "delta": str(delta), "alpha": float(pooling.alpha),
              "kappa": float(pooling.kappa), "mu2": str(mu2), "predicted_outlier": o.population.outlier,
              "population_right_edge": float(o.population_right_edge)}
     return _located(where, result, fine)
