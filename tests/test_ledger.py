@@ -70,7 +70,9 @@ def test_every_check_runs_and_each_monte_carlo_comparison_names_its_matrix_and_p
         assert record["reason"]
         for comparison in _comparisons(record["evidence"]):
             assert comparison.get("S") in ("raw", "centered"), cid
-            assert comparison.get("law") == "gaussian-equivalent", cid
+            # population-level predictions are exact for the model; sample-level ones are Gaussian-equivalent
+            expected_law = "exact-population" if comparison.get("level") == "population" else "gaussian-equivalent"
+            assert comparison.get("law") == expected_law, cid
             detectable = {**comparison.get("min_detectable_rel_error", {}), **comparison.get("min_detectable_abs_error", {})}
             assert set(detectable) == set(comparison["quantities"]) and all(v > 0 for v in detectable.values())
             seen += 1

@@ -34,11 +34,15 @@ from verify.montecarlo.trials import solve
 from verify.stats import Estimate, control_variate_mean, min_detectable, richardson
 from verify.studies.finite_size import rung_seeds
 
-__all__ = ["POWER", "TW_ORDER", "observe_sample", "observe_population", "extrapolate", "compare", "predictions",
+__all__ = ["POWER", "POPULATION_LAW", "TW_ORDER", "observe_sample", "observe_population", "extrapolate", "compare", "predictions",
            "compare_sample", "compare_population"]
 
 POWER = 0.8
 """The probability with which a comparison detects an error of its ``min_detectable`` size."""
+
+POPULATION_LAW = "exact-population"
+"""The law of the population-level predictions: the covariance given the table, exact for the model of PAPER.md
+(finite vocabulary included) as ``d/V -> delta``; only the sample level is Gaussian-equivalent."""
 
 TW_ORDER = 2 / 3
 """The order in ``1/d`` at which the top eigenvalue of a bulk without outlier approaches its edge."""
@@ -178,7 +182,8 @@ def compare_population(d: int, delta, pooling, mu2, *, tables: int, seed0: int, 
                        centered: bool = True, alternatives: dict | None = None) -> dict:
     """The population level (exact covariance of sampled tables, :func:`observe_population`) of one configuration
     against its derived outliers; ``pooling`` needs only ``alpha, kappa, W``. ``alternatives`` (``{name:
-    predictions}``) are compared on the same draws, under ``"alternatives"``."""
+    predictions}``) are compared on the same draws, under ``"alternatives"``. The predictions' law is
+    :data:`POPULATION_LAW`."""
     mu2 = sp.Rational(str(mu2))
     o = _theory(delta, 0, pooling, mu2, 1, centered)
     W = 0.0 if centered else float(pooling.W)
@@ -188,8 +193,10 @@ def compare_population(d: int, delta, pooling, mu2, *, tables: int, seed0: int, 
     S = "centered" if centered else "raw"
     result = compare(fine, rough, predictions(o, "population", centered), level)
     if alternatives:
-        result["alternatives"] = {name: dict(compare(fine, rough, pred, level), S=S) for name, pred in alternatives.items()}
-    where = {"S": S, "law": o.law, "level": "population", "delta": str(delta), "alpha": float(pooling.alpha),
+        result["alternatives"] = {name: dict(compare(fine, rough, pred, level), S=S, law=POPULATION_LAW,
+                                        level="population")
+                                  for name, pred in alternatives.items()}
+    where = {"S": S, "law": POPULATION_LAW, "level": "population", "delta": str(delta), "alpha": float(pooling.alpha),
              "kappa": float(pooling.kappa), "mu2": str(mu2), "predicted_outlier": o.population.outlier,
              "population_right_edge": float(o.population_right_edge)}
     return _located(where, result, fine)

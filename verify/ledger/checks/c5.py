@@ -33,9 +33,11 @@ def _paired_gain(cfg: dict) -> dict:
         rungs.append({"d": d, "seeds": K, "gain": obs["optimal"]["signal_overlap"] - obs["mean"]["signal_overlap"],
                       # the table's controls are the same for both poolings: keep one copy
                       "controls": np.hstack([obs["optimal"]["controls"], obs["mean"]["controls"][:, len(TABLE_CONTROLS):]])})
-    gain = float(theory(DELTA, GAMMA, "optimal", MC_MU2).sample.overlap - theory(DELTA, GAMMA, "mean", MC_MU2).sample.overlap)
+    optimal, mean = theory(DELTA, GAMMA, "optimal", MC_MU2), theory(DELTA, GAMMA, "mean", MC_MU2)
+    gain = float(optimal.sample.overlap - mean.sample.overlap)
     out = compare(rungs[0], rungs[1], {"gain": (gain, 1)}, AGREEMENT_LEVEL)
-    out.update({"S": "centered", "mu2": MC_MU2, "quantity": "overlap(optimal) - overlap(mean), paired draws"})
+    out.update({"S": "centered", "law": optimal.law, "level": "sample", "mu2": MC_MU2,
+                "quantity": "overlap(optimal) - overlap(mean), paired draws"})
     return out
 
 
