@@ -30,8 +30,8 @@ import sympy as sp
 
 from derive import freeprob as fp
 from derive.errors import ParameterError
-from derive.resources import KAPPA_RANGE, MAX_RATIO_PRODUCT, RATIO_RANGE
-from derive.numbers import check_digits, check_range, parse_rational
+from derive.resources import KAPPA_RANGE, MAX_RATIO_PRODUCT, RATIO_RANGE, bulk_parameters
+from derive.numbers import check_digits, parse_rational
 
 __all__ = ["BulkLaw", "law", "parameters", "support", "density", "density_float", "stieltjes", "real_root",
            "RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE"]
@@ -171,15 +171,7 @@ def parameters(delta, gamma, kappa) -> tuple[sp.Rational, sp.Rational, sp.Ration
     >>> parameters("1/2", "0.25", 3)
     (1/2, 1/4, 3)
     """
-    d, g, k = (check_range(parse_rational(v, name), name, low=0, low_open=True)
-               for v, name in ((delta, "delta"), (gamma, "gamma"), (kappa, "kappa")))
-    for value, name, (low, high) in ((d, "delta", RATIO_RANGE), (g, "gamma", RATIO_RANGE), (k, "kappa", KAPPA_RANGE)):
-        if not low <= value <= high:
-            raise ParameterError(name, f"{value} is outside [{low}, {high}], the range where the bulk law is computed reliably")
-    if d * g > MAX_RATIO_PRODUCT:
-        raise ParameterError("gamma", f"delta * gamma = {d * g} exceeds {MAX_RATIO_PRODUCT}, "
-                                      "beyond which the bulk law is not computed reliably")
-    return d, g, k
+    return tuple(sp.Rational(q.numerator, q.denominator) for q in bulk_parameters(delta, gamma, kappa))
 
 
 def real_root(coefficients: np.ndarray) -> np.ndarray:

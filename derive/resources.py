@@ -26,7 +26,7 @@ from fractions import Fraction
 from derive.errors import ParameterError
 
 __all__ = ["RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE", "MAX_TRIAL_BYTES", "MAX_MU2", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
-           "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "trial_bytes", "check_trial", "check_trials", "check_weights",
+           "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "bulk_parameters", "trial_bytes", "check_trial", "check_trials", "check_weights",
            "check_points", "check_density_work", "check_output", "check_tasks", "check_axis"]
 
 RATIO_RANGE = (Fraction(1, 10**12), Fraction(10**12))
@@ -81,6 +81,27 @@ MAX_TASKS = 10**6
 
 MAX_AXIS = 10_000
 """Most values of one sweep axis (a range's ``num``, a list)."""
+
+
+def bulk_parameters(delta, gamma, kappa) -> tuple[Fraction, Fraction, Fraction]:
+    """``delta, gamma, kappa`` read exactly (as fractions, without SymPy, so that bad input is refused before
+    anything heavy loads); each must be positive and inside :data:`RATIO_RANGE`, :data:`MAX_RATIO_PRODUCT`
+    and :data:`KAPPA_RANGE`.
+
+    >>> bulk_parameters("1/2", "0.25", 3)
+    (Fraction(1, 2), Fraction(1, 4), Fraction(3, 1))
+    """
+    from derive.numbers import check_range, parse_fraction
+
+    d, g, k = (check_range(parse_fraction(v, name), name, low=0, low_open=True)
+               for v, name in ((delta, "delta"), (gamma, "gamma"), (kappa, "kappa")))
+    for value, name, (low, high) in ((d, "delta", RATIO_RANGE), (g, "gamma", RATIO_RANGE), (k, "kappa", KAPPA_RANGE)):
+        if not low <= value <= high:
+            raise ParameterError(name, f"{value} is outside [{low}, {high}], the range where the bulk law is computed reliably")
+    if d * g > MAX_RATIO_PRODUCT:
+        raise ParameterError("gamma", f"delta * gamma = {d * g} exceeds {MAX_RATIO_PRODUCT}, "
+                                      "beyond which the bulk law is not computed reliably")
+    return d, g, k
 
 
 def trial_bytes(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0) -> int:

@@ -33,12 +33,55 @@ def test_a_raising_check_is_marked_errored_and_verify_claims_exits_1(monkeypatch
 
     good = Claim("CA", "fine", lambda cfg: {"verdict": "confirmed", "reason": "r", "derived": "d", "evidence": {"x": 1}})
     monkeypatch.setattr(ledger, "CLAIMS", [good])
-    assert main(["claims", "--quick", "--notes", "", "--figures", "", "--json"]) == 0
+    # one process: the patched list of claims (and its lambda) lives in this one
+    assert main(["claims", "--quick", "--notes", "", "--figures", "", "--json", "--workers", "1"]) == 0
     assert run_claim(Claim("CX", "a claim", _boom), {})["errored"] is True
     monkeypatch.setattr(ledger, "CLAIMS", [good, Claim("CX", "a claim", _boom)])
-    assert main(["claims", "--quick", "--notes", "", "--figures", "", "--json"]) == 1
+    assert main(["claims", "--quick", "--notes", "", "--figures", "", "--json", "--workers", "1"]) == 1
     out = capsys.readouterr().out.strip().splitlines()[-1]
     assert '"inconclusive"' in out and '"errored": true' in out
+
+
+def _square(cfg):
+    return {"verdict": "confirmed", "reason": "r", "derived": "d", "evidence": {"x": cfg["x"] ** 2}}
+
+
+def _one_more(cfg):
+    return cfg["x"] + 1
+
+
+def _sum(cfg, needs, prepared):
+    return {"verdict": "confirmed", "reason": "r", "derived": "d",
+            "evidence": {"sum": needs["A"].record["evidence"]["x"] + prepared, "needs": sorted(needs)}}
+
+
+def _prepare_boom(cfg):
+    raise RuntimeError("simulated failure while preparing")
+
+
+def test_workers_give_the_serial_records_each_check_after_its_needs_and_prepare_errors_are_reported():
+    from verify.ledger.records import run_ledger
+
+    claims = [Claim("A", "a", _square, cost=1), Claim("B", "b", _sum, needs=("A",), prepare=_one_more, cost=5),
+              Claim("C", "c", _sum, needs=("A",), prepare=_prepare_boom), Claim("D", "d", _sum, needs=("Z",),
+                                                                              prepare=_one_more)]
+    serial = run_ledger(claims, {"x": 3})
+    parallel = run_ledger(claims, {"x": 3}, workers=2)
+    assert list(parallel) == ["A", "B", "C", "D"]
+    assert {k: r.record for k, r in parallel.items()} == {k: r.record for k, r in serial.items()}
+    assert parallel["B"].record["evidence"] == {"sum": 9 + 4, "needs": ["A"]}
+    assert parallel["C"].record["errored"] and "while preparing" in parallel["C"].record["reason"]
+    # a need that is not in the run: inconclusive, as in a serial run, and nothing waits for it
+    assert parallel["D"].record["verdict"] == "inconclusive" and "Z" in parallel["D"].record["reason"]
+
+
+def test_bad_workers_are_refused_with_exit_2(capsys):
+    from verify.cli import main
+
+    for bad in ("0", "-1", "1.5", "many"):
+        assert main(["claims", "--quick", "--notes", "", "--figures", "", "--workers", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "workers" in err
 
 
 TINY = {"d": 60, "seeds": 3, "compare_d": 48, "coarse": 4, "trials": 16, "population_tables": 10, "hist_seeds": 3,
@@ -59,10 +102,12 @@ def _comparisons(value):
 
 def test_every_check_runs_and_each_monte_carlo_comparison_names_its_matrix_and_power():
     from verify.ledger.claims import CLAIMS
-    from verify.ledger.records import VERDICTS, run_ledger
+    from verify.ledger.records import VERDICTS, evaluate, run_ledger
 
-    results = run_ledger([c for c in CLAIMS if c.id != "C1"], TINY)
+    results = run_ledger([c for c in CLAIMS if c.id != "C1"], TINY, workers=2)
     assert list(results) == ["C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"]
+    # C9's histograms were computed by its prepare step in a worker, beside C2 and C4: the same as here, after them
+    assert evaluate(CLAIMS[-1], TINY, results).record == results["C9"].record
     seen = 0
     for cid, result in results.items():
         record = result.record

@@ -3,8 +3,8 @@ import mpmath
 
 from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.errors import ParameterError
-from derive.numbers import check_digits, format_real, parse_rational
-from derive.resources import check_density_work, check_points
+from derive.numbers import check_digits, format_real, parse_fraction
+from derive.resources import bulk_parameters, check_density_work, check_points
 
 __all__ = ["NAME", "HELP", "add_arguments", "run"]
 
@@ -33,14 +33,10 @@ def _points(text: str) -> list:
     check_points(len(items), "x")
     if not text.strip() or any(not item.strip() for item in items):
         raise ParameterError("x", f"malformed list {text!r} (use X1,X2,...)")
-    return [parse_rational(item, "x") for item in items]
+    return [parse_fraction(item, "x") for item in items]
 
 
 def run(args):
-    # imported here, not at the top: the command line builds every command's parser before running one
-    from derive import bulk
-    from derive.regime import gaussian_equivalent_warning
-
     digits = check_digits(args.digits)
     if args.T is not None:
         return _model(args, digits)
@@ -49,9 +45,14 @@ def run(args):
             raise ParameterError(name, "belongs to the model's own law: give --T with it")
     if args.kappa is None:
         raise ParameterError("kappa", "is required for the Gaussian-equivalent law (or give --T and --weights)")
+    params = bulk_parameters(args.delta, args.gamma, args.kappa)
     points = _points(args.x)
     check_density_work(len(points), digits)
-    law = bulk.law(*bulk.parameters(args.delta, args.gamma, args.kappa))
+    # imported once the input is read (SymPy loads with it): bad input is refused at once
+    from derive import bulk
+    from derive.regime import gaussian_equivalent_warning
+
+    law = bulk.law(*params)
     values = bulk.density(law.delta, law.gamma, law.kappa, points, digits)
     # format_real reads its argument in the current precision, which must not cut the digits
     with mpmath.workdps(digits + 10):

@@ -1,5 +1,6 @@
-"""``verify claims``: the ledger of every claim of the paper, checked now."""
+"""``verify claims``: the ledger of every claim of the paper, checked now (in one process per core)."""
 import datetime
+import os
 import sys
 import time
 from pathlib import Path
@@ -19,9 +20,14 @@ def add_arguments(p):
                    help="where to write the readable ledger (default claims.md in the working folder; '' for nowhere)")
     p.add_argument("--figures", default="figures",
                    help="folder for the figures (default figures/ in the working folder; '' for none)")
+    p.add_argument("--workers", default=None,
+                   help="processes that run the checks (default: one per core); the records do not depend on it")
 
 
 def run(args):
+    from verify.ledger.records import check_workers
+
+    workers = check_workers(args.workers if args.workers is not None else (os.cpu_count() or 1))
     # the outputs are checked before the run, not after it
     if args.notes:
         check_output_target(args.notes, "notes")
@@ -39,7 +45,7 @@ def run(args):
         def starting(i, n, claim):
             report.describe(f"claims ({claim.id})")
             report(i - 1, n)
-        results = run_ledger(CLAIMS, cfg, log=starting)
+        results = run_ledger(CLAIMS, cfg, log=starting, workers=workers)
     records = [jsonable(r.record) for r in results.values()]
     if args.figures:
         with progress("figures") as report:

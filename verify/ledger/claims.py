@@ -17,7 +17,7 @@ from verify.ledger.checks.c5 import check_c5
 from verify.ledger.checks.c6 import check_c6
 from verify.ledger.checks.c7 import check_c7
 from verify.ledger.checks.c8 import check_c8
-from verify.ledger.checks.c9 import check_c9
+from verify.ledger.checks.c9 import check_c9, histogram_ladder
 from verify.ledger.checks.common import DELTA, FULL, GAMMA, QUICK, SIGNS, T, scheme_floats, theory
 from verify.ledger.records import Claim
 from verify.montecarlo.draw import rung
@@ -27,25 +27,27 @@ from verify.stats import mean_ci
 __all__ = ["QUICK", "FULL", "CLAIMS", "draw_figures"]
 
 
+# cost: seconds of each check in one --quick run on one core (2026-12-03), used only to start the long ones first
 CLAIMS = [
     Claim("C1", "the limiting spectral distribution of S is kappa*(MP_delta boxtimes MP_gamma); its shape "
-                "depends on delta, gamma only, its scale on kappa", check_c1),
+                "depends on delta, gamma only, its scale on kappa", check_c1, cost=10),
     Claim("C2", "two successive BBP-type transitions, governed by delta, gamma, alpha, kappa: one at population "
-                "level (N = oo) and one at sample level (finite gamma)", check_c2),
+                "level (N = oo) and one at sample level (finite gamma)", check_c2, cost=20),
     Claim("C3", "an outlier exists iff rho = alpha*mu2/kappa > delta + sqrt(delta); above it the outlier's "
-                "eigenvector aligns with u", check_c3),
+                "eigenvector aligns with u", check_c3, cost=6),
     Claim("C4", "even above C3, finite N can hide the outlier; explicit formulas give the outlier eigenvalue of S "
-                "and the overlap |u_hat^T u|^2", check_c4),
+                "and the overlap |u_hat^T u|^2", check_c4, cost=33),
     Claim("C5", "the w maximizing alpha/kappa is the normalized top eigenvector of R; for prefix:L it puts all mass "
-                "on the first L positions and beats mean pooling", check_c5),
+                "on the first L positions and beats mean pooling", check_c5, cost=10),
     Claim("C6", "parameter-free causal self-attention converges as d -> oo to harmonic weights w_t ~ H_{T-1} - H_{t-1}, "
-                "monotonically decreasing in t", check_c6),
+                "monotonically decreasing in t", check_c6, cost=1.5),
     Claim("C7", "causal attention gives a higher alpha/kappa than mean pooling when the signal sits in early "
-                "positions", check_c7),
+                "positions", check_c7, cost=2.4),
     Claim("C8", "ridge-regression classification on the pooled vectors ranks optimal weights > causal attention "
-                "> mean pooling, the same order as their alpha/kappa", check_c8),
+                "> mean pooling, the same order as their alpha/kappa", check_c8, cost=1.6),
     Claim("C9", "empirical eigenvalue histograms match the bulk density and the predicted outlier locations; "
-                "alignment curves and detectability thresholds match the formulas", check_c9, needs=("C2", "C4")),
+                "alignment curves and detectability thresholds match the formulas", check_c9, needs=("C2", "C4"),
+          prepare=histogram_ladder, cost=19),
 ]
 
 

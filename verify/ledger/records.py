@@ -7,26 +7,37 @@ the rule's outcome with the derived statement, the evidence and optionally ``art
 figures reuse, kept out of the record. A check that raises, or that is skipped, makes its claim
 ``inconclusive`` with the reason, never ``confirmed``; a record whose check raised carries
 ``"errored": true`` (``verify claims`` then exits with status 1).
+
+A claim that needs others may name a ``prepare`` step: the part of its evidence that reads no other claim
+(C9's histograms), which :func:`run_ledger` with several workers computes next to the claims it needs
+instead of after them. Every check draws from its own seeds, so the records are the same whichever process
+computes them, and in whatever order.
 """
 from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
-__all__ = ["VERDICTS", "Claim", "Result", "evaluate", "run_claim", "run_ledger", "errored", "decide"]
+__all__ = ["VERDICTS", "Claim", "Result", "prepare", "evaluate", "run_claim", "run_ledger", "check_workers", "errored", "decide"]
 
 VERDICTS = ("confirmed", "corrected", "refuted", "inconclusive")
 
 
 @dataclass(frozen=True)
 class Claim:
-    """A claim of the paper, its check, and the claims whose results the check reads (``needs``)."""
+    """A claim of the paper, its check, and the claims whose results the check reads (``needs``).
+
+    ``prepare(config)``, if given, computes the part of the evidence that needs no other claim; the check then
+    receives its value as a last argument. ``cost`` is the check's expected share of a run's time (its
+    ``prepare`` included), used only to start the long checks first."""
 
     id: str
     statement: str
     check: Callable[..., dict]
     needs: tuple[str, ...] = ()
+    prepare: Callable[[dict], Any] | None = None
+    cost: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -37,22 +48,50 @@ class Result:
     artifacts: dict = field(default_factory=dict)
 
 
-def evaluate(claim: Claim, config: dict, prior: dict | None = None) -> Result:
-    """Run one claim's check (with the :class:`Result` of each claim it needs, from ``prior``).
+class _Failed:
+    """A ``prepare`` step that raised: its error, carried to the check's record."""
 
-    The record is ``inconclusive``, with the reason in its evidence, when the check raised, said
-    it was skipped (a true ``"skipped"`` entry, whose value is the reason), returned no evidence
+    def __init__(self, exc: BaseException):
+        self.error = f"{type(exc).__name__}: {exc}"
+        self.traceback = traceback.format_exc(limit=3)
+
+
+_NOT_PREPARED = object()
+
+
+def prepare(claim: Claim, config: dict):
+    """``claim.prepare(config)``, or the error it raised (which :func:`evaluate` turns into the record)."""
+    try:
+        return claim.prepare(config)
+    except Exception as exc:  # reported by evaluate, as the check's own error would be
+        return _Failed(exc)
+
+
+def evaluate(claim: Claim, config: dict, prior: dict | None = None, prepared=_NOT_PREPARED) -> Result:
+    """Run one claim's check (with the :class:`Result` of each claim it needs, from ``prior``, and the value of
+    its ``prepare`` step, computed here unless given as ``prepared``).
+
+    The record is ``inconclusive``, with the reason in its evidence, when the check or its ``prepare`` raised,
+    said it was skipped (a true ``"skipped"`` entry, whose value is the reason), returned no evidence
     (missing, ``None`` or empty), returned something that is not a check's document, or needs a
     claim that has no result.
     """
     try:
+        args = [config]
         if claim.needs:
             missing = [k for k in claim.needs if k not in (prior or {})]
             if missing:
                 return Result(_inconclusive(claim, "", {"missing": missing}))
-            out = claim.check(config, {k: prior[k] for k in claim.needs})
-        else:
-            out = claim.check(config)
+            args.append({k: prior[k] for k in claim.needs})
+        if claim.prepare is not None:
+            if prepared is _NOT_PREPARED:
+                prepared = prepare(claim, config)
+            if isinstance(prepared, _Failed):
+                record = _inconclusive(claim, "", {"error": prepared.error, "traceback": prepared.traceback})
+                record["errored"] = True
+                return Result(record)
+            args.append(prepared)
+        out = claim.check(*args)
         if not isinstance(out, dict):
             raise TypeError(f"the check returned {type(out).__name__}, not a dict")
         verdict = out["verdict"]
@@ -92,13 +131,76 @@ def run_claim(claim: Claim, config: dict, prior: dict | None = None) -> dict:
     return evaluate(claim, config, prior).record
 
 
-def run_ledger(claims, config: dict, log=None) -> dict:
-    """Every claim in order, each with the results of the claims it needs: ``{id: Result}``."""
-    results = {}
-    for i, claim in enumerate(claims, 1):
-        if log is not None:
-            log(i, len(claims), claim)
-        results[claim.id] = evaluate(claim, config, results)
+def run_ledger(claims, config: dict, log=None, workers: int = 1) -> dict:
+    """Every claim, each with the results of the claims it needs: ``{id: Result}`` in the order of ``claims``.
+
+    With ``workers > 1`` the checks run in that many processes (each with one BLAS thread), the costliest
+    first, each as soon as the claims it needs have results; a ``prepare`` step starts at once. ``log(i, n,
+    claim)`` hears of each claim as it starts (``i - 1`` claims done)."""
+    claims = list(claims)
+    workers = check_workers(workers)
+    if workers == 1:
+        results = {}
+        for i, claim in enumerate(claims, 1):
+            if log is not None:
+                log(i, len(claims), claim)
+            results[claim.id] = evaluate(claim, config, results)
+        return results
+    results = _run_parallel(claims, config, log, workers)
+    return {claim.id: results[claim.id] for claim in claims}
+
+
+def check_workers(workers) -> int:
+    """The number of ledger processes: an integer from 1 to 64 (``ParameterError`` naming ``workers``)."""
+    from derive.numbers import check_count
+
+    return check_count(workers, "workers", low=1, high=64)
+
+
+def _prepare_task(claim: Claim, config: dict):
+    return prepare(claim, config)
+
+
+def _evaluate_task(claim: Claim, config: dict, prior: dict, prepared) -> Result:
+    return evaluate(claim, config, prior, prepared)
+
+
+def _one_blas_thread() -> None:
+    from verify.threads import limit_blas_threads
+
+    limit_blas_threads(1)
+
+
+def _run_parallel(claims: list, config: dict, log, workers: int) -> dict:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    ids = {c.id for c in claims}
+    # a need outside the run is missing: evaluate says so, as in a serial run
+    waiting = sorted(claims, key=lambda c: -c.cost)
+    results, prepared, running, n = {}, {}, {}, len(claims)
+    # spawned, not forked: a fork would copy the parent's BLAS and numba threads in an unknown state
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_one_blas_thread) as pool:
+        for claim in waiting:
+            if claim.prepare is not None and any(k in ids for k in claim.needs):
+                running[pool.submit(_prepare_task, claim, config)] = ("prepare", claim)
+        while waiting or running:
+            for claim in [c for c in waiting if all(k in results or k not in ids for k in c.needs)
+                          and (c.prepare is None or c.id in prepared or not any(k in ids for k in c.needs))]:
+                waiting.remove(claim)
+                if log is not None:
+                    log(len(results) + 1, n, claim)
+                prior = {k: results[k] for k in claim.needs if k in results}
+                running[pool.submit(_evaluate_task, claim, config, prior,
+                                    prepared.pop(claim.id, _NOT_PREPARED))] = ("check", claim)
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                kind, claim = running.pop(future)
+                if kind == "prepare":
+                    prepared[claim.id] = future.result()
+                else:
+                    results[claim.id] = future.result()
     return results
 
 

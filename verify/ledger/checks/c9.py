@@ -50,13 +50,16 @@ def histogram_ladder(cfg: dict) -> dict:
     return out
 
 
-def evidence_c9(cfg: dict, needs: dict) -> dict:
-    """The histogram ladder, and the outlier and threshold comparisons of C4 and C2 (read from their records)."""
+def evidence_c9(cfg: dict, needs: dict, histograms: dict | None = None) -> dict:
+    """The histogram ladder (:func:`histogram_ladder`, computed here unless given), and the outlier and threshold
+    comparisons of C4 and C2 (read from their records)."""
+    if histograms is None:
+        histograms = histogram_ladder(cfg)
     records = {k: r.record for k, r in needs.items()}
     c4, c2 = records["C4"]["evidence"], records["C2"]["evidence"]
     runs = c4.get("runs", [])
     points = [p for lv in ("population", "sample") for p in c2.get(lv, {}).get("points", [])]
-    return {"histograms": histogram_ladder(cfg), "rate_split": RATE_SPLIT,
+    return {"histograms": histograms, "rate_split": RATE_SPLIT,
             "outliers": {"runs": len(runs), "agreeing": sum(r["agree"] for r in runs),
                          "resolving_target": sum(resolves(r) for r in runs),
                          "raw_runs": sum(r["S"] == "raw" for r in runs)},
@@ -107,9 +110,9 @@ def rule_c9(evidence: dict) -> dict:
                                "claimed law decays at the rate of eigenvalue rigidity")
 
 
-def check_c9(cfg: dict, needs: dict) -> dict:
-    """C9: the simulation checks taken together."""
-    evidence = evidence_c9(cfg, needs)
+def check_c9(cfg: dict, needs: dict, histograms: dict | None = None) -> dict:
+    """C9: the simulation checks taken together (``histograms``: :func:`histogram_ladder`, its ``prepare`` step)."""
+    evidence = evidence_c9(cfg, needs, histograms)
     derived = ("eigenvalue histograms follow the derived density (distance decaying with d as eigenvalue rigidity "
                "requires); outlier locations, overlaps and detectability (outlier present or not) agree with the "
                "derived formulas on the raw and the centered S")

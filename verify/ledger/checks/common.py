@@ -20,7 +20,7 @@ from verify.comparison import compare_population, compare_sample
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
 
-__all__ = ["unbounded_support_note", "QUICK", "FULL", "COMPARISONS", "AGREEMENT_LEVEL", "TARGET", "POINT_TARGET", "THRESHOLD_TARGET", "DELTA", "GAMMA", "T", "SIGNS", "fmt",
+__all__ = ["unbounded_support_note", "QUICK", "FULL", "COMPARISONS", "AGREEMENT_LEVEL", "TARGET", "POINT_TARGET", "THRESHOLD_TARGET", "DELTA", "GAMMA", "T", "SIGNS", "fmt", "bulk_cdf",
            "pool", "scheme_floats", "theory", "trials", "ks_distance", "outlier_comparison", "population_comparison",
            "resolves", "rung"]
 
@@ -89,8 +89,10 @@ def trials(K: int, seed0: int, d, V, N, T_, signs, weights, mu2, centered=False,
     return r.top_eigenvalues, r.overlaps, r.spectra
 
 
-def ks_distance(eigenvalues, delta, gamma, kappa, n_outliers: int) -> float:
-    """Kolmogorov distance between the ESD (outliers removed) and the derived bulk law's CDF."""
+@lru_cache(maxsize=None)
+def bulk_cdf(delta, gamma, kappa) -> tuple[np.ndarray, np.ndarray]:
+    """The derived bulk law's CDF on 40001 points of its support (trapezoid rule on the float64 density): ``(x, F)``,
+    computed once per law (a ladder compares every seed's spectrum with the same one)."""
     law = bulk.law(delta, gamma, kappa)
     with mpmath.workdps(15):
         edges = law.edges()
@@ -100,6 +102,13 @@ def ks_distance(eigenvalues, delta, gamma, kappa, n_outliers: int) -> float:
     f = law.density_float(x)
     F = np.concatenate([[0.0], np.cumsum((f[1:] + f[:-1]) / 2 * np.diff(x))])
     F = atom + (1 - atom) * F / F[-1]
+    x.flags.writeable = F.flags.writeable = False
+    return x, F
+
+
+def ks_distance(eigenvalues, delta, gamma, kappa, n_outliers: int) -> float:
+    """Kolmogorov distance between the ESD (outliers removed) and the derived bulk law's CDF (:func:`bulk_cdf`)."""
+    x, F = bulk_cdf(delta, gamma, kappa)
     e = np.sort(np.asarray(eigenvalues)[n_outliers:])
     n = len(eigenvalues)
     emp_hi = np.arange(1, len(e) + 1) / n
