@@ -191,7 +191,8 @@ def _copy(source: Path, target: Path) -> None:
 def _pytest(copy: Path, nodes, timeout: int) -> tuple[bool, str, float]:
     """``(passed, first failing test, seconds)`` of ``pytest -x nodes`` in ``copy`` (the default suite if ``nodes`` is
     empty)."""
-    args = list(nodes) or ["tests", "derive", "verify"]
+    # a few designed killers run in this process; the whole suite on one worker per core (pyproject's -n auto)
+    args = [*nodes, "-n", "0"] if nodes else ["tests", "derive", "verify"]
     start = time.time()
     # no shrinking: the first failing example is enough to call a mutant killed
     env = dict(os.environ, ATTENTION_RMT_HYPOTHESIS_PROFILE="mutation")

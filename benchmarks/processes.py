@@ -54,7 +54,7 @@ print(vals[-4:][::-1], vecs[0, -1] ** 2)
 
 SPIKE = ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2", "--json"]
 
-MODES = {"full": {"rounds": 5, "ledger": True, "suite": True}, "quick": {"rounds": 3, "ledger": True, "suite": False},
+MODES = {"full": {"rounds": 5, "ledger": True, "suite": True}, "quick": {"rounds": 3, "ledger": True, "suite": True},
          "tiny": {"rounds": 1, "ledger": False, "suite": False}}
 
 
@@ -168,8 +168,10 @@ def markdown(result: dict) -> list[str]:
                      "mean pooling, mu2 = 3/2, raw S, top 4, default path) against the naive script (pooled vectors as a "
                      "dense d x N matrix, S = C C^T/N, numpy.linalg.eigh), one BLAS thread each"),
               ("spike", "`derive spike` from a fresh process, its derivation cache filled by the warm-up run"),
-              ("ledger", "`verify claims --quick` end to end, BLAS threads left to the library (one run each)"),
-              ("suite", "the default test suite (`python -m pytest -q`), BLAS threads left to the library (one run each)")]
+              ("ledger", "`verify claims --quick` end to end, no thread variable set (one run each; now: one process per "
+                         "core, each with one BLAS thread)"),
+              ("suite", "the default test suite (`python -m pytest -q`), no thread variable set (one run each; now: one "
+                        "pytest-xdist worker per core)")]
     for key, text in blocks:
         if key not in result:
             continue

@@ -67,6 +67,8 @@ def run(args):
 
 
 def _model(args, digits: int) -> dict:
+    import sympy as sp
+
     from derive.attention import pooling
     from derive.model import check_T
     from derive.vocabulary import vocabulary_law
@@ -78,7 +80,7 @@ def _model(args, digits: int) -> dict:
     T = check_T(args.T)
     p = pooling(args.weights, T, args.signs, tau=args.tau, mask=args.mask, digits=digits)
     law = vocabulary_law(args.delta, args.gamma, p.weights)
-    points = _points(args.x)
+    points = [sp.Rational(q.numerator, q.denominator) for q in _points(args.x)]
     check_density_work(len(points), digits)
     with mpmath.workdps(digits + 10):
         support, K = law.support()
