@@ -8,8 +8,14 @@ the code that does the work:
 
 * **Monte Carlo trial** (:func:`trial_bytes`): the table ``E`` (``8 d V``), the signs, tokens and the
   sparse mixing matrix ``A`` (at most ``48 N T``: int8 signs, int64 draws and tokens, float64 values and
-  int64 indices), the pooled vectors (``8 d N``), the Gram matrix and its eigendecomposition
-  (``16 min(d, N)^2``), and for ``gauss:rho`` the ``T x T`` covariance and its Cholesky factor (``16 T^2``).
+  int64 indices), and for ``gauss:rho`` the ``T x T`` covariance and its Cholesky factor (``16 T^2``); then
+  what the solver holds (:data:`SOLVERS`). ``dense``: a transposed copy of the table (``8 d V``), the pooled
+  vectors (``8 d N``), the Gram matrix, the copy LAPACK works on and its workspace (``32 min(d, N)^2``). ``dense-axis`` (:math:`S_0` formed from the table for a whole
+  ``mu2`` axis): a float64 copy of the table and its product with the mixing (``16 d V``), the rows of
+  :math:`E^T` gathered for every token of every sequence and their weighted sums (``8 N (T + 1) d``),
+  :math:`S_0`, the matrix of each ``mu2`` and its eigendecomposition (``24 d^2``). ``lanczos`` (the pooled vectors are never
+  formed): the Krylov basis with its images under ``E^T`` (``8 (d + V)`` a step, for :data:`KRYLOV_STEPS`
+  steps); ``lanczos-f32`` also a float32 copy of the table (``4 d V``).
 * **Runs of trials** (:func:`check_trials`): the number of seeds, and the work
   ``seeds * (d N T + 4 d N min(d, N))`` (pooling plus a dense solve, an upper bound of the
   matrix-free ones).
@@ -26,7 +32,7 @@ from fractions import Fraction
 from derive.errors import ParameterError
 
 __all__ = ["RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE", "MAX_TRIAL_BYTES", "MAX_MU2", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
-           "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "bulk_parameters", "trial_bytes", "check_trial", "check_trials", "check_weights",
+           "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "SOLVERS", "KRYLOV_STEPS", "bulk_parameters", "trial_bytes", "check_trial", "check_trials", "check_weights",
            "check_points", "check_density_work", "check_output", "check_tasks", "check_axis"]
 
 RATIO_RANGE = (Fraction(1, 10**12), Fraction(10**12))
@@ -45,6 +51,14 @@ guess are in float64)."""
 
 MAX_TRIAL_BYTES = 2 * 2**30
 """Most memory one Monte Carlo trial may hold (2 GiB), whichever command runs it."""
+
+SOLVERS = ("dense", "dense-axis", "lanczos", "lanczos-f32")
+"""The memory models of :func:`trial_bytes` (module docstring); :func:`verify.montecarlo.trials.memory_model` names
+the one of each solver."""
+
+KRYLOV_STEPS = 512
+"""Lanczos steps the matrix-free memory model provides for (the runs measured converge in 50 to 300 steps; the
+basis grows by doubling, so a run of up to 512 steps holds at most this many rows)."""
 
 MAX_MU2 = 10**6
 """Largest signal strength simulated: float64 eigenvalues of ``S`` carry absolute errors of about
@@ -104,44 +118,63 @@ def bulk_parameters(delta, gamma, kappa) -> tuple[Fraction, Fraction, Fraction]:
     return d, g, k
 
 
-def trial_bytes(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0) -> int:
-    """An upper bound of the bytes one trial holds at once (see the module docstring), plus ``extra``
-    (what a study holds beside the trial).
+def trial_bytes(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0, solver: str = "dense") -> int:
+    """An upper bound of the bytes one trial holds at once with ``solver`` (:data:`SOLVERS`; see the module
+    docstring), plus ``extra`` (what a study holds beside the trial).
 
-    >>> trial_bytes(1000, 2000, 4000, 8)
-    65536000
+    >>> trial_bytes(1000, 2000, 4000, 8), trial_bytes(1000, 2000, 4000, 8, solver="lanczos")
+    (97536000, 29824000)
     """
-    gauss = 16 * T * T if kind == "gauss" else 0
-    return 8 * d * V + 48 * N * T + 8 * d * N + 16 * min(d, N) ** 2 + gauss + extra
+    return sum(_trial_terms(d, V, N, T, kind, extra, solver).values())
+
+
+def _trial_terms(d, V, N, T, kind, extra, solver) -> dict:
+    """The bytes of :func:`trial_bytes`, each under the dimension that drives it."""
+    if solver not in SOLVERS:
+        raise ParameterError("solver", f"must be one of {', '.join(SOLVERS)}, got {solver!r}")
+    wide = "V" if V >= d else "d"
+    table = {"dense": 16, "dense-axis": 24, "lanczos": 8, "lanczos-f32": 12}[solver] * d * V
+    terms = {wide: table}
+    terms["N" if N >= T else "T"] = 48 * N * T
+    if solver == "dense":
+        key = "N" if N >= d else "d"
+        terms[key] = terms.get(key, 0) + 8 * d * N + 32 * min(d, N) ** 2
+    elif solver == "dense-axis":
+        terms["d"] = terms.get("d", 0) + 24 * d * d
+        terms["N" if N >= d else "d"] = terms.get("N" if N >= d else "d", 0) + 8 * N * (T + 1) * d
+    else:
+        terms[wide] += 8 * (d + V) * KRYLOV_STEPS
+    terms["d"] = terms.get("d", 0) + extra
+    if kind == "gauss":
+        terms["T"] = terms.get("T", 0) + 16 * T * T
+    return terms
 
 
 def _largest(named: dict) -> str:
     return max(named, key=lambda name: named[name])
 
 
-def check_trial(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0) -> None:
-    """Refuse a trial whose memory (:func:`trial_bytes`) exceeds :data:`MAX_TRIAL_BYTES`, naming the
-    largest of the dimensions behind it.
+def check_trial(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0,
+                solver: str = "dense") -> None:
+    """Refuse a trial whose memory with ``solver`` (:func:`trial_bytes`) exceeds :data:`MAX_TRIAL_BYTES`, naming
+    the largest of the dimensions behind it.
 
     >>> check_trial(2, 2, 10**8, 10)
     Traceback (most recent call last):
     ...
     derive.errors.ParameterError: N: one trial at d = 2, V = 2, N = 100000000, T = 10 needs 46 GiB (more than the 2 GiB limit)
     """
-    need = trial_bytes(d, V, N, T, kind, extra)
+    terms = _trial_terms(d, V, N, T, kind, extra, solver)
+    need = sum(terms.values())
     if need > MAX_TRIAL_BYTES:
-        terms = {"V" if V >= d else "d": 8 * d * V, "N" if N >= T else "T": 48 * N * T,
-                 "N" if N >= d else "d": 8 * d * N + 16 * min(d, N) ** 2}
-        terms["d"] = terms.get("d", 0) + extra
-        if kind == "gauss":
-            terms["T"] = terms.get("T", 0) + 16 * T * T
         raise ParameterError(_largest(terms), f"one trial at d = {d}, V = {V}, N = {N}, T = {T} needs "
                                               f"{need / 2**30:.0f} GiB (more than the {MAX_TRIAL_BYTES // 2**30} GiB limit)")
     if kind == "gauss" and T > MAX_GAUSS_T:
         raise ParameterError("T", f"gauss:rho signs are sampled for T <= {MAX_GAUSS_T}, got {T}")
 
 
-def check_trials(d: int, V: int, N: int, T: int, seeds: int, kind: str | None = None, extra: int = 0) -> None:
+def check_trials(d: int, V: int, N: int, T: int, seeds: int, kind: str | None = None, extra: int = 0,
+                 solver: str = "dense") -> None:
     """Refuse a run of ``seeds`` trials above :data:`MAX_SEEDS` or :data:`MAX_WORK` (after :func:`check_trial`).
 
     >>> check_trials(10, 20, 40, 4, 10**12)
@@ -149,7 +182,7 @@ def check_trials(d: int, V: int, N: int, T: int, seeds: int, kind: str | None = 
     ...
     derive.errors.ParameterError: seeds: at most 10000 trials per run, got 1000000000000
     """
-    check_trial(d, V, N, T, kind, extra)
+    check_trial(d, V, N, T, kind, extra, solver)
     if seeds > MAX_SEEDS:
         raise ParameterError("seeds", f"at most {MAX_SEEDS} trials per run, got {seeds}")
     work = seeds * (d * N * T + 4 * d * N * min(d, N))

@@ -73,11 +73,13 @@ class Model:
     mu2: float
 
 
-def check_model(d, V, N, T, signs, weights, mu2) -> Model:
+def check_model(d, V, N, T, signs, weights, mu2, solver: str | None = "dense") -> Model:
     """Validate the model's parameters; a bad one raises :class:`ParameterError` naming it.
 
     ``d, V, N, T`` are positive integers with ``V`` even, ``signs`` a family spec valid for ``T``,
-    ``weights`` ``T`` finite reals not all zero, ``mu2`` a finite real ``>= 0``.
+    ``weights`` ``T`` finite reals not all zero, ``mu2`` a finite real ``>= 0``. One trial's memory is checked
+    for ``solver`` (:data:`derive.resources.SOLVERS`); ``None`` leaves that to a caller that has yet to choose
+    its solver (:func:`derive.resources.check_trial`).
 
     >>> check_model(4, 6, 10, 2, "iid", [0.5, 0.5], 1).weights
     array([0.5, 0.5])
@@ -90,7 +92,8 @@ def check_model(d, V, N, T, signs, weights, mu2) -> Model:
     else:
         family = parse_signs(signs)
     family.check(T)  # a family that does not fit T (prefix:L with L > T, a file of another size)
-    check_trial(d, V, N, T, family.kind)
+    if solver is not None:
+        check_trial(d, V, N, T, family.kind, solver=solver)
     if isinstance(weights, (str, bytes)):
         raise ParameterError("weights", f"must be a sequence of {T} reals, got {weights!r}")
     try:

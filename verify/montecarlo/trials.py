@@ -17,14 +17,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.resources import check_trials
+from derive.resources import check_trial, check_trials
 from verify.montecarlo.dense import dense_top
 from verify.montecarlo.draw import Draw, Model, check_model, draw, positive_int
 from verify.montecarlo.lanczos import Mixing, implicit_top, mixed_top
 from verify.montecarlo.mu2_axis import Axis, Pencil, axis_top, check_mu2s, dense_axis_top
 from verify.progress import progress as progress_bar
 
-__all__ = ["PATHS", "ENGINES", "AUTO_COST_RATIO", "BLAS_BREAK_EVEN", "Trial", "Trials", "choose_path", "choose_engine",
+__all__ = ["PATHS", "ENGINES", "AUTO_COST_RATIO", "BLAS_BREAK_EVEN", "Trial", "Trials", "memory_model", "choose_path", "choose_engine",
            "choose_axis_path", "solve", "run_trial", "run_trials", "solve_axis", "AxisTrials", "run_axis"]
 
 AUTO_COST_RATIO = 500
@@ -116,6 +116,18 @@ def choose_engine(engine, path: str, trials: int, d: int, V: int) -> str:
     return engine
 
 
+def memory_model(path: str, dtype=np.float64, axis: bool = False) -> str:
+    """The memory model (:data:`derive.resources.SOLVERS`) of a chosen solver ``path`` (of :func:`solve`, or of
+    :func:`solve_axis` if ``axis``) with a table of ``dtype``.
+
+    >>> memory_model("dense"), memory_model("mixed"), memory_model("mu2-axis", axis=True)
+    ('dense', 'lanczos-f32', 'lanczos')
+    """
+    if path == "dense":
+        return "dense-axis" if axis else "dense"
+    return "lanczos-f32" if path == "mixed" or np.dtype(dtype) == np.float32 else "lanczos"
+
+
 def choose_axis_path(path, d: int, V: int, N: int, n: int) -> str:
     """The solver of :func:`solve_axis` for ``path`` and ``n`` values of ``mu2``: ``'dense'``
     (:func:`verify.montecarlo.mu2_axis.dense_axis_top`) or ``'mu2-axis'`` (its block Lanczos run). ``'auto'``
@@ -162,10 +174,11 @@ def run_trial(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="aut
     for the implicit solver (same draw, rounded). ``seed``: a non-negative integer or a
     :class:`numpy.random.SeedSequence`; the same seed gives the same numbers.
     """
-    model = check_model(d, V, N, T, signs, weights, mu2)
+    model = check_model(d, V, N, T, signs, weights, mu2, solver=None)
     k = _check_k(k, model.d, model.N)
     centered, spectrum = _flag(centered, "centered"), _flag(spectrum, "spectrum")
     chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
+    check_trial(model.d, model.V, model.N, model.T, model.family.kind, solver=memory_model(chosen, dtype))
     engine = choose_engine(engine, chosen, 1, model.d, model.V)
     return solve(model, draw(model, seed), k, centered, chosen, spectrum, dtype, engine)
 
@@ -203,14 +216,14 @@ def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="au
     ``progress``: ``True``/``False`` forces a progress report on stderr on or off; ``None`` shows
     it once the run has lasted :data:`verify.progress.DELAY` seconds.
     """
-    model = check_model(d, V, N, T, signs, weights, mu2)
+    model = check_model(d, V, N, T, signs, weights, mu2, solver=None)
     k = _check_k(k, model.d, model.N)
     K = positive_int(seeds, "seeds")
-    check_trials(model.d, model.V, model.N, model.T, K, model.family.kind)
     if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
         raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
     centered, spectrum = _flag(centered, "centered"), _flag(spectrum, "spectrum")
     chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
+    check_trials(model.d, model.V, model.N, model.T, K, model.family.kind, solver=memory_model(chosen, dtype))
     engine = choose_engine(engine, chosen, K, model.d, model.V)
     children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
     results = []
@@ -252,12 +265,13 @@ def run_axis(d, V, N, T, signs, weights, mu2s, *, centered=False, k=3, path="aut
     (:mod:`verify.montecarlo.mu2_axis`), so the ``mu2`` values share their draws (common random numbers)
     and agree with :func:`run_trials` at each ``mu2`` to ``1e-8``."""
     mu2s = check_mu2s(mu2s)
-    model = check_model(d, V, N, T, signs, weights, 0.0)
+    model = check_model(d, V, N, T, signs, weights, 0.0, solver=None)
     k = _check_k(k, model.d, model.N)
     K = positive_int(seeds, "seeds")
     if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
         raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
     chosen = choose_axis_path(path, model.d, model.V, model.N, len(mu2s))
+    check_trial(model.d, model.V, model.N, model.T, model.family.kind, solver=memory_model(chosen, axis=True))
     children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
     axes = [solve_axis(draw(model, child), mu2s, k, bool(centered), chosen) for child in children]
     return AxisTrials(mu2s, np.array([a.values for a in axes]), np.array([a.overlaps for a in axes]), children, chosen)

@@ -19,12 +19,14 @@ __all__ = ["run_group", "run_task", "run_sweep"]
 
 def _spectra(job: Job) -> dict:
     """``{mu2: (path, top eigenvalues, overlaps)}`` on the cell's whole ``mu2`` axis, from one draw."""
+    from derive.resources import check_trial
     from verify.montecarlo.draw import check_model, draw
-    from verify.montecarlo.trials import choose_axis_path, solve_axis
+    from verify.montecarlo.trials import choose_axis_path, memory_model, solve_axis
 
-    model = check_model(job.d, job.V, job.N, job.T, job.signs, list(job.weights), 0.0)
-    data = draw(model, task_seed(job.root_seed, job.draw_key, SPECTRUM_STREAM))
+    model = check_model(job.d, job.V, job.N, job.T, job.signs, list(job.weights), 0.0, solver=None)
     path = choose_axis_path(job.path, job.d, job.V, job.N, len(job.mu2_axis))
+    check_trial(model.d, model.V, model.N, model.T, model.family.kind, solver=memory_model(path, axis=True))
+    data = draw(model, task_seed(job.root_seed, job.draw_key, SPECTRUM_STREAM))
     axis = solve_axis(data, job.mu2_axis, job.k, job.centered, path)
     return {mu2: (axis.path, axis.values[i], axis.overlaps[i]) for i, mu2 in enumerate(job.mu2_axis)}
 

@@ -397,15 +397,21 @@ class Sweep:
         return {**self.fixed, **point}
 
     def _check_point(self, params: dict):
+        from derive.resources import check_trial
         from verify.montecarlo.draw import check_model
+        from verify.montecarlo.trials import choose_axis_path, memory_model
 
         dims = dimensions(params)
         w = point_pooling(params).weights
-        # the classifier draws N + N/2 sequences: the larger of the two trials is checked
-        N = dims["N"] + dims["N"] // 2 if "accuracy" in self.outputs else dims["N"]
         try:
-            check_model(dims["d"], dims["V"], N, dims["T"], params["signs"], [float(x) for x in w],
-                        float(sp.Rational(params["mu2"])))
+            model = check_model(dims["d"], dims["V"], dims["N"], dims["T"], params["signs"], [float(x) for x in w],
+                                float(sp.Rational(params["mu2"])), solver=None)
+            # the spectra: one draw solved along the mu2 axis, by the solver the cell will use
+            path = choose_axis_path(self.settings["path"], model.d, model.V, model.N, len(self.mu2_axis()))
+            check_trial(model.d, model.V, model.N, model.T, model.family.kind, solver=memory_model(path, axis=True))
+            if "accuracy" in self.outputs:
+                # the classifier forms the pooled vectors of N + N/2 sequences
+                check_trial(model.d, model.V, model.N + model.N // 2, model.T, model.family.kind, solver="dense")
         except ParameterError as exc:
             if exc.parameter not in ("d", "V", "N", "T"):
                 raise

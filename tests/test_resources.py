@@ -1,0 +1,59 @@
+"""The memory model of a Monte Carlo trial is an upper bound of what each solver holds, and it admits the paper's sweep."""
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from derive.resources import MAX_TRIAL_BYTES, trial_bytes
+from verify.montecarlo.draw import check_model, draw
+from verify.montecarlo.trials import memory_model, solve, solve_axis
+
+SHAPES = [(300, 600, 1200, 8), (400, 400, 200, 4), (600, 200, 2000, 1)]
+"""``(d, V, N, T)`` at which every solver runs in well under a second: d below and above N, V below and above d,
+long and single-token sequences (the old dense model fell 20% short at the second, 1% at the third)."""
+
+
+def _peak(f) -> int:
+    """The peak of the arrays ``f()`` allocates, measured on its second run (the first loads compiled kernels)."""
+    f()
+    tracemalloc.start()
+    try:
+        f()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("path, dtype", [("dense", np.float64), ("implicit", np.float64), ("mixed", np.float64),
+                                         ("implicit", np.float32)])
+def test_a_trial_holds_less_than_its_memory_model(path, dtype, shape):
+    d, V, N, T = shape
+    model = check_model(d, V, N, T, "iid", [1 / T] * T, 1.5)
+    peak = _peak(lambda: solve(model, draw(model, 0), 3, True, path, dtype=dtype))
+    bound = trial_bytes(d, V, N, T, solver=memory_model(path, dtype))
+    # the bound holds, and it is not loose by more than a few times (it would then refuse runs that fit)
+    assert peak <= bound < 6 * peak, (path, peak, bound)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("path", ["dense", "mu2-axis"])
+def test_an_axis_holds_less_than_its_memory_model(path, shape):
+    d, V, N, T = shape
+    model = check_model(d, V, N, T, "iid", [1 / T] * T, 0.0)
+    peak = _peak(lambda: solve_axis(draw(model, 0), np.linspace(0.1, 4, 40), 3, True, path))
+    bound = trial_bytes(d, V, N, T, solver=memory_model(path, axis=True))
+    assert peak <= bound < 6 * peak, (path, peak, bound)
+
+
+def test_the_paper_scale_sweep_fits_the_limit_on_its_solver():
+    # examples/sweeps/paper.toml (d = 10^4, V = 2d, N up to 2 10^5) on the mu2 axis's block Lanczos: the table and the
+    # tokens, 1.7 GiB at most. Counted as a dense trial (pooled vectors, Gram matrix) it would need 18 GiB, and the
+    # sweep was refused before it started.
+    from verify.sweeps.spec import load_sweep
+
+    sweep = load_sweep(Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "paper.toml")
+    assert sweep.settings["path"] == "implicit"
+    d, V, N = 10_000, 20_000, 200_000
+    assert trial_bytes(d, V, N, 8, solver="lanczos") <= MAX_TRIAL_BYTES < trial_bytes(d, V, N, 8, solver="dense")
