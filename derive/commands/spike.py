@@ -6,6 +6,7 @@ import sys
 
 import mpmath
 
+from derive.cache import memo
 from derive.errors import ParameterError
 from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.numbers import check_digits, check_range, format_real, parse_fraction
@@ -138,9 +139,9 @@ def model_spike(delta, gamma, T, weights, signs, mu2, centered=False, tau=None, 
     (unbounded) support, and the mass of the law above it (``d`` times it: the bulk eigenvalues expected above
     the outlier at dimension ``d``). At one nonzero weight ``W^2 = kappa`` and the raw ``S`` has no mean outlier.
 
-    >>> doc = model_spike("1/4", "1", 1, "mean", "iid", 3, centered=True, digits=6)
+    >>> doc = model_spike("1/4", "1", 1, "mean", "iid", 3, centered=True, digits=8)
     >>> doc["law"], doc["sample"]["eigenvalue"], doc["sample"]["overlap"], doc["bulk"]["right_edge"]
-    ('finite-vocabulary', '5.85712', '0.458995', 'inf')
+    ('finite-vocabulary', '5.8571217', '0.45899455', 'inf')
     """
     from derive.attention import pooling
     from derive.model import check_T
@@ -155,21 +156,28 @@ def model_spike(delta, gamma, T, weights, signs, mu2, centered=False, tau=None, 
         raise ParameterError("weights", "the model's own outlier is derived for one nonzero weight (D diagonal); "
                                         "for more, derive spike without --T gives the Gaussian equivalent")
     doc = spike(law.delta, law.gamma, p.alpha, p.kappa, m, sum_w=p.W, centered=centered, digits=digits)
-    L = law.diagonal()
-    with mpmath.workdps(digits + 15):
-        s = L.spike(m)
-        windows = L.spike_windows()
-        fmt = lambda v: "inf" if v == mpmath.inf else format_real(v, digits)  # noqa: E731
-        doc["sample"] = {"outlier": s.outlier, "eigenvalue": None if s.eigenvalue is None else fmt(s.eigenvalue),
-                         "overlap": fmt(s.overlap), "mu2_critical": fmt(windows[0][0]) if windows else None,
-                         "mu2_windows": [[fmt(a), fmt(b)] for a, b in windows],
-                         "bulk_mass_above": None if s.mass_above is None else fmt(s.mass_above)}
+    # the windows of mu2 take seconds (a root search in every gap of the support): derived once per question
+    key = {"delta": str(law.delta), "gamma": str(law.gamma), "weights": [str(w) for w in p.weights], "mu2": str(m),
+           "digits": digits}
+    doc["sample"] = memo("model-spike-sample", key, lambda: _model_sample(law.diagonal(), m, digits))
     doc["bulk"]["right_edge"] = "inf"
     doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
     doc["assumptions"] = MODEL_ASSUMPTIONS
     doc["law"] = law.law
     doc["warning"] = None
     return doc
+
+
+def _model_sample(L, m, digits: int) -> dict:
+    """The sample level of :func:`model_spike` from the exact law ``L`` (:class:`derive.silverstein.GeneralizedMP`)."""
+    with mpmath.workdps(digits + 15):
+        s = L.spike(m)
+        windows = L.spike_windows()
+        fmt = lambda v: "inf" if v == mpmath.inf else format_real(v, digits)  # noqa: E731
+        return {"outlier": s.outlier, "eigenvalue": None if s.eigenvalue is None else fmt(s.eigenvalue),
+                "overlap": fmt(s.overlap), "mu2_critical": fmt(windows[0][0]) if windows else None,
+                "mu2_windows": [[fmt(a), fmt(b)] for a, b in windows],
+                "bulk_mass_above": None if s.mass_above is None else fmt(s.mass_above)}
 
 
 def document(o, digits: int) -> dict:
