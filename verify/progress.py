@@ -7,6 +7,7 @@ figures' cells); :func:`progress` turns those reports into a tqdm bar on stderr 
 from __future__ import annotations
 
 import sys
+import time
 
 __all__ = ["DELAY", "Progress", "progress"]
 
@@ -21,14 +22,18 @@ class Progress:
 
     def __init__(self, desc: str, enabled: bool | None = None, unit: str | None = None):
         self.desc, self.enabled, self.unit, self.bar = desc, enabled, unit, None
+        self.start = time.monotonic()
 
     def __call__(self, done: float, total: float) -> None:
         if self.enabled is False:
             return
         if self.bar is None:
+            # a run shorter than DELAY never loads tqdm (30 ms of a one-trial command)
+            if self.enabled is None and time.monotonic() - self.start < DELAY:
+                return
             from tqdm import tqdm
             counts = f" {{n_fmt}}/{{total_fmt}} {self.unit}," if self.unit else ""
-            self.bar = tqdm(total=total, desc=self.desc, file=sys.stderr, delay=0 if self.enabled else DELAY,
+            self.bar = tqdm(total=total, desc=self.desc, file=sys.stderr, delay=0,
                             bar_format=_FORMAT.replace("{counts}", counts), mininterval=0.5)
         self.bar.total = total
         self.bar.update(done - self.bar.n)
