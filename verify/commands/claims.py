@@ -21,13 +21,14 @@ def add_arguments(p):
     p.add_argument("--figures", default="figures",
                    help="folder for the figures (default figures/ in the working folder; '' for none)")
     p.add_argument("--workers", default=None,
-                   help="processes that run the checks (default: one per core); the records do not depend on it")
+                   help="processes that run the checks (default: one per core, at most 10); the records do not depend on it")
 
 
 def run(args):
     from verify.ledger.records import check_workers
 
-    workers = check_workers(args.workers if args.workers is not None else (os.cpu_count() or 1))
+    # by default one per core, and never more than there are checks to run at once (nine claims and a prepare step)
+    workers = check_workers(args.workers) if args.workers is not None else min(os.cpu_count() or 1, 10)
     # the outputs are checked before the run, not after it
     if args.notes:
         check_output_target(args.notes, "notes")
