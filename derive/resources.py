@@ -10,12 +10,13 @@ the code that does the work:
   sparse mixing matrix ``A`` (at most ``48 N T``: int8 signs, int64 draws and tokens, float64 values and
   int64 indices), and for ``gauss:rho`` the ``T x T`` covariance and its Cholesky factor (``16 T^2``); then
   what the solver holds (:data:`SOLVERS`). ``dense``: a transposed copy of the table (``8 d V``), the pooled
-  vectors (``8 d N``), the Gram matrix, the copy LAPACK works on and its workspace (``32 min(d, N)^2``). ``dense-axis`` (:math:`S_0` formed from the table for a whole
-  ``mu2`` axis): a float64 copy of the table and its product with the mixing (``16 d V``), the rows of
-  :math:`E^T` gathered for every token of every sequence and their weighted sums (``8 N (T + 1) d``),
-  :math:`S_0`, the matrix of each ``mu2`` and its eigendecomposition (``24 d^2``). ``lanczos`` (the pooled vectors are never
-  formed): the Krylov basis with its images under ``E^T`` (``8 (d + V)`` a step, for :data:`KRYLOV_STEPS`
-  steps); ``lanczos-f32`` also a float32 copy of the table (``4 d V``).
+  vectors (``8 d N``), the Gram matrix, the copy LAPACK works on and its workspace (``32 min(d, N)^2``).
+  ``dense-axis`` (:math:`S_0` formed from the table for a whole ``mu2`` axis): a float64 copy of the table and
+  its product with the mixing (``16 d V``), the rows of :math:`E^T` gathered for every token of every sequence
+  and their weighted sums (``8 N (T + 1) d``), :math:`S_0`, the matrix of each ``mu2`` and its
+  eigendecomposition (``24 d^2``). ``lanczos`` (the pooled vectors are never formed): the Krylov basis with its
+  images under ``E^T`` (``8 (d + V)`` a step, for :data:`KRYLOV_STEPS` steps); ``lanczos-f32`` also a float32
+  copy of the table (``4 d V``).
 * **Runs of trials** (:func:`check_trials`): the number of seeds, and the work
   ``seeds * (d N T + 4 d N min(d, N))`` (pooling plus a dense solve, an upper bound of the
   matrix-free ones).
@@ -141,7 +142,8 @@ def _trial_terms(d, V, N, T, kind, extra, solver) -> dict:
         terms[key] = terms.get(key, 0) + 8 * d * N + 32 * min(d, N) ** 2
     elif solver == "dense-axis":
         terms["d"] = terms.get("d", 0) + 24 * d * d
-        terms["N" if N >= d else "d"] = terms.get("N" if N >= d else "d", 0) + 8 * N * (T + 1) * d
+        key = "N" if N >= d else "d"
+        terms[key] = terms.get(key, 0) + 8 * N * (T + 1) * d
     else:
         terms[wide] += 8 * (d + V) * KRYLOV_STEPS
     terms["d"] = terms.get("d", 0) + extra

@@ -1,6 +1,5 @@
 """``verify claims``: the ledger of every claim of the paper, checked now (in one process per core)."""
 import datetime
-import os
 import sys
 import time
 from pathlib import Path
@@ -21,14 +20,14 @@ def add_arguments(p):
     p.add_argument("--figures", default="figures",
                    help="folder for the figures (default figures/ in the working folder; '' for none)")
     p.add_argument("--workers", default=None,
-                   help="processes that run the checks (default: one per core, at most 10); the records do not depend on it")
+                   help="processes that run the checks (default: one per core, at most one per check); the records do not "
+                        "depend on it")
 
 
 def run(args):
     from verify.ledger.records import check_workers
 
-    # by default one per core, and never more than there are checks to run at once (nine claims and a prepare step)
-    workers = check_workers(args.workers) if args.workers is not None else min(os.cpu_count() or 1, 10)
+    workers = None if args.workers is None else check_workers(args.workers)  # None: one per core
     # the outputs are checked before the run, not after it
     if args.notes:
         check_output_target(args.notes, "notes")

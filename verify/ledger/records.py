@@ -87,9 +87,7 @@ def evaluate(claim: Claim, config: dict, prior: dict | None = None, prepared=_NO
             if prepared is _NOT_PREPARED:
                 prepared = prepare(claim, config)
             if isinstance(prepared, _Failed):
-                record = _inconclusive(claim, "", {"error": prepared.error, "traceback": prepared.traceback})
-                record["errored"] = True
-                return Result(record)
+                return _errored(claim, prepared.error, prepared.traceback)
             args.append(prepared)
         out = claim.check(*args)
         if not isinstance(out, dict):
@@ -110,10 +108,14 @@ def evaluate(claim: Claim, config: dict, prior: dict | None = None, prepared=_NO
             record["corrected_statement"] = out["corrected"]
         return Result(record, dict(out.get("artifacts") or {}))
     except Exception as exc:  # a failed check must never read as a verdict
-        record = _inconclusive(claim, "", {"error": f"{type(exc).__name__}: {exc}",
-                                           "traceback": traceback.format_exc(limit=3)})
-        record["errored"] = True
-        return Result(record)
+        return _errored(claim, f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=3))
+
+
+def _errored(claim: Claim, error: str, trace: str) -> Result:
+    """The record of a check (or its ``prepare`` step) that raised: inconclusive, with ``"errored": true``."""
+    record = _inconclusive(claim, "", {"error": error, "traceback": trace})
+    record["errored"] = True
+    return Result(record)
 
 
 def decide(verdict: str, reason: str, corrected: str | None = None) -> dict:
@@ -131,15 +133,19 @@ def run_claim(claim: Claim, config: dict, prior: dict | None = None) -> dict:
     return evaluate(claim, config, prior).record
 
 
-def run_ledger(claims, config: dict, log=None, workers: int = 1) -> dict:
+def run_ledger(claims, config: dict, log=None, workers: int | None = 1) -> dict:
     """Every claim, each with the results of the claims it needs: ``{id: Result}`` in the order of ``claims``.
 
-    With ``workers > 1`` the checks run in that many processes (each with one BLAS thread), the costliest
-    first, each as soon as the claims it needs have results; a ``prepare`` step starts at once. ``log(i, n,
-    claim)`` hears of each claim as it starts (``i - 1`` claims done)."""
+    With ``workers > 1`` (``None``: one per core) the checks run in that many processes, never more than there are
+    checks and ``prepare`` steps (each with one BLAS thread), the costliest first, each as soon as the claims it
+    needs have results; a ``prepare`` step starts at once. ``log(i, n, claim)`` hears of each claim as it starts
+    (``i - 1`` claims done)."""
+    import os
+
     claims = list(claims)
-    workers = check_workers(workers)
-    if workers == 1:
+    tasks = len(claims) + sum(c.prepare is not None for c in claims)
+    workers = min((os.cpu_count() or 1) if workers is None else check_workers(workers), tasks)
+    if workers <= 1:
         results = {}
         for i, claim in enumerate(claims, 1):
             if log is not None:
