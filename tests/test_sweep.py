@@ -272,6 +272,56 @@ def test_kill_9_and_restart_give_the_uninterrupted_records(tmp_path):
     assert result_lines(read_results(results).records) == result_lines(read_results(tmp_path / "uninterrupted.jsonl").records)
 
 
+AXIS_TOML = """
+[sweep]
+root_seed = 11
+seeds = 2
+outputs = ["top_eigenvalues", "overlaps", "bulk_edge"]
+k = 3
+
+[model]
+d = 120
+delta = "1/2"
+T = 4
+signs = "prefix:2"
+weights = "mean"
+centered = true
+
+[grid]
+mu2 = {from = "1/4", to = 3, num = 10}
+gamma = ["1/2", 1]
+"""
+
+
+def test_a_sweep_on_the_mu2_axis_solver_resumes_and_summarizes(tmp_path, capsys):
+    # the solver every real sweep takes (demo_phase.toml, paper.toml): with the default path, d (V + n d) > 500 V
+    # (here 120 (240 + 10 120) > 500 240) chooses the block Lanczos run on the mu2 axis; the tiny sweep is dense,
+    # which is why records of the "mu2-axis" path were once refused on resume and in --summarize
+    sweep_file = tmp_path / "axis.toml"
+    sweep_file.write_text(AXIS_TOML)
+    results, figures = tmp_path / "axis.jsonl", tmp_path / "figures"
+
+    def verify(*args):
+        status = main([*args, "--json"])
+        out, err = capsys.readouterr()
+        assert status == 0, err
+        return json.loads(out)
+
+    first = verify("sweep", str(sweep_file), "--results", str(results), "--max-tasks", "7")
+    assert (first["computed"], first["remaining"]) == (7, 33)
+    again = verify("sweep", str(sweep_file), "--results", str(results), "--workers", "1")
+    assert (again["done_before"], again["computed"], again["remaining"]) == (7, 33, 0)
+    records = read_results(results).records
+    assert {r["result"]["path"] for r in records.values()} == {"mu2-axis"}
+    # resumed, the records are those of one uninterrupted run
+    with executors.InProcess() as ex:
+        run_sweep(load_sweep(sweep_file), tmp_path / "whole.jsonl", ex, log=QUIET)
+    assert result_lines(records) == result_lines(read_results(tmp_path / "whole.jsonl").records)
+    doc = verify("sweep", "--summarize", str(results), "--figures", str(figures))
+    assert doc["tasks"] == {"total": 40, "done": 40} and len(doc["points"]) == 20
+    assert [Path(f).name for f in doc["figures"]] == ["sweep_phase.png"] and Path(doc["figures"][0]).stat().st_size
+
+
 def test_summary_and_figures_come_from_the_results_file_alone(reference, tmp_path):
     sweep, path, lines = reference
     doc = summarize(path, tmp_path / "figures")

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from derive.errors import ParameterError
 from derive.files import check_output_file, read_regular_file
-from verify.sweeps.spec import SOLVER_PATHS, SPECTRAL_OUTPUTS, Sweep, canonical_json, dimensions, sweep_hash
+from verify.montecarlo.trials import AXIS_PATHS
+from verify.sweeps.spec import SPECTRAL_OUTPUTS, Sweep, canonical_json, dimensions, sweep_hash
 
 __all__ = ["MAX_RESULTS_BYTES", "FORMAT", "RESULT_FIELDS", "RECORD_FIELDS", "HEADER_START", "Scan", "scan_results",
            "header_sweep", "check_records", "read_results", "ResultsWriter", "code_version", "result_lines"]
@@ -143,7 +144,7 @@ def _result_problem(sweep: Sweep, result: dict) -> str | None:
     k, expected = sweep.settings["k"], set()
     if any(o in SPECTRAL_OUTPUTS for o in sweep.outputs):
         expected.add("path")
-        if result.get("path") not in SOLVER_PATHS[1:]:
+        if result.get("path") not in AXIS_PATHS:
             return f"path {result.get('path')!r} is not a solver"
     for name in ("top_eigenvalues", "overlaps"):
         if name in sweep.outputs:
