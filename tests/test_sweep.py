@@ -92,6 +92,15 @@ def test_bad_sweep_file_on_the_command_line_exits_2_with_one_line(tmp_path, caps
     assert not (tmp_path / "r.jsonl").exists()
 
 
+def test_a_key_given_twice_in_a_json_sweep_file_is_refused(tmp_path):
+    # json keeps the last of two keys silently; the same file in TOML is refused by tomllib
+    text = json.dumps(tiny_data()).replace('"seeds": 2', '"seeds": 2, "seeds": 3')
+    (tmp_path / "twice.json").write_text(text)
+    with pytest.raises(ParameterError, match="'seeds' is given twice") as err:
+        load_sweep(tmp_path / "twice.json")
+    assert err.value.parameter == "sweep"
+
+
 def test_a_task_depends_on_its_coordinates_not_on_the_order(reference):
     sweep, _, lines = reference
     tasks = sweep.tasks()
