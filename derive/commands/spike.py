@@ -57,7 +57,7 @@ def exact_or_close(value, name: str, digits: int):
 
 
 def _validated(values: dict, digits: int) -> dict:
-    from derive.resources import KAPPA_RANGE, RATIO_RANGE
+    from derive.resources import check_spike_ranges
 
     out = {name: exact_or_close(v, name, digits) for name, v in values.items()}
     check_range(out["delta"], "delta", low=0, low_open=True)
@@ -65,11 +65,7 @@ def _validated(values: dict, digits: int) -> dict:
     check_range(out["kappa"], "kappa", low=0, low_open=True)
     check_range(out["alpha"], "alpha", low=0)
     check_range(out["mu2"], "mu2", low=0)
-    # the bulk law's documented ranges (gamma = 0 is the population level alone); beyond them mpmath's
-    # evaluation of the outlier functions does not converge (delta = 1e200)
-    for name, (low, high) in (("delta", RATIO_RANGE), ("gamma", RATIO_RANGE), ("kappa", KAPPA_RANGE)):
-        if (out[name] or name != "gamma") and not low <= out[name] <= high:
-            raise ParameterError(name, f"{out[name]} is outside [{low}, {high}], the documented range of {name}")
+    check_spike_ranges(out["delta"], out["gamma"], out["kappa"])
     return out
 
 
