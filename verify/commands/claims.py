@@ -2,9 +2,7 @@
 import datetime
 import sys
 import time
-from pathlib import Path
-
-from derive.files import check_output_folder, check_output_target
+from derive.files import check_output_folder, check_output_target, write_file
 from verify.progress import progress
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
@@ -55,8 +53,7 @@ def run(args):
     if args.notes:
         header = {"quick": args.quick, "seconds": time.time() - start,
                   "date": datetime.date.today().isoformat()}
-        Path(args.notes).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.notes).write_text(claims_markdown(records, header))
+        write_file(args.notes, claims_markdown(records, header), "notes")
     return records
 
 
