@@ -27,6 +27,7 @@ from processes import alive, descendants
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "sweeps" / "tiny.toml"
+AXIS = ROOT / "examples" / "sweeps" / "axis.toml"
 QUIET = io.StringIO()  # progress lines of run_sweep, unread
 
 
@@ -281,33 +282,10 @@ def test_kill_9_and_restart_give_the_uninterrupted_records(tmp_path):
     assert result_lines(read_results(results).records) == result_lines(read_results(tmp_path / "uninterrupted.jsonl").records)
 
 
-AXIS_TOML = """
-[sweep]
-root_seed = 11
-seeds = 2
-outputs = ["top_eigenvalues", "overlaps", "bulk_edge"]
-k = 3
-
-[model]
-d = 120
-delta = "1/2"
-T = 4
-signs = "prefix:2"
-weights = "mean"
-centered = true
-
-[grid]
-mu2 = {from = "1/4", to = 3, num = 10}
-gamma = ["1/2", 1]
-"""
-
-
 def test_a_sweep_on_the_mu2_axis_solver_resumes_and_summarizes(tmp_path, capsys):
-    # the solver every real sweep takes (demo_phase.toml, paper.toml): with the default path, d (V + n d) > 500 V
-    # (here 120 (240 + 10 120) > 500 240) chooses the block Lanczos run on the mu2 axis; the tiny sweep is dense,
-    # which is why records of the "mu2-axis" path were once refused on resume and in --summarize
-    sweep_file = tmp_path / "axis.toml"
-    sweep_file.write_text(AXIS_TOML)
+    # the solver every real sweep takes (demo_phase.toml, paper.toml), chosen by the default path for axis.toml's
+    # sizes; the tiny sweep is dense, which is why records of the "mu2-axis" path were once refused on resume and in
+    # --summarize
     results, figures = tmp_path / "axis.jsonl", tmp_path / "figures"
 
     def verify(*args):
@@ -316,15 +294,15 @@ def test_a_sweep_on_the_mu2_axis_solver_resumes_and_summarizes(tmp_path, capsys)
         assert status == 0, err
         return json.loads(out)
 
-    first = verify("sweep", str(sweep_file), "--results", str(results), "--max-tasks", "7")
+    first = verify("sweep", str(AXIS), "--results", str(results), "--max-tasks", "7")
     assert (first["computed"], first["remaining"]) == (7, 33)
-    again = verify("sweep", str(sweep_file), "--results", str(results), "--workers", "1")
+    again = verify("sweep", str(AXIS), "--results", str(results), "--workers", "1")
     assert (again["done_before"], again["computed"], again["remaining"]) == (7, 33, 0)
     records = read_results(results).records
     assert {r["result"]["path"] for r in records.values()} == {"mu2-axis"}
     # resumed, the records are those of one uninterrupted run
     with executors.InProcess() as ex:
-        run_sweep(load_sweep(sweep_file), tmp_path / "whole.jsonl", ex, log=QUIET)
+        run_sweep(load_sweep(AXIS), tmp_path / "whole.jsonl", ex, log=QUIET)
     assert result_lines(records) == result_lines(read_results(tmp_path / "whole.jsonl").records)
     doc = verify("sweep", "--summarize", str(results), "--figures", str(figures))
     assert doc["tasks"] == {"total": 40, "done": 40} and len(doc["points"]) == 20
