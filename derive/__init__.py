@@ -13,12 +13,14 @@ evaluate at the current precision (``with mpmath.workdps(P): ...``)::
     0.6185897436 0.9876812618
 
 Where two modules export the same name, the earlier one of :data:`MODULES` wins: ``derive.population_overlap``
-is the number (:mod:`derive.outliers`), ``derive.spikes.population_overlap`` the SymPy expression.
+is the number (:mod:`derive.gaussian.outliers`), ``derive.gaussian.spikes.population_overlap`` the SymPy expression.
 """
 from importlib import import_module
 
-MODULES = ("outliers", "bulk", "attention", "model", "realizable", "optimality", "tokenreuse", "freeprob", "spikes",
-           "expectations", "vocabulary", "regime", "silverstein", "tokengraph", "topbulk", "formulas", "latex", "numbers", "errors")
+MODULES = ("gaussian.outliers", "gaussian.bulk", "model.attention", "model.signs", "model.realizable", "model.optimality",
+           "vocabulary.tokenreuse", "gaussian.freeprob", "gaussian.spikes", "model.expectations", "vocabulary.law",
+           "gaussian.regime", "vocabulary.silverstein", "vocabulary.tokengraph", "vocabulary.topbulk", "sheet.formulas",
+           "sheet.latex", "numbers", "errors")
 """The modules whose public names (their ``__all__``) are re-exported, in order of precedence."""
 
 _exports: dict | None = None

@@ -4,10 +4,10 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 
-from derive.attention import (T, alpha, causal_weight, causal_weights, kappa, load_weights_file, mean_weights,
+from derive.model.attention import (T, alpha, causal_weight, causal_weights, kappa, load_weights_file, mean_weights,
                               optimal_weights, s, scheme_weights, tau)
 from derive.errors import ParameterError
-from derive.model import parse_signs
+from derive.model.signs import parse_signs
 from tests.strategies import causal_cases
 
 

@@ -1,10 +1,10 @@
-"""The cavity solver of the model's bulk for any weights (derive/cavity.py): its error bar against the exact law of
+"""The cavity solver of the model's bulk for any weights (derive/vocabulary/cavity.py): its error bar against the exact law of
 one nonzero weight, the bias of a finite population, determinism, and the sparse resolvent against sampled D."""
 import numpy as np
 import pytest
 
-from derive import cavity
-from derive.silverstein import GeneralizedMP, PoissonPopulation
+from derive.vocabulary import cavity
+from derive.vocabulary.silverstein import GeneralizedMP, PoissonPopulation
 from verify.montecarlo.draw import check_model, draw, rung
 from verify.stats import mean_ci
 
@@ -72,7 +72,7 @@ def test_sparse_resolvent_agrees_with_sampled_token_matrices():
 
 
 def _ge_distribution(delta, gamma, kappa):
-    from derive import bulk
+    from derive.gaussian import bulk
 
     G = bulk.law(delta, gamma, kappa)
     lo, hi = (float(e) for e in (G.edges()[0][0], G.edges()[-1][1]))
@@ -84,8 +84,8 @@ def _ge_distribution(delta, gamma, kappa):
 
 
 def _ladder(T, scheme, mask, sizes, seeds, nodes, settings=None):
-    from derive.attention import pooling
-    from derive.vocabulary import vocabulary_law
+    from derive.model.attention import pooling
+    from derive.vocabulary.law import vocabulary_law
     from verify.montecarlo.trials import run_trials
     from verify.studies.vocabulary import ks_distance
 

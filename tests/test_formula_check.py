@@ -12,7 +12,7 @@ import pytest
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.quantities import QUANTITIES, quantity
+from derive.sheet.quantities import QUANTITIES, quantity
 from derive.symbols import alpha, delta, gamma, kappa
 from verify.cli import main
 from verify.formula import assert_formula, check_formula

@@ -9,8 +9,8 @@ import pytest
 import sympy as sp
 
 from derive.cli import main
-from derive.formulas import CLAIMS, Formula, all_formulas
-from derive.latex import as_products, display, equation_latex, formula_sheet, parse_back, unbroken
+from derive.sheet.formulas import CLAIMS, Formula, all_formulas
+from derive.sheet.latex import as_products, display, equation_latex, formula_sheet, parse_back, unbroken
 
 
 def _names(expr) -> dict:

@@ -5,8 +5,8 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 
-from derive import freeprob as fp
-from derive.freeprob import c, delta, gamma, kappa, m, z
+from derive.gaussian import freeprob as fp
+from derive.gaussian.freeprob import c, delta, gamma, kappa, m, z
 from tests.strategies import ratios
 
 Q = sp.Rational

@@ -21,8 +21,11 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from derive import attention, bulk, freeprob, model, numbers, optimality, outliers, realizable, tokenreuse
-from derive.commands.spike import spike
+from derive import numbers
+from derive.gaussian import bulk, freeprob, outliers
+from derive.model import attention, optimality, realizable, signs as model
+from derive.vocabulary import tokenreuse
+from derive.cli.commands.spike import spike
 from verify.montecarlo.signs import sample_signs
 from derive.cli import main as derive_main
 from derive.errors import ParameterError

@@ -1,4 +1,4 @@
-"""The generalized Marchenko-Pastur law of a discrete population (derive/silverstein.py): its reduction to the
+"""The generalized Marchenko-Pastur law of a discrete population (derive/vocabulary/silverstein.py): its reduction to the
 classical laws, the T = 1 law of the model against its exact moments, precision, and Monte Carlo of the model."""
 from functools import lru_cache
 
@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derive import spikes, tokenreuse
-from derive.freeprob import scaled_mp_polynomial
-from derive.silverstein import (CountPopulation, GeneralizedMP, PoissonPopulation, S0, c, spike_equations, summand,
+from derive.gaussian import spikes
+from derive.vocabulary import tokenreuse
+from derive.gaussian.freeprob import scaled_mp_polynomial
+from derive.vocabulary.silverstein import (CountPopulation, GeneralizedMP, PoissonPopulation, S0, c, spike_equations, summand,
                                 t, x_of_t)
 from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
 from verify.montecarlo.draw import check_model, draw, rung
@@ -33,14 +34,14 @@ def _one_atom(expr):
 
 
 def test_one_atom_gives_the_marchenko_pastur_equation():
-    # m = -1/t on the curve z = x(t) must satisfy the MP polynomial of the project (derive/freeprob.py)
+    # m = -1/t on the curve z = x(t) must satisfy the MP polynomial of the project (derive/gaussian/freeprob.py)
     P = scaled_mp_polynomial(m, z, delta, 1)
     assert sp.simplify(P.subs({m: -1 / t, z: _one_atom(x_of_t())})) == 0
 
 
 def test_spike_at_one_atom_is_the_population_level_outlier_of_the_project():
     # D = I is the population level (N = oo): the outlier and its overlap with u must be the project's
-    # l(theta) and zeta(theta) mu2/(mu2 + delta) at theta = mu2 + delta, kappa = 1 (derive/spikes.py)
+    # l(theta) and zeta(theta) mu2/(mu2 + delta) at theta = mu2 + delta, kappa = 1 (derive/gaussian/spikes.py)
     e = spike_equations()
     t_s = sp.solve(_one_atom(e["equation"]), t)
     assert t_s == [delta + mu2]
@@ -147,7 +148,7 @@ def test_spectrum_follows_the_law_of_its_token_counts_within_8_over_d(dl, gm):
     # counts (rigidity). Measured d*KS: 2.3 to 4.4 at d = 250..2000 (3 seeds each, notes/finite_vocabulary.md);
     # allowed 8. The Gaussian equivalent misses the atom at zero (d*KS = 33 to 147 here) and fails the bound by
     # more than 2.5x.
-    from derive import bulk
+    from derive.gaussian import bulk
 
     d = 400
     for seed in range(2):

@@ -5,8 +5,8 @@ import sympy as sp
 from hypothesis import HealthCheck, Phase, find, given, settings
 
 from derive.errors import ParameterError
-from derive.outliers import critical_mu2, sample_threshold
-from derive.realizable import realizing_mixture
+from derive.gaussian.outliers import critical_mu2, sample_threshold
+from derive.model.realizable import realizing_mixture
 from verify import strategies as S
 
 # generation only: finding one example in the region is the point, shrinking it would only cost time
@@ -76,7 +76,7 @@ def test_the_hard_regions_are_reached():
 @settings(max_examples=20, deadline=None)
 @given(S.quantity_points("sample.overlap", where="gamma>1"))
 def test_quantity_points_lie_where_the_outlier_exists(p):
-    from derive.outliers import outliers_at
+    from derive.gaussian.outliers import outliers_at
     from derive.symbols import alpha, delta, gamma, kappa, mu2
     assert p[gamma] > 1 and all(isinstance(v, sp.Rational) for v in p.values())
     with mpmath.workdps(30):

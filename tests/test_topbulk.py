@@ -1,4 +1,4 @@
-"""The top of the model's bulk at T = 1 (derive/topbulk.py): the eigenvalue of a token seen k times against its
+"""The top of the model's bulk at T = 1 (derive/vocabulary/topbulk.py): the eigenvalue of a token seen k times against its
 large-count expansion from the Poisson moments, the law of the largest count against sampled counts, the
 probability that the signal stays on top against the model's own token counts, and (slow)
 the top eigenvalue and the signal's place on top against Monte Carlo of the model on a ladder of d."""
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derive.silverstein import GeneralizedMP, PoissonPopulation
-from derive.topbulk import signal_on_top_probability, token_eigenvalue, top_of_bulk
+from derive.vocabulary.silverstein import GeneralizedMP, PoissonPopulation
+from derive.vocabulary.topbulk import signal_on_top_probability, token_eigenvalue, top_of_bulk
 
 
 def _law(delta, gamma):

@@ -2,7 +2,7 @@
 import math
 from fractions import Fraction
 
-from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.errors import ParameterError
 from derive.numbers import check_count, check_digits, format_real, parse_fraction
 from derive.resources import MAX_MU2, check_trials
@@ -33,14 +33,14 @@ def add_arguments(p):
 
 
 def pooling_inputs(scheme: str, T: int, signs: str, tau, mask, digits: int) -> dict:
-    """What the command needs of :func:`derive.attention.pooling`: the weights as floats (the Monte Carlo) and
+    """What the command needs of :func:`derive.model.attention.pooling`: the weights as floats (the Monte Carlo) and
     as 12-digit text (the report), and ``alpha``, ``kappa``, ``W`` as exact ``p/q`` text, an irrational one
-    as the rational :func:`derive.commands.spike.spike` would read it. Kept between runs by
+    as the rational :func:`derive.cli.commands.spike.spike` would read it. Kept between runs by
     :func:`derive.cache.memo` (a spec naming a file is read afresh every time), so a repeated query
     needs no SymPy."""
     def compute():
-        from derive.attention import pooling
-        from derive.commands.spike import exact_or_close
+        from derive.model.attention import pooling
+        from derive.cli.commands.spike import exact_or_close
 
         # the weights carry guard digits: alpha and kappa feed the theory, which must be right to `digits`
         pool = pooling(scheme, T, signs, tau=tau, mask=mask, digits=digits + 10)
@@ -57,8 +57,8 @@ def pooling_inputs(scheme: str, T: int, signs: str, tau, mask, digits: int) -> d
 
 
 def run(args):
-    from derive.commands.spike import spike
-    from derive.model import check_T, parse_signs
+    from derive.cli.commands.spike import spike
+    from derive.model.signs import check_T, parse_signs
     from verify.montecarlo.trials import run_trials
     from verify.stats import mean_ci
 

@@ -11,10 +11,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from derive import bulk
-from derive.attention import pooling
-from derive.outliers import outliers_at
-from derive.vocabulary import vocabulary_law
+from derive.gaussian import bulk
+from derive.model.attention import pooling
+from derive.gaussian.outliers import outliers_at
+from derive.vocabulary.law import vocabulary_law
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
 from verify.stats import mean_ci

@@ -2,7 +2,7 @@ r"""Where the Gaussian equivalent will do: the Kolmogorov distance between the m
 :math:`\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)` over :math:`(\delta, \gamma, T, \text{weights})`, against
 the resolution of a Monte Carlo at ``d = 2000``, and the figures of notes/finite_vocabulary.md.
 
-Both laws are known (:mod:`derive.vocabulary`, :mod:`derive.bulk`), so the map is computed from theory; the
+Both laws are known (:mod:`derive.vocabulary.law`, :mod:`derive.gaussian.bulk`), so the map is computed from theory; the
 resolution is what one draw at ``d = 2000`` shows of its own law: ``d * KS`` of about 10 (measured at ``T = 1, 2, 8``,
 notes/finite_vocabulary.md), so :data:`RESOLUTION` = 0.005.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derive import bulk
-from derive.attention import pooling
-from derive.vocabulary import vocabulary_law
+from derive.gaussian import bulk
+from derive.model.attention import pooling
+from derive.vocabulary.law import vocabulary_law
 
 __all__ = ["RESOLUTION", "MAP_GRID", "ge_distribution", "distance", "regime_map", "regime_figure", "map_table", "t1_figure", "main"]
 

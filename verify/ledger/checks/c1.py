@@ -1,16 +1,17 @@
 """C1: the bulk law. The claimed law is the Gaussian equivalent; the model's own law is derived in
-derive/vocabulary.py (notes/finite_vocabulary.md). :func:`evidence_c1` computes the evidence, :func:`rule_c1`
+derive/vocabulary/law.py (notes/finite_vocabulary.md). :func:`evidence_c1` computes the evidence, :func:`rule_c1`
 decides from it alone."""
 from __future__ import annotations
 
 import numpy as np
 import sympy as sp
 
-from derive import bulk, tokenreuse
-from derive.attention import pooling
-from derive.cavity import Settings
-from derive.regime import GAUSSIAN_REUSE
-from derive.vocabulary import vocabulary_law
+from derive.gaussian import bulk
+from derive.vocabulary import tokenreuse
+from derive.model.attention import pooling
+from derive.vocabulary.cavity import Settings
+from derive.gaussian.regime import GAUSSIAN_REUSE
+from derive.vocabulary.law import vocabulary_law
 from verify.ledger.checks.common import DELTA, GAMMA, SIGNS, T, pool, scheme_floats, theory, trials
 from verify.montecarlo.draw import check_model, draw, rung
 from verify.montecarlo.trials import solve

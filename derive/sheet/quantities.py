@@ -6,8 +6,8 @@ Each :class:`Quantity` is a function of the model's scalars (``delta, gamma, alp
 - its *definition*, the SymPy object the derivation produced: an explicit expression, or, where the
   quantity is a root of a polynomial (a threshold, an edge), that polynomial in the placeholder :data:`y`
   and which root it is;
-- its *value* at a point, from the numeric API (:mod:`derive.outliers`, :func:`derive.bulk.law`,
-  :func:`derive.attention.pooling`), at the current mpmath precision;
+- its *value* at a point, from the numeric API (:mod:`derive.gaussian.outliers`, :func:`derive.gaussian.bulk.law`,
+  :func:`derive.model.attention.pooling`), at the current mpmath precision;
 - its *domain*: the ranges of its parameters and, for the last one, bounds that depend on the others
   (``mu2`` above the threshold where the outlier exists, ``x`` inside the support, ``t <= T``).
 
@@ -23,9 +23,9 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
-from derive import expectations as ex
-from derive import spikes
-from derive.clikit import QUANTITIES
+from derive.model import expectations as ex
+from derive.gaussian import spikes
+from derive.cli.kit import QUANTITIES
 from derive.errors import ParameterError
 from derive.symbols import L, T, W, alpha, delta, gamma, kappa, mu2, t, tau, theta, x
 
@@ -85,17 +85,17 @@ def _mp(v) -> mpmath.mpf:
 
 
 def _signal(p) -> mpmath.mpf:
-    from derive.outliers import signal_strength
+    from derive.gaussian.outliers import signal_strength
     return signal_strength(p[alpha], p[mu2], p[delta])
 
 
 def _pop(p):
-    from derive import outliers as o
+    from derive.gaussian import outliers as o
     return o.population_threshold(p[delta], p[kappa])
 
 
 def _sample(p):
-    from derive import outliers as o
+    from derive.gaussian import outliers as o
     return o.sample_threshold(p[delta], p[gamma], p[kappa])
 
 
@@ -115,14 +115,14 @@ def _below_alpha(threshold):
 
 
 def _support_x(p):
-    from derive.bulk import law
+    from derive.gaussian.bulk import law
     edges = law(p[delta], p[gamma], p[kappa]).edges()
     return edges[-1]
 
 
 def _pooling_quotient(scheme: str, kind: str):
     def value(p):
-        from derive.attention import pooling
+        from derive.model.attention import pooling
         q = pooling(scheme, int(p[T]), f"{kind}:{int(p[L])}")
         return _mp(q.alpha / q.kappa)
     return value
@@ -130,11 +130,11 @@ def _pooling_quotient(scheme: str, kind: str):
 
 @lru_cache(maxsize=None)
 def _registry() -> dict:
-    from derive import outliers as o
-    from derive.attention import causal_weight, causal_weights
-    from derive.bulk import law
-    from derive.freeprob import atom_at_zero, bulk_polynomial, edge_polynomial, z
-    from derive.optimality import mean_block_quotient, optimal_block_quotient
+    from derive.gaussian import outliers as o
+    from derive.model.attention import causal_weight, causal_weights
+    from derive.gaussian.bulk import law
+    from derive.gaussian.freeprob import atom_at_zero, bulk_polynomial, edge_polynomial, z
+    from derive.model.optimality import mean_block_quotient, optimal_block_quotient
     from derive.symbols import L as L_, T as T_
 
     terms = ex.population_covariance_terms()

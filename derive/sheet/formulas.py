@@ -15,14 +15,14 @@ import sympy as sp
 __all__ = ["MODULES", "CLAIMS", "NAMES", "named", "Formula", "all_formulas"]
 
 MODULES = [
-    "derive.expectations",
-    "derive.attention",
-    "derive.optimality",
-    "derive.freeprob",
-    "derive.spikes",
-    "derive.tokenreuse",
-    "derive.silverstein",
-    "derive.tokengraph",
+    "derive.model.expectations",
+    "derive.model.attention",
+    "derive.model.optimality",
+    "derive.gaussian.freeprob",
+    "derive.gaussian.spikes",
+    "derive.vocabulary.tokenreuse",
+    "derive.vocabulary.silverstein",
+    "derive.vocabulary.tokengraph",
 ]
 
 CLAIMS = {
@@ -74,7 +74,7 @@ class Formula:
         return sp.Eq(self.lhs, self.expr, evaluate=False)
 
     def as_dict(self) -> dict:
-        from derive.latex import equation_latex
+        from derive.sheet.latex import equation_latex
         return {
             "name": self.name,
             "sympy": str(self.expr),

@@ -31,7 +31,7 @@ import mpmath
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.formulas import Formula, named
+from derive.sheet.formulas import Formula, named
 from derive.numbers import parse_rational, real_vector
 from derive.symbols import gamma
 
@@ -166,7 +166,7 @@ def atom_at_zero(delta_, gamma_, weights) -> mpmath.mpf:
 
 
 def formulas() -> list[Formula]:
-    src = "derive/tokengraph.py"
+    src = "derive/vocabulary/tokengraph.py"
     hyp = (r"$A$: $V \times N$, columns with $T'$ nonzero weights at uniform tokens, $N T'/V \to r'$; "
            "Coja-Oghlan et al. (2020) rank formula")
     return [

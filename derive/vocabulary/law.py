@@ -5,12 +5,12 @@ generalized Marchenko–Pastur law with population :math:`\nu_D` (notes/finite_v
 
 * one nonzero weight (``T = 1`` among others): ``D`` is diagonal, :math:`\nu_D` the law of :math:`w_t^2 n/\lambda`,
   :math:`n \sim \mathrm{Poisson}(\lambda)`, :math:`\lambda = N/V = \delta/\gamma`, and the law is exact to any
-  precision (:mod:`derive.silverstein`);
-* more nonzero weights: the density from the cavity equations of ``D`` (:mod:`derive.cavity`), an estimate with an
+  precision (:mod:`derive.vocabulary.silverstein`);
+* more nonzero weights: the density from the cavity equations of ``D`` (:mod:`derive.vocabulary.cavity`), an estimate with an
   error bar (about three digits), deterministic (the solver seeds itself from its input);
-* the atom at zero exactly for every ``T`` and weights (:mod:`derive.tokengraph`).
+* the atom at zero exactly for every ``T`` and weights (:mod:`derive.vocabulary.tokengraph`).
 
-The class signs do not enter the bulk (:mod:`derive.tokengraph`); the weights do, beyond :math:`\kappa`.
+The class signs do not enter the bulk (:mod:`derive.vocabulary.tokengraph`); the weights do, beyond :math:`\kappa`.
 """
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ from functools import lru_cache
 import mpmath
 import sympy as sp
 
-from derive import tokengraph
+from derive.vocabulary import tokengraph
 from derive.errors import ParameterError
 from derive.numbers import check_range, parse_rational, real_vector
-from derive.silverstein import GeneralizedMP, PoissonPopulation
+from derive.vocabulary.silverstein import GeneralizedMP, PoissonPopulation
 
 __all__ = ["VocabularyLaw", "Distribution", "vocabulary_law"]
 
@@ -60,7 +60,7 @@ class VocabularyLaw:
         return tokengraph.nonzero_weights(self.weights) == 1
 
     def atom_at_zero(self) -> mpmath.mpf:
-        """The mass at zero at the current precision (:func:`derive.tokengraph.atom_at_zero`)."""
+        """The mass at zero at the current precision (:func:`derive.vocabulary.tokengraph.atom_at_zero`)."""
         return tokengraph.atom_at_zero(self.delta, self.gamma, self.weights)
 
     def diagonal(self) -> GeneralizedMP:
@@ -86,11 +86,11 @@ class VocabularyLaw:
 
     def densities(self, xs) -> list:
         """The density at each point of ``xs`` and its error: exact at the current precision (error ``None``) for one
-        nonzero weight, else the cavity estimate and its error bar (:func:`derive.cavity.densities`)."""
+        nonzero weight, else the cavity estimate and its error bar (:func:`derive.vocabulary.cavity.densities`)."""
         if self.exact:
             L = self.diagonal()
             return [(L.density(x), None) for x in xs]
-        from derive import cavity
+        from derive.vocabulary import cavity
 
         points = [float(sp.Rational(x)) for x in xs]
         found = cavity.densities(points, [float(w) for w in self.weights], float(self.delta), float(self.gamma))
@@ -99,8 +99,8 @@ class VocabularyLaw:
 
     def distribution(self, nodes: int = 96, upper=None, settings=None) -> "Distribution":
         r"""The distribution function, tabulated once in float64. One nonzero weight: the exact one
-        (:meth:`derive.silverstein.GeneralizedMP.cdf_float`, error 0). More: the atom plus the cavity density
-        (:func:`derive.cavity.densities` with ``settings``) integrated by the trapezoid rule on ``nodes`` points
+        (:meth:`derive.vocabulary.silverstein.GeneralizedMP.cdf_float`, error 0). More: the atom plus the cavity density
+        (:func:`derive.vocabulary.cavity.densities` with ``settings``) integrated by the trapezoid rule on ``nodes`` points
         :math:`x_j = u_j^2 x_{\max}` in :math:`u` (:math:`2ux_{\max}\rho` is bounded at a hard edge) and on 18
         more below the first, logarithmic down to :math:`10^{-9}` of it, in :math:`\log x` (weights small at some
         positions make ``D`` nearly singular: a mass of order 0.1 can lie below :math:`10^{-3}`);
@@ -113,7 +113,8 @@ class VocabularyLaw:
 
         if self.exact:
             return Distribution(None, None, self.diagonal(), 0.0, 0.0)
-        from derive import bulk, cavity
+        from derive.gaussian import bulk
+        from derive.vocabulary import cavity
 
         with mpmath.workdps(15):
             atom = float(self.atom_at_zero())

@@ -30,7 +30,7 @@ from itertools import combinations, product
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.formulas import Formula, named
+from derive.sheet.formulas import Formula, named
 from derive.numbers import check_count
 from derive.symbols import delta, gamma, kappa, m, z
 
@@ -436,7 +436,7 @@ def free_multiplicative_moments(mom1, mom2) -> list:
 
 
 def formulas() -> list[Formula]:
-    src = "derive/freeprob.py"
+    src = "derive/gaussian/freeprob.py"
     bulk = bulk_polynomial()
     product = free_multiplicative_convolution(marchenko_pastur(delta), marchenko_pastur(gamma))
     mp_law = "$\\mathrm{MP}_c$: the law of $XX^\\top/n$, $X$ of size $p \\times n$ with iid unit-variance entries, $p/n \\to c$"

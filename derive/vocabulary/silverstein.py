@@ -19,7 +19,7 @@ and everything else is derived from :math:`S_0` (:func:`summand`, :func:`x_of_t`
   atoms with :math:`x'(t) > 0`; between two consecutive atoms :math:`1 - x'(t)` is a convex function of ``t``, so
   each such interval holds at most one gap;
 * atom at zero :math:`\max(0, 1 - (1 - p_0)/\delta)` (``p_0`` the mass of :math:`\tau = 0`; the rank of ``S``);
-* the spike :math:`S + \text{signal}` of :mod:`derive.vocabulary`: the outlier solves :math:`S_0(t) = -1/\mu_2` in
+* the spike :math:`S + \text{signal}` of :mod:`derive.vocabulary.law`: the outlier solves :math:`S_0(t) = -1/\mu_2` in
   a gap, at :math:`\ell = x(t)`, with squared overlap :math:`x'(t)/(\mu_2\, t\, S_0'(t))` (:func:`spike_equations`).
 
 *Precision.* The series over the atoms is truncated at an index ``K`` chosen so that a proven bound of the
@@ -38,7 +38,7 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.formulas import Formula, named
+from derive.sheet.formulas import Formula, named
 from derive.symbols import delta, m, mu2, z
 
 __all__ = ["t", "c", "summand", "S0", "x_of_t", "silverstein_equation", "spike_equations", "PoissonPopulation",
@@ -834,7 +834,7 @@ def _root(f, a, b, value):
 
 
 def formulas() -> list[Formula]:
-    src = "derive/silverstein.py"
+    src = "derive/vocabulary/silverstein.py"
     hyp = (r"$S = \frac1V \sum_v \tau_v z_v z_v^\top$, $z_v \sim N(0, I_d)$ independent of $\tau_v \sim H$, "
            r"$d/V \to \delta$; $t = -1/m$")
     e = spike_equations()

@@ -1,6 +1,6 @@
 r"""Outliers of the sample covariance of pooled vectors: population and sample level.
 
-The population covariance (see :mod:`derive.expectations`) is a bulk
+The population covariance (see :mod:`derive.model.expectations`) is a bulk
 :math:`H = \kappa\,\mathrm{MP}_\delta` plus independent rank-one terms of strength
 :math:`\theta`: the signal :math:`\theta_s = \alpha(\mu_2+\delta)` along :math:`\mu + Zs/V`
 and, for the raw ``S`` only, the mean :math:`\theta_m = W^2\delta` along :math:`Z1/V`.
@@ -23,9 +23,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive import expectations as ex
-from derive.formulas import Formula, named
-from derive.freeprob import scaled_mp_polynomial
+from derive.model import expectations as ex
+from derive.sheet.formulas import Formula, named
+from derive.gaussian.freeprob import scaled_mp_polynomial
 from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
 
 __all__ = ["population_bulk_polynomial", "population_outlier_location", "population_overlap",
@@ -179,7 +179,7 @@ def population_right_edge() -> sp.Expr:
 def critical_mu2() -> sp.Expr:
     r"""The signal strength :math:`\mu_2` at which the signal term reaches strength :math:`\theta`:
     the root in :math:`\mu_2` of :math:`\theta_s(\mu_2) = \theta` with :math:`\theta_s` from
-    :func:`derive.expectations.population_covariance_terms`.
+    :func:`derive.model.expectations.population_covariance_terms`.
 
     >>> critical_mu2()
     -delta + theta/alpha
@@ -191,7 +191,7 @@ def critical_mu2() -> sp.Expr:
 
 
 def formulas() -> list[Formula]:
-    src = "derive/spikes.py"
+    src = "derive/gaussian/spikes.py"
     assume = ("bulk $H = \\kappa\\,\\mathrm{MP}_\\delta$ plus a rank-one term of strength $\\theta$ along a direction "
               "independent of the bulk")
     sample = assume + "; sample level for Gaussian-equivalent pooled vectors, $d/N \\to \\gamma$"

@@ -25,14 +25,14 @@ SIGN_SPECS = ("iid", "prefix:L", "suffix:L", "markov:r", "gauss:rho", "file:PATH
 """The sign-family specs a command line accepts."""
 
 MASK_CHOICES = ("inclusive", "strict")
-"""The masks of causal attention (the keys of :data:`derive.attention.MASKS`)."""
+"""The masks of causal attention (the keys of :data:`derive.model.attention.MASKS`)."""
 
 QUANTITIES = ("signal.strength", "signal.cosine2", "mean.strength", "population.theta_critical",
               "population.eigenvalue", "population.overlap", "population.mu2_critical", "sample.theta_critical",
               "sample.eigenvalue", "sample.overlap", "sample.mu2_critical", "bulk.right_edge",
               "bulk.population_right_edge", "bulk.density", "bulk.atom_at_zero", "weights.causal",
               "alpha_over_kappa.mean.prefix", "alpha_over_kappa.mean.suffix", "alpha_over_kappa.optimal.prefix")
-"""The names ``verify formula --quantity`` accepts: the quantities of :mod:`derive.quantities` (kept here so that
+"""The names ``verify formula --quantity`` accepts: the quantities of :mod:`derive.sheet.quantities` (kept here so that
 building the command line imports no SymPy)."""
 
 

@@ -1,10 +1,10 @@
-r"""The outliers as numbers: mpmath functions made once from the symbolic objects of :mod:`derive.spikes`.
+r"""The outliers as numbers: mpmath functions made once from the symbolic objects of :mod:`derive.gaussian.spikes`.
 
 Every function evaluates at the current mpmath precision (``with mpmath.workdps(P): ...``) and
 returns ``mpf`` values; none of them formats or rounds. :func:`outliers` gathers everything the
 model says about the outliers of ``S`` (or ``S_c``) for given scalars into one frozen
 :class:`Outliers`. The law is the Gaussian-equivalent one at sample level (see
-:mod:`derive.spikes`); the population level is exact in the limit ``d/V -> delta``.
+:mod:`derive.gaussian.spikes`); the population level is exact in the limit ``d/V -> delta``.
 
 >>> import mpmath
 >>> with mpmath.workdps(20):
@@ -40,8 +40,8 @@ _NAMES = ("signal_strength", "signal_cosine2", "mean_strength", "ell", "zeta", "
 
 def _expressions() -> dict:
     """Each derived expression with its arguments (SymPy; needed only when the cache lacks them)."""
-    from derive import expectations as ex
-    from derive import spikes
+    from derive.model import expectations as ex
+    from derive.gaussian import spikes
     from derive.symbols import W, alpha, delta, gamma, kappa, mu2, theta
 
     terms = ex.population_covariance_terms()

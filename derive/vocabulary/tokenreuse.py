@@ -19,9 +19,9 @@ from functools import lru_cache
 import sympy as sp
 from sympy.stats import E as expect, Poisson
 
-from derive import freeprob as fp
+from derive.gaussian import freeprob as fp
 from derive.errors import ParameterError
-from derive.formulas import Formula, named
+from derive.sheet.formulas import Formula, named
 from derive.numbers import check_count
 from derive.symbols import delta, gamma
 
@@ -111,7 +111,7 @@ def fourth_moment_excess() -> sp.Expr:
 
 
 def formulas() -> list[Formula]:
-    src = "derive/tokenreuse.py"
+    src = "derive/vocabulary/tokenreuse.py"
     return [
         Formula("fourth moment of the claimed bulk law", bulk_moments("claimed")[3], "$\\kappa = 1$",
                 f"{src}:bulk_moments", named("m4_claimed", r"m_4^{\mathrm{claimed}}"), claim="C1"),

@@ -14,10 +14,10 @@ from functools import lru_cache
 import mpmath
 import sympy as sp
 
-from derive.attention import alpha, causal_weights, kappa, mean_weights
+from derive.model.attention import alpha, causal_weights, kappa, mean_weights
 from derive.errors import ParameterError
-from derive.formulas import Formula, named
-from derive.model import check_R
+from derive.sheet.formulas import Formula, named
+from derive.model.signs import check_R
 from derive.symbols import L as L_, T as T_, r as r_
 from derive.numbers import check_count, check_digits, real_vector
 
@@ -265,7 +265,7 @@ def winning_block_lengths(rows: list[dict]) -> dict:
 
 
 def formulas() -> list[Formula]:
-    src = "derive/optimality.py"
+    src = "derive/model/optimality.py"
     out = [Formula("gap of the Rayleigh quotient to the top eigenvalue", rayleigh_gap(),
                    "$R$ symmetric with eigenvalues $\\lambda_i \\le \\lambda_{\\max}$, $c = Q^\\top w \\ne 0$",
                    f"{src}:rayleigh_gap", claim="C5")]

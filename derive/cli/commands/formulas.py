@@ -17,8 +17,8 @@ def add_arguments(p):
 
 def run(args):
     # here, not at the top: the command line builds every command's parser before running one
-    from derive.formulas import all_formulas
-    from derive.latex import formula_sheet
+    from derive.sheet.formulas import all_formulas
+    from derive.sheet.latex import formula_sheet
 
     formulas = all_formulas()
     if args.latex:

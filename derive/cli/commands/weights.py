@@ -1,7 +1,7 @@
 """``derive weights``: pooling weights of a scheme, normalized to sum 1, with alpha and kappa."""
 import mpmath
 
-from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.numbers import check_digits, format_exact, format_real
 from derive.resources import check_output
 
@@ -23,8 +23,8 @@ def add_arguments(p):
 
 def run(args):
     # imported here, not at the top: the command line builds every command's parser before running one
-    from derive.attention import pooling
-    from derive.model import check_T, parse_signs
+    from derive.model.attention import pooling
+    from derive.model.signs import check_T, parse_signs
 
     digits = check_digits(args.digits)
     T = check_T(args.T)

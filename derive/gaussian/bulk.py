@@ -1,5 +1,5 @@
 r"""The C1 bulk law :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)` evaluated from its
-derived cubic :math:`P(m, z) = \sum_k p_k(z) m^k` (:func:`derive.freeprob.bulk_polynomial`).
+derived cubic :math:`P(m, z) = \sum_k p_k(z) m^k` (:func:`derive.gaussian.freeprob.bulk_polynomial`).
 
 *Support.* Branches of :math:`P = 0` meet only at real roots of :math:`D = \operatorname{disc}_m P`.
 Between two consecutive roots the cubic has three real roots (:math:`D > 0`) or one real root
@@ -28,7 +28,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from derive import freeprob as fp
+from derive.gaussian import freeprob as fp
 from derive.errors import ParameterError
 from derive.resources import KAPPA_RANGE, MAX_RATIO_PRODUCT, RATIO_RANGE, bulk_parameters
 from derive.numbers import check_digits, parse_rational
@@ -77,7 +77,7 @@ class _Poly:
 @dataclass(frozen=True)
 class BulkLaw:
     r"""The bulk law :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)` at exact parameters
-    (the Gaussian-equivalent law of the model; see :mod:`derive.tokenreuse` for the finite vocabulary's):
+    (the Gaussian-equivalent law of the model; see :mod:`derive.vocabulary.tokenreuse` for the finite vocabulary's):
     its cubic, discriminant, validated support and atom, and its density and Stieltjes transform.
 
     The mpmath methods evaluate at the current precision (``with mpmath.workdps(P)``); the

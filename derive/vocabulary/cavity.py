@@ -13,9 +13,9 @@ dynamics and folded into Silverstein's equation.
 
 all :math:`X_u, Y_{t,j}` independent, and :math:`g_D(\zeta) = \frac1V\operatorname{tr}(D-\zeta)^{-1} = E X` (a token's
 full resolvent has the same law as its cavity one: a Poisson number of sequences, less one, is Poisson). At one
-nonzero weight :math:`Y = -1` and :math:`X = 1/(w^2 K/\lambda - \zeta)`: the exact law of :mod:`derive.silverstein`.
+nonzero weight :math:`Y = -1` and :math:`X = 1/(w^2 K/\lambda - \zeta)`: the exact law of :mod:`derive.vocabulary.silverstein`.
 
-*The fold.* With :math:`t = -1/m` (:mod:`derive.silverstein`),
+*The fold.* With :math:`t = -1/m` (:mod:`derive.vocabulary.silverstein`),
 :math:`S_0(t) = \frac1\delta\bigl(1 + \zeta\, g_D(\zeta)\bigr)` at :math:`\zeta = t/\delta`, and the density at a
 real ``x`` is :math:`\operatorname{Im}t/(\pi|t|^2)` at the root of :math:`t(1 - S_0(t)) = x` in :math:`\mathbb C^+`.
 Inside the support :math:`\operatorname{Im}\zeta > 0`: the Gaussian table regularizes the sparse resolvent, and no

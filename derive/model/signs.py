@@ -245,7 +245,7 @@ def parse_signs(spec: str) -> SignFamily:
         rho = check_range(parse_fraction(arg, "signs"), "signs", low=-1, high=1, low_open=True, high_open=True)
         return SignFamily(spec, kind, rho)
     if kind == "file":
-        from derive.realizable import load_correlation_file
+        from derive.model.realizable import load_correlation_file
 
         matrix, mixture = load_correlation_file(arg)
         return SignFamily(spec, "file", None, matrix, mixture)

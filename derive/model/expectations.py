@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.formulas import Formula, named
+from derive.sheet.formulas import Formula, named
 from derive.symbols import N, V, W, alpha, d, delta, kappa, mu2
 
 __all__ = ["R_ts", "sigma", "sigma2", "same", "sign_pair_law", "second_moment_entry", "mean_entry",
@@ -198,7 +198,7 @@ def sample_covariance_mean(centered: bool = False) -> dict:
 
 def formulas() -> list[Formula]:
     terms = population_covariance_terms()
-    src = "derive/expectations.py"
+    src = "derive/model/expectations.py"
     limit = "$d/V \\to \\delta$"
     return [
         Formula("second moment of the pooled one-hot vector", second_moment_entry(),

@@ -8,9 +8,9 @@ import mpmath
 
 from derive.cache import memo
 from derive.errors import ParameterError
-from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.numbers import check_digits, check_range, format_real, parse_fraction
-from derive.regime import gaussian_equivalent_warning
+from derive.gaussian.regime import gaussian_equivalent_warning
 
 __all__ = ["NAME", "HELP", "ASSUMPTIONS", "MODEL_ASSUMPTIONS", "MAX_WORKING_DIGITS", "add_arguments", "exact_or_close",
            "spike", "model_spike", "document",
@@ -97,7 +97,7 @@ def _agreeing(evaluate, digits: int):
 
 
 def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -> dict:
-    r"""The document of ``derive spike``: :func:`derive.outliers.outliers_at` at exact inputs, with every
+    r"""The document of ``derive spike``: :func:`derive.gaussian.outliers.outliers_at` at exact inputs, with every
     real a string of ``digits`` significant digits.
 
     >>> spike("1/2", "1/4", "1/2", "1/4", 3, digits=6)["population"]["mu2_critical"]
@@ -106,7 +106,7 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
     >>> spike("1/2", "1/4", sp.asin(sp.Rational(1, 3)), 1, 4, digits=6)["population"]["outlier"]
     True
     """
-    from derive.outliers import outliers_at
+    from derive.gaussian.outliers import outliers_at
 
     digits = check_digits(digits)
     if not isinstance(centered, bool):
@@ -135,7 +135,7 @@ def model_spike(delta, gamma, T, weights, signs, mu2, centered=False, tau=None, 
 
     The population level (``N = oo``) is the project's (:func:`spike`, with :math:`\alpha, \kappa, W` of the
     weights); the sample level is the finite-vocabulary law's: the signal outlier of
-    :meth:`derive.silverstein.GeneralizedMP.spike`, the windows of ``mu2`` in which it stands in a gap of the
+    :meth:`derive.vocabulary.silverstein.GeneralizedMP.spike`, the windows of ``mu2`` in which it stands in a gap of the
     (unbounded) support, and the mass of the law above it (``d`` times it: the bulk eigenvalues expected above
     the outlier at dimension ``d``). At one nonzero weight ``W^2 = kappa`` and the raw ``S`` has no mean outlier.
 
@@ -143,10 +143,10 @@ def model_spike(delta, gamma, T, weights, signs, mu2, centered=False, tau=None, 
     >>> doc["law"], doc["sample"]["eigenvalue"], doc["sample"]["overlap"], doc["bulk"]["right_edge"]
     ('finite-vocabulary', '5.8571217', '0.45899455', 'inf')
     """
-    from derive.attention import pooling
-    from derive.model import check_T
+    from derive.model.attention import pooling
+    from derive.model.signs import check_T
     from derive.numbers import parse_rational
-    from derive.vocabulary import vocabulary_law
+    from derive.vocabulary.law import vocabulary_law
 
     digits = check_digits(digits)
     p = pooling(weights, check_T(T), signs, tau=tau, mask=mask, digits=digits)
@@ -169,7 +169,7 @@ def model_spike(delta, gamma, T, weights, signs, mu2, centered=False, tau=None, 
 
 
 def _model_sample(L, m, digits: int) -> dict:
-    """The sample level of :func:`model_spike` from the exact law ``L`` (:class:`derive.silverstein.GeneralizedMP`)."""
+    """The sample level of :func:`model_spike` from the exact law ``L`` (:class:`derive.vocabulary.silverstein.GeneralizedMP`)."""
     with mpmath.workdps(digits + 15):
         s = L.spike(m)
         windows = L.spike_windows()
@@ -181,7 +181,7 @@ def _model_sample(L, m, digits: int) -> dict:
 
 
 def document(o, digits: int) -> dict:
-    """An :class:`derive.outliers.Outliers` as the JSON document of ``derive spike`` (reals to ``digits``)."""
+    """An :class:`derive.gaussian.outliers.Outliers` as the JSON document of ``derive spike`` (reals to ``digits``)."""
     fmt = lambda x: None if x is None else format_real(x, digits)  # noqa: E731
     doc = {name: {"outlier": lev.outlier, "eigenvalue": fmt(lev.eigenvalue), "overlap": fmt(lev.overlap),
                   "mu2_critical": fmt(lev.mu2_critical)}

@@ -1,7 +1,7 @@
 """``derive bulk``: the limiting spectral law of S, the model's own (with ``--T``) or its Gaussian equivalent."""
 import mpmath
 
-from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.errors import ParameterError
 from derive.numbers import check_digits, format_real, parse_fraction
 from derive.resources import bulk_parameters, check_density_work, check_points
@@ -49,8 +49,8 @@ def run(args):
     points = _points(args.x)
     check_density_work(len(points), digits)
     # imported once the input is read (SymPy loads with it): bad input is refused at once
-    from derive import bulk
-    from derive.regime import gaussian_equivalent_warning
+    from derive.gaussian import bulk
+    from derive.gaussian.regime import gaussian_equivalent_warning
 
     law = bulk.law(*params)
     values = bulk.density(law.delta, law.gamma, law.kappa, points, digits)
@@ -69,9 +69,9 @@ def run(args):
 def _model(args, digits: int) -> dict:
     import sympy as sp
 
-    from derive.attention import pooling
-    from derive.model import check_T
-    from derive.vocabulary import vocabulary_law
+    from derive.model.attention import pooling
+    from derive.model.signs import check_T
+    from derive.vocabulary.law import vocabulary_law
 
     if args.kappa is not None:
         raise ParameterError("kappa", "is ||w||^2 of --weights for the model's own law: omit it")

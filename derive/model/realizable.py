@@ -29,7 +29,7 @@ from scipy.optimize import linprog
 
 from derive.errors import ParameterError
 from derive.files import MAX_BYTES, read_regular_file
-from derive.model import check_R
+from derive.model.signs import check_R
 from derive.numbers import check_count, parse_rational
 
 __all__ = ["MAX_T", "MAX_ENTRIES", "MAX_BYTES", "read_rational_array", "is_positive_semidefinite",

@@ -28,11 +28,11 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.symbols import T, s, t, tau, u
-from derive.formulas import Formula, named
-from derive.model import SignFamily, check_R, check_T, parse_signs
+from derive.sheet.formulas import Formula, named
+from derive.model.signs import SignFamily, check_R, check_T, parse_signs
 from derive.numbers import check_digits, check_range, exact_sum, parse_rational, real_vector
 from derive.resources import check_weights
-from derive.realizable import read_rational_array
+from derive.model.realizable import read_rational_array
 
 __all__ = ["MASKS", "limit_score", "softmax_normalizer", "causal_attention", "causal_weight", "causal_weights",
            "mean_weights", "alpha", "kappa", "sum_w", "normalized", "optimal_weights", "load_weights_file",
@@ -296,12 +296,12 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
     optimal and the mean weights are returned. Otherwise the eigenvector is computed by
     ``mpmath.eigsy`` at ``digits + 10`` digits.
 
-    >>> from derive.model import parse_signs
+    >>> from derive.model.signs import parse_signs
     >>> optimal_weights(parse_signs("suffix:2"), 3)
     ([0, 1/2, 1/2], None)
     """
     if not isinstance(family, SignFamily):
-        raise ParameterError("signs", f"must be a SignFamily (see derive.model.parse_signs), got {type(family).__name__}")
+        raise ParameterError("signs", f"must be a SignFamily (see derive.model.signs.parse_signs), got {type(family).__name__}")
     n = family.check(T_value)
     digits = check_digits(digits)
     B = _one_block(family, n)
@@ -428,7 +428,7 @@ def pooling(scheme: str, T_value, signs=None, *, tau=None, mask=None, digits: in
 
 
 def formulas() -> list[Formula]:
-    src = "derive/attention.py"
+    src = "derive/model/attention.py"
     out = [Formula("limit attention logit", limit_score(t, s),
                    "$d \\to \\infty$, $\\mu_2$ fixed, distinct tokens in the sequence", f"{src}:limit_score",
                    named("e_ts", r"e_{ts}"), claim="C6")]
