@@ -30,7 +30,7 @@ from itertools import combinations, product
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.sheet.formulas import Formula, named
+from derive.symbols import Formula, named
 from derive.numbers import check_count
 from derive.symbols import delta, gamma, kappa, m, z
 

@@ -24,7 +24,7 @@ from functools import lru_cache
 import sympy as sp
 
 from derive.model import expectations as ex
-from derive.sheet.formulas import Formula, named
+from derive.symbols import Formula, named
 from derive.gaussian.freeprob import scaled_mp_polynomial
 from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
 

@@ -28,7 +28,7 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.symbols import T, s, t, tau, u
-from derive.sheet.formulas import Formula, named
+from derive.symbols import Formula, named
 from derive.model.signs import SignFamily, check_R, check_T, parse_signs
 from derive.numbers import check_digits, check_range, exact_sum, parse_rational, real_vector
 from derive.resources import check_weights

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.sheet.formulas import Formula, named
+from derive.symbols import Formula, named
 from derive.symbols import N, V, W, alpha, d, delta, kappa, mu2
 
 __all__ = ["R_ts", "sigma", "sigma2", "same", "sign_pair_law", "second_moment_entry", "mean_entry",

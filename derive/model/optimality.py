@@ -16,7 +16,7 @@ import sympy as sp
 
 from derive.model.attention import alpha, causal_weights, kappa, mean_weights
 from derive.errors import ParameterError
-from derive.sheet.formulas import Formula, named
+from derive.symbols import Formula, named
 from derive.model.signs import check_R
 from derive.symbols import L as L_, T as T_, r as r_
 from derive.numbers import check_count, check_digits, real_vector

@@ -15,9 +15,10 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.printing.latex import LatexPrinter
 
-from derive.sheet.formulas import CLAIMS, NAMES, Formula, all_formulas
+from derive.sheet.formulas import CLAIMS, all_formulas
+from derive.symbols import NAMES, Formula
 
-__all__ = ["LINE_GLYPHS", "SheetPrinter", "latex", "equation_latex", "display", "formula_block", "formula_sheet",
+__all__ = ["LINE_GLYPHS", "SheetPrinter", "latex", "equation_latex", "record", "display", "formula_block", "formula_sheet",
            "parse_back", "unbroken", "as_products"]
 
 LINE_GLYPHS = 56
@@ -38,7 +39,7 @@ Each entry is one equation, its assumptions and the function that derives it.
 
 
 class SheetPrinter(LatexPrinter):
-    """SymPy's LaTeX printer with the names of the literature (:data:`derive.sheet.formulas.NAMES`)."""
+    """SymPy's LaTeX printer with the names of the literature (:data:`derive.symbols.NAMES`)."""
 
     def _print_Symbol(self, expr, style="plain"):
         return NAMES.get(expr.name) or super()._print_Symbol(expr, style)
@@ -69,6 +70,19 @@ def equation_latex(f: Formula) -> str:
     """The entry as one line of LaTeX, ``lhs = rhs``."""
     eq = f.equation
     return f"{latex(eq.lhs)} = {latex(eq.rhs)}"
+
+
+def record(f: Formula) -> dict:
+    """One entry of ``derive formulas --json``: the equation as SymPy text and as LaTeX, with its provenance."""
+    return {
+        "name": f.name,
+        "sympy": str(f.expr),
+        "lhs": None if f.lhs is None else str(f.lhs),
+        "latex": equation_latex(f),
+        "assumptions": f.assumptions,
+        "source": f.source,
+        "claim": f.claim,
+    }
 
 
 def _glyphs(tex: str) -> int:
@@ -141,7 +155,7 @@ def _main_variable(f: Formula):
 def display(f: Formula) -> str:
     r"""The display of one entry: ``equation*`` when it fits a line, else ``align*`` broken at terms.
 
-    >>> from derive.sheet.formulas import Formula
+    >>> from derive.symbols import Formula
     >>> from derive.symbols import delta, kappa
     >>> print(display(Formula("an edge", kappa * (1 + sp.sqrt(delta))**2, "", "x", sp.Symbol("lambda_+"))))
     \begin{equation*}
@@ -221,7 +235,7 @@ def _key(name: str) -> str:
 
 
 def _placeholders(tex: str) -> tuple[str, dict]:
-    """``tex`` with each name of :data:`derive.sheet.formulas.NAMES` that the parser cannot read replaced by a plain
+    """``tex`` with each name of :data:`derive.symbols.NAMES` that the parser cannot read replaced by a plain
     placeholder ``\\Omega_{k}``, and the placeholders' keys mapped to the plain symbols."""
     back = {}
     for k, (plain, fancy) in enumerate(sorted(NAMES.items(), key=lambda item: -len(item[1]))):
@@ -249,7 +263,7 @@ def parse_back(tex: str, like: Formula) -> sp.Equality:
     r"""SymPy's LaTeX parser on ``tex`` (an entry's equation), with the sheet's names mapped back to the symbols,
     indexed bases and harmonic numbers of ``like``, and functions as products (:func:`as_products`).
 
-    >>> from derive.sheet.formulas import Formula
+    >>> from derive.symbols import Formula
     >>> from derive.symbols import T, t
     >>> f = Formula("w", (sp.harmonic(T) - sp.harmonic(t - 1)) / T, "", "x", sp.Symbol("w_t"))
     >>> parse_back(equation_latex(f), f)

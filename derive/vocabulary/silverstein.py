@@ -38,7 +38,7 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.sheet.formulas import Formula, named
+from derive.symbols import Formula, named
 from derive.symbols import delta, m, mu2, z
 
 __all__ = ["t", "c", "summand", "S0", "x_of_t", "silverstein_equation", "spike_equations", "PoissonPopulation",

@@ -31,7 +31,7 @@ import mpmath
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.sheet.formulas import Formula, named
+from derive.symbols import Formula, named
 from derive.numbers import parse_rational, real_vector
 from derive.symbols import gamma
 

@@ -21,7 +21,7 @@ from sympy.stats import E as expect, Poisson
 
 from derive.gaussian import freeprob as fp
 from derive.errors import ParameterError
-from derive.sheet.formulas import Formula, named
+from derive.symbols import Formula, named
 from derive.numbers import check_count
 from derive.symbols import delta, gamma
 

@@ -18,7 +18,7 @@ def add_arguments(p):
 def run(args):
     # here, not at the top: the command line builds every command's parser before running one
     from derive.sheet.formulas import all_formulas
-    from derive.sheet.latex import formula_sheet
+    from derive.sheet.latex import formula_sheet, record
 
     formulas = all_formulas()
     if args.latex:
@@ -27,7 +27,7 @@ def run(args):
             Path(args.out).write_text(formula_sheet(formulas))
         except OSError as exc:
             raise ParameterError("out", f"cannot write {args.out!r}: {exc.strerror or exc}") from None
-    return [f.as_dict() for f in formulas]
+    return [record(f) for f in formulas]
 
 
 def render(doc):
