@@ -217,7 +217,7 @@ API_CASES = [
             (20, 40, 80, 2, "iid", [0.5, 0.5], 1.0), (("centered", "no"),), "centered"),
     ApiCase("outliers_at centered='no'", "derive.gaussian.outliers:outliers_at", ("1/2", "1/4", "1/2", "1/4", "3"),
             (("centered", "no"),), "centered"),
-    ApiCase("spike centered='no'", "derive.cli.commands.spike:spike", ("1/2", "1/4", "1/2", "1/4", "3"),
+    ApiCase("spike centered='no'", "derive.cli.documents:spike", ("1/2", "1/4", "1/2", "1/4", "3"),
             (("centered", "no"),), "centered"),
     ApiCase("run_trial N x T tokens", "verify.montecarlo.trials:run_trial",
             (2, 2, 10**8, 10, "iid", [0.1] * 10, 1.0), (("k", 1),), "N"),

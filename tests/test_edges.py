@@ -18,8 +18,8 @@ from derive.gaussian import bulk
 from derive.model.attention import causal_weights, mean_weights, scheme_weights
 from derive.cli import main as derive_main
 from derive.errors import ParameterError
-from derive.model.signs import parse_signs
-from derive.cli.commands.spike import spike
+from derive.model.spec import parse_signs
+from derive.cli.documents import spike
 
 R = sp.Rational
 mp = mpmath.mpf

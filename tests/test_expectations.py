@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 
 from derive.model import expectations as ex
-from derive.model.signs import parse_signs
+from derive.model.spec import parse_signs
 
 V4_SIGNS = (1, 1, -1, -1)
 

@@ -5,7 +5,7 @@ from hypothesis import given
 
 from verify.montecarlo.signs import sample_signs
 from derive.errors import ParameterError
-from derive.model.signs import parse_signs
+from derive.model.spec import parse_signs
 from tests.strategies import families
 
 

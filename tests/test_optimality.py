@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from derive.model.attention import alpha, causal_weights, kappa, mean_weights, optimal_weights
-from derive.model.signs import parse_signs
+from derive.model.spec import parse_signs
 from derive.symbols import L as L_, T as T_
 from derive.model.optimality import (block_alpha, c, compare_causal_vs_mean, lam, lam_max, markov_alpha,
                                mean_block_quotient, optimal_block_quotient, rayleigh_gap, rayleigh_quotient, summarize,

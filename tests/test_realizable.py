@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from verify.montecarlo.signs import sample_signs
 from derive.errors import ParameterError
-from derive.model.signs import parse_signs
+from derive.model.spec import parse_signs
 from derive.model.realizable import is_positive_semidefinite, load_correlation_file, realizing_mixture
 from tests.strategies import families, odd_equicorrelated_unrealizable
 

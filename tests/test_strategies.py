@@ -63,8 +63,8 @@ def test_the_hard_regions_are_reached():
 
     def near_sample_threshold(p):
         with mpmath.workdps(40):
-            c = critical_mu2(sample_threshold(p["delta_"], p["gamma_"], p["kappa_"]), p["alpha_"], p["delta_"])
-            return c > 0 and 0 < abs(p["mu2_"] - c) < mpmath.mpf(10) ** -6 * c
+            c = critical_mu2(sample_threshold(p["delta"], p["gamma"], p["kappa"]), p["alpha"], p["delta"])
+            return c > 0 and 0 < abs(p["mu2"] - c) < mpmath.mpf(10) ** -6 * c
     find(S.spike_scalars(), near_sample_threshold, settings=QUICK)
     for centered in (True, False):
         find(S.model_configs(max_T=4, schemes=("mean",)), lambda c: c["centered"] is centered and c["gamma"] > 1,

@@ -123,7 +123,7 @@ def sign_specs(*, T: int | None = None, max_T: int = MAX_T, kinds=FAMILY_KINDS):
 
 def families(*, T: int | None = None, max_T: int = MAX_T, kinds=FAMILY_KINDS):
     """``(family, T)``: a parsed :class:`derive.model.signs.SignFamily` with its length."""
-    from derive.model.signs import parse_signs
+    from derive.model.spec import parse_signs
     return sign_specs(T=T, max_T=max_T, kinds=kinds).map(lambda st_: (parse_signs(st_[0]), st_[1]))
 
 
@@ -216,7 +216,7 @@ def _spike(draw, centered, near_threshold, level):
         mu2c = critical_mu2(theta_c, alpha, delta)
     mu2 = _near(draw, mu2c) if near_threshold and mu2c > 0 else draw(rationals(low=0, high=16, max_denominator=100))
     c = draw(st.booleans()) if centered is None else centered
-    return {"delta_": delta, "gamma_": gamma, "alpha_": alpha, "kappa_": kappa, "mu2_": mu2,
+    return {"delta": delta, "gamma": gamma, "alpha": alpha, "kappa": kappa, "mu2": mu2,
             "sum_w": draw(rationals(low=-2, high=2, max_denominator=20)), "centered": c}
 
 
@@ -227,7 +227,7 @@ def spike_scalars(*, centered: bool | None = None, near_threshold: bool = True, 
 
     >>> from hypothesis import Phase, find, settings
     >>> sorted(find(spike_scalars(), lambda p: True, settings=settings(phases=[Phase.generate])))  # no shrinking: 10 s
-    ['alpha_', 'centered', 'delta_', 'gamma_', 'kappa_', 'mu2_', 'sum_w']
+    ['alpha', 'centered', 'delta', 'gamma', 'kappa', 'mu2', 'sum_w']
     """
     if centered is not None and not isinstance(centered, bool):
         raise ParameterError("centered", f"must be True, False or None, got {centered!r}")

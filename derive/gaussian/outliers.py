@@ -95,92 +95,92 @@ def _real(value, name: str, *, positive: bool = False, signed: bool = False) -> 
     return x
 
 
-def signal_strength(alpha_, mu2_, delta_) -> mpmath.mpf:
+def signal_strength(alpha, mu2, delta) -> mpmath.mpf:
     r"""The strength of the signal term of the population covariance, :math:`\theta_s = \alpha(\mu_2 + \delta)`.
 
     >>> signal_strength(1, 2, 0.5)
     mpf('2.5')
     """
-    return _compiled()["signal_strength"](_real(alpha_, "alpha"), _real(mu2_, "mu2"), _real(delta_, "delta", positive=True))
+    return _compiled()["signal_strength"](_real(alpha, "alpha"), _real(mu2, "mu2"), _real(delta, "delta", positive=True))
 
 
-def signal_cosine2(mu2_, delta_) -> mpmath.mpf:
+def signal_cosine2(mu2, delta) -> mpmath.mpf:
     r"""The squared cosine of the signal direction :math:`\mu + Zs/V` with ``u``: :math:`\mu_2/(\mu_2+\delta)`.
 
     >>> signal_cosine2(1, 1)
     mpf('0.5')
     """
-    return _compiled()["signal_cosine2"](_real(mu2_, "mu2"), _real(delta_, "delta", positive=True))
+    return _compiled()["signal_cosine2"](_real(mu2, "mu2"), _real(delta, "delta", positive=True))
 
 
-def mean_strength(sum_w, delta_) -> mpmath.mpf:
+def mean_strength(sum_w, delta) -> mpmath.mpf:
     r"""The strength of the vocabulary-mean term of the raw ``S``, :math:`W^2\delta`.
 
     >>> mean_strength(1, 0.5)
     mpf('0.5')
     """
-    return _compiled()["mean_strength"](_real(sum_w, "sum_w", signed=True), _real(delta_, "delta", positive=True))
+    return _compiled()["mean_strength"](_real(sum_w, "sum_w", signed=True), _real(delta, "delta", positive=True))
 
 
-def population_outlier(theta_, delta_, kappa_) -> mpmath.mpf:
+def population_outlier(theta, delta, kappa) -> mpmath.mpf:
     r"""The population outlier :math:`\ell(\theta)` of a rank-one term of strength :math:`\theta` (above the threshold).
 
     >>> population_outlier(2, 0, 1)   # classical: theta + kappa
     mpf('3.0')
     """
-    return _compiled()["ell"](_real(theta_, "theta"), _real(delta_, "delta"), _real(kappa_, "kappa", positive=True))
+    return _compiled()["ell"](_real(theta, "theta"), _real(delta, "delta"), _real(kappa, "kappa", positive=True))
 
 
-def population_overlap(theta_, delta_, kappa_) -> mpmath.mpf:
+def population_overlap(theta, delta, kappa) -> mpmath.mpf:
     r"""The squared cosine :math:`\zeta(\theta)` of the population outlier eigenvector with its spike direction.
 
     >>> population_overlap(2, 0, 1)
     mpf('1.0')
     """
-    return _compiled()["zeta"](_real(theta_, "theta"), _real(delta_, "delta"), _real(kappa_, "kappa", positive=True))
+    return _compiled()["zeta"](_real(theta, "theta"), _real(delta, "delta"), _real(kappa, "kappa", positive=True))
 
 
-def population_threshold(delta_, kappa_) -> mpmath.mpf:
+def population_threshold(delta, kappa) -> mpmath.mpf:
     r"""The population threshold :math:`\theta_c = \kappa(\delta + \sqrt\delta)`.
 
     >>> population_threshold(0.25, 1)
     mpf('0.75')
     """
-    return _compiled()["theta_c"](_real(delta_, "delta"), _real(kappa_, "kappa", positive=True))
+    return _compiled()["theta_c"](_real(delta, "delta"), _real(kappa, "kappa", positive=True))
 
 
-def population_right_edge(delta_, kappa_) -> mpmath.mpf:
+def population_right_edge(delta, kappa) -> mpmath.mpf:
     r"""The right edge of the population bulk :math:`\kappa\,\mathrm{MP}_\delta`, :math:`\ell(\theta_c)`.
 
     >>> population_right_edge(0.25, 1)
     mpf('2.25')
     """
-    return _compiled()["edge"](_real(delta_, "delta"), _real(kappa_, "kappa", positive=True))
+    return _compiled()["edge"](_real(delta, "delta"), _real(kappa, "kappa", positive=True))
 
 
-def sample_outlier(theta_, delta_, gamma_, kappa_) -> mpmath.mpf:
+def sample_outlier(theta, delta, gamma, kappa) -> mpmath.mpf:
     r"""The sample outlier :math:`\psi(\ell(\theta))` (above the sample threshold).
 
     >>> sample_outlier(2, 0, 0.25, 1)   # classical BBP: (theta + 1)(theta + gamma)/theta
     mpf('3.375')
     """
-    return _compiled()["psi"](_real(theta_, "theta"), _real(delta_, "delta"), _real(gamma_, "gamma"),
-                              _real(kappa_, "kappa", positive=True))
+    return _compiled()["psi"](_real(theta, "theta"), _real(delta, "delta"), _real(gamma, "gamma"),
+                              _real(kappa, "kappa", positive=True))
 
 
-def sample_overlap(theta_, delta_, gamma_, kappa_) -> mpmath.mpf:
+def sample_overlap(theta, delta, gamma, kappa) -> mpmath.mpf:
     r"""The squared cosine of the sample outlier eigenvector with the spike direction,
     :math:`\zeta(\theta)\,\ell\psi'(\ell)/\psi(\ell)` (above the sample threshold).
 
     >>> sample_overlap(2, 0, 0.25, 1)   # Paul: (1 - gamma/theta^2)/(1 + gamma/theta)
     mpf('0.83333333333333337')
     """
-    args = (_real(theta_, "theta"), _real(delta_, "delta"), _real(gamma_, "gamma"), _real(kappa_, "kappa", positive=True))
+    args = (_real(theta, "theta"), _real(delta, "delta"), _real(gamma, "gamma"), _real(kappa, "kappa", positive=True))
     f = _compiled()
     return f["zeta"](args[0], args[1], args[3]) * f["factor"](*args)
 
 
-def sample_threshold(delta_, gamma_, kappa_) -> mpmath.mpf:
+def sample_threshold(delta, gamma, kappa) -> mpmath.mpf:
     r"""The sample threshold :math:`\theta_c^{(N)}`: the positive root of the threshold polynomial.
 
     In :math:`x = \theta - \delta\kappa` the polynomial is :math:`-x^3 + \kappa^2(\delta+\gamma+\delta\gamma)x + 2\kappa^3\delta\gamma`,
@@ -189,14 +189,14 @@ def sample_threshold(delta_, gamma_, kappa_) -> mpmath.mpf:
     >>> mpmath.mp.dps = 15; sample_threshold(0, mpmath.mpf(1)/4, 1)   # classical BBP: sqrt(gamma)
     mpf('0.5')
     """
-    args = (_real(delta_, "delta"), _real(gamma_, "gamma"), _real(kappa_, "kappa", positive=True))
+    args = (_real(delta, "delta"), _real(gamma, "gamma"), _real(kappa, "kappa", positive=True))
     return _sample_threshold(*args, mpmath.mp.prec)
 
 
 @lru_cache(maxsize=4096)
-def _sample_threshold(delta_, gamma_, kappa_, prec):
+def _sample_threshold(delta, gamma, kappa, prec):
     # a curve along mu2 asks for the same threshold at every point: it is found once per precision
-    coeffs = [c(delta_, gamma_, kappa_) for c in _compiled()["threshold_coeffs"]]
+    coeffs = [c(delta, gamma, kappa) for c in _compiled()["threshold_coeffs"]]
     # Newton from above the Cauchy bound: beyond its positive root the polynomial in x is negative,
     # decreasing and concave (the root is at least sqrt(b) > sqrt(b/3), where the slope vanishes), so the
     # iterates decrease monotonically to the root, quadratically since the root is simple. (Durand-Kerner,
@@ -210,39 +210,44 @@ def _sample_threshold(delta_, gamma_, kappa_, prec):
         theta = following
 
 
-def sample_right_edge(delta_, gamma_, kappa_) -> mpmath.mpf:
+def sample_right_edge(delta, gamma, kappa) -> mpmath.mpf:
     r"""The right edge of the sample bulk: :math:`\psi` at the sample threshold.
 
     >>> sample_right_edge(0, 0.25, 1)   # (1 + sqrt(gamma))^2
     mpf('2.25')
     """
-    return sample_outlier(sample_threshold(delta_, gamma_, kappa_), delta_, gamma_, kappa_)
+    return sample_outlier(sample_threshold(delta, gamma, kappa), delta, gamma, kappa)
 
 
-def critical_mu2(theta_, alpha_, delta_) -> mpmath.mpf | None:
+def critical_mu2(theta, alpha, delta) -> mpmath.mpf | None:
     r"""The smallest :math:`\mu_2 \ge 0` at which the signal term reaches strength :math:`\theta`:
     :math:`\max(0, \theta/\alpha - \delta)`; ``None`` when :math:`\alpha = 0` (no signal survives the pooling).
 
     >>> critical_mu2(3, 1, 0.5), critical_mu2(3, 0, 0.5)
     (mpf('2.5'), None)
     """
-    a = _real(alpha_, "alpha")
+    a = _real(alpha, "alpha")
     if a == 0:
         return None
-    return max(mpmath.mpf(0), _compiled()["mu2_c"](_real(theta_, "theta"), a, _real(delta_, "delta", positive=True)))
+    return max(mpmath.mpf(0), _compiled()["mu2_c"](_real(theta, "theta"), a, _real(delta, "delta", positive=True)))
 
 
 @dataclass(frozen=True)
 class Level:
     """The signal outlier at one level (population or sample): whether it exists, its eigenvalue
     (``None`` if not), the limit of :math:`|\\hat u^T u|^2` (0 without outlier), the smallest
-    :math:`\\mu_2` at which it exists (``None`` if :math:`\\alpha = 0`) and the threshold strength."""
+    :math:`\\mu_2` at which it exists (``None`` if :math:`\\alpha = 0`) and the threshold strength of the
+    Gaussian-equivalent law. The model's own sample level (an unbounded bulk with gaps) has no threshold
+    strength; it gives the ``windows`` of :math:`\\mu_2` in which the outlier stands in a gap and the
+    ``mass_above`` it of the bulk's law."""
 
     outlier: bool
     eigenvalue: mpmath.mpf | None
     overlap: mpmath.mpf
     mu2_critical: mpmath.mpf | None
-    threshold: mpmath.mpf
+    threshold: mpmath.mpf | None
+    windows: tuple | None = None
+    mass_above: mpmath.mpf | None = None
 
 
 @dataclass(frozen=True)
@@ -273,19 +278,19 @@ class Outliers:
         return self.population if name == "population" else self.sample
 
 
-def _term(strength, cos2, delta_, gamma_, kappa_, sample: bool):
+def _term(strength, cos2, delta, gamma, kappa, sample: bool):
     """``(outlier, eigenvalue, overlap, threshold)`` of one rank-one term at one level."""
     f = _compiled()
-    threshold = f["theta_c"](delta_, kappa_) if not sample else sample_threshold(delta_, gamma_, kappa_)
+    threshold = f["theta_c"](delta, kappa) if not sample else sample_threshold(delta, gamma, kappa)
     if strength <= threshold:
         return False, None, mpmath.mpf(0), threshold
-    zeta = f["zeta"](strength, delta_, kappa_)
+    zeta = f["zeta"](strength, delta, kappa)
     if sample:
-        return True, f["psi"](strength, delta_, gamma_, kappa_), zeta * f["factor"](strength, delta_, gamma_, kappa_) * cos2, threshold
-    return True, f["ell"](strength, delta_, kappa_), zeta * cos2, threshold
+        return True, f["psi"](strength, delta, gamma, kappa), zeta * f["factor"](strength, delta, gamma, kappa) * cos2, threshold
+    return True, f["ell"](strength, delta, kappa), zeta * cos2, threshold
 
 
-def outliers_at(delta_, gamma_, alpha_, kappa_, mu2_, *, sum_w=1, centered: bool = False) -> Outliers:
+def outliers_at(delta, gamma, alpha, kappa, mu2, *, sum_w=1, centered: bool = False) -> Outliers:
     r"""The outliers of ``S`` (or ``S_c`` if ``centered``) at the current precision.
 
     The signal term has strength :math:`\alpha(\mu_2+\delta)` along a direction of squared cosine
@@ -298,8 +303,8 @@ def outliers_at(delta_, gamma_, alpha_, kappa_, mu2_, *, sum_w=1, centered: bool
     """
     if not isinstance(centered, bool):
         raise ParameterError("centered", f"must be True or False, got {centered!r}")
-    d_, g_ = _real(delta_, "delta", positive=True), _real(gamma_, "gamma")
-    a_, k_, m_ = _real(alpha_, "alpha"), _real(kappa_, "kappa", positive=True), _real(mu2_, "mu2")
+    d_, g_ = _real(delta, "delta", positive=True), _real(gamma, "gamma")
+    a_, k_, m_ = _real(alpha, "alpha"), _real(kappa, "kappa", positive=True), _real(mu2, "mu2")
     f = _compiled()
     strength = f["signal_strength"](a_, m_, d_)
     cos2 = f["signal_cosine2"](m_, d_)

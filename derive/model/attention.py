@@ -29,13 +29,13 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.symbols import T, s, t, tau, u
 from derive.symbols import Formula, named
-from derive.model.signs import SignFamily, check_R, check_T, parse_signs
+from derive.model.signs import SignFamily, check_R, check_T
+from derive.model.spec import Scheme, parse_signs
 from derive.numbers import check_digits, check_range, exact_sum, parse_rational, real_vector
 from derive.resources import check_weights
-from derive.model.realizable import read_rational_array
 
 __all__ = ["MASKS", "limit_score", "softmax_normalizer", "causal_attention", "causal_weight", "causal_weights",
-           "mean_weights", "alpha", "kappa", "sum_w", "normalized", "optimal_weights", "load_weights_file",
+           "mean_weights", "alpha", "kappa", "sum_w", "normalized", "optimal_weights",
            "scheme_weights", "Pooling", "pooling", "formulas"]
 
 
@@ -296,12 +296,12 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
     optimal and the mean weights are returned. Otherwise the eigenvector is computed by
     ``mpmath.eigsy`` at ``digits + 10`` digits.
 
-    >>> from derive.model.signs import parse_signs
+    >>> from derive.model.spec import Scheme, parse_signs
     >>> optimal_weights(parse_signs("suffix:2"), 3)
     ([0, 1/2, 1/2], None)
     """
     if not isinstance(family, SignFamily):
-        raise ParameterError("signs", f"must be a SignFamily (see derive.model.signs.parse_signs), got {type(family).__name__}")
+        raise ParameterError("signs", f"must be a SignFamily (see derive.model.spec.parse_signs), got {type(family).__name__}")
     n = family.check(T_value)
     digits = check_digits(digits)
     B = _one_block(family, n)
@@ -333,60 +333,37 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
         return [sp.Float(mpmath.nstr(x, dps), dps) for x in v], note
 
 
-def load_weights_file(path, T_value) -> list[sp.Rational]:
-    """User weights from a ``.npy`` or ``.csv`` file (one vector of length ``T``), read exactly.
-
-    >>> import tempfile, os
-    >>> f = os.path.join(tempfile.mkdtemp(), "w.csv"); _ = open(f, "w").write("1,2,0.5\\n")
-    >>> load_weights_file(f, 3)
-    [1, 2, 1/2]
-    """
-    n = check_T(T_value)
-    arr = read_rational_array(path, "weights", 1, n)
-    if arr.ndim != 1:
-        if sorted(arr.shape)[:-1] != [1] * (arr.ndim - 1):
-            raise ParameterError("weights", f"{path}: expected one vector, got shape {arr.shape}")
-        arr = arr.reshape(-1)
-    if len(arr) != n:
-        raise ParameterError("weights", f"{path}: {len(arr)} weights for T = {n}")
-    if all(x == 0 for x in arr):
-        raise ParameterError("weights", f"{path}: all weights are zero")
-    return list(arr)
-
-
-def scheme_weights(scheme: str, T_value, family: SignFamily | None = None, tau_value=None, mask=None,
+def scheme_weights(scheme, T_value, family: SignFamily | None = None, tau_value=None, mask=None,
                    digits: int = 30) -> tuple[list, str | None]:
-    """The weights of a scheme (``mean``, ``causal``, ``optimal``, ``file:PATH``) normalized to sum 1,
-    and a note when they are not unique. ``tau``/``mask`` belong to ``causal`` only.
+    """The weights of a scheme (a :class:`~derive.model.spec.Scheme`, or its spec ``mean``, ``causal``, ``optimal``,
+    ``file:PATH`` with ``tau``/``mask`` for ``causal``) normalized to sum 1, and a note when they are not unique.
 
     >>> scheme_weights("causal", 3, mask="strict")
     ([3/4, 1/4, 0], None)
     """
-    if not isinstance(scheme, str):
-        raise ParameterError("scheme", f"must be a string (mean, causal, optimal, file:PATH), got {scheme!r}")
     if family is not None and not isinstance(family, SignFamily):
         raise ParameterError("signs", f"must be a SignFamily or None, got {type(family).__name__}")
     n = check_T(T_value) if family is None else family.check(T_value)
+    if not isinstance(scheme, Scheme):
+        if not isinstance(scheme, str):
+            raise ParameterError("scheme", f"must be a string (mean, causal, optimal, file:PATH), got {scheme!r}")
+        scheme = Scheme.of(scheme, tau_value, mask, n)
     if family is not None and family.kind == "gauss":
-        check_weights(scheme, n, "gauss", check_digits(digits))
-    if scheme != "causal":
-        for name, value in (("tau", tau_value), ("mask", mask)):
-            if value is not None:
-                raise ParameterError(name, f"only the causal scheme takes --{name}, not {scheme!r}")
+        check_weights(scheme.spec, n, "gauss", check_digits(digits))
     note = None
-    if scheme == "mean":
+    if scheme.name == "mean":
         w = mean_weights(n)
-    elif scheme == "causal":
-        w = causal_weights(n, 0 if tau_value is None else tau_value, mask or "inclusive", digits)
-    elif scheme == "optimal":
+    elif scheme.name == "causal":
+        w = causal_weights(n, scheme.tau, scheme.mask, digits)
+    elif scheme.name == "optimal":
         if family is None:
             raise ParameterError("signs", "the optimal scheme needs --signs (it is the top eigenvector of R)")
         w, note = optimal_weights(family, n, digits)
-    elif scheme.startswith("file:"):
-        w = load_weights_file(scheme[len("file:"):], n)
     else:
-        raise ParameterError("scheme", f"unknown scheme {scheme!r} (mean, causal, optimal, file:PATH)")
-    return normalized(w, "weights" if scheme.startswith("file:") else "scheme"), note
+        if len(scheme.values) != n:
+            raise ParameterError("weights", f"{len(scheme.values)} weights for T = {n}")
+        w = [sp.Rational(x.numerator, x.denominator) for x in scheme.values]
+    return normalized(w, "weights" if scheme.name == "file" else "scheme"), note
 
 
 @dataclass(frozen=True)
@@ -412,8 +389,9 @@ class Pooling:
         return [float(x) for x in self.weights]
 
 
-def pooling(scheme: str, T_value, signs=None, *, tau=None, mask=None, digits: int = 30) -> Pooling:
-    """The one resolver of a weight scheme: ``scheme`` (``mean``, ``causal``, ``optimal``, ``file:PATH``) for
+def pooling(scheme, T_value, signs=None, *, tau=None, mask=None, digits: int = 30) -> Pooling:
+    """The one resolver of a weight scheme: ``scheme`` (a :class:`~derive.model.spec.Scheme`, or ``mean``, ``causal``,
+    ``optimal``, ``file:PATH``) for
     ``T_value`` positions and the sign family ``signs`` (a spec string, a :class:`SignFamily` or ``None``).
 
     >>> p = pooling("mean", 2, "prefix:2"); p.weights, p.alpha, p.kappa, p.W

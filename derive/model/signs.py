@@ -15,7 +15,7 @@ from functools import lru_cache
 from derive.errors import ParameterError
 from derive.numbers import check_count, check_range, exact_sum, parse_fraction, real_number
 
-__all__ = ["FAMILIES", "MAX_T", "check_T", "check_R", "correlation_entry", "toeplitz_total", "SignFamily", "parse_signs"]
+__all__ = ["FAMILIES", "MAX_T", "check_T", "check_R", "correlation_entry", "toeplitz_total", "SignFamily", "family"]
 
 FAMILIES = ("iid", "prefix", "suffix", "markov", "gauss")
 """The families with a symbolic entry (a user matrix is ``file:PATH``)."""
@@ -136,7 +136,7 @@ class SignFamily:
         """``T`` validated for this family (a ``prefix:L`` or ``suffix:L`` needs ``L <= T``, a file its own
         size), without building ``R``.
 
-        >>> parse_signs("prefix:2").check(3)
+        >>> family("prefix:2").check(3)
         3
         """
         T = check_T(T)
@@ -153,7 +153,7 @@ class SignFamily:
 
         >>> import sympy as sp
         >>> w = [sp.Rational(1, 2), sp.Rational(1, 4), sp.Rational(1, 4)]
-        >>> [parse_signs(f).quadratic_form(w) for f in ("iid", "prefix:2", "markov:1/2")]
+        >>> [family(f).quadratic_form(w) for f in ("iid", "prefix:2", "markov:1/2")]
         [3/8, 5/8, 5/8]
         """
         import sympy as sp
@@ -194,7 +194,7 @@ class SignFamily:
     def R(self, T: int):
         """The exact ``T x T`` correlation matrix of this family (SymPy).
 
-        >>> parse_signs("prefix:2").R(3)
+        >>> family("prefix:2").R(3)
         Matrix([
         [1, 1, 0],
         [1, 1, 0],
@@ -216,13 +216,14 @@ class SignFamily:
         return sp.Matrix(T, T, lambda i, j: values[i, j])
 
 
-def parse_signs(spec: str) -> SignFamily:
-    """Read a family spec: ``iid``, ``prefix:L``, ``suffix:L``, ``markov:r``, ``gauss:rho``, ``file:PATH``.
+def family(spec: str) -> SignFamily:
+    """Read the spec of a family with a closed form: ``iid``, ``prefix:L``, ``suffix:L``, ``markov:r``,
+    ``gauss:rho`` (a user's ``file:PATH`` is read by :func:`derive.model.spec.parse_signs`).
 
     ``gauss:rho`` is the sign of a Gaussian vector with ``Sigma_ts = rho^|t-s|``, so
     ``R = (2/pi) arcsin(Sigma)``.
 
-    >>> parse_signs("markov:1/2").param
+    >>> family("markov:1/2").param
     Fraction(1, 2)
     """
     if not isinstance(spec, str) or not spec.strip():
@@ -245,8 +246,5 @@ def parse_signs(spec: str) -> SignFamily:
         rho = check_range(parse_fraction(arg, "signs"), "signs", low=-1, high=1, low_open=True, high_open=True)
         return SignFamily(spec, kind, rho)
     if kind == "file":
-        from derive.model.realizable import load_correlation_file
-
-        matrix, mixture = load_correlation_file(arg)
-        return SignFamily(spec, "file", None, matrix, mixture)
+        raise ParameterError("signs", f"{spec!r}: a file is read by derive.model.spec.parse_signs")
     raise ParameterError("signs", f"unknown family {kind!r} in {spec!r} (iid, prefix:L, suffix:L, markov:r, gauss:rho, file:PATH)")

@@ -59,6 +59,7 @@ class VocabularyLaw:
         """Whether the density is exact to any precision (one nonzero weight: ``D`` diagonal)."""
         return tokengraph.nonzero_weights(self.weights) == 1
 
+    @property
     def atom_at_zero(self) -> mpmath.mpf:
         """The mass at zero at the current precision (:func:`derive.vocabulary.tokengraph.atom_at_zero`)."""
         return tokengraph.atom_at_zero(self.delta, self.gamma, self.weights)
@@ -70,7 +71,13 @@ class VocabularyLaw:
         w2 = next(w for w in self.weights if w != 0) ** 2
         return _diagonal(self.delta, self.delta / self.gamma, sp.Rational(w2))
 
-    def support(self) -> tuple[list, int | None]:
+    @property
+    def support(self) -> list:
+        """The support of the absolutely continuous part at the current precision, as intervals ``(a, b)`` with
+        ``b = inf`` for the last (:meth:`support_summary`)."""
+        return self.support_summary()[0]
+
+    def support_summary(self) -> tuple[list, int | None]:
         r"""The support of the absolutely continuous part at the current precision, as intervals ``(a, b)`` with
         ``b = inf`` for the last, and the index ``K`` past which it is summarized: the clusters of the tokens
         seen more than ``K`` times (one interval each, total mass below :math:`10^{-\text{dps}}`) lie in the last
@@ -83,6 +90,10 @@ class VocabularyLaw:
         starts = [L.left_edge()] + [g.xb for g in gaps]
         ends = [g.xa for g in gaps] + [mpmath.inf]
         return list(zip(starts, ends)), gaps[-1].k if gaps else 0
+
+    def density(self, x) -> mpmath.mpf:
+        """The density at ``x`` (:meth:`densities`, without its error)."""
+        return self.densities([x])[0][0]
 
     def densities(self, xs) -> list:
         """The density at each point of ``xs`` and its error: exact at the current precision (error ``None``) for one
@@ -117,7 +128,7 @@ class VocabularyLaw:
         from derive.vocabulary import cavity
 
         with mpmath.workdps(15):
-            atom = float(self.atom_at_zero())
+            atom = float(self.atom_at_zero)
             if upper is None:
                 upper = 2 * float(bulk.law(self.delta, self.gamma, self.kappa).edges()[-1][1])
         u = np.arange(1, nodes + 1) / nodes
@@ -177,7 +188,7 @@ def vocabulary_law(delta, gamma, weights) -> VocabularyLaw:
 
     >>> L = vocabulary_law("1", "1", [1])
     >>> with mpmath.workdps(15):
-    ...     print(L.reuse, L.kappa, mpmath.nstr(L.atom_at_zero(), 10), mpmath.nstr(L.densities(["1/2"])[0][0], 10))
+    ...     print(L.reuse, L.kappa, mpmath.nstr(L.atom_at_zero, 10), mpmath.nstr(L.density("1/2"), 10))
     1 1 0.3678794412 0.3041942063
     """
     d, g = (check_range(parse_rational(v, n), n, low=0, low_open=True) for v, n in ((delta, "delta"), (gamma, "gamma")))

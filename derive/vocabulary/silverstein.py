@@ -515,7 +515,7 @@ class GeneralizedMP:
         return +out
 
     # ---- the spike --------------------------------------------------------------------------
-    def spike(self, mu2_) -> Spike:
+    def spike(self, mu2) -> Spike:
         r"""The outlier of the signal of strength ``mu2`` (:func:`spike_equations`): the root of
         :math:`S_0(t) = -1/\mu_2` in an interval :math:`(c_k, c_{k+1})` is an outlier where it lies in that
         interval's gap (:math:`x' > 0`); the largest one is returned.
@@ -526,18 +526,18 @@ class GeneralizedMP:
         :math:`-S_0(t) \le 1/(2\mu_2) + p_k c_k/(\delta(t - c_k))`, so a root has :math:`t - c_k \le 2\mu_2 p_k c_k/\delta`,
         where :math:`C = 1 - x' \ge -1/\mu_2 + \delta/(4\mu_2^2 p_k) > 1`.
         """
-        mu2_ = mpmath.mpf(mu2_)
-        if mu2_ <= 0:
+        mu2 = mpmath.mpf(mu2)
+        if mu2 <= 0:
             return Spike(False, None, mpmath.mpf(0), None, None)
         with mpmath.workdps(mpmath.mp.dps + _GUARD):
-            target = -1 / mu2_
+            target = -1 / mu2
 
             def S(tv):
                 return self.sums(tv, (0,))[0][0]
 
             best = None
             k, last = 1, self.population.last()
-            while (k <= last) if last is not None else not self._beyond_outliers(k, mu2_):
+            while (k <= last) if last is not None else not self._beyond_outliers(k, mu2):
                 if last is None and self._root_left_of_gap(k, target):
                     k += 1
                     continue
@@ -547,7 +547,7 @@ class GeneralizedMP:
                 if g is not None and S(g.ta) <= target <= S(tb):
                     ts = _root(S, g.ta, tb, target)
                     (s0, _), (s1, _) = self.sums(ts, (0, 1))
-                    best = (k, ts * (1 - s0), (1 - s0 - ts * s1) / (mu2_ * ts * s1))
+                    best = (k, ts * (1 - s0), (1 - s0 - ts * s1) / (mu2 * ts * s1))
                 k += 1
             if best is None:
                 return Spike(False, None, mpmath.mpf(0), None, None)
@@ -583,7 +583,7 @@ class GeneralizedMP:
             tp = lo + (hi - lo) * mpmath.sqrt(self.population.mass(k)) / 16
             return bool(self._dC(tp) < 0 and self._C(tp) > 1 and self.sums(tp, (0,))[0][0] > target)
 
-    def _beyond_outliers(self, k: int, mu2_) -> bool:
+    def _beyond_outliers(self, k: int, mu2) -> bool:
         """Whether the conditions of :meth:`spike` hold at ``k`` (and hence at every larger ``k``)."""
         P = self.population
         if k <= P.mode_range():
@@ -592,8 +592,8 @@ class GeneralizedMP:
         J = max(j for j in range(0, k + 1) if self._c(j) <= ck / 2)
         lam = mpmath.mpf(P.lam.p) / P.lam.q
         kap = mpmath.mpf(P.kappa.p) / P.kappa.q
-        return bool(ck >= 8 * mu2_ * kap and lam / self._delta() * P.tail(J - 1) <= 1 / (4 * mu2_)
-                    and P.mass(k) < self._delta() / (4 * mu2_ * (mu2_ + 1)))
+        return bool(ck >= 8 * mu2 * kap and lam / self._delta() * P.tail(J - 1) <= 1 / (4 * mu2)
+                    and P.mass(k) < self._delta() / (4 * mu2 * (mu2 + 1)))
 
     def negligible_index(self) -> int:
         """The first ``k`` beyond the mode whose atom's mass is below the working precision (or the last atom)."""

@@ -112,20 +112,20 @@ def nonzero_weights(weights) -> int:
     return count
 
 
-def reuse(delta_, gamma_, T_value) -> sp.Rational:
+def reuse(delta, gamma, T_value) -> sp.Rational:
     r"""The mean number of times a token is used, :math:`NT/V = T\delta/\gamma`.
 
     >>> reuse("1", "1/2", 8)
     16
     """
-    d, g = (parse_rational(v, n) for v, n in ((delta_, "delta"), (gamma_, "gamma")))
+    d, g = (parse_rational(v, n) for v, n in ((delta, "delta"), (gamma, "gamma")))
     for value, name in ((d, "delta"), (g, "gamma")):
         if value <= 0:
             raise ParameterError(name, f"must be > 0, got {value}")
     return d / g * int(T_value)
 
 
-def rank_fraction(delta_, gamma_, weights) -> mpmath.mpf:
+def rank_fraction(delta, gamma, weights) -> mpmath.mpf:
     r""":math:`\lim \operatorname{rank}A/N = 1 - \max_{[0,1]}\Phi` at the current precision: :math:`\Phi` at the
     ends and at every root of :func:`stationarity` in :math:`(0, 1)`.
 
@@ -139,7 +139,7 @@ def rank_fraction(delta_, gamma_, weights) -> mpmath.mpf:
     0.632120558829 0.632120558829
     """
     Tp = nonzero_weights(weights)
-    r = reuse(delta_, gamma_, Tp)
+    r = reuse(delta, gamma, Tp)
     Phi = sp.lambdify(alpha_, phi().subs({T_: Tp, r_: r}), modules="mpmath")
     g = sp.lambdify(beta, stationarity().subs({T_: Tp, r_: r}), modules="mpmath")
     candidates = [mpmath.mpf(0), mpmath.mpf(1)]
@@ -153,15 +153,15 @@ def rank_fraction(delta_, gamma_, weights) -> mpmath.mpf:
     return 1 - max(Phi(a) for a in candidates)
 
 
-def atom_at_zero(delta_, gamma_, weights) -> mpmath.mpf:
+def atom_at_zero(delta, gamma, weights) -> mpmath.mpf:
     r"""The mass at zero of the model's limit law: :math:`\max(0, 1 - (N/d)\operatorname{rank}A/N)`.
 
     >>> with mpmath.workdps(15):
     ...     print(mpmath.nstr(atom_at_zero(1, 1, [1]), 12), mpmath.nstr(atom_at_zero(1, 1, [1, 1]), 12))
     0.367879441171 0.161902559473
     """
-    g = parse_rational(gamma_, "gamma")
-    fraction = rank_fraction(delta_, gamma_, weights)
+    g = parse_rational(gamma, "gamma")
+    fraction = rank_fraction(delta, gamma, weights)
     return max(mpmath.mpf(0), 1 - fraction * g.q / g.p)
 
 

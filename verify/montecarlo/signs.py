@@ -24,13 +24,13 @@ def _fair(rng, shape):
 def sample_signs(family: SignFamily, rng: np.random.Generator, n: int, T: int) -> np.ndarray:
     """``n`` sign vectors of length ``T`` (an ``(n, T)`` int8 array) with the law of ``family``.
 
-    >>> from derive.model.signs import parse_signs
+    >>> from derive.model.spec import parse_signs
     >>> xi = sample_signs(parse_signs("prefix:2"), np.random.default_rng(0), 4, 3)
     >>> xi.shape, bool((xi[:, 0] == xi[:, 1]).all())
     ((4, 3), True)
     """
     if not isinstance(family, SignFamily):
-        raise ParameterError("signs", f"must be a SignFamily (see derive.model.signs.parse_signs), got {type(family).__name__}")
+        raise ParameterError("signs", f"must be a SignFamily (see derive.model.spec.parse_signs), got {type(family).__name__}")
     if not isinstance(rng, np.random.Generator):
         raise ParameterError("rng", f"must be a numpy.random.Generator, got {type(rng).__name__}")
     n = check_count(n, "n")

@@ -17,8 +17,8 @@ import numpy as np
 from derive.model import attention
 from derive.errors import ParameterError
 from derive.numbers import check_count, parse_rational
-from derive.cli.commands.spike import document
-from derive.model.signs import parse_signs
+from derive.cli.documents import outliers_document
+from derive.model.spec import parse_signs
 from derive.resources import check_trials
 from derive.gaussian.outliers import outliers_at
 from verify.montecarlo.draw import check_model, draw, ratios, rung
@@ -73,7 +73,7 @@ def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, center
         o = outliers_at(delta, gamma, p.alpha, p.kappa, parse_rational(mu2, "mu2"), sum_w=p.W, centered=centered)
     if not o.sample.outlier:
         raise ParameterError("mu2", "the prediction has no signal outlier here: nothing to compare")
-    return p.floats(), (float(o.sample.eigenvalue), float(o.sample.overlap)), document(o, 15)
+    return p.floats(), (float(o.sample.eigenvalue), float(o.sample.overlap)), outliers_document(o, 15)
 
 
 def fit(rows: list[dict], get) -> dict:

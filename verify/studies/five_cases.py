@@ -38,7 +38,7 @@ def bulk_case(T, scheme, mask, delta, gamma, sizes, seeds, seed0: int = 0) -> di
     model = law.distribution()
     ge = ge_distribution(law.delta, law.gamma, p.kappa)
     with mpmath.workdps(15):
-        atom = float(law.atom_at_zero())
+        atom = float(law.atom_at_zero)
     ge_law = bulk.law(law.delta, law.gamma, p.kappa)
     out = {"atom_model": atom, "atom_ge": float(ge_law.atom_at_zero), "ge_right_edge": float(ge_law.edges()[-1][1]),
            "model_density_error": model.density_error, "rows": []}

@@ -8,7 +8,7 @@ appended to a JSON-lines file that a rerun resumes.
     seeds = 2                     # seeds per grid point
     outputs = ["top_eigenvalues", "overlaps", "bulk_edge", "accuracy"]
     k = 3                         # top eigenvalues per task
-    path = "auto"                 # eigensolver of verify.simulate.run_trial
+    path = "auto"                 # eigensolver of verify.montecarlo.trials.run_trial
 
     [model]                       # parameters fixed for the whole sweep
     d = 32

@@ -1,9 +1,5 @@
 """``derive weights``: pooling weights of a scheme, normalized to sum 1, with alpha and kappa."""
-import mpmath
-
 from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
-from derive.numbers import check_digits, format_exact, format_real
-from derive.resources import check_output
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -23,36 +19,15 @@ def add_arguments(p):
 
 def run(args):
     # imported here, not at the top: the command line builds every command's parser before running one
-    from derive.model.attention import pooling
-    from derive.model.signs import check_T, parse_signs
+    from derive.cli.documents import weights_document
+    from derive.model.signs import check_T
+    from derive.model.spec import Model, Scheme
+    from derive.numbers import check_digits
 
     digits = check_digits(args.digits)
     T = check_T(args.T)
-    check_output(T, digits)
-    family = parse_signs(args.signs) if args.signs is not None else None
-    p = pooling(args.scheme, T, family, tau=args.tau, mask=args.mask, digits=digits)
-    w, note, a, k = p.weights, p.note, p.alpha, p.kappa
-    exact = [format_exact(x) for x in w]
-    # format_real leaves its working precision when converting; hold enough digits around it
-    with mpmath.workdps(digits + 10):
-        # weights repeat (mean, optimal blocks): each distinct value is formatted once
-        formatted = {}
-
-        def real(x):
-            if x is None:
-                return None
-            if x not in formatted:
-                formatted[x] = format_real(x, digits)
-            return formatted[x]
-
-        return {
-            "weights": [real(x) for x in w],
-            "exact": exact if all(e is not None for e in exact) else None,
-            "alpha": real(a),
-            "kappa": real(k),
-            "alpha_over_kappa": real(None if a is None else a / k),
-            "note": note,
-        }
+    scheme = Scheme.of(args.scheme, args.tau, args.mask, T, parameter="scheme")
+    return weights_document(Model(T=T, weights=scheme, signs=args.signs), digits)
 
 
 def render(doc):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derive.model.signs import parse_signs
+from derive.model.spec import parse_signs
 from derive.symbols import L as L_, T as T_
 from verify.comparison import compare, observe_sample
 from verify.montecarlo.observables import TABLE_CONTROLS
