@@ -128,9 +128,10 @@ def vocabulary_sample(m: Model):
     """The sample level of the model's own ``S`` (one nonzero weight): the signal outlier of the exact law, the
     windows of ``mu2`` in which it stands in a gap of the (unbounded) support, and the mass of the law above it."""
     from derive.gaussian.outliers import Level
+    from derive.vocabulary.signal import signal_outlier, signal_windows
 
     law = bulk(m).diagonal()
-    s = law.spike(mpmath.mpf(m.mu2.numerator) / m.mu2.denominator)
-    windows = tuple(law.spike_windows())
+    s = signal_outlier(law, m.mu2)
+    windows = tuple(signal_windows(law))
     return Level(s.outlier, s.eigenvalue, s.overlap, windows[0][0] if windows else None, None, windows=windows,
                  mass_above=s.mass_above)

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from derive.vocabulary import cavity
-from derive.vocabulary.silverstein import GeneralizedMP, PoissonPopulation
+from derive.vocabulary.populations import PoissonPopulation
+from derive.vocabulary.silverstein import GeneralizedMP
+from derive.vocabulary.floatview import float_view
 from verify.montecarlo.draw import check_model, draw, rung
 from verify.stats import mean_ci
 
@@ -15,7 +17,7 @@ def test_error_bar_covers_the_exact_law_of_one_nonzero_weight():
     # next to the left edge 0.0531 (where the root search is ill-conditioned: the error bar is 0.26% there, 50 times
     # the bulk's) to the clusters at x = 6; in the bulk the error is below 1e-3 of the density
     xs = [0.055, 0.06, 0.1, 0.3, 0.5, 1.0, 2.0, 3.0, 4.5, 6.0]
-    exact = GeneralizedMP(1, PoissonPopulation(1)).density_float(np.array(xs))
+    exact = float_view(GeneralizedMP(1, PoissonPopulation(1))).density(np.array(xs))
     found = cavity.densities(xs, [1.0], 1.0, 1.0)
     assert all(abs(e.density - r) <= e.error for e, r in zip(found, exact))
     assert all(e.error < 1e-3 * r for e, r in zip(found[2:], exact[2:]))

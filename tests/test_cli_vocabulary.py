@@ -8,7 +8,8 @@ import pytest
 
 from derive.gaussian import bulk
 from derive.cli import main
-from derive.vocabulary.silverstein import GeneralizedMP, PoissonPopulation
+from derive.vocabulary.populations import PoissonPopulation
+from derive.vocabulary.silverstein import GeneralizedMP
 from derive.vocabulary.tokengraph import atom_at_zero
 
 

@@ -6,7 +6,8 @@ import pytest
 import sympy as sp
 
 from derive.model.attention import pooling
-from derive.vocabulary.silverstein import GeneralizedMP, PoissonPopulation
+from derive.vocabulary.populations import PoissonPopulation
+from derive.vocabulary.silverstein import GeneralizedMP
 from derive.vocabulary.tokengraph import atom_at_zero, rank_fraction
 from verify.montecarlo.draw import check_model, draw, rung
 from verify.stats import mean_ci

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derive.vocabulary.silverstein import GeneralizedMP, PoissonPopulation
+from derive.vocabulary.populations import PoissonPopulation
+from derive.vocabulary.silverstein import GeneralizedMP
+from derive.vocabulary.signal import signal_outlier
 from derive.vocabulary.topbulk import signal_on_top_probability, token_eigenvalue, top_of_bulk
 
 
@@ -55,7 +57,7 @@ def test_signal_on_top_probability_against_the_models_token_counts():
     # Poissonization's own error was measured at 0.2 standard errors
     L = _law("1/2", "1")
     with mpmath.workdps(20):
-        ell = L.spike(3).eigenvalue
+        ell = signal_outlier(L, 3).eigenvalue
         p = float(signal_on_top_probability(L, ell, 2000))
     rng, V, N, n = np.random.default_rng(1), 4000, 2000, 20000
     hits = 0

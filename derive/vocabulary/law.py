@@ -23,7 +23,8 @@ import sympy as sp
 from derive.vocabulary import tokengraph
 from derive.errors import ParameterError
 from derive.numbers import check_range, parse_rational, real_vector
-from derive.vocabulary.silverstein import GeneralizedMP, PoissonPopulation
+from derive.vocabulary.populations import PoissonPopulation
+from derive.vocabulary.silverstein import GeneralizedMP
 
 __all__ = ["VocabularyLaw", "Distribution", "vocabulary_law"]
 
@@ -110,7 +111,7 @@ class VocabularyLaw:
 
     def distribution(self, nodes: int = 96, upper=None, settings=None) -> "Distribution":
         r"""The distribution function, tabulated once in float64. One nonzero weight: the exact one
-        (:meth:`derive.vocabulary.silverstein.GeneralizedMP.cdf_float`, error 0). More: the atom plus the cavity density
+        (:meth:`derive.vocabulary.floatview.FloatView.cdf`, error 0). More: the atom plus the cavity density
         (:func:`derive.vocabulary.cavity.densities` with ``settings``) integrated by the trapezoid rule on ``nodes`` points
         :math:`x_j = u_j^2 x_{\max}` in :math:`u` (:math:`2ux_{\max}\rho` is bounded at a hard edge) and on 18
         more below the first, logarithmic down to :math:`10^{-9}` of it, in :math:`\log x` (weights small at some
@@ -172,7 +173,9 @@ class Distribution:
 
         xs = np.asarray(xs, dtype=float)
         if self.exact is not None:
-            return self.exact.cdf_float(xs)
+            from derive.vocabulary.floatview import float_view
+
+            return float_view(self.exact).cdf(xs)
         x, F = self.table
         return np.where(xs >= 0, np.interp(xs, x, F, right=1.0), 0.0)
 

@@ -32,14 +32,18 @@ signs. Where ``D`` is diagonal and independent of the signs (one nonzero weight)
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
+import mpmath
 import sympy as sp
 
 from derive.symbols import Formula, delta, m, mu2, named
-from derive.vocabulary.silverstein import S0, t, x_of_t
+from derive.vocabulary.silverstein import _GUARD, S0, beyond, crossing, t, x_of_t
 
-__all__ = ["S1", "zeta", "determinant", "k_of_t", "outlier_equations", "numeric", "formulas"]
+__all__ = ["S1", "zeta", "determinant", "k_of_t", "outlier_equations", "one_weight_equations", "numeric", "Spike",
+           "signal_outlier", "signal_windows", "formulas"]
 
 S1 = sp.Function("S_1")(t)
 """The transform of ``D`` along the class signs, :math:`S_1(t)`: an unknown function until a token matrix is given."""
@@ -109,6 +113,22 @@ def outlier_equations() -> dict:
 
 
 @lru_cache(maxsize=None)
+def one_weight_equations() -> dict:
+    r""":func:`outlier_equations` where ``D`` is diagonal and independent of the signs (one nonzero weight, or one
+    draw's token counts at ``T = 1``): :math:`s^\top(D-\zeta)^{-1}s/V = \operatorname{tr}(D-\zeta)^{-1}/V`, so
+    :math:`S_1 = S_0`.
+
+    >>> e = one_weight_equations(); e["equation"], e["location"]
+    (Eq(S_0(t), -1/mu2), t*(1 + 1/mu2))
+    """
+    e = outlier_equations()
+    same = {S1: S0}
+    location = sp.factor_terms(sp.expand(e["location"].subs(S0, e["equation"].rhs)))
+    return {"equation": e["equation"].subs(same), "location": location, "overlap": e["overlap"].subs(same),
+            "edge_condition": e["edge_condition"]}
+
+
+@lru_cache(maxsize=None)
 def numeric(modules: str = "numpy"):
     r"""The location and the squared overlap as one function of
     :math:`(t, \mu_2, S_0, S_0', S_1')` (``modules``: ``"numpy"`` or ``"mpmath"``), made from
@@ -124,6 +144,106 @@ def numeric(modules: str = "numpy"):
     return sp.lambdify((t, mu2, s0, ds0, ds1), exprs, modules=modules)
 
 
+@dataclass(frozen=True)
+class Spike:
+    """The signal outlier of an exact law: whether it exists, its location, squared overlap with ``u``, the index ``k``
+    of the gap it sits in and the mass of the law above it (``d`` times that is the expected number of bulk
+    eigenvalues above it at dimension ``d``)."""
+
+    outlier: bool
+    eigenvalue: mpmath.mpf | None
+    overlap: mpmath.mpf
+    gap: int | None
+    mass_above: mpmath.mpf | None
+
+
+def _delta(law) -> mpmath.mpf:
+    return mpmath.mpf(law.delta.p) / law.delta.q
+
+
+def signal_outlier(law, mu2) -> Spike:
+    r"""The signal outlier of strength ``mu2`` on the exact law ``law`` (a
+    :class:`~derive.vocabulary.silverstein.GeneralizedMP`: one nonzero weight, or one draw's counts), by
+    :func:`one_weight_equations`: the root of
+    :math:`S_0(t) = -1/\mu_2` in an interval :math:`(c_k, c_{k+1})` is an outlier where it lies in that
+    interval's gap (:math:`x' > 0`); the largest one is returned.
+
+    The intervals are searched up to the first ``k`` past the mode with :math:`c_k \ge 8\mu_2\kappa`,
+    :math:`(\lambda/\delta) P(n \ge J) \le 1/(4\mu_2)` (``J`` the last atom below :math:`c_k/2`) and
+    :math:`p_k < \delta/(4\mu_2(\mu_2+1))`. Beyond it no root is an outlier: in a gap of such an interval
+    :math:`-S_0(t) \le 1/(2\mu_2) + p_k c_k/(\delta(t - c_k))`, so a root has :math:`t - c_k \le 2\mu_2 p_k c_k/\delta`,
+    where :math:`C = 1 - x' \ge -1/\mu_2 + \delta/(4\mu_2^2 p_k) > 1`.
+    """
+    mu2 = mpmath.mpf(mu2.numerator) / mu2.denominator if isinstance(mu2, Fraction) else mpmath.mpmathify(mu2)
+    if mu2 <= 0:
+        return Spike(False, None, mpmath.mpf(0), None, None)
+    with mpmath.workdps(mpmath.mp.dps + _GUARD):
+        target = -1 / mu2
+
+        def S(tv):
+            return law.sums(tv, (0,))[0][0]
+
+        best = None
+        k, last = 1, law.population.last()
+        while (k <= last) if last is not None else not _beyond_outliers(law, k, mu2):
+            if last is None and _root_left_of_gap(law, k, target):
+                k += 1
+                continue
+            g = law.gap(k)
+            tb = None if g is None else g.tb if mpmath.isfinite(g.tb) else beyond(S, g.ta, target)
+            # S_0 increases on (c_k, c_{k+1}): its root lies in the gap iff S_0(ta) <= -1/mu2 <= S_0(tb)
+            if g is not None and S(g.ta) <= target <= S(tb):
+                ts = crossing(S, g.ta, tb, target)
+                (s0, _), (s1, _) = law.sums(ts, (0, 1))
+                best = (k, *numeric("mpmath")(ts, mu2, s0, s1, s1))
+            k += 1
+        if best is None:
+            return Spike(False, None, mpmath.mpf(0), None, None)
+        k, ell, ov = best
+        above = (1 - law.population.cdf(k)) / _delta(law)
+    return Spike(True, +ell, +ov, k, +above)
+
+def signal_windows(law) -> list:
+    r"""The values of :math:`\mu_2` for which the signal has an outlier in each gap ``k`` (``1 <= k <=``
+    :meth:`negligible_index`): :math:`S_0` increases on the gap's interval, so the root of
+    :math:`S_0 = -1/\mu_2` lies in the gap :math:`(t_a, t_b)` iff
+    :math:`-1/S_0(t_a) < \mu_2 < -1/S_0(t_b)` (``inf`` when :math:`S_0(t_b) \ge 0`). Sorted by their lower
+    ends; windows of different gaps may overlap (two outliers) or leave holes (the outlier inside a cluster)."""
+    out = []
+    with mpmath.workdps(mpmath.mp.dps + _GUARD):
+        for k in range(1, law.negligible_index() + 1):
+            g = law.gap(k)
+            if g is None:
+                continue
+            sa, sb = (law.sums(tv, (0,))[0][0] for tv in (g.ta, g.tb))
+            if sa < 0:
+                out.append((-1 / sa, -1 / sb if sb < 0 else mpmath.inf))
+    return sorted((+a, +b) for a, b in out)
+
+def _root_left_of_gap(law, k: int, target) -> bool:
+    r"""A cheap sufficient test that the root of :math:`S_0 = ` ``target`` in :math:`(c_k, c_{k+1})` lies left
+    of the gap: a point ``t'`` left of the minimum of ``C`` (``C' < 0``) with ``C(t') > 1`` (so left of the gap)
+    where :math:`S_0(t') >` ``target`` (so right of the root, ``S_0`` increasing). Far out, the root sits within
+    about :math:`p_k` of the atom and the gap about :math:`\sqrt{p_k}` from it."""
+    extra = max(0, int(-mpmath.log10(law.population.mass(k)))) + 5
+    with mpmath.workdps(mpmath.mp.dps + extra):
+        lo, hi = law.atom(k), law.atom(k + 1)
+        tp = lo + (hi - lo) * mpmath.sqrt(law.population.mass(k)) / 16
+        return bool(law.dC(tp) < 0 and law.C(tp) > 1 and law.sums(tp, (0,))[0][0] > target)
+
+def _beyond_outliers(law, k: int, mu2) -> bool:
+    """Whether the conditions of :func:`signal_outlier` hold at ``k`` (and hence at every larger ``k``)."""
+    P = law.population
+    if k <= P.mode_range():
+        return False
+    ck = law.atom(k)
+    J = max(j for j in range(0, k + 1) if law.atom(j) <= ck / 2)
+    lam = mpmath.mpf(P.lam.p) / P.lam.q
+    kap = mpmath.mpf(P.kappa.p) / P.kappa.q
+    return bool(ck >= 8 * mu2 * kap and lam / _delta(law) * P.tail(J - 1) <= 1 / (4 * mu2)
+                and P.mass(k) < _delta(law) / (4 * mu2 * (mu2 + 1)))
+
+
 def formulas() -> list[Formula]:
     e = outlier_equations()
     src = "derive/vocabulary/signal.py:outlier_equations"
@@ -132,9 +252,16 @@ def formulas() -> list[Formula]:
     assumptions = (r"the model's own $S$ (finite vocabulary, any weights), given the token matrix $D$: "
                    r"$S_0, S_1$ from the resolvent of $D$ (all directions; along the class signs); "
                    r"$t$ a root in a gap of the bulk ($x'(t) > 0$)")
+    one = one_weight_equations()
+    single = r"; one nonzero weight: $D$ diagonal and independent of the signs, so $S_1 = S_0$"
+    one_src = "derive/vocabulary/signal.py:one_weight_equations"
     return [
         Formula("the co-resolvent term along the class signs", k_of_t(), assumptions, src, lhs=named("k_t", "k"), claim="C2-C4"),
         Formula("the model's signal outlier, its equation", e["equation"], assumptions, src, claim="C2-C4"),
         Formula("the model's signal outlier, its location", e["location"], assumptions, src, lhs=ell, claim="C2-C4"),
         Formula("the model's signal outlier, its squared overlap", e["overlap"], assumptions, src, lhs=cos2, claim="C2-C4"),
+        Formula("signal outlier equation, one nonzero weight", one["equation"], assumptions + single, one_src,
+                claim="C2-C4"),
+        Formula("signal outlier location, one nonzero weight", one["location"], assumptions + single, one_src,
+                lhs=named("ell_1", r"\ell_1"), claim="C2-C4"),
     ]

@@ -37,7 +37,7 @@ def token_eigenvalue(law: GeneralizedMP, k: int) -> mpmath.mpf:
     p_jc_j/(c_j - c_k))`, the sum cut where the tail mass is below the working precision (its terms are bounded by
     :math:`p_j c_j/(c_j - c_k) \le (k+1)p_j` beyond ``k``).
 
-    >>> from derive.vocabulary.silverstein import PoissonPopulation
+    >>> from derive.vocabulary.populations import PoissonPopulation
     >>> L = GeneralizedMP(1, PoissonPopulation(1))
     >>> with mpmath.workdps(15):
     ...     print(mpmath.nstr(token_eigenvalue(L, 6), 6), mpmath.nstr(token_eigenvalue(L, 40), 6))
@@ -45,15 +45,15 @@ def token_eigenvalue(law: GeneralizedMP, k: int) -> mpmath.mpf:
     """
     P = law.population
     K = max(k, law.negligible_index()) + 10
-    ck = law._c(k)
-    s = mpmath.fsum(P.mass(j) * law._c(j) / (law._c(j) - ck) for j in range(1, K + 1) if j != k)
+    ck = law.atom(k)
+    s = mpmath.fsum(P.mass(j) * law.atom(j) / (law.atom(j) - ck) for j in range(1, K + 1) if j != k)
     return ck * (1 - s / law._delta())
 
 
 def max_count_cdf(law: GeneralizedMP, m: int, V: int) -> mpmath.mpf:
     r""":math:`P(M \le m) = P(n \le m)^V` for the largest of ``V`` independent Poisson counts.
 
-    >>> from derive.vocabulary.silverstein import PoissonPopulation
+    >>> from derive.vocabulary.populations import PoissonPopulation
     >>> L = GeneralizedMP(1, PoissonPopulation(1))
     >>> with mpmath.workdps(15):
     ...     print(mpmath.nstr(max_count_cdf(L, 0, 3), 6), mpmath.nstr(mpmath.exp(-3), 6))
@@ -67,7 +67,7 @@ def top_of_bulk(law: GeneralizedMP, d: int) -> dict:
     count ``M`` (the integers with probability above :math:`10^{-4}`, the tail beyond :math:`1 - 10^{-6}` lumped
     on the last), its mean, and :math:`E\,\psi(c_M)`.
 
-    >>> from derive.vocabulary.silverstein import PoissonPopulation
+    >>> from derive.vocabulary.populations import PoissonPopulation
     >>> L = GeneralizedMP(1, PoissonPopulation(1))
     >>> with mpmath.workdps(15):
     ...     r = top_of_bulk(L, 1000)
@@ -93,7 +93,7 @@ def first_count_above(law: GeneralizedMP, x) -> int:
     r"""The smallest count ``k`` whose token eigenvalue :math:`\psi(c_k)` lies above ``x`` (:math:`\psi(c_k)`
     increases with ``k`` beyond the mode).
 
-    >>> from derive.vocabulary.silverstein import PoissonPopulation
+    >>> from derive.vocabulary.populations import PoissonPopulation
     >>> L = GeneralizedMP("1/4", PoissonPopulation("1/4"))
     >>> with mpmath.workdps(15):
     ...     first_count_above(L, "5.857")
@@ -113,7 +113,7 @@ def signal_on_top_probability(law: GeneralizedMP, ell, d: int) -> mpmath.mpf:
     :math:`V = d/\delta`: :math:`\exp(-V P(n \ge k^*))` (Poissonized), the probability that the signal's outlier at
     ``ell`` is the top eigenvalue.
 
-    >>> from derive.vocabulary.silverstein import PoissonPopulation
+    >>> from derive.vocabulary.populations import PoissonPopulation
     >>> L = GeneralizedMP("1/4", PoissonPopulation("1/4"))
     >>> with mpmath.workdps(15):
     ...     print(mpmath.nstr(signal_on_top_probability(L, "5.857", 2000), 4))

@@ -15,6 +15,7 @@ from derive.gaussian import bulk
 from derive.model.attention import pooling
 from derive.gaussian.outliers import outliers_at
 from derive.vocabulary.law import vocabulary_law
+from derive.vocabulary.signal import signal_outlier
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
 from verify.stats import mean_ci
@@ -63,7 +64,7 @@ def spike_case(delta, gamma, mu2, sizes, seeds, T: int = 1, scheme: str = "mean"
     law = vocabulary_law(delta, gamma, p.weights)
     with mpmath.workdps(15):
         g = outliers_at(law.delta, law.gamma, p.alpha, p.kappa, sp.Rational(str(mu2)), sum_w=p.W, centered=True)
-        s = law.diagonal().spike(sp.Rational(str(mu2))) if law.exact else None
+        s = signal_outlier(law.diagonal(), sp.Rational(str(mu2))) if law.exact else None
     out = {"model": (float(s.eigenvalue), float(s.overlap)) if s is not None and s.outlier else None,
            "ge": (float(g.sample.eigenvalue), float(g.sample.overlap)), "rows": []}
     for d in sizes:

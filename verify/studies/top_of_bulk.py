@@ -10,7 +10,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from derive.vocabulary.silverstein import GeneralizedMP, PoissonPopulation
+from derive.vocabulary.populations import PoissonPopulation
+from derive.vocabulary.silverstein import GeneralizedMP
+from derive.vocabulary.signal import signal_outlier
 from derive.vocabulary.topbulk import first_count_above, signal_on_top_probability, token_eigenvalue, top_of_bulk
 from verify.montecarlo.draw import check_model, draw, rung
 from verify.montecarlo.trials import solve
@@ -62,7 +64,7 @@ def recovery_ladder(delta, gamma, mu2, sizes, seeds, seed0: int = 0) -> dict:
     overlap of the eigenvector of the eigenvalue nearest the derived outlier :math:`\ell` (among the top 4)."""
     law = _law(delta, gamma)
     with mpmath.workdps(15):
-        spike = law.spike(sp.Rational(str(mu2)))
+        spike = signal_outlier(law, sp.Rational(str(mu2)))
         ell, zeta = float(spike.eigenvalue), float(spike.overlap)
         kstar = first_count_above(law, spike.eigenvalue)
     rows = []

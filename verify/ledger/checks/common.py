@@ -150,12 +150,13 @@ def unbounded_support_note() -> str:
     exact ``T = 1`` law (:mod:`derive.vocabulary.topbulk`) at the issue's case ``delta = 1/4, gamma = 1, mu2 = 3``."""
     import sympy as sp
 
-    from derive.vocabulary.topbulk import signal_on_top_probability
     from derive.vocabulary.law import vocabulary_law
+    from derive.vocabulary.signal import signal_outlier
+    from derive.vocabulary.topbulk import signal_on_top_probability
 
     law = vocabulary_law("1/4", "1", [sp.Integer(1)]).diagonal()
     with mpmath.workdps(20):
-        ell = law.spike(3).eigenvalue
+        ell = signal_outlier(law, 3).eigenvalue
         on_top = {d: mpmath.nstr(signal_on_top_probability(law, ell, d), 2) for d in (2000, 10**5, 10**6)}
     return ("At fixed T the model's own bulk (finite vocabulary) has unbounded support: a token seen k times puts an "
             "eigenvalue near gamma k + 1, and the largest count grows like log d / log log d, so the signal's outlier "
