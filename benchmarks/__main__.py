@@ -1,7 +1,7 @@
 """``python -m benchmarks``: run from the checkout's root (the harness writes into its notes/)."""
 import sys
 
-from derive.clikit import run_cli
+from derive.cli.kit import run_cli
 
 COMMANDS = ["benchmarks.cmd_all", "benchmarks.cmd_sweeps", "benchmarks.cmd_mutation", "benchmarks.cmd_vocabulary"]
 

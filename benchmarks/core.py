@@ -3,11 +3,11 @@ both measured in the same run, and the implicit Monte Carlo path next to the mac
 
 Figures (each the median of several runs after a warm-up, unless said otherwise):
 
-* the bulk density at 1000 points (:func:`derive.bulk.density`, 15 and 30 digits) against mpmath's
+* the bulk density at 1000 points (:func:`derive.gaussian.bulk.density`, 15 and 30 digits) against mpmath's
   ``polyroots`` per point on the same cubic, the branch picked by the sign of the imaginary part
-  (:func:`polyroots_density`); the float64 path (:meth:`derive.bulk.BulkLaw.density_float`) against
+  (:func:`polyroots_density`); the float64 path (:meth:`derive.gaussian.bulk.BulkLaw.density_float`) against
   ``numpy.roots`` per point (:func:`numpy_roots_density`), with its error against the 30-digit result;
-* ``derive spike`` (:func:`derive.commands.spike.spike`, 30 and 50 digits) warm, against its first call in a
+* ``derive spike`` (:func:`derive.cli.documents.spike`, 30 and 50 digits) warm, against its first call in a
   fresh process (which derives the formulas with SymPy);
 * the Monte Carlo eigensolvers and the bandwidth floor (:mod:`benchmarks.mc`), the bandwidth
   being that of a large array copy (:func:`copy_bandwidth`);
@@ -149,12 +149,12 @@ def _git(*args) -> str:
 
 
 def revision() -> dict:
-    """The commit measured, the last commit of ``verify/simulate.py`` (whose solvers are timed), and the
+    """The commit measured, the last commit of ``verify/montecarlo/`` (whose solvers are timed), and the
     files of ``derive/`` and ``verify/`` whose uncommitted changes the run measured too."""
     dirty = _git("diff", "--name-only", "HEAD", "--", "derive", "verify").splitlines()
     return {"head": _git("rev-parse", "--short", "HEAD") or "unknown",
-            "simulate": _git("log", "-1", "--format=%h (%cs)", "--", "verify/simulate.py") or "unknown",
-            "simulate_uncommitted": "verify/simulate.py" in dirty, "uncommitted": dirty}
+            "montecarlo": _git("log", "-1", "--format=%h (%cs)", "--", "verify/montecarlo") or "unknown",
+            "montecarlo_uncommitted": any(f.startswith("verify/montecarlo/") for f in dirty), "uncommitted": dirty}
 
 
 def median_seconds(f, repeats: int, warmup=None, number: int = 1) -> float:
@@ -223,8 +223,8 @@ def _errors(values, reference) -> dict:
 
 def bench_bulk(mode: Mode) -> dict:
     """Times and errors of the bulk density's four evaluations at ``mode.points`` points."""
-    from derive import bulk
-    from derive.bulk import density_float as bulk_density_float
+    from derive.gaussian import bulk
+    from derive.gaussian.bulk import density_float as bulk_density_float
 
     law = bulk.law(*bulk.parameters(*BULK))
     xs = bulk_grid(law, mode.points)
@@ -252,7 +252,7 @@ def bench_bulk(mode: Mode) -> dict:
 _COLD = """
 import json, time
 t0 = time.process_time()
-from derive.commands.spike import spike
+from derive.cli.documents import spike
 t1 = time.process_time()
 spike(**{args!r}, digits=30)
 t2 = time.process_time()
@@ -262,7 +262,7 @@ print(json.dumps({{"import_s": t1 - t0, "first_call_s": t2 - t1}}))
 
 def bench_spike(mode: Mode) -> dict:
     """``derive spike`` warm at each of :data:`SPIKE_DIGITS`, and cold in fresh processes."""
-    from derive.commands.spike import spike
+    from derive.cli.documents import spike
 
     warm = {digits: median_seconds(lambda: spike(**SPIKE, digits=digits), mode.repeats, number=20)
             for digits in SPIKE_DIGITS}
@@ -430,7 +430,7 @@ def _bulk_lines(bulk: dict) -> list[str]:
         "",
         f"delta, gamma, kappa = {', '.join(bulk['parameters'])}; support {bulk['support']}; {bulk['points']} equispaced "
         f"float points on [{bulk['grid'][0]:.4g}, {bulk['grid'][1]:.4g}] (10% of the width beyond each edge). Errors "
-        "against `derive.bulk.density` at 30 digits, which is exactly 0 outside the support. Baselines pick the root "
+        "against `derive.gaussian.bulk.density` at 30 digits, which is exactly 0 outside the support. Baselines pick the root "
         "with positive imaginary part: outside the support, where the cubic also has a conjugate pair (here at "
         "x < 0) that rule picks a wrong branch, which is why the derived code tracks the Stieltjes branch instead.",
         "",
@@ -438,7 +438,7 @@ def _bulk_lines(bulk: dict) -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     n = bulk["points"]
-    entries = [(f"derive.bulk.density, {dg} digits", bulk["derived"][dg]) for dg in BULK_DIGITS]
+    entries = [(f"derive.gaussian.bulk.density, {dg} digits", bulk["derived"][dg]) for dg in BULK_DIGITS]
     entries += [(f"mpmath polyroots per point, {dg} digits", bulk["polyroots"][dg]) for dg in BULK_DIGITS]
     entries += [("BulkLaw.density_float (float64, vectorized)", bulk["float"]), ("numpy.roots per point", bulk["numpy_roots"])]
     for name, e in entries:
@@ -453,7 +453,7 @@ def _spike_lines(spike: dict) -> list[str]:
         "## derive spike",
         "",
         f"{', '.join(f'{k} = {v}' for k, v in p.items())}, raw S. Warm: median time per query of 20 queries. Cold: "
-        f"a fresh Python process (median of {spike['cold_runs']}): importing derive.spikes, then the first query at 30 "
+        f"a fresh Python process (median of {spike['cold_runs']}): importing derive.gaussian.spikes, then the first query at 30 "
         "digits, which reads the derived functions from the derivation cache (derive/cache.py; on an empty cache "
         "SymPy derives them: the whole-process rows below).",
         "",
@@ -502,7 +502,7 @@ def markdown(result: dict) -> str:
         "# Benchmarks",
         "",
         f"Generated by `python -m benchmarks all{'' if mode == 'full' else ' --' + mode}` on {m['date']} at commit {rev['head']}; "
-        f"verify/simulate.py at {rev['simulate']}{' (with uncommitted changes)' if rev['simulate_uncommitted'] else ''}."
+        f"verify/montecarlo/ at {rev['montecarlo']}{' (with uncommitted changes)' if rev['montecarlo_uncommitted'] else ''}."
         + (f" The working tree also had uncommitted changes (other work in progress) in {', '.join(rev['uncommitted'])}."
            if rev["uncommitted"] else ""),
         "",

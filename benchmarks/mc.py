@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from verify import montecarlo as simulate
+from verify import montecarlo
 from verify.montecarlo import kernels, lanczos
 from verify.threads import thread_environment
 
@@ -52,7 +52,7 @@ TARGET_D, TARGET_SPEEDUP = 2000, 10.0
 FLOOR_FROM_D, FLOOR_FACTOR = 4000, 3.0
 PATHS = {"dense": ("dense", np.float64), "implicit": ("implicit", np.float64),
          "implicit-f32": ("implicit", np.float32)}
-if "mixed" in simulate.PATHS:
+if "mixed" in montecarlo.PATHS:
     PATHS["mixed"] = ("mixed", np.float64)
 ACCURATE = tuple(name for name in ("implicit", "mixed") if name in PATHS)
 """The matrix-free paths whose eigenvalues are float64-accurate (the targets are theirs)."""
@@ -136,9 +136,9 @@ def _clock(job: dict):
     return time.process_time if job["clock"] == "cpu" else time.perf_counter
 
 
-def _model(d: int) -> simulate.Model:
+def _model(d: int) -> montecarlo.Model:
     """The benchmark's model at size ``d`` (module docstring)."""
-    return simulate.check_model(d, 2 * d, 4 * d, T, SIGNS, [1 / T] * T, MU2)
+    return montecarlo.check_model(d, 2 * d, 4 * d, T, SIGNS, [1 / T] * T, MU2)
 
 
 def worker(job: dict) -> dict:
@@ -153,10 +153,10 @@ def worker(job: dict) -> dict:
     model = _model(d)
     tracemalloc.start()
     t0 = clock()
-    data = simulate.draw(model, SEED)
+    data = montecarlo.draw(model, SEED)
     sample_s = clock() - t0
     t0 = clock()
-    first = simulate.solve(model, data, K, False, path, dtype=dtype)
+    first = montecarlo.solve(model, data, K, False, path, dtype=dtype)
     times = [clock() - t0]
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -164,7 +164,7 @@ def worker(job: dict) -> dict:
         times = []
         for _ in range(job["repeats"]):
             t0 = clock()
-            simulate.solve(model, data, K, False, path, dtype=dtype)
+            montecarlo.solve(model, data, K, False, path, dtype=dtype)
             times.append(clock() - t0)
     out = {
         "path": job["path"], "d": d, "sample_s": sample_s, "solve_s": statistics.median(times), "times": times,
@@ -191,11 +191,11 @@ def paired(job: dict) -> dict:
     clock = _clock(job)
     d = job["d"]
     model = _model(d)
-    data = simulate.draw(model, SEED)
+    data = montecarlo.draw(model, SEED)
     names = ("dense",) + ACCURATE
 
     def solve(name):
-        simulate.solve(model, data, K, False, PATHS[name][0], dtype=PATHS[name][1])
+        montecarlo.solve(model, data, K, False, PATHS[name][0], dtype=PATHS[name][1])
 
     for name in names:
         solve(name)

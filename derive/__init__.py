@@ -1,51 +1,71 @@
 """Exact and symbolic results for the random-matrix analysis of attention pooling.
 
-Nothing in this package draws random numbers or imports :mod:`verify`.
-
-The public names of the modules are available here, imported on first use (so that a command that
-needs one module does not pay for all of them). Numbers flow as numbers: the mpmath functions
-evaluate at the current precision (``with mpmath.workdps(P): ...``)::
+Nothing in this package draws random numbers or imports :mod:`verify`. A question starts from a :class:`Model`
+(every parameter read and checked once) and the answers come back as numbers and objects, at the current mpmath
+precision (``with mpmath.workdps(P): ...``)::
 
     >>> import mpmath, derive
+    >>> m = derive.Model(delta="1/2", gamma="1/4", T=8, weights="mean", signs="prefix:3", mu2="3/2", centered=True)
     >>> with mpmath.workdps(20):
-    ...     o = derive.outliers_at("1/2", "1/4", "7/32", "1/8", "3/2")
-    ...     print(mpmath.nstr(o.sample.overlap, 10), mpmath.nstr(derive.law("1/2", "1/4", "1/8").density("0.3"), 10))
-    0.6185897436 0.9876812618
+    ...     out = derive.spike(m)
+    ...     print(out.law, mpmath.nstr(out.sample.overlap, 10), derive.weights(m).alpha)
+    gaussian-equivalent 0.6185897436 7/32
 
-Where two modules export the same name, the earlier one of :data:`MODULES` wins: ``derive.population_overlap``
-is the number (:mod:`derive.outliers`), ``derive.spikes.population_overlap`` the SymPy expression.
+The public names are those of :data:`__all__` (the table :data:`PUBLIC` says where each lives); each is imported
+on first use, so that a command needing one module does not pay for all of them. The wings:
+
+* :mod:`derive.model`: the model itself (the specification, sign families and their ``R``, realizability, the
+  expectations of the pooled vectors, the weight schemes, the optimal weights);
+* :mod:`derive.gaussian`: the Gaussian-equivalent laws (free probability, the bulk
+  :math:`\\kappa(\\mathrm{MP}_\\delta\\boxtimes\\mathrm{MP}_\\gamma)`, the outlier equations and their numbers);
+* :mod:`derive.vocabulary`: the model's own laws (finite vocabulary, token reuse): Silverstein's equation, the
+  cavity equations, the token graph, the signal outlier of any weights;
+* :mod:`derive.sheet`: the registry of derived formulas, the LaTeX sheet, the quantities a user's formula is checked
+  against;
+* :mod:`derive.cli`: the ``derive`` command line and the JSON documents.
 """
 from importlib import import_module
 
-MODULES = ("outliers", "bulk", "attention", "model", "realizable", "optimality", "tokenreuse", "freeprob", "spikes",
-           "expectations", "vocabulary", "regime", "silverstein", "tokengraph", "topbulk", "formulas", "latex", "numbers", "errors")
-"""The modules whose public names (their ``__all__``) are re-exported, in order of precedence."""
+PUBLIC = {
+    "derive.model.spec": ("Model", "Scheme", "parse_signs"),
+    "derive.model.signs": ("SignFamily",),
+    "derive.interface": ("weights", "bulk", "spike", "LAWS"),
+    "derive.model.attention": ("pooling", "Pooling", "causal_weights", "mean_weights", "optimal_weights"),
+    "derive.gaussian.outliers": ("outliers_at", "Outliers", "Level", "OtherOutlier", "signal_strength",
+                                 "signal_cosine2", "mean_strength", "population_outlier", "population_overlap",
+                                 "population_threshold", "population_right_edge", "sample_outlier", "sample_overlap",
+                                 "sample_threshold", "sample_right_edge", "critical_mu2"),
+    "derive.gaussian.bulk": ("BulkLaw",),
+    "derive.vocabulary.law": ("VocabularyLaw", "vocabulary_law"),
+    "derive.vocabulary.silverstein": ("GeneralizedMP",),
+    "derive.sheet.formulas": ("all_formulas",),
+    "derive.sheet.latex": ("formula_sheet",),
+    "derive.symbols": ("Formula",),
+    "derive.errors": ("ParameterError",),
+}
+"""Each public name, by the module that defines it."""
 
-_exports: dict | None = None
+_RENAMED = {"gaussian_law": ("derive.gaussian.bulk", "law")}
+"""Public names that differ from the defining module's (``gaussian_law`` is :func:`derive.gaussian.bulk.law`)."""
 
+_WHERE = {name: (module, name) for module, names in PUBLIC.items() for name in names} | _RENAMED
 
-def _table() -> dict:
-    global _exports
-    if _exports is None:
-        table = {}
-        for name in MODULES:
-            module = import_module(f"derive.{name}")
-            for public in module.__all__:
-                table.setdefault(public, module)
-        _exports = table
-    return _exports
+__all__ = sorted(_WHERE) + ["__version__"]
 
 
 def __getattr__(name):
-    if name == "__all__":
-        return list(_table())
-    if name.startswith("__"):
-        raise AttributeError(name)
-    module = _table().get(name)
-    if module is None:
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("attention-rmt")
+        except PackageNotFoundError:
+            return "unknown (not installed)"
+    if name not in _WHERE:
         raise AttributeError(f"module 'derive' has no attribute {name!r}")
-    return getattr(module, name)
+    module, attribute = _WHERE[name]
+    return getattr(import_module(module), attribute)
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_table()))
+    return sorted(set(globals()) | set(__all__))

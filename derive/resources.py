@@ -45,7 +45,7 @@ mean of the law checked to 1e-12 by quadrature in tests/test_edges.py) inside th
 MAX_RATIO_PRODUCT = Fraction(10**6)
 """Largest ``delta * gamma`` accepted: beyond it the nonzero part of the law (mass
 ``min(1, 1/delta) min(1, 1/gamma)``, location about ``delta gamma kappa``) is so far from the atom
-that the float branch tracking of :func:`derive.bulk.law` stalls (minutes at ``delta = gamma = 10^6``)."""
+that the float branch tracking of :func:`derive.gaussian.bulk.law` stalls (minutes at ``delta = gamma = 10^6``)."""
 
 KAPPA_RANGE = (Fraction(1, 10**30), Fraction(10**30))
 """The range of ``kappa`` accepted (a pure scale, but the branch tracking and the density's first

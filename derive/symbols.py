@@ -4,9 +4,13 @@ Every module of :mod:`derive` builds its expressions from these, so that an expr
 one module can be substituted into another (SymPy treats two symbols of the same name but different
 assumptions as different symbols).
 """
+from __future__ import annotations
+
+from dataclasses import dataclass
+
 import sympy as sp
 
-__all__ = ["delta", "gamma", "kappa", "alpha", "W", "mu2", "theta", "m", "z", "x", "V", "d", "N",
+__all__ = ["NAMES", "named", "Formula", "delta", "gamma", "kappa", "alpha", "W", "mu2", "theta", "m", "z", "x", "V", "d", "N",
            "t", "s", "u", "T", "L", "tau", "r", "rho"]
 
 delta = sp.Symbol("delta", positive=True)
@@ -41,3 +45,41 @@ r = sp.Symbol("r", real=True)
 """The correlation of the ``markov:r`` family."""
 rho = sp.Symbol("rho", real=True)
 """The Gaussian correlation of the ``gauss:rho`` family."""
+
+
+NAMES: dict = {}
+"""The typeset name of each symbol made by :func:`named` (the formula sheet prints these)."""
+
+
+def named(plain: str, tex: str, cls=sp.Symbol, **assumptions):
+    r"""A symbol (or, with ``cls=sp.Function``, an undefined function) called ``plain`` that the formula sheet
+    prints as ``tex``, the literature's name (``named("lambda_plus", r"\lambda_+")``), with SymPy ``assumptions``.
+
+    >>> named("theta_c", r"\theta_c")
+    theta_c
+    """
+    obj = cls(plain, **assumptions)
+    NAMES[plain] = tex
+    return obj
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One derived result: ``lhs = expr`` (``expr`` alone when it is already an equation), its assumptions
+    (text, mathematics between dollars), where it is derived, and the claim it belongs to."""
+
+    name: str
+    expr: sp.Basic
+    assumptions: str
+    source: str
+    lhs: sp.Basic | None = None
+    claim: str = "model"
+
+    @property
+    def equation(self) -> sp.Equality:
+        """The complete equation."""
+        if isinstance(self.expr, sp.Equality):
+            return self.expr
+        if self.lhs is None:
+            raise ValueError(f"{self.name}: an entry needs a left-hand side")
+        return sp.Eq(self.lhs, self.expr, evaluate=False)

@@ -173,7 +173,7 @@ def near_thresholds(draw, distance_exponents=(25, 40)):
     """Exact inputs of ``derive spike`` within ``10^-25`` (relative) of one of its thresholds: the signal
     outlier's at either level (``mu2`` near ``mu2_critical``) or the raw ``S``'s mean outlier (``W`` near the
     ``W`` at which ``W^2 delta`` reaches the threshold). Returns ``(kwargs, which)``."""
-    from derive.outliers import outliers_at
+    from derive.gaussian.outliers import outliers_at
 
     ratio = rationals(low=sp.Rational(1, 20), high=4, max_denominator=60)
     delta, gamma = draw(ratio), draw(ratio)

@@ -1,13 +1,15 @@
+from fractions import Fraction
+
 import mpmath
 import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import given, settings
 
-from derive.attention import (T, alpha, causal_weight, causal_weights, kappa, load_weights_file, mean_weights,
+from derive.model.attention import (T, alpha, causal_weight, causal_weights, kappa, mean_weights,
                               optimal_weights, s, scheme_weights, tau)
 from derive.errors import ParameterError
-from derive.model import parse_signs
+from derive.model.spec import load_weights_file, parse_signs
 from tests.strategies import causal_cases
 
 
@@ -106,7 +108,7 @@ def test_degenerate_top_eigenvalue_is_reported(tmp_path):
 
 def test_weights_files(tmp_path):
     np.save(tmp_path / "w.npy", np.array([0.5, 0.25, 0.25]))
-    assert load_weights_file(str(tmp_path / "w.npy"), 3) == [sp.Rational(1, 2), sp.Rational(1, 4), sp.Rational(1, 4)]
+    assert load_weights_file(str(tmp_path / "w.npy"), 3) == (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4))
     (tmp_path / "z.csv").write_text("0,0,0\n")
     (tmp_path / "c.csv").write_text("1,-1,0\n")
     for path, reason in [(tmp_path / "z.csv", "all weights are zero"), (tmp_path / "w.npy", "3 weights for T = 4")]:

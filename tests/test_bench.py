@@ -54,7 +54,7 @@ def test_tiny_markdown_has_every_section_and_row(tiny_run):
 def test_float_density_is_exact_outside_the_support_in_the_tiny_run(tiny_run):
     # The accuracy columns are measured, not timed: the float64 path is 0 wherever the 30-digit
     # density is (its support test is exact), and its error is within its documented bound
-    # 1e-13 max(1, rho) (derive.bulk.BulkLaw.density_float).
+    # 1e-13 max(1, rho) (derive.gaussian.bulk.BulkLaw.density_float).
     _, stdout, _ = tiny_run
     bulk = json.loads(stdout)["bulk"]
     f = bulk["float"]

@@ -10,8 +10,8 @@ import pytest
 import sympy as sp
 from hypothesis import example, given, settings
 
-from derive import bulk
-from derive.freeprob import bulk_polynomial, delta, gamma, kappa, moments
+from derive.gaussian import bulk
+from derive.gaussian.freeprob import bulk_polynomial, delta, gamma, kappa, moments
 from tests.strategies import ratios, scales
 
 Q = sp.Rational

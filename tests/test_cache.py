@@ -10,7 +10,8 @@ import mpmath
 import pytest
 import sympy as sp
 
-from derive import cache, outliers
+from derive import cache
+from derive.gaussian import outliers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -66,14 +67,14 @@ def test_the_key_follows_the_source_of_derive(folder, monkeypatch, tmp_path):
     # a copy of the package with one character changed in a derivation module has another key
     key = cache.derivation_key()
     fake = tmp_path / "pkg"
-    fake.mkdir()
-    for name in ("spikes.py", "cache.py"):
+    (fake / "gaussian").mkdir(parents=True)
+    for name in ("gaussian/spikes.py", "cache.py"):
         (fake / name).write_text((cache._PACKAGE / name).read_text())
     monkeypatch.setattr(cache, "_PACKAGE", fake)
     cache.derivation_key.cache_clear()
     try:
         one = cache.derivation_key()
-        (fake / "spikes.py").write_text((fake / "spikes.py").read_text() + "\n# changed\n")
+        (fake / "gaussian/spikes.py").write_text((fake / "gaussian/spikes.py").read_text() + "\n# changed\n")
         cache.derivation_key.cache_clear()
         assert cache.derivation_key() != one != key
     finally:

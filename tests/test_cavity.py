@@ -1,10 +1,12 @@
-"""The cavity solver of the model's bulk for any weights (derive/cavity.py): its error bar against the exact law of
+"""The cavity solver of the model's bulk for any weights (derive/vocabulary/cavity.py): its error bar against the exact law of
 one nonzero weight, the bias of a finite population, determinism, and the sparse resolvent against sampled D."""
 import numpy as np
 import pytest
 
-from derive import cavity
-from derive.silverstein import GeneralizedMP, PoissonPopulation
+from derive.vocabulary import cavity
+from derive.vocabulary.populations import PoissonPopulation
+from derive.vocabulary.silverstein import GeneralizedMP
+from derive.vocabulary.floatview import float_view
 from verify.montecarlo.draw import check_model, draw, rung
 from verify.stats import mean_ci
 
@@ -15,7 +17,7 @@ def test_error_bar_covers_the_exact_law_of_one_nonzero_weight():
     # next to the left edge 0.0531 (where the root search is ill-conditioned: the error bar is 0.26% there, 50 times
     # the bulk's) to the clusters at x = 6; in the bulk the error is below 1e-3 of the density
     xs = [0.055, 0.06, 0.1, 0.3, 0.5, 1.0, 2.0, 3.0, 4.5, 6.0]
-    exact = GeneralizedMP(1, PoissonPopulation(1)).density_float(np.array(xs))
+    exact = float_view(GeneralizedMP(1, PoissonPopulation(1))).density(np.array(xs))
     found = cavity.densities(xs, [1.0], 1.0, 1.0)
     assert all(abs(e.density - r) <= e.error for e, r in zip(found, exact))
     assert all(e.error < 1e-3 * r for e, r in zip(found[2:], exact[2:]))
@@ -72,7 +74,7 @@ def test_sparse_resolvent_agrees_with_sampled_token_matrices():
 
 
 def _ge_distribution(delta, gamma, kappa):
-    from derive import bulk
+    from derive.gaussian import bulk
 
     G = bulk.law(delta, gamma, kappa)
     lo, hi = (float(e) for e in (G.edges()[0][0], G.edges()[-1][1]))
@@ -84,8 +86,8 @@ def _ge_distribution(delta, gamma, kappa):
 
 
 def _ladder(T, scheme, mask, sizes, seeds, nodes, settings=None):
-    from derive.attention import pooling
-    from derive.vocabulary import vocabulary_law
+    from derive.model.attention import pooling
+    from derive.vocabulary.law import vocabulary_law
     from verify.montecarlo.trials import run_trials
     from verify.studies.vocabulary import ks_distance
 

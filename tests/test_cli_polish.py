@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from derive.attention import MASKS
+from derive.model.attention import MASKS
 from derive.cli import main as derive_main
-from derive.clikit import MASK_CHOICES, readable
+from derive.cli.kit import MASK_CHOICES, readable
 from verify.cli import main as verify_main
 from verify.montecarlo.trials import PATHS
 from verify.studies.finite_size import outlier_ladder

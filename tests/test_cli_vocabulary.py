@@ -6,10 +6,11 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from derive import bulk
+from derive.gaussian import bulk
 from derive.cli import main
-from derive.silverstein import GeneralizedMP, PoissonPopulation
-from derive.tokengraph import atom_at_zero
+from derive.vocabulary.populations import PoissonPopulation
+from derive.vocabulary.silverstein import GeneralizedMP
+from derive.vocabulary.tokengraph import atom_at_zero
 
 
 def run(capsys, *args):

@@ -110,4 +110,4 @@ def test_hypothesis_examples_do_not_depend_on_what_was_imported_before():
 
     alone = examples()
     assert alone.count("(") > 10
-    assert examples("tests.test_model", "tests.test_optimality", "derive.bulk") == alone
+    assert examples("tests.test_model", "tests.test_optimality", "derive.gaussian.bulk") == alone

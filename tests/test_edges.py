@@ -14,12 +14,12 @@ import mpmath
 import pytest
 import sympy as sp
 
-from derive import bulk
-from derive.attention import causal_weights, mean_weights, scheme_weights
+from derive.gaussian import bulk
+from derive.model.attention import causal_weights, mean_weights, scheme_weights
 from derive.cli import main as derive_main
 from derive.errors import ParameterError
-from derive.model import parse_signs
-from derive.commands.spike import spike
+from derive.model.spec import parse_signs
+from derive.cli.documents import spike
 
 R = sp.Rational
 mp = mpmath.mpf

@@ -4,8 +4,8 @@ import itertools
 import pytest
 import sympy as sp
 
-from derive import expectations as ex
-from derive.model import parse_signs
+from derive.model import expectations as ex
+from derive.model.spec import parse_signs
 
 V4_SIGNS = (1, 1, -1, -1)
 

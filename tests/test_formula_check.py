@@ -12,7 +12,7 @@ import pytest
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.quantities import QUANTITIES, quantity
+from derive.sheet.quantities import QUANTITIES, quantity
 from derive.symbols import alpha, delta, gamma, kappa
 from verify.cli import main
 from verify.formula import assert_formula, check_formula
@@ -138,7 +138,7 @@ def test_the_time_budget_stops_its_block_and_gives_back_an_outer_timer():
     import signal
     import time
 
-    from derive.userexpr import OutOfTime, time_budget
+    from derive.sheet.userexpr import OutOfTime, time_budget
 
     fired = []
     previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(True))

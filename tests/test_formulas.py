@@ -9,8 +9,9 @@ import pytest
 import sympy as sp
 
 from derive.cli import main
-from derive.formulas import CLAIMS, Formula, all_formulas
-from derive.latex import as_products, display, equation_latex, formula_sheet, parse_back, unbroken
+from derive.sheet.formulas import CLAIMS, all_formulas
+from derive.symbols import Formula
+from derive.sheet.latex import as_products, display, equation_latex, formula_sheet, parse_back, record, unbroken
 
 
 def _names(expr) -> dict:
@@ -36,7 +37,7 @@ def test_every_formula_round_trips_through_its_sympy_string():
     formulas = all_formulas()
     assert len(formulas) >= 20
     for f in formulas:
-        parsed = sp.sympify(f.as_dict()["sympy"], locals=_names(f.expr))
+        parsed = sp.sympify(record(f)["sympy"], locals=_names(f.expr))
         target = _plain(f.expr)
         if str(parsed) == str(f.expr):  # bound variables (Sum indices) keep their assumptions: compare prints
             continue

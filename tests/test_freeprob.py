@@ -5,8 +5,9 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 
-from derive import freeprob as fp
-from derive.freeprob import c, delta, gamma, kappa, m, z
+from derive.gaussian import freeprob as fp
+from derive.gaussian.freeprob import c, delta, gamma, kappa, m, z
+from derive.sheet.latex import record
 from tests.strategies import ratios
 
 Q = sp.Rational
@@ -124,5 +125,5 @@ def test_atom_matches_the_rank_of_a_sampled_product():
 def test_formulas_are_the_derived_objects():
     names = [f.name for f in fp.formulas()]
     assert len(names) == len(set(names)) == 6
-    assert all(f.as_dict()["latex"] for f in fp.formulas())
+    assert all(record(f)["latex"] for f in fp.formulas())
     assert fp.bulk_polynomial() in [f.expr for f in fp.formulas()]

@@ -21,8 +21,11 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from derive import attention, bulk, freeprob, model, numbers, optimality, outliers, realizable, tokenreuse
-from derive.commands.spike import spike
+from derive import numbers
+from derive.gaussian import bulk, freeprob, outliers
+from derive.model import attention, optimality, realizable, signs as model, spec
+from derive.vocabulary import tokenreuse
+from derive.cli.documents import spike
 from verify.montecarlo.signs import sample_signs
 from derive.cli import main as derive_main
 from derive.errors import ParameterError
@@ -299,7 +302,7 @@ def test_bad_correlation_files_are_refused(tmp_path, rows, bad_inputs):
 # ----------------------------------------------------------------------------------------------
 # the Python API
 
-fam = model.parse_signs("prefix:2")
+fam = spec.parse_signs("prefix:2")
 R2 = sp.Matrix([[1, 1], [1, 1]])
 
 
@@ -323,7 +326,7 @@ API = {
     "format_exact": (numbers.format_exact, [_valid_or([sp.Rational(1, 3), 2])]),
     "check_T": (model.check_T, [_valid_or([3, "8"])]),
     "check_R": (model.check_R, [_valid_or([R2, [[1]]]), _valid_or([None, 2])]),
-    "parse_signs": (model.parse_signs, [st.one_of(S.junk, S.bad_specs)]),
+    "parse_signs": (spec.parse_signs, [st.one_of(S.junk, S.bad_specs)]),
     "correlation_entry": (model.correlation_entry, [_valid_or(["iid", "markov"])]),
     "SignFamily.R": (fam.R, [_valid_or([2, 3])]),
     "sample_signs": (lambda *a: sample_signs(fam, *a), [_valid_or([np.random.default_rng(0)]), _valid_or([4]), _valid_or([3])]),
@@ -336,7 +339,7 @@ API = {
     "sum_w": (attention.sum_w, [_valid_or([[1, 1]])]),
     "normalized": (attention.normalized, [_valid_or([[1, 1], [1, -1]]), st.just("w")]),
     "optimal_weights": (attention.optimal_weights, [_valid_or([fam]), _valid_or([3]), _valid_or([20])]),
-    "load_weights_file": (attention.load_weights_file, [_valid_or(["/nonexistent/w.csv"]), _valid_or([3])]),
+    "load_weights_file": (spec.load_weights_file, [_valid_or(["/nonexistent/w.csv"]), _valid_or([3])]),
     "scheme_weights": (attention.scheme_weights, [_valid_or(["mean", "causal", "optimal"]), _valid_or([3]),
                                                   _valid_or([fam, None]), _valid_or([None]), _valid_or([None]), _valid_or([20])]),
     "pooling": (attention.pooling, [_valid_or(["mean"]), _valid_or([3]), _valid_or(["iid", None])]),

@@ -11,10 +11,10 @@ import pytest
 import sympy as sp
 from hypothesis import assume, given, settings
 
-from derive import attention
+from derive.model import attention
 from derive.errors import ParameterError
-from derive import outliers as O
-from derive.outliers import outliers_at
+from derive.gaussian import outliers as O
+from derive.gaussian.outliers import outliers_at
 from verify.comparison import compare_sample
 from verify.ledger.checks.common import pool, resolves
 

@@ -5,7 +5,7 @@ from hypothesis import given
 
 from verify.montecarlo.signs import sample_signs
 from derive.errors import ParameterError
-from derive.model import parse_signs
+from derive.model.spec import parse_signs
 from tests.strategies import families
 
 
@@ -66,7 +66,7 @@ def test_block_longer_than_T_is_rejected():
 
 @pytest.mark.parametrize("bad", ["1.5", "0", "-2", "x", True])
 def test_T_must_be_a_positive_integer(bad):
-    from derive.model import check_T
+    from derive.model.signs import check_T
 
     with pytest.raises(ParameterError) as err:
         check_T(bad)

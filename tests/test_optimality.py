@@ -7,10 +7,10 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from derive.attention import alpha, causal_weights, kappa, mean_weights, optimal_weights
-from derive.model import parse_signs
+from derive.model.attention import alpha, causal_weights, kappa, mean_weights, optimal_weights
+from derive.model.spec import parse_signs
 from derive.symbols import L as L_, T as T_
-from derive.optimality import (block_alpha, c, compare_causal_vs_mean, lam, lam_max, markov_alpha,
+from derive.model.optimality import (block_alpha, c, compare_causal_vs_mean, lam, lam_max, markov_alpha,
                                mean_block_quotient, optimal_block_quotient, rayleigh_gap, rayleigh_quotient, summarize,
                                top_eigenvalue, winning_block_lengths)
 from tests.strategies import families, weights
@@ -50,7 +50,7 @@ def test_no_weights_beat_the_numeric_top_eigenvector(case):
 @given(st.integers(2, 5).flatmap(lambda n: st.tuples(families(T=n), weights(T=n))))
 def test_rayleigh_gap_is_the_distance_of_alpha_over_kappa_from_the_top_eigenvalue(case):
     # The identity evaluated on the spectral data of a real R (numpy's eigh) and real weights: its left side must
-    # be lambda_max(R) minus alpha/kappa as derive.optimality computes it, its right side a non-negative sum
+    # be lambda_max(R) minus alpha/kappa as derive.model.optimality computes it, its right side a non-negative sum
     (fam, n), w = case
     R = fam.R(n)
     lam_, Q = np.linalg.eigh(np.array(R, dtype=float))

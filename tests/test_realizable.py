@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from verify.montecarlo.signs import sample_signs
 from derive.errors import ParameterError
-from derive.model import parse_signs
-from derive.realizable import is_positive_semidefinite, load_correlation_file, realizing_mixture
+from derive.model.spec import parse_signs
+from derive.model.realizable import is_positive_semidefinite, load_correlation_file, realizing_mixture
 from tests.strategies import families, odd_equicorrelated_unrealizable
 
 

@@ -1,14 +1,14 @@
 """The regime map's pieces (verify/studies/regime.py): the Gaussian-equivalent distribution function against the
 claimed law's exact moments, the distance between the two laws where it is known exactly, and the reuse from which
-``derive bulk/spike`` stop warning (derive.regime.GAUSSIAN_REUSE) against the map's resolution."""
+``derive bulk/spike`` stop warning (derive.gaussian.regime.GAUSSIAN_REUSE) against the map's resolution."""
 import math
 
 import numpy as np
 import pytest
 import sympy as sp
 
-from derive import tokenreuse
-from derive.regime import GAUSSIAN_REUSE, gaussian_equivalent_warning
+from derive.vocabulary import tokenreuse
+from derive.gaussian.regime import GAUSSIAN_REUSE, gaussian_equivalent_warning
 from verify.studies.regime import RESOLUTION, distance, ge_distribution
 
 

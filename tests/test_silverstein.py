@@ -1,4 +1,4 @@
-"""The generalized Marchenko-Pastur law of a discrete population (derive/silverstein.py): its reduction to the
+"""The generalized Marchenko-Pastur law of a discrete population (derive/vocabulary/silverstein.py): its reduction to the
 classical laws, the T = 1 law of the model against its exact moments, precision, and Monte Carlo of the model."""
 from functools import lru_cache
 
@@ -7,9 +7,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derive import spikes, tokenreuse
-from derive.freeprob import scaled_mp_polynomial
-from derive.silverstein import (CountPopulation, GeneralizedMP, PoissonPopulation, S0, c, spike_equations, summand,
+from derive.gaussian import spikes
+from derive.vocabulary import tokenreuse
+from derive.gaussian.freeprob import scaled_mp_polynomial
+from derive.vocabulary.floatview import float_view
+from derive.vocabulary.populations import CountPopulation, PoissonPopulation
+from derive.vocabulary.signal import one_weight_equations, signal_outlier
+from derive.vocabulary.silverstein import (GeneralizedMP, S0, c, summand,
                                 t, x_of_t)
 from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
 from verify.montecarlo.draw import check_model, draw, rung
@@ -33,15 +37,15 @@ def _one_atom(expr):
 
 
 def test_one_atom_gives_the_marchenko_pastur_equation():
-    # m = -1/t on the curve z = x(t) must satisfy the MP polynomial of the project (derive/freeprob.py)
+    # m = -1/t on the curve z = x(t) must satisfy the MP polynomial of the project (derive/gaussian/freeprob.py)
     P = scaled_mp_polynomial(m, z, delta, 1)
     assert sp.simplify(P.subs({m: -1 / t, z: _one_atom(x_of_t())})) == 0
 
 
 def test_spike_at_one_atom_is_the_population_level_outlier_of_the_project():
     # D = I is the population level (N = oo): the outlier and its overlap with u must be the project's
-    # l(theta) and zeta(theta) mu2/(mu2 + delta) at theta = mu2 + delta, kappa = 1 (derive/spikes.py)
-    e = spike_equations()
+    # l(theta) and zeta(theta) mu2/(mu2 + delta) at theta = mu2 + delta, kappa = 1 (derive/gaussian/spikes.py)
+    e = one_weight_equations()
     t_s = sp.solve(_one_atom(e["equation"]), t)
     assert t_s == [delta + mu2]
     at = {theta: mu2 + delta, kappa: 1}
@@ -63,11 +67,11 @@ def test_t1_law_has_the_exact_token_count_moments(d, g):
     # tokenreuse.bulk_moments("T=1") comes from free cumulants and non-crossing partitions, independently
     L = poisson_law(d, g)
     moments = np.zeros(5)
-    for a, b, mass in L.intervals_float():
+    for a, b, mass in float_view(L).intervals():
         theta_ = np.linspace(0, np.pi, 1601 if mass > 1e-4 else 65)
         x = a + (b - a) * (1 - np.cos(theta_)) / 2
         weight = np.zeros_like(x)
-        weight[1:-1] = L.density_float(x[1:-1]) * (b - a) * np.sin(theta_[1:-1]) / 2
+        weight[1:-1] = float_view(L).density(x[1:-1]) * (b - a) * np.sin(theta_[1:-1]) / 2
         moments += [np.trapezoid(weight * x**k, theta_) for k in range(5)]
     exact = [1 - float(L.atom_at_zero())] + [float(e.subs({delta: d, gamma: g})) for e in tokenreuse.bulk_moments("T=1")]
     # trapezoid rule in theta: the first run of clusters has inner valleys; with 1601 nodes the error is below
@@ -78,11 +82,11 @@ def test_t1_law_has_the_exact_token_count_moments(d, g):
 def test_separated_clusters_carry_the_mass_of_their_atoms():
     # the density integrated over a run of clusters between two gaps (not normalized) gives sum p_k/delta
     L = poisson_law(1, 1)
-    for a, b, mass in L.intervals_float()[:3]:
+    for a, b, mass in float_view(L).intervals()[:3]:
         theta_ = np.linspace(0, np.pi, 401)
         x = a + (b - a) * (1 - np.cos(theta_)) / 2
         weight = np.zeros_like(x)
-        weight[1:-1] = L.density_float(x[1:-1]) * (b - a) * np.sin(theta_[1:-1]) / 2
+        weight[1:-1] = float_view(L).density(x[1:-1]) * (b - a) * np.sin(theta_[1:-1]) / 2
         assert abs(np.trapezoid(weight, theta_) - mass) < 1e-9 * max(mass, 1e-3)
 
 
@@ -95,7 +99,7 @@ def test_density_30_and_50_digits_and_float_agree():
         high = [L.density(x) for x in points]
     assert all(abs(u - v) <= mpmath.mpf(10) ** -28 * v for u, v in zip(low, high))
     assert low[3] > 0  # 5.5 lies in the cluster of the tokens seen 4 times, between two gaps
-    floats = L.density_float(np.array([float(sp.Rational(x)) for x in points]))
+    floats = float_view(L).density(np.array([float(sp.Rational(x)) for x in points]))
     assert np.allclose(floats, [float(v) for v in high], rtol=1e-9, atol=0)
 
 
@@ -113,11 +117,11 @@ def test_density_vanishes_in_the_gaps_and_below_the_left_edge():
 def test_stieltjes_is_the_transform_of_the_density_and_atom(zv):
     L = poisson_law(1, 1)
     total = complex(L.atom_at_zero()) / (0 - complex(zv))
-    for a, b, mass in L.intervals_float():
+    for a, b, mass in float_view(L).intervals():
         theta_ = np.linspace(0, np.pi, 801 if mass > 1e-4 else 33)
         x = a + (b - a) * (1 - np.cos(theta_)) / 2
         weight = np.zeros_like(x)
-        weight[1:-1] = L.density_float(x[1:-1]) * (b - a) * np.sin(theta_[1:-1]) / 2
+        weight[1:-1] = float_view(L).density(x[1:-1]) * (b - a) * np.sin(theta_[1:-1]) / 2
         total += np.trapezoid(weight / (x - complex(zv)), theta_)
     with mpmath.workdps(20):
         assert abs(complex(L.stieltjes(zv)) - total) < 1e-7 * abs(total)
@@ -147,12 +151,12 @@ def test_spectrum_follows_the_law_of_its_token_counts_within_8_over_d(dl, gm):
     # counts (rigidity). Measured d*KS: 2.3 to 4.4 at d = 250..2000 (3 seeds each, notes/finite_vocabulary.md);
     # allowed 8. The Gaussian equivalent misses the atom at zero (d*KS = 33 to 147 here) and fails the bound by
     # more than 2.5x.
-    from derive import bulk
+    from derive.gaussian import bulk
 
     d = 400
     for seed in range(2):
         model, data, ev = _spectrum(d, dl, gm, seed)
-        assert d * ks_distance(ev, realized_law(model, data).cdf_float) < 8
+        assert d * ks_distance(ev, float_view(realized_law(model, data)).cdf) < 8
         G = bulk.law(Q(dl), Q(gm), 1)
         x = np.linspace(0, float(G.edges()[-1][1]), 20001)
         f = np.nan_to_num(G.density_float(x), posinf=0.0)
@@ -168,8 +172,8 @@ def test_a_law_ten_percent_off_fails_the_8_over_d_bound():
     L = realized_law(model, data)
     heavier = GeneralizedMP(L.delta, CountPopulation(L.population.counts, L.population.multiplicities,
                                                      L.population.total, L.population.scale * Q(11, 10)))
-    assert d * ks_distance(ev, heavier.cdf_float) > 8
-    assert d * ks_distance(ev, GeneralizedMP(L.delta * Q(21, 20), L.population).cdf_float) > 8
+    assert d * ks_distance(ev, float_view(heavier).cdf) > 8
+    assert d * ks_distance(ev, float_view(GeneralizedMP(L.delta * Q(21, 20), L.population)).cdf) > 8
 
 
 def test_zero_eigenvalues_are_the_tokens_never_seen():
@@ -195,7 +199,7 @@ def test_t1_outlier_and_overlap_against_monte_carlo():
     # with 48 seeds (notes/finite_vocabulary.md; the near-edge case mu2 = 3 has an O(d^-1/2) one).
     L = poisson_law(Q(1, 4), 1)
     with mpmath.workdps(15):
-        s = L.spike(5)
+        s = signal_outlier(L, 5)
     assert s.outlier and s.gap == 6
     d = 400
     V, N = rung(d, Q(1, 4), 1)

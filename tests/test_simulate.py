@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from derive.errors import ParameterError
-from derive.model import parse_signs
+from derive.model.spec import parse_signs
 from verify import montecarlo as sim
 from verify.montecarlo import lanczos
 from verify.stats import finite_size_fit, mean_ci, student_t_quantile

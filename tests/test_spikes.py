@@ -6,9 +6,9 @@ import pytest
 import sympy as sp
 from hypothesis import given, strategies as st
 
-from derive import outliers as O
-from derive import spikes as S
-from derive.commands.spike import spike
+from derive.gaussian import outliers as O
+from derive.gaussian import spikes as S
+from derive.cli.documents import spike
 from derive.errors import ParameterError
 from tests.strategies import ratios, rationals
 from verify.comparison import compare_population
@@ -37,7 +37,7 @@ def _mp_stieltjes(delta, kappa, z, power=1):
 def test_the_numeric_outliers_follow_from_the_population_stieltjes_transform(delta, gamma, kappa, theta):
     # The derivation's route, taken numerically: ell solves 1 + theta m_H(ell) = 0, psi = ell(1 - gamma - gamma ell
     # m_H(ell)), zeta = 1/(theta^2 m_H'(ell)), and the sample eigenvector keeps ell psi'(ell)/psi of it (psi' by
-    # numerical differentiation in ell). Compared with derive.outliers' compiled functions, which went through SymPy.
+    # numerical differentiation in ell). Compared with derive.gaussian.outliers' compiled functions, which went through SymPy.
     with mpmath.workdps(30):
         dl, gm, kp, th_ = (mpmath.mpf(x) for x in (delta, gamma, kappa, theta))
         edge = kp * (1 + mpmath.sqrt(dl)) ** 2
@@ -160,8 +160,8 @@ def test_population_outliers_against_the_exact_covariance_of_sampled_tables(delt
 
 @given(ratios, ratios, rationals(low=1, high=4, max_denominator=20))
 def test_sample_bulk_edge_agrees_with_the_discriminant_of_the_bulk_law(delta, gamma, kappa):
-    # Two independent routes: the critical value of psi here, the discriminant of the cubic in derive.bulk.
-    from derive.bulk import support
+    # Two independent routes: the critical value of psi here, the discriminant of the cubic in derive.gaussian.bulk.
+    from derive.gaussian.bulk import support
 
     intervals, _ = support(delta, gamma, kappa)
     right = sp.N(intervals[-1][1], 40)

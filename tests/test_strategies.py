@@ -5,8 +5,8 @@ import sympy as sp
 from hypothesis import HealthCheck, Phase, find, given, settings
 
 from derive.errors import ParameterError
-from derive.outliers import critical_mu2, sample_threshold
-from derive.realizable import realizing_mixture
+from derive.gaussian.outliers import critical_mu2, sample_threshold
+from derive.model.realizable import realizing_mixture
 from verify import strategies as S
 
 # generation only: finding one example in the region is the point, shrinking it would only cost time
@@ -63,8 +63,8 @@ def test_the_hard_regions_are_reached():
 
     def near_sample_threshold(p):
         with mpmath.workdps(40):
-            c = critical_mu2(sample_threshold(p["delta_"], p["gamma_"], p["kappa_"]), p["alpha_"], p["delta_"])
-            return c > 0 and 0 < abs(p["mu2_"] - c) < mpmath.mpf(10) ** -6 * c
+            c = critical_mu2(sample_threshold(p["delta"], p["gamma"], p["kappa"]), p["alpha"], p["delta"])
+            return c > 0 and 0 < abs(p["mu2"] - c) < mpmath.mpf(10) ** -6 * c
     find(S.spike_scalars(), near_sample_threshold, settings=QUICK)
     for centered in (True, False):
         find(S.model_configs(max_T=4, schemes=("mean",)), lambda c: c["centered"] is centered and c["gamma"] > 1,
@@ -76,7 +76,7 @@ def test_the_hard_regions_are_reached():
 @settings(max_examples=20, deadline=None)
 @given(S.quantity_points("sample.overlap", where="gamma>1"))
 def test_quantity_points_lie_where_the_outlier_exists(p):
-    from derive.outliers import outliers_at
+    from derive.gaussian.outliers import outliers_at
     from derive.symbols import alpha, delta, gamma, kappa, mu2
     assert p[gamma] > 1 and all(isinstance(v, sp.Rational) for v in p.values())
     with mpmath.workdps(30):

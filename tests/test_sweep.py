@@ -15,7 +15,7 @@ import pytest
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.commands.spike import spike
+from derive.cli.documents import spike
 from verify.sweeps import executors
 from verify.cli import main
 from verify.sweeps.results import RESULT_FIELDS, ResultsWriter, read_results, result_lines

@@ -9,8 +9,8 @@ import mpmath
 from hypothesis import given, settings
 from hypothesis.strategies import integers, sampled_from
 
-from derive.commands.spike import spike
-from derive.outliers import outliers_at
+from derive.cli.documents import spike
+from derive.gaussian.outliers import outliers_at
 
 from strategies import near_thresholds, ratios, scales
 
@@ -71,7 +71,7 @@ def test_the_bulk_density_is_right_to_its_digits_within_1e_25_of_an_edge(delta, 
     # and all of its 30 digits must still be right (reference: the same law at 200 digits)
     import sympy as sp
 
-    from derive import bulk
+    from derive.gaussian import bulk
 
     law = bulk.law(delta, gamma, kappa)
     edges = [e for interval in law.support for e in interval if e != 0]  # 0 is an atom's end, not a soft edge

@@ -1,4 +1,4 @@
-"""The finite vocabulary's bulk moments (derive/tokenreuse.py), each against an independent route: series of the
+"""The finite vocabulary's bulk moments (derive/vocabulary/tokenreuse.py), each against an independent route: series of the
 Poisson law, Narayana numbers, the polynomial method. (Monte Carlo of the model at T = 1 is the C1 ledger check's.)"""
 import math
 
@@ -6,7 +6,8 @@ import mpmath
 import pytest
 import sympy as sp
 
-from derive import freeprob, tokenreuse
+from derive.gaussian import freeprob
+from derive.vocabulary import tokenreuse
 
 
 def _narayana_moments(c, n):
@@ -42,7 +43,7 @@ def test_free_cumulants_give_the_known_moment_sequences():
 
 
 def test_the_claimed_law_moments_agree_with_the_polynomial_method():
-    from derive.freeprob import kappa
+    from derive.gaussian.freeprob import kappa
 
     poly = freeprob.moments(freeprob.bulk_polynomial(), 4)
     for k, m in enumerate(tokenreuse.bulk_moments("claimed"), 1):

@@ -1,4 +1,4 @@
-"""The top of the model's bulk at T = 1 (derive/topbulk.py): the eigenvalue of a token seen k times against its
+"""The top of the model's bulk at T = 1 (derive/vocabulary/topbulk.py): the eigenvalue of a token seen k times against its
 large-count expansion from the Poisson moments, the law of the largest count against sampled counts, the
 probability that the signal stays on top against the model's own token counts, and (slow)
 the top eigenvalue and the signal's place on top against Monte Carlo of the model on a ladder of d."""
@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derive.silverstein import GeneralizedMP, PoissonPopulation
-from derive.topbulk import signal_on_top_probability, token_eigenvalue, top_of_bulk
+from derive.vocabulary.populations import PoissonPopulation
+from derive.vocabulary.silverstein import GeneralizedMP
+from derive.vocabulary.signal import signal_outlier
+from derive.vocabulary.topbulk import signal_on_top_probability, token_eigenvalue, top_of_bulk
 
 
 def _law(delta, gamma):
@@ -55,7 +57,7 @@ def test_signal_on_top_probability_against_the_models_token_counts():
     # Poissonization's own error was measured at 0.2 standard errors
     L = _law("1/2", "1")
     with mpmath.workdps(20):
-        ell = L.spike(3).eigenvalue
+        ell = signal_outlier(L, 3).eigenvalue
         p = float(signal_on_top_probability(L, ell, 2000))
     rng, V, N, n = np.random.default_rng(1), 4000, 2000, 20000
     hits = 0

@@ -2,7 +2,7 @@
 import os
 import sys
 
-from derive.clikit import run_cli
+from derive.cli.kit import run_cli
 
 COMMANDS: list[str] = ["verify.commands.mc", "verify.commands.claims", "verify.commands.ladder",
                        "verify.commands.attention_gap", "verify.commands.sweep", "verify.commands.formula"]

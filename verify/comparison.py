@@ -26,7 +26,7 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.outliers import outliers_at
+from derive.gaussian.outliers import outliers_at
 from verify.montecarlo.draw import check_model, draw, rung, sample_table
 from verify.montecarlo.observables import controls, outlier_row, table_controls
 from verify.montecarlo.population import table_covariance
@@ -130,7 +130,7 @@ def compare(fine: dict, coarse: dict, predictions: dict, level: float, power: fl
 
 
 def predictions(outliers, level: str, centered: bool) -> dict:
-    """What :class:`derive.outliers.Outliers` predicts for the observables at ``level`` (``"sample"`` or
+    """What :class:`derive.gaussian.outliers.Outliers` predicts for the observables at ``level`` (``"sample"`` or
     ``"population"``): ``{observable: (limit, order of the finite-size bias)}``. With the signal outlier, its
     eigenvalue and overlap; without it, the top eigenvalue at the bulk edge (Tracy-Widom order) and a vanishing
     top overlap; on the raw ``S``, the vocabulary-mean outlier's eigenvalue where it exists, and where it does not,
@@ -166,7 +166,7 @@ def compare_sample(d: int, delta, gamma, T: int, signs, pooling, mu2, *, centere
                    level: float, coarse: int = 4, scale=1) -> dict:
     """The sample level of one configuration against its derived outliers: ``trials`` trials at ``d`` and
     ``2 trials`` at ``d/coarse`` (:func:`observe_sample`), compared by :func:`compare`. ``pooling`` is a
-    :class:`derive.attention.Pooling`; its weights are multiplied by ``scale`` (``alpha, kappa`` by its square,
+    :class:`derive.model.attention.Pooling`; its weights are multiplied by ``scale`` (``alpha, kappa`` by its square,
     ``W`` by it). The result names its matrix (``"S"``), the law its predictions are from (``"law"``) and its power."""
     mu2 = sp.Rational(str(mu2))
     o = _theory(delta, gamma, pooling, mu2, scale, centered)

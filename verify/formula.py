@@ -3,7 +3,7 @@ r"""Check a user's closed form against a derived quantity: prove it, or find a c
 :func:`check_formula` is ``verify formula`` as a function, :func:`assert_formula` the same for a
 researcher's own test suite. The steps:
 
-1. **Proof.** :func:`derive.quantities.prove_equal`: the difference with the definition is identically
+1. **Proof.** :func:`derive.sheet.quantities.prove_equal`: the difference with the definition is identically
    zero (or the expression is identically a root of the defining polynomial, and the right root at a point).
 2. **Search.** Hypothesis draws points of the domain where the quantity exists (:func:`domain_points`),
    evaluates both sides at ``digits + 20`` working digits, and looks for a point where they differ by more
@@ -27,8 +27,8 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.numbers import check_count, check_digits, format_real, parse_rational
-from derive.quantities import Quantity, prove_equal, quantity
-from derive.userexpr import EXPRESSION_SECONDS, OutOfTime, check_work, parse_user_expression, time_budget
+from derive.sheet.quantities import Quantity, prove_equal, quantity
+from derive.sheet.userexpr import EXPRESSION_SECONDS, OutOfTime, check_work, parse_user_expression, time_budget
 
 __all__ = ["FormulaCheck", "parse_where", "domain_points", "tolerance", "check_formula", "assert_formula",
            "MC_QUANTITIES", "DENOMINATORS"]
@@ -262,7 +262,7 @@ def _differ(expected, got, tol) -> bool:
 def check_formula(quantity_name, expr, *, where=None, mc: bool = False, digits: int = 30, examples: int = 200,
                   seed: int = 0, mc_d: int = 1000, mc_seeds: int = 8) -> FormulaCheck:
     r"""Check the closed form ``expr`` (text, or a SymPy expression in :mod:`derive.symbols`) of the derived
-    quantity ``quantity_name`` (:data:`derive.quantities.QUANTITIES`) on its domain, restricted by ``where``.
+    quantity ``quantity_name`` (:data:`derive.sheet.quantities.QUANTITIES`) on its domain, restricted by ``where``.
 
     >>> check_formula("bulk.population_right_edge", "kappa*(1 + sqrt(delta))**2").verdict
     'equal'

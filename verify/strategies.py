@@ -122,8 +122,8 @@ def sign_specs(*, T: int | None = None, max_T: int = MAX_T, kinds=FAMILY_KINDS):
 
 
 def families(*, T: int | None = None, max_T: int = MAX_T, kinds=FAMILY_KINDS):
-    """``(family, T)``: a parsed :class:`derive.model.SignFamily` with its length."""
-    from derive.model import parse_signs
+    """``(family, T)``: a parsed :class:`derive.model.signs.SignFamily` with its length."""
+    from derive.model.spec import parse_signs
     return sign_specs(T=T, max_T=max_T, kinds=kinds).map(lambda st_: (parse_signs(st_[0]), st_[1]))
 
 
@@ -200,14 +200,14 @@ def _near(draw, threshold):
 def _derive_thresholds() -> None:
     """Evaluate a threshold once when a strategy is made, so that SymPy's one-time derivation of the outlier
     functions is not charged to the first example drawn (Hypothesis would call the input generation slow)."""
-    from derive.outliers import sample_threshold
+    from derive.gaussian.outliers import sample_threshold
     sample_threshold(1, 1, 1)
 
 
 @st.composite
 def _spike(draw, centered, near_threshold, level):
     import mpmath
-    from derive.outliers import critical_mu2, population_threshold, sample_threshold
+    from derive.gaussian.outliers import critical_mu2, population_threshold, sample_threshold
     delta, gamma = draw(ratios()), draw(ratios())
     kappa = draw(scales())
     alpha = kappa * draw(rationals(low=0, high=MAX_T, max_denominator=20, open_low=True))
@@ -216,18 +216,18 @@ def _spike(draw, centered, near_threshold, level):
         mu2c = critical_mu2(theta_c, alpha, delta)
     mu2 = _near(draw, mu2c) if near_threshold and mu2c > 0 else draw(rationals(low=0, high=16, max_denominator=100))
     c = draw(st.booleans()) if centered is None else centered
-    return {"delta_": delta, "gamma_": gamma, "alpha_": alpha, "kappa_": kappa, "mu2_": mu2,
+    return {"delta": delta, "gamma": gamma, "alpha": alpha, "kappa": kappa, "mu2": mu2,
             "sum_w": draw(rationals(low=-2, high=2, max_denominator=20)), "centered": c}
 
 
 def spike_scalars(*, centered: bool | None = None, near_threshold: bool = True, level: str = "sample"):
-    """Keyword arguments of :func:`derive.outliers.outliers_at`: ``delta, gamma`` in ``(0, 4]``, ``kappa`` in
+    """Keyword arguments of :func:`derive.gaussian.outliers.outliers_at`: ``delta, gamma`` in ``(0, 4]``, ``kappa`` in
     ``[1/10, 4]``, ``alpha/kappa`` in ``(0, 64]``, ``mu2`` near the ``level`` threshold half of the time,
     raw or centered ``S`` (``centered=None`` draws both).
 
     >>> from hypothesis import Phase, find, settings
     >>> sorted(find(spike_scalars(), lambda p: True, settings=settings(phases=[Phase.generate])))  # no shrinking: 10 s
-    ['alpha_', 'centered', 'delta_', 'gamma_', 'kappa_', 'mu2_', 'sum_w']
+    ['alpha', 'centered', 'delta', 'gamma', 'kappa', 'mu2', 'sum_w']
     """
     if centered is not None and not isinstance(centered, bool):
         raise ParameterError("centered", f"must be True, False or None, got {centered!r}")
@@ -240,8 +240,8 @@ def spike_scalars(*, centered: bool | None = None, near_threshold: bool = True, 
 @st.composite
 def _configs(draw, max_T, schemes, centered, near_threshold):
     import mpmath
-    from derive.attention import pooling
-    from derive.outliers import critical_mu2, sample_threshold
+    from derive.model.attention import pooling
+    from derive.gaussian.outliers import critical_mu2, sample_threshold
     spec, T = draw(sign_specs(max_T=max_T))
     scheme = draw(st.sampled_from(schemes))
     tau = mask = None
@@ -267,7 +267,7 @@ def _configs(draw, max_T, schemes, centered, near_threshold):
 def model_configs(*, max_T: int = MAX_T, schemes=SCHEMES, centered: bool | None = None, near_threshold: bool = True):
     """A model configuration as a dict: ``delta, gamma`` (``(0, 4]``), ``T`` (up to ``max_T``), ``signs``,
     ``weights`` (a scheme), ``tau`` and ``mask`` (causal only), ``mu2`` (near the sample threshold half the
-    time), ``centered`` and the resolved :class:`derive.attention.Pooling` (exact ``alpha``, ``kappa``, ``W``)."""
+    time), ``centered`` and the resolved :class:`derive.model.attention.Pooling` (exact ``alpha``, ``kappa``, ``W``)."""
     if centered is not None and not isinstance(centered, bool):
         raise ParameterError("centered", f"must be True, False or None, got {centered!r}")
     _derive_thresholds()
@@ -276,14 +276,14 @@ def model_configs(*, max_T: int = MAX_T, schemes=SCHEMES, centered: bool | None 
 
 
 def quantity_points(name: str, *, where=None):
-    """Points ``{symbol: Rational}`` where the derived quantity ``name`` exists (:mod:`derive.quantities`),
+    """Points ``{symbol: Rational}`` where the derived quantity ``name`` exists (:mod:`derive.sheet.quantities`),
     within the constraints ``where`` (as ``verify formula --where``).
 
     >>> from hypothesis import find
     >>> find(quantity_points("population.overlap", where="delta=1/4"), lambda p: True)
     {delta: 1/4, kappa: 1, alpha: 1, mu2: 1}
     """
-    from derive.quantities import quantity
+    from derive.sheet.quantities import quantity
     from verify.formula import domain_points, parse_where
     q = quantity(name)
     fixed, bounds, options = parse_where(where, q)

@@ -1,5 +1,5 @@
 """``verify formula``: a user's closed form of a derived quantity, proved equal, or refuted at a point."""
-from derive.clikit import QUANTITIES
+from derive.cli.kit import QUANTITIES
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
 

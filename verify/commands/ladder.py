@@ -1,6 +1,6 @@
 """``verify ladder``: the signal outlier of Monte Carlo against the derived limit over a ladder of d."""
 
-from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.numbers import check_count, json_reals
 from verify.montecarlo.trials import PATHS
 from verify.progress import progress

@@ -1,10 +1,9 @@
 """``verify mc``: Monte Carlo of the model next to the derived prediction for the same parameters."""
 import math
-from fractions import Fraction
 
-from derive.clikit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
 from derive.errors import ParameterError
-from derive.numbers import check_count, check_digits, format_real, parse_fraction
+from derive.numbers import check_count, check_digits, format_real
 from derive.resources import MAX_MU2, check_trials
 from verify.montecarlo.trials import PATHS
 
@@ -32,57 +31,56 @@ def add_arguments(p):
     p.add_argument("--digits", default=30, help="significant digits of the theory's reals")
 
 
-def pooling_inputs(scheme: str, T: int, signs: str, tau, mask, digits: int) -> dict:
-    """What the command needs of :func:`derive.attention.pooling`: the weights as floats (the Monte Carlo) and
-    as 12-digit text (the report), and ``alpha``, ``kappa``, ``W`` as exact ``p/q`` text, an irrational one
-    as the rational :func:`derive.commands.spike.spike` would read it. Kept between runs by
-    :func:`derive.cache.memo` (a spec naming a file is read afresh every time), so a repeated query
-    needs no SymPy."""
+def pooling_inputs(model, digits: int) -> dict:
+    """What the command needs of the model's pooling (:func:`derive.interface.weights`): the weights as floats (the
+    Monte Carlo) and as 12-digit text (the report), and ``alpha``, ``kappa``, ``W`` as exact ``p/q`` text, an
+    irrational one as the rational :func:`derive.cli.documents.spike` reads it. Kept between runs by
+    :func:`derive.cache.memo` unless a file gave the weights or ``R``, so a repeated query needs no SymPy."""
     def compute():
-        from derive.attention import pooling
-        from derive.commands.spike import exact_or_close
+        from derive.interface import weights
+        from derive.model.spec import exact_or_close
 
         # the weights carry guard digits: alpha and kappa feed the theory, which must be right to `digits`
-        pool = pooling(scheme, T, signs, tau=tau, mask=mask, digits=digits + 10)
+        pool = weights(model, digits + 10)
         exact = {name: str(exact_or_close(getattr(pool, name), name, digits)) for name in ("alpha", "kappa", "W")}
         return {"weights": [float(x) for x in pool.weights], "weights_text": [format_real(x, 12) for x in pool.weights],
                 **exact}
 
-    if "file:" in scheme or "file:" in signs:  # a file may change between runs: read it afresh
+    scheme, family = model.weights, model.signs
+    if scheme.name == "file" or family.kind == "file":
         return compute()
     from derive.cache import memo
 
-    return memo("pooling", {"scheme": scheme, "T": T, "signs": signs, "tau": tau, "mask": mask, "digits": digits},
-                compute)
+    return memo("pooling", {"scheme": scheme.spec, "T": model.T, "signs": family.spec, "tau": _text(scheme.tau),
+                            "mask": scheme.mask, "digits": digits}, compute)
+
+
+def _text(q):
+    return None if q is None else str(q)
 
 
 def run(args):
-    from derive.commands.spike import spike
-    from derive.model import check_T, parse_signs
+    from derive.cli.documents import spike
+    from derive.model.spec import Model
     from verify.montecarlo.trials import run_trials
     from verify.stats import mean_ci
 
-    d, V, N, T = (check_count(getattr(args, n), n, low=1) for n in ("d", "V", "N", "T"))
-    if V % 2:
-        raise ParameterError("V", f"must be even (balanced classes), got {V}")
+    model = Model(d=args.d, V=args.V, N=args.N, T=args.T, signs=args.signs, weights=args.weights, tau=args.tau,
+                  mask=args.mask, mu2=args.mu2, centered=args.centered)
+    d, V, N, T, mu2 = model.d, model.V, model.N, model.T, model.mu2
     seeds, seed0, k = (check_count(args.seeds, "seeds", low=1), check_count(args.seed0, "seed0"),
                        check_count(args.k, "k", low=1))
     if k >= min(d, N):
         raise ParameterError("k", f"must be below min(d, N) = {min(d, N)}, got {k}")
-    mu2 = parse_fraction(args.mu2, "mu2")
-    if mu2 < 0:
-        raise ParameterError("mu2", f"must be >= 0, got {args.mu2}")
     if mu2 > MAX_MU2:
         raise ParameterError("mu2", f"must be <= {MAX_MU2} for a float64 simulation, got {args.mu2}")
     digits = check_digits(args.digits)
-    family = parse_signs(args.signs)
-    family.check(check_T(T))
-    check_trials(d, V, N, T, seeds, family.kind)
-    pool = pooling_inputs(args.weights, T, args.signs, args.tau, args.mask, digits)
-    theory = spike(Fraction(d, V), Fraction(d, N), pool["alpha"], pool["kappa"], mu2,
-                   sum_w=pool["W"], centered=args.centered, digits=digits)
+    check_trials(d, V, N, T, seeds, model.signs.kind)
+    pool = pooling_inputs(model, digits)
+    theory = spike(model.delta, model.gamma, pool["alpha"], pool["kappa"], mu2, sum_w=pool["W"],
+                   centered=model.centered, digits=digits)
     # a few trials in a fresh process run faster on BLAS than after loading numba (choose_engine)
-    run = run_trials(d, V, N, T, args.signs, pool["weights"], float(mu2), centered=args.centered, k=k,
+    run = run_trials(d, V, N, T, model.signs, pool["weights"], float(mu2), centered=model.centered, k=k,
                      seeds=seeds, seed0=seed0, path=args.path, engine="auto")
     tops, overlaps = run.top_eigenvalues, run.overlaps
     fmt = lambda x: format_real(x, 10) if math.isfinite(x) else None  # noqa: E731

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from derive.model import parse_signs
+from derive.model.spec import parse_signs
 from verify.montecarlo.draw import balanced_signs, sample_sequences, sample_table
 
 __all__ = ["CHUNK", "attention_weights", "sequence_attention_weights", "weight_deviation"]

@@ -29,7 +29,8 @@ import numpy as np
 
 from derive.errors import ParameterError
 from derive.resources import check_trial
-from derive.model import SignFamily, parse_signs
+from derive.model.signs import SignFamily
+from derive.model.spec import parse_signs
 from derive.numbers import check_count, parse_fraction
 from verify.montecarlo.signs import sample_signs
 

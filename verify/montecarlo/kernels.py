@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from verify.montecarlo.lanczos import reorthogonalize as _reorthogonalize_source
+from verify.montecarlo.orthogonalize import reorthogonalize as _reorthogonalize_source
 
 __all__ = ["FASTMATH", "lanczos_sweep", "block_sweep", "transpose_product_into", "product_into",
            "round_transpose_product", "mix", "reorthogonalize", "lanczos_steps"]
@@ -22,7 +22,7 @@ fuses multiply and add; nothing else is relaxed (NaN and infinity keep their mea
 
 
 reorthogonalize = njit(cache=True)(_reorthogonalize_source)
-"""The full reorthogonalization of a Lanczos step (:func:`verify.montecarlo.lanczos.reorthogonalize`), compiled."""
+"""The full reorthogonalization of a Lanczos step (:func:`verify.montecarlo.orthogonalize.reorthogonalize`), compiled."""
 
 
 @njit(inline="always")

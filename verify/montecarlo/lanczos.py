@@ -22,10 +22,10 @@ faster on BLAS (:data:`ENGINES`; notes/benchmarks.md). The two give the same pai
 
 *Full reorthogonalization, carried by linearity.* Each new vector is orthogonalized against all
 earlier ones, :math:`w \leftarrow w - X h` with :math:`h = X^T w` (repeated once when it cancels more
-than :data:`REORTHOGONALIZE_AGAIN` of the norm: "twice is enough"), and the same correction is applied
+than :data:`~verify.montecarlo.orthogonalize.REORTHOGONALIZE_AGAIN` of the norm: "twice is enough"), and the same correction is applied
 to :math:`E^T w \leftarrow E^T w - Y h` with the stored :math:`Y = E^T X`, so :math:`y_{j+1}` stays
 equal to :math:`E^T x_{j+1}` without another pass (unless the second pass runs: see
-:func:`reorthogonalize`).
+:func:`~verify.montecarlo.orthogonalize.reorthogonalize`).
 
 *Stopping.* The tridiagonal :math:`T_m` gives the Ritz pairs :math:`(\theta_i, X s_i)` and their
 residual norms :math:`\beta_{m}|s_{m,i}|` (in exact arithmetic,
@@ -53,9 +53,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from derive.errors import ParameterError
+from verify.montecarlo.orthogonalize import reorthogonalize
 
-__all__ = ["ENGINES", "REORTHOGONALIZE_AGAIN", "INVARIANT_ULPS", "MAX_STRIDE", "TOL", "TOL_FLOAT32",
-           "MIXED_TOL", "MIXED_ACCEPT", "compiled_kernels", "steps_before_check", "reorthogonalize",
+__all__ = ["ENGINES", "INVARIANT_ULPS", "MAX_STRIDE", "TOL", "TOL_FLOAT32",
+           "MIXED_TOL", "MIXED_ACCEPT", "compiled_kernels", "steps_before_check",
            "rounded_transpose_product", "transpose_product", "product", "Mixing", "Ritz", "blas_steps", "lanczos_top",
            "implicit_top", "rayleigh_ritz", "mixed_top"]
 
@@ -75,10 +76,6 @@ def compiled_kernels():
     from verify.montecarlo import kernels
 
     return kernels
-
-REORTHOGONALIZE_AGAIN = math.sqrt(0.5)
-r"""A second Gram-Schmidt pass runs when the first leaves less than this fraction of the norm of
-:math:`w` (Kahan and Parlett's "twice is enough" criterion, with its constant :math:`1/\sqrt2`)."""
 
 INVARIANT_ULPS = 64
 r"""The Krylov space counts as invariant when :math:`\beta_m` falls below this many units of roundoff
@@ -134,32 +131,6 @@ def steps_before_check(history, m: int, worst: float, tol: float) -> int:
     rate = (worst / history[1]) ** (1 / (m - history[0]))
     predicted = math.log(tol / worst) / math.log(rate)
     return int(min(MAX_STRIDE, max(1, math.floor(0.75 * predicted))))
-
-
-def reorthogonalize(w, ynext, basis, images):
-    r"""Full reorthogonalization of a Lanczos step: :math:`w \leftarrow w - X(X^T w)` against the rows ``basis``
-    of :math:`X`, carried to ``ynext`` :math:`= E^T w` by linearity with ``images`` :math:`= E^T X`, in place.
-    When the first pass cancels more than :data:`REORTHOGONALIZE_AGAIN` of the norm a second one runs
-    ("twice is enough"), and then ``ynext`` must be recomputed by a pass over the table instead: the
-    correction would multiply the rounding of :math:`E^T w` by :math:`|h|/\beta > 1`, and on a float32
-    table that error would grow from step to step once the Krylov space is nearly exhausted. Returns
-    ``(beta, recompute)``, :math:`\beta = \|w\|`. Plain NumPy, so that both engines run this one source
-    (:mod:`verify.montecarlo.kernels` compiles it).
-
-    >>> w, y = np.array([1.0, 2.0]), np.array([2.0])
-    >>> beta, again = reorthogonalize(w, y, np.array([[1.0, 0.0]]), np.array([[3.0]]))
-    >>> float(beta), again, w.tolist(), y.tolist()
-    (2.0, False, [0.0, 2.0], [-1.0])
-    """
-    before = np.sqrt(np.dot(w, w))
-    h = np.dot(basis, w)
-    w -= np.dot(h, basis)
-    beta = np.sqrt(np.dot(w, w))
-    if beta < REORTHOGONALIZE_AGAIN * before:
-        w -= np.dot(np.dot(basis, w), basis)
-        return np.sqrt(np.dot(w, w)), True
-    ynext -= np.dot(h, images)
-    return beta, False
 
 
 def rounded_transpose_product(E: np.ndarray, x: np.ndarray, dtype, out: np.ndarray | None = None, engine="numba"):

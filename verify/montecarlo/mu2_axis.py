@@ -41,8 +41,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from derive.errors import ParameterError
-from verify.montecarlo.lanczos import (INVARIANT_ULPS, REORTHOGONALIZE_AGAIN, TOL, Mixing, compiled_kernels,
-                                       steps_before_check, transpose_product)
+from verify.montecarlo.lanczos import (INVARIANT_ULPS, TOL, Mixing, compiled_kernels, steps_before_check,
+                                       transpose_product)
+from verify.montecarlo.orthogonalize import REORTHOGONALIZE_AGAIN
 
 __all__ = ["BLOCK", "Pencil", "coupling", "Krylov", "block_lanczos", "Axis", "axis_top", "dense_axis_top",
            "check_mu2s"]

@@ -1,6 +1,6 @@
 r"""What one trial shows of the outliers, and the control variates of its draw.
 
-*Which outlier is which.* The raw ``S`` has two outliers of different causes (``derive.outliers``): the
+*Which outlier is which.* The raw ``S`` has two outliers of different causes (``derive.gaussian.outliers``): the
 signal's, along :math:`\mu + Zs/V`, and the vocabulary mean's, along :math:`m = Z1/V`, nearly orthogonal
 to ``u``. Either may be the top eigenvalue. Among the top ``k`` eigenvectors, the signal outlier is the
 one with the largest squared overlap with ``u``, the mean outlier the one with the largest squared
@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from derive import expectations as ex
+from derive.model import expectations as ex
 from verify.montecarlo.draw import Draw, Model, balanced_signs
 
 __all__ = ["TABLE_CONTROLS", "CONTROLS", "table_controls", "controls", "outlier_row"]
@@ -31,12 +31,12 @@ r"""Names of the control variates, each with expectation exactly 0:
 
 * ``mu_dot_g`` :math:`2\langle\mu, g\rangle`, ``g = Zs/V`` independent of :math:`\mu`;
 * ``g_norm2`` :math:`\|g\|^2 - d/V` and ``m_norm2`` :math:`\|m\|^2 - d/V`, ``m = Z1/V``
-  (:math:`g, m \sim N(0, I/V)`, the norms of :func:`derive.expectations.population_covariance_terms`);
+  (:math:`g, m \sim N(0, I/V)`, the norms of :func:`derive.model.expectations.population_covariance_terms`);
 * ``pooled_sign2`` :math:`\frac1N\sum_n (w^T\xi_n)^2 - \alpha` and ``pooled_sign`` :math:`\frac1N\sum_n w^T\xi_n`
   (:math:`E[\xi\xi^T] = R`, :math:`E\xi = 0`);
 * ``S_uu`` :math:`u^T S u - E[u^T S u]` and ``cbar_norm2`` :math:`\|\bar c\|^2 - E\|\bar c\|^2` (the sample mean of
   the pooled vectors; :math:`\bar c \bar c^T = S - S_c`), the expectations from
-  :func:`derive.expectations.sample_covariance_mean`.
+  :func:`derive.model.expectations.sample_covariance_mean`.
 """
 
 

@@ -1,7 +1,7 @@
 r"""The population covariance :math:`E[c c^T \mid E]` of one sampled table, exactly.
 
 Only the table is random here: the covariance given the table is built from the derived
-entry formula of :math:`M = E[a a^T]` (:func:`derive.expectations.second_moment_entry`),
+entry formula of :math:`M = E[a a^T]` (:func:`derive.model.expectations.second_moment_entry`),
 :math:`E M E^T = \frac{\kappa}{V} E E^T + \frac{W^2-\kappa}{V^2}(E1)(E1)^T + \frac{\alpha-\kappa}{V^2}(Es)(Es)^T`,
 so its outliers test the population level (``N = oo``) without sampling sequences.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from derive import expectations as ex
+from derive.model import expectations as ex
 from verify.montecarlo.draw import balanced_signs, sample_table
 
 __all__ = ["table_covariance", "population_covariance"]

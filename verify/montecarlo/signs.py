@@ -1,6 +1,6 @@
 """Samplers of the sign vectors ``xi in {+1,-1}^T`` of every family, each with exactly its ``R``.
 
-The families and their exact ``R`` live in :mod:`derive.model`; drawing from them is Monte Carlo,
+The families and their exact ``R`` live in :mod:`derive.model.signs`; drawing from them is Monte Carlo,
 so it lives here.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.model import SignFamily
+from derive.model.signs import SignFamily
 from derive.numbers import check_count
 
 __all__ = ["MAX_SIGNS", "sample_signs"]
@@ -24,13 +24,13 @@ def _fair(rng, shape):
 def sample_signs(family: SignFamily, rng: np.random.Generator, n: int, T: int) -> np.ndarray:
     """``n`` sign vectors of length ``T`` (an ``(n, T)`` int8 array) with the law of ``family``.
 
-    >>> from derive.model import parse_signs
+    >>> from derive.model.spec import parse_signs
     >>> xi = sample_signs(parse_signs("prefix:2"), np.random.default_rng(0), 4, 3)
     >>> xi.shape, bool((xi[:, 0] == xi[:, 1]).all())
     ((4, 3), True)
     """
     if not isinstance(family, SignFamily):
-        raise ParameterError("signs", f"must be a SignFamily (see derive.model.parse_signs), got {type(family).__name__}")
+        raise ParameterError("signs", f"must be a SignFamily (see derive.model.spec.parse_signs), got {type(family).__name__}")
     if not isinstance(rng, np.random.Generator):
         raise ParameterError("rng", f"must be a numpy.random.Generator, got {type(rng).__name__}")
     n = check_count(n, "n")

@@ -166,7 +166,7 @@ def run_trial(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="aut
     r"""One trial of the model: the top-``k`` eigenvalues of :math:`S` (or :math:`S_c` if ``centered``)
     and their eigenvectors' squared overlaps with :math:`u = \mathbf e_1`.
 
-    ``signs`` is a family spec (or a :class:`~derive.model.SignFamily`), ``weights`` ``T`` reals,
+    ``signs`` is a family spec (or a :class:`~derive.model.signs.SignFamily`), ``weights`` ``T`` reals,
     ``k < min(d, N)``. ``path``: ``'dense'`` (:func:`dense_top`), ``'implicit'``
     (:func:`implicit_top`), ``'mixed'`` (:func:`mixed_top`: float32 Lanczos certified by a float64
     Rayleigh-Ritz step) or ``'auto'`` (dense or mixed, see :data:`AUTO_COST_RATIO`); ``engine`` runs

@@ -2,8 +2,8 @@ r"""Real causal softmax attention against its ``d -> oo`` limit weights, on the 
 
 The paper treats attention pooling at first order: the data-dependent weights
 :math:`\hat w_{n,s}` of sequence ``n`` (:func:`verify.attention_sim.sequence_attention_weights`) are
-replaced by their limit :math:`w` (:func:`derive.attention.causal_weights`), and the spike theory
-(:func:`derive.outliers.outliers`) is applied with :math:`\alpha(w), \kappa(w)`. Here one trial draws the
+replaced by their limit :math:`w` (:func:`derive.model.attention.causal_weights`), and the spike theory
+(:func:`derive.gaussian.outliers.outliers`) is applied with :math:`\alpha(w), \kappa(w)`. Here one trial draws the
 table and the tokens once and builds two covariances from them: :math:`S_c` pooled with the limit
 weights (the model the theory describes) and :math:`\hat S_c` pooled with the real attention
 weights of each sequence. The paired difference of their signal outliers isolates the

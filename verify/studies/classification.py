@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.model import parse_signs
+from derive.model.spec import parse_signs
 from verify.montecarlo.draw import balanced_signs, mixing_matrix, pooled, sample_sequences, sample_table
 
 __all__ = ["ridge_fit", "accuracy", "accuracy_curves"]

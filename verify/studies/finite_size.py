@@ -2,7 +2,7 @@ r"""Finite-size study: the signal outlier of Monte Carlo against the derived lim
 
 At fixed :math:`\delta = d/V`, :math:`\gamma = d/N`, weights and :math:`\mu_2`, each rung ``d`` of a
 (typically geometric) ladder runs ``seeds`` trials of the model and compares the top eigenvalue
-and its overlap with :func:`derive.outliers.outliers_at` (centered or raw). Two errors are reported per
+and its overlap with :func:`derive.gaussian.outliers.outliers_at` (centered or raw). Two errors are reported per
 rung, each with its Student-t 95% interval (:func:`verify.stats.mean_ci`): the **bias** (mean of
 Monte Carlo minus theory, expected :math:`O(1/d)`) and the **RMS error** of a single trial
 (expected :math:`O(d^{-1/2})`, the outlier's Gaussian fluctuation). Their rates are fitted by
@@ -14,13 +14,13 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from derive import attention
+from derive.model import attention
 from derive.errors import ParameterError
 from derive.numbers import check_count, parse_rational
-from derive.commands.spike import document
-from derive.model import parse_signs
+from derive.cli.documents import outliers_document
+from derive.model.spec import parse_signs
 from derive.resources import check_trials
-from derive.outliers import outliers_at
+from derive.gaussian.outliers import outliers_at
 from verify.montecarlo.draw import check_model, draw, ratios, rung
 from verify.montecarlo.trials import choose_path, solve
 from verify.stats import finite_size_fit, mean_ci
@@ -73,7 +73,7 @@ def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, center
         o = outliers_at(delta, gamma, p.alpha, p.kappa, parse_rational(mu2, "mu2"), sum_w=p.W, centered=centered)
     if not o.sample.outlier:
         raise ParameterError("mu2", "the prediction has no signal outlier here: nothing to compare")
-    return p.floats(), (float(o.sample.eigenvalue), float(o.sample.overlap)), document(o, 15)
+    return p.floats(), (float(o.sample.eigenvalue), float(o.sample.overlap)), outliers_document(o, 15)
 
 
 def fit(rows: list[dict], get) -> dict:

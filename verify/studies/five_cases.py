@@ -11,10 +11,11 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from derive import bulk
-from derive.attention import pooling
-from derive.outliers import outliers_at
-from derive.vocabulary import vocabulary_law
+from derive.gaussian import bulk
+from derive.model.attention import pooling
+from derive.gaussian.outliers import outliers_at
+from derive.vocabulary.law import vocabulary_law
+from derive.vocabulary.signal import signal_outlier
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
 from verify.stats import mean_ci
@@ -38,7 +39,7 @@ def bulk_case(T, scheme, mask, delta, gamma, sizes, seeds, seed0: int = 0) -> di
     model = law.distribution()
     ge = ge_distribution(law.delta, law.gamma, p.kappa)
     with mpmath.workdps(15):
-        atom = float(law.atom_at_zero())
+        atom = float(law.atom_at_zero)
     ge_law = bulk.law(law.delta, law.gamma, p.kappa)
     out = {"atom_model": atom, "atom_ge": float(ge_law.atom_at_zero), "ge_right_edge": float(ge_law.edges()[-1][1]),
            "model_density_error": model.density_error, "rows": []}
@@ -63,7 +64,7 @@ def spike_case(delta, gamma, mu2, sizes, seeds, T: int = 1, scheme: str = "mean"
     law = vocabulary_law(delta, gamma, p.weights)
     with mpmath.workdps(15):
         g = outliers_at(law.delta, law.gamma, p.alpha, p.kappa, sp.Rational(str(mu2)), sum_w=p.W, centered=True)
-        s = law.diagonal().spike(sp.Rational(str(mu2))) if law.exact else None
+        s = signal_outlier(law.diagonal(), sp.Rational(str(mu2))) if law.exact else None
     out = {"model": (float(s.eigenvalue), float(s.overlap)) if s is not None and s.outlier else None,
            "ge": (float(g.sample.eigenvalue), float(g.sample.overlap)), "rows": []}
     for d in sizes:

@@ -2,7 +2,7 @@ r"""Where the Gaussian equivalent will do: the Kolmogorov distance between the m
 :math:`\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)` over :math:`(\delta, \gamma, T, \text{weights})`, against
 the resolution of a Monte Carlo at ``d = 2000``, and the figures of notes/finite_vocabulary.md.
 
-Both laws are known (:mod:`derive.vocabulary`, :mod:`derive.bulk`), so the map is computed from theory; the
+Both laws are known (:mod:`derive.vocabulary.law`, :mod:`derive.gaussian.bulk`), so the map is computed from theory; the
 resolution is what one draw at ``d = 2000`` shows of its own law: ``d * KS`` of about 10 (measured at ``T = 1, 2, 8``,
 notes/finite_vocabulary.md), so :data:`RESOLUTION` = 0.005.
 """
@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derive import bulk
-from derive.attention import pooling
-from derive.vocabulary import vocabulary_law
+from derive.gaussian import bulk
+from derive.model.attention import pooling
+from derive.vocabulary.floatview import float_view
+from derive.vocabulary.law import vocabulary_law
 
 __all__ = ["RESOLUTION", "MAP_GRID", "ge_distribution", "distance", "regime_map", "regime_figure", "map_table", "t1_figure", "main"]
 
@@ -115,8 +116,8 @@ def t1_figure(folder, eigenvalues, delta, gamma) -> str:
     ax.hist(ev[np.abs(ev) > 1e-9 * ev.max()], bins=120, density=True, weights=None, color="0.8",
             label=f"eigenvalues of $S_c$ (d = {len(ev)}); {100 * zeros:.1f}% at zero")
     # the histogram is of the nonzero eigenvalues: each law's density is divided by its own nonzero mass
-    ax.plot(x, model.density_float(x) / (1 - float(law.atom_at_zero())), color="C3", lw=1.4,
-            label=f"model's law (atom {float(law.atom_at_zero()):.3f} at 0)")
+    ax.plot(x, float_view(model).density(x) / (1 - float(law.atom_at_zero)), color="C3", lw=1.4,
+            label=f"model's law (atom {float(law.atom_at_zero):.3f} at 0)")
     ax.plot(x, np.nan_to_num(ge.density_float(x)) / (1 - float(ge.atom_at_zero)), color="C0", lw=1.2, ls="--",
             label=f"Gaussian equivalent (atom {float(ge.atom_at_zero):.3f}, edge {float(ge.edges()[-1][1]):.2f})")
     ax.set_yscale("log")

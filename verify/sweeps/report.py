@@ -8,7 +8,7 @@ overlaps :math:`|\hat u_i^T u|^2`, so that a raw ``S`` whose top outlier is the 
 read at its signal eigenvector), the bulk-edge estimate and the classification accuracy.
 
 Figures: a phase diagram (mean overlap over ``gamma x mu2``, with the population and sample
-thresholds :math:`\mu_2^{crit}(\gamma)` of :func:`derive.outliers.outliers_at`) for each value of the other
+thresholds :math:`\mu_2^{crit}(\gamma)` of :func:`derive.gaussian.outliers.outliers_at`) for each value of the other
 axes, when ``mu2`` and ``gamma`` are axes; and, when ``d`` is an axis, the finite-size error
 :math:`|\mathrm{mean} - \mathrm{theory}|` against ``d`` with the rate fitted by
 :func:`verify.stats.finite_size_fit`.
@@ -90,13 +90,13 @@ def _slug(names, values) -> str:
 
 CURVE_NODES = 33
 """Values of ``gamma`` at which the phase diagram's threshold curves are computed; the figure joins
-them linearly (the thresholds are smooth in ``gamma``, and each value costs a :func:`derive.outliers.outliers_at`)."""
+them linearly (the thresholds are smooth in ``gamma``, and each value costs a :func:`derive.gaussian.outliers.outliers_at`)."""
 
 
 def _critical_curves(params: dict, gamma: list[float]):
     """``mu2_critical`` at the population and sample level as functions of ``gamma`` over the range of
     ``gamma``, at the point's realized ``delta = d/V``."""
-    from derive.outliers import outliers_at
+    from derive.gaussian.outliers import outliers_at
 
     dims = dimensions(params)
     pool = point_pooling(params)

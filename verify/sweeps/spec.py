@@ -8,7 +8,7 @@ appended to a JSON-lines file that a rerun resumes.
     seeds = 2                     # seeds per grid point
     outputs = ["top_eigenvalues", "overlaps", "bulk_edge", "accuracy"]
     k = 3                         # top eigenvalues per task
-    path = "auto"                 # eigensolver of verify.simulate.run_trial
+    path = "auto"                 # eigensolver of verify.montecarlo.trials.run_trial
 
     [model]                       # parameters fixed for the whole sweep
     d = 32
@@ -288,14 +288,14 @@ def dimensions(params: dict) -> dict:
 
 @functools.lru_cache(maxsize=None)
 def _pooling(scheme: str, T: int, signs: str, tau, mask):
-    from derive.attention import pooling
+    from derive.model.attention import pooling
 
     causal = scheme == "causal"
     return pooling(scheme, T, signs, tau=tau if causal else None, mask=mask if causal else None)
 
 
 def point_pooling(params: dict):
-    """The :class:`derive.attention.Pooling` of a grid point (exact where derive gives it exactly)."""
+    """The :class:`derive.model.attention.Pooling` of a grid point (exact where derive gives it exactly)."""
     return _pooling(params["weights"], params["T"], params["signs"], params.get("tau"), params.get("mask"))
 
 
@@ -307,7 +307,7 @@ THEORY_DIGITS = 30
 def _theory(d, V, N, scheme, T, signs, tau, mask, mu2, centered):
     import mpmath
 
-    from derive.outliers import outliers_at
+    from derive.gaussian.outliers import outliers_at
 
     p = _pooling(scheme, T, signs, tau, mask)
     with mpmath.workdps(THEORY_DIGITS):
@@ -316,14 +316,14 @@ def _theory(d, V, N, scheme, T, signs, tau, mask, mu2, centered):
 
 
 def theory(params: dict):
-    """The :class:`derive.outliers.Outliers` at a grid point's realized ``d/V``, ``d/N``."""
+    """The :class:`derive.gaussian.outliers.Outliers` at a grid point's realized ``d/V``, ``d/N``."""
     dims = dimensions(params)
     return _theory(dims["d"], dims["V"], dims["N"], params["weights"], params["T"], params["signs"],
                    params.get("tau"), params.get("mask"), params["mu2"], params["centered"])
 
 
 def predicted_outliers(o) -> int:
-    """How many eigenvalues of ``S`` (or ``S_c``) the :class:`derive.outliers.Outliers` ``o`` puts above the
+    """How many eigenvalues of ``S`` (or ``S_c``) the :class:`derive.gaussian.outliers.Outliers` ``o`` puts above the
     bulk at sample level."""
     return int(o.sample.outlier) + sum(x.level == "sample" for x in o.other_outliers)
 

@@ -1,16 +1,18 @@
 """C1: the bulk law. The claimed law is the Gaussian equivalent; the model's own law is derived in
-derive/vocabulary.py (notes/finite_vocabulary.md). :func:`evidence_c1` computes the evidence, :func:`rule_c1`
+derive/vocabulary/law.py (notes/finite_vocabulary.md). :func:`evidence_c1` computes the evidence, :func:`rule_c1`
 decides from it alone."""
 from __future__ import annotations
 
 import numpy as np
 import sympy as sp
 
-from derive import bulk, tokenreuse
-from derive.attention import pooling
-from derive.cavity import Settings
-from derive.regime import GAUSSIAN_REUSE
-from derive.vocabulary import vocabulary_law
+from derive.gaussian import bulk
+from derive.vocabulary import tokenreuse
+from derive.model.attention import pooling
+from derive.vocabulary.cavity import Settings
+from derive.vocabulary.floatview import float_view
+from derive.gaussian.regime import GAUSSIAN_REUSE
+from derive.vocabulary.law import vocabulary_law
 from verify.ledger.checks.common import DELTA, GAMMA, SIGNS, T, pool, scheme_floats, theory, trials
 from verify.montecarlo.draw import check_model, draw, rung
 from verify.montecarlo.trials import solve
@@ -94,7 +96,7 @@ def _ladder(cfg: dict) -> dict:
         model = check_model(d, V, N, 1, "iid", [1.0], 0.0)
         data = draw(model, 7 + d)
         ev = solve(model, data, 1, True, "dense", spectrum=True).spectrum
-        rows.append({"d": d, "ks_model_times_d": round(d * ks_distance(ev, realized_law(model, data).cdf_float), 2),
+        rows.append({"d": d, "ks_model_times_d": round(d * ks_distance(ev, float_view(realized_law(model, data)).cdf), 2),
                      "ks_gaussian_times_d": round(d * ks_distance(ev, ge), 2)})
     growth = rows[-1]["ks_gaussian_times_d"] / max(rows[0]["ks_gaussian_times_d"], 1e-12)
     return {"T": 1, "delta": "1", "gamma": "1", "S": "centered", "weights": "mean",

@@ -5,10 +5,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from derive import expectations as ex
-from derive import outliers as O
-from derive import spikes
-from derive.outliers import outliers_at
+from derive.model import expectations as ex
+from derive.gaussian import outliers as O
+from derive.gaussian import spikes
+from derive.gaussian.outliers import outliers_at
 from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, POINT_TARGET, THRESHOLD_TARGET, outlier_comparison,
                                          pool, population_comparison, resolves, unbounded_support_note)
 from verify.ledger.records import decide
@@ -27,7 +27,7 @@ SAMPLE = {"scheme": "mean", "gamma": 2, "below": [0.45], "above": [1.5, 2.0, 3.0
 sample threshold, 1.38 of the population one), three points above."""
 
 def derived() -> str:
-    """The derived statement, written from the SymPy objects of :mod:`derive.spikes` and :mod:`derive.expectations`."""
+    """The derived statement, written from the SymPy objects of :mod:`derive.gaussian.spikes` and :mod:`derive.model.expectations`."""
     strength = ex.population_covariance_terms()["signal_strength"]
     proof = spikes.successive_thresholds()
     x = sp.Symbol("x")

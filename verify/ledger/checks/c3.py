@@ -4,9 +4,9 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from derive import expectations as ex
-from derive import outliers as O
-from derive import spikes
+from derive.model import expectations as ex
+from derive.gaussian import outliers as O
+from derive.gaussian import spikes
 from derive.symbols import alpha, delta, kappa
 from verify.comparison import TW_ORDER
 from verify.ledger.checks.common import DELTA, POINT_TARGET, pool, population_comparison, resolves
@@ -22,7 +22,7 @@ POINTS = (0.2, 1.5)
 outlier (``rho = 0.6 < 1.207``) and the derivation says one; at ``1.5`` both say one."""
 
 def corrected() -> str:
-    """The corrected statement, written from the SymPy objects of :mod:`derive.spikes` and :mod:`derive.expectations`."""
+    """The corrected statement, written from the SymPy objects of :mod:`derive.gaussian.spikes` and :mod:`derive.model.expectations`."""
     terms = ex.population_covariance_terms()
     mu2_c = sp.simplify(spikes.critical_mu2().subs(spikes.theta, spikes.population_threshold()))
     return (f"an outlier exists iff mu2 > {mu2_c} (the claim: mu2 > {CLAIMED_MU2_CRITICAL}): the class-mean noise Z s/V "

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive import expectations as ex
-from derive import spikes
+from derive.model import expectations as ex
+from derive.gaussian import spikes
 from verify.ledger.checks.common import (DELTA, GAMMA, POINT_TARGET, TARGET, outlier_comparison, resolves, theory,
                                          unbounded_support_note)
 from verify.ledger.records import decide
@@ -31,7 +31,7 @@ HIDDEN = ("mean", DELTA, 2, 0.45)
 signal strength is 0.64 of the sample threshold and 1.38 of the population one, outside both critical windows."""
 
 def derived() -> str:
-    """The derived statement, written from the SymPy objects of :mod:`derive.spikes` and :mod:`derive.expectations`."""
+    """The derived statement, written from the SymPy objects of :mod:`derive.gaussian.spikes` and :mod:`derive.model.expectations`."""
     terms = ex.population_covariance_terms()
     return (f"sample outlier psi(theta) = {spikes.sample_outlier_location()} at theta = {terms['signal_strength']}; "
             f"overlap |u_hat^T u|^2 -> zeta(theta) * f(theta) * {terms['signal_cosine2']} with zeta = "

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derive.model import parse_signs
+from derive.model.spec import parse_signs
 from derive.symbols import L as L_, T as T_
 from verify.comparison import compare, observe_sample
 from verify.montecarlo.observables import TABLE_CONTROLS
@@ -44,7 +44,7 @@ def _paired_gain(cfg: dict) -> dict:
 def evidence_c5(cfg: dict) -> dict:
     """The Rayleigh identity, random weights against the top eigenvector, the prefix closed forms over
     ``T <= 12``, and the paired Monte Carlo."""
-    from derive import optimality as opt
+    from derive.model import optimality as opt
 
     gap = opt.rayleigh_gap()
     identity = all(sp.simplify((gap.lhs - gap.rhs).subs(opt.T_, n).doit()) == 0 for n in (2, 3, 4))

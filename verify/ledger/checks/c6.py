@@ -12,8 +12,8 @@ LADDER = (32, 128, 512, 2048)
 """The dimensions at which real softmax attention (``T = 8``, ``tau = 1``) is compared with its limit."""
 
 def corrected() -> str:
-    """The corrected statement, written from :func:`derive.attention.causal_weight`."""
-    from derive.attention import causal_weight
+    """The corrected statement, written from :func:`derive.model.attention.causal_weight`."""
+    from derive.model.attention import causal_weight
     from derive.symbols import tau
 
     strict, inclusive = causal_weight("strict"), causal_weight("inclusive")
@@ -26,7 +26,7 @@ def corrected() -> str:
 def evidence_c6(cfg: dict) -> dict:
     """The derived limit weights of both masks against the claimed harmonic form (exact, ``T`` up to 32), and
     real attention against its limit over a ladder of ``d`` with the fitted rate of its deviation."""
-    from derive.attention import causal_weights
+    from derive.model.attention import causal_weights
     from verify.montecarlo.attention import weight_deviation
 
     def normalized(v):

@@ -12,7 +12,7 @@ def evidence_c7(cfg: dict) -> dict:
     """Exact ``alpha/kappa`` of causal attention against mean pooling, every ``T <= cfg["T_max"]``: per mask and ``T``
     the range of ``L`` where causal wins on ``prefix:L`` (signal early), the ``suffix:L`` rows where it wins
     (signal late), and the Markov correlations where it wins."""
-    from derive import optimality as opt
+    from derive.model import optimality as opt
 
     rows = {k: opt.compare_causal_vs_mean(k, cfg["T_max"]) for k in ("prefix", "suffix", "markov")}
     wins = opt.winning_block_lengths(rows["prefix"])

@@ -12,10 +12,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from derive import bulk
-from derive.attention import pooling
+from derive.gaussian import bulk
+from derive.model.attention import pooling
 from derive.numbers import format_real
-from derive.outliers import outliers_at
+from derive.gaussian.outliers import outliers_at
 from verify.comparison import compare_population, compare_sample
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
@@ -74,7 +74,7 @@ def scheme_floats(scheme: str, signs: str = SIGNS):
 
 
 def theory(delta, gamma, scheme: str, mu2, centered: bool = True):
-    """The derived :class:`derive.outliers.Outliers` of a scheme at exact ``delta, gamma`` and ``mu2``."""
+    """The derived :class:`derive.gaussian.outliers.Outliers` of a scheme at exact ``delta, gamma`` and ``mu2``."""
     p = pool(scheme)
     with mpmath.workdps(30):
         return outliers_at(sp.Rational(delta), sp.Rational(gamma), p.alpha, p.kappa, sp.Rational(str(mu2)),
@@ -147,19 +147,20 @@ def resolves(comparison: dict, target: dict = TARGET) -> bool:
 def unbounded_support_note() -> str:
     """The qualification of the outlier claims by the model's own bulk at fixed ``T`` (finite vocabulary): its support
     is unbounded, so the signal's outlier stops being the top eigenvalue as ``d`` grows. The numbers are those of the
-    exact ``T = 1`` law (:mod:`derive.topbulk`) at the issue's case ``delta = 1/4, gamma = 1, mu2 = 3``."""
+    exact ``T = 1`` law (:mod:`derive.vocabulary.topbulk`) at the issue's case ``delta = 1/4, gamma = 1, mu2 = 3``."""
     import sympy as sp
 
-    from derive.topbulk import signal_on_top_probability
-    from derive.vocabulary import vocabulary_law
+    from derive.vocabulary.law import vocabulary_law
+    from derive.vocabulary.signal import signal_outlier
+    from derive.vocabulary.topbulk import signal_on_top_probability
 
     law = vocabulary_law("1/4", "1", [sp.Integer(1)]).diagonal()
     with mpmath.workdps(20):
-        ell = law.spike(3).eigenvalue
+        ell = signal_outlier(law, 3).eigenvalue
         on_top = {d: mpmath.nstr(signal_on_top_probability(law, ell, d), 2) for d in (2000, 10**5, 10**6)}
     return ("At fixed T the model's own bulk (finite vocabulary) has unbounded support: a token seen k times puts an "
             "eigenvalue near gamma k + 1, and the largest count grows like log d / log log d, so the signal's outlier "
-            "is the top eigenvalue only with a probability that tends to 0 (exact at T = 1, derive.topbulk: at delta "
+            "is the top eigenvalue only with a probability that tends to 0 (exact at T = 1, derive.vocabulary.topbulk: at delta "
             f"= 1/4, gamma = 1, mu2 = 3 the outlier at {mpmath.nstr(ell, 5)} is on top with probability "
             + ", ".join(f"{p} at d = {d}" for d, p in on_top.items())
             + "); u is then recovered by the eigenvector of the eigenvalue nearest the derived location, not by the "

@@ -1,0 +1,5 @@
+import sys
+
+from derive.cli import main
+
+sys.exit(main())

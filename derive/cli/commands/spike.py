@@ -1,0 +1,54 @@
+"""``derive spike``: the signal outlier (claims C2-C4) and every further outlier, as derived: for the model's own
+``S`` with ``--T --weights --signs`` (finite vocabulary), else for Gaussian-equivalent pooled vectors."""
+from __future__ import annotations
+
+from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.errors import ParameterError
+
+__all__ = ["NAME", "HELP", "add_arguments", "run"]
+
+NAME = "spike"
+HELP = "outlier eigenvalues, overlaps and thresholds of S (population and sample level)"
+
+
+def add_arguments(p):
+    p.add_argument("--delta", required=True, help="d/V")
+    p.add_argument("--gamma", required=True, help="d/N (0 for the population level only)")
+    p.add_argument("--alpha", default=None, help="w^T R w (Gaussian-equivalent law, without --T)")
+    p.add_argument("--kappa", default=None, help="||w||^2 (Gaussian-equivalent law, without --T)")
+    p.add_argument("--mu2", required=True, help="signal strength ||mu||^2")
+    p.add_argument("--sum-w", default=None, help="W = sum_t w_t (raw S only; default 1; without --T)")
+    p.add_argument("--centered", action="store_true", help="the centered covariance S_c")
+    p.add_argument("--T", default=None, help="sequence length: the model's own S, with --weights and --signs")
+    p.add_argument("--weights", default=None, metavar=listed(SCHEMES), help="with --T: the weight scheme")
+    p.add_argument("--signs", default=None, metavar=listed(SIGN_SPECS), help="with --T: the sign family")
+    p.add_argument("--tau", default=None, help="with --weights causal: attention temperature tau >= 0 (default 0)")
+    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES),
+                   help="with --weights causal: inclusive (keys s <= t, default) or strict (s < t)")
+    p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
+
+
+def run(args):
+    from derive.cli.documents import spike_document
+    from derive.model.spec import Model
+    from derive.numbers import check_digits
+
+    digits = check_digits(args.digits)
+    if args.T is not None:
+        for name in ("alpha", "kappa", "sum_w"):
+            if getattr(args, name) is not None:
+                raise ParameterError(name.replace("_", "-"), "follows from --weights for the model's own S: omit it")
+        if args.weights is None or args.signs is None:
+            raise ParameterError("weights" if args.weights is None else "signs", "is required with --T")
+        model = Model(delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, tau=args.tau,
+                      mask=args.mask, signs=args.signs, mu2=args.mu2, centered=args.centered)
+        return spike_document(model, digits)
+    for name in ("weights", "signs", "tau", "mask"):
+        if getattr(args, name) is not None:
+            raise ParameterError(name, "belongs to the model's own S: give --T with it")
+    for name in ("alpha", "kappa"):
+        if getattr(args, name) is None:
+            raise ParameterError(name, "is required for the Gaussian-equivalent law (or give --T, --weights, --signs)")
+    model = Model(delta=args.delta, gamma=args.gamma, alpha=args.alpha, kappa=args.kappa, mu2=args.mu2,
+                  sum_w=args.sum_w if args.sum_w is not None else "1", centered=args.centered)
+    return spike_document(model, digits)

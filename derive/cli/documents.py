@@ -1,0 +1,236 @@
+r"""The JSON documents of the ``derive`` commands (INTERFACE.md), built from a :class:`~derive.model.spec.Model` and
+the objects of :mod:`derive.interface`: every real a string of ``digits`` significant digits, correct to them.
+
+A command module reads its options, builds the model once, and hands it here; ``verify mc`` and the studies use the
+same documents for their theory.
+"""
+from __future__ import annotations
+
+import mpmath
+
+from derive.cache import memo
+from derive.errors import ParameterError
+from derive.model.spec import Model
+from derive.numbers import check_digits, format_exact, format_real
+
+__all__ = ["ASSUMPTIONS", "MODEL_ASSUMPTIONS", "MAX_WORKING_DIGITS", "spike", "spike_document", "outliers_document",
+           "weights_document", "bulk_document", "estimate"]
+
+ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for "
+               "Gaussian-equivalent pooled vectors with the same covariance, d/N -> gamma")
+
+MODEL_ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for the model's own pooled "
+                     "vectors (finite vocabulary, Poisson token reuse), exact for one nonzero weight")
+
+MAX_WORKING_DIGITS = 4000
+"""Highest working precision tried before a result is declared undecided (a point closer to a
+threshold than about ``10^-3000`` relative)."""
+
+
+def _agreeing(evaluate, digits: int):
+    """``evaluate(P)`` (a document of reals to ``digits``) at rising working precisions ``P`` until two
+    successive ones agree: near a threshold the overlap cancels as many digits as the distance to it
+    has, and the outlier's existence is decided by the sign of a difference as small as that distance.
+    Without agreement by :data:`MAX_WORKING_DIGITS` the result is refused (``mu2``: too close to a
+    threshold to be decided), never reported."""
+    working = digits + 15
+    previous = evaluate(working)
+    while working <= MAX_WORKING_DIGITS:
+        working = 2 * working
+        current = evaluate(working)
+        if current == previous:
+            return current
+        previous = current
+    raise ParameterError("mu2", f"within about 1e-{MAX_WORKING_DIGITS // 2} (relative) of a threshold: whether the "
+                                f"outlier exists is not decided at {MAX_WORKING_DIGITS} digits of working precision")
+
+
+def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -> dict:
+    r"""The document of ``derive spike`` without ``--T``: the Gaussian-equivalent outliers at the pooling scalars
+    :math:`\alpha, \kappa, W` (:func:`spike_document` of the model they describe).
+
+    >>> spike("1/2", "1/4", "1/2", "1/4", 3, digits=6)["population"]["mu2_critical"]
+    '0.103553'
+    >>> import sympy as sp
+    >>> spike("1/2", "1/4", sp.asin(sp.Rational(1, 3)), 1, 4, digits=6)["population"]["outlier"]
+    True
+    """
+    digits = check_digits(digits)
+    return spike_document(Model(delta=delta, gamma=gamma, alpha=alpha, kappa=kappa, mu2=mu2, sum_w=sum_w,
+                                centered=centered), digits)
+
+
+def spike_document(m: Model, digits: int = 30) -> dict:
+    r"""The document of ``derive spike`` for the model ``m``: :func:`derive.interface.spike` with every real to
+    ``digits``, the working precision raised until two precisions agree on every reported real. The model's own
+    sample level (``law: finite-vocabulary``: weights with one nonzero entry) is derived once per question and kept
+    between runs (:func:`derive.cache.memo`): its windows of ``mu2`` take a root search in every gap.
+
+    >>> doc = spike_document(Model(delta="1/4", gamma=1, T=1, weights="mean", signs="iid", mu2=3, centered=True), 8)
+    >>> doc["law"], doc["sample"]["eigenvalue"], doc["sample"]["overlap"], doc["bulk"]["right_edge"]
+    ('finite-vocabulary', '5.8571217', '0.45899455', 'inf')
+    """
+    from derive import interface
+    from derive.gaussian.regime import gaussian_equivalent_warning
+
+    digits = check_digits(digits)
+    if interface.model_law(m) and m.need("gamma").gamma == 0:
+        raise ParameterError("gamma", "must be > 0, got 0")
+    own = interface.model_law(m) and interface.bulk(m).exact
+
+    def evaluate(working: int):
+        with mpmath.workdps(working):
+            try:
+                o = interface.spike(m, law="gaussian-equivalent")
+            except ZeroDivisionError:
+                # on a threshold to this precision (the overlap's factor divides by psi'(l) = 0): undecided
+                # here, and a fresh object agrees with nothing, so the precision rises
+                return object()
+        return outliers_document(o, digits)
+
+    doc = _agreeing(evaluate, digits)
+    if not own:
+        if interface.model_law(m):
+            raise ParameterError("weights", "the model's own outlier is derived for one nonzero weight (D diagonal); "
+                                            "for more, derive spike without --T gives the Gaussian equivalent")
+        doc["law"] = "gaussian-equivalent"
+        doc["warning"] = gaussian_equivalent_warning(m.delta, m.gamma) if m.gamma > 0 else None
+        return doc
+    law = interface.bulk(m)
+    key = {"delta": str(law.delta), "gamma": str(law.gamma), "weights": [str(w) for w in law.weights],
+           "mu2": str(m.mu2), "digits": digits}
+    doc["sample"] = memo("model-spike-sample", key, lambda: _sample(m, digits))
+    doc["bulk"]["right_edge"] = "inf"
+    doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
+    doc["assumptions"] = MODEL_ASSUMPTIONS
+    doc["law"] = law.law
+    doc["warning"] = None
+    return doc
+
+
+def _sample(m: Model, digits: int) -> dict:
+    """The sample level of the model's own ``S`` (:func:`derive.interface.vocabulary_sample`) to ``digits``."""
+    from derive.interface import vocabulary_sample
+
+    with mpmath.workdps(digits + 15):
+        s = vocabulary_sample(m)
+        fmt = lambda v: "inf" if v == mpmath.inf else format_real(v, digits)  # noqa: E731
+        return {"outlier": s.outlier, "eigenvalue": None if s.eigenvalue is None else fmt(s.eigenvalue),
+                "overlap": fmt(s.overlap), "mu2_critical": None if s.mu2_critical is None else fmt(s.mu2_critical),
+                "mu2_windows": [[fmt(a), fmt(b)] for a, b in s.windows],
+                "bulk_mass_above": None if s.mass_above is None else fmt(s.mass_above)}
+
+
+def outliers_document(o, digits: int) -> dict:
+    """An :class:`derive.gaussian.outliers.Outliers` as the JSON document of ``derive spike`` (reals to ``digits``)."""
+    fmt = lambda x: None if x is None else format_real(x, digits)  # noqa: E731
+    doc = {name: {"outlier": lev.outlier, "eigenvalue": fmt(lev.eigenvalue), "overlap": fmt(lev.overlap),
+                  "mu2_critical": fmt(lev.mu2_critical)}
+           for name, lev in (("population", o.population), ("sample", o.sample))}
+    doc["bulk"] = {"right_edge": fmt(o.right_edge), "population_right_edge": fmt(o.population_right_edge)}
+    doc["other_outliers"] = [{"cause": x.cause, "level": x.level, "eigenvalue": fmt(x.eigenvalue), "overlap": "0"}
+                             for x in o.other_outliers]
+    doc["assumptions"] = ASSUMPTIONS
+    return doc
+
+
+def weights_document(m: Model, digits: int = 30) -> dict:
+    """The document of ``derive weights``: the weights (exact where they are rational), ``alpha``, ``kappa``,
+    ``alpha/kappa`` and the note of a non-unique optimum.
+
+    >>> weights_document(Model(T=2, weights="mean", signs="iid"), 5)["alpha_over_kappa"]
+    '1.0'
+    """
+    from derive.interface import weights
+    from derive.resources import check_output
+
+    digits = check_digits(digits)
+    check_output(m.need("T").T, digits)
+    p = weights(m, digits)
+    w, note, a, k = p.weights, p.note, p.alpha, p.kappa
+    exact = [format_exact(x) for x in w]
+    # format_real leaves its working precision when converting; hold enough digits around it
+    with mpmath.workdps(digits + 10):
+        # weights repeat (mean, optimal blocks): each distinct value is formatted once
+        formatted = {}
+
+        def real(x):
+            if x is None:
+                return None
+            if x not in formatted:
+                formatted[x] = format_real(x, digits)
+            return formatted[x]
+
+        return {
+            "weights": [real(x) for x in w],
+            "exact": exact if all(e is not None for e in exact) else None,
+            "alpha": real(a),
+            "kappa": real(k),
+            "alpha_over_kappa": real(None if a is None else a / k),
+            "note": note,
+        }
+
+
+def bulk_document(m: Model, points: list, digits: int = 30) -> dict:
+    """The document of ``derive bulk``: the model's own law (``m`` has weights) or the Gaussian-equivalent one (``m``
+    has ``kappa``), with its density at ``points`` (exact rationals)."""
+    from derive import interface
+    from derive.resources import check_density_work
+
+    digits = check_digits(digits)
+    check_density_work(len(points), digits)
+    if interface.model_law(m):
+        return _vocabulary_bulk(interface.bulk(m), points, digits)
+    from derive.gaussian import bulk
+    from derive.gaussian.regime import gaussian_equivalent_warning
+
+    law = interface.bulk(m, law="gaussian-equivalent")
+    values = bulk.density(law.delta, law.gamma, law.kappa, points, digits)
+    # format_real reads its argument in the current precision, which must not cut the digits
+    with mpmath.workdps(digits + 10):
+        return {
+            "law": law.law,
+            "support": [[format_real(a, digits), format_real(b, digits)] for a, b in law.support],
+            "atom_at_zero": format_real(law.atom_at_zero, digits),
+            "density": [format_real(v, digits) for v in values],
+            "polynomial": str(law.polynomial),
+            "warning": gaussian_equivalent_warning(law.delta, law.gamma),
+        }
+
+
+def _vocabulary_bulk(law, points: list, digits: int) -> dict:
+    import sympy as sp
+
+    points = [sp.Rational(q.numerator, q.denominator) for q in points]
+    with mpmath.workdps(digits + 10):
+        support, K = law.support_summary()
+        values = law.densities(points)
+        fmt = lambda v: "inf" if v == mpmath.inf else format_real(v, digits)  # noqa: E731
+        if K is None:
+            note = ("more than one nonzero weight: the support is not derived, [0, inf) holds it (unbounded token "
+                    "counts); the density is a cavity estimate, printed to the digits its error allows")
+        else:
+            note = (f"the last interval holds one cluster of eigenvalues per token count above {K}, "
+                    f"of total mass below 1e-{digits}")
+        return {
+            "law": law.law,
+            "kappa": format_real(law.kappa, digits),
+            "reuse": format_real(law.reuse, digits),
+            "support": [[fmt(a), fmt(b)] for a, b in support],
+            "support_note": note,
+            "atom_at_zero": format_real(law.atom_at_zero, digits),
+            "density": [estimate(v, e, digits) for v, e in values],
+            "density_error": None if all(e is None for _, e in values) else format_real(max(e for _, e in values), 2),
+        }
+
+
+def estimate(value, error, digits: int) -> str:
+    """``value`` to ``digits`` significant digits, or to the digits its ``error`` leaves (at least one).
+
+    >>> estimate(mpmath.mpf("0.123456"), mpmath.mpf("1e-3"), 30)
+    '0.123'
+    """
+    if error is None or value == 0:
+        return format_real(value, digits)
+    reliable = int(mpmath.floor(mpmath.log10(abs(value) / error))) + 1 if error > 0 else digits
+    return format_real(value, max(1, min(digits, reliable)))

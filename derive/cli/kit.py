@@ -1,0 +1,215 @@
+"""Plumbing shared by the ``derive`` and ``verify`` command lines.
+
+A command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> object`` (a JSON-ready document), and optionally ``exit_status(doc) -> int`` (the status once
+the document is printed; 0 without it). Bad input, from argparse or from a
+:class:`ParameterError`, ends with exit status 2 and one line on stderr. SIGINT and SIGTERM end a command with
+one line on stderr and status 130 or 143 (128 plus the signal's number), once every ``with`` block on the way out
+has closed: worker processes stopped, partial files removed (:class:`Interrupted`).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import json
+import os
+import re
+import signal
+import sys
+import threading
+
+from derive.errors import ParameterError
+
+__all__ = ["SCHEMES", "SIGN_SPECS", "MASK_CHOICES", "QUANTITIES", "STOP_SIGNALS", "Interrupted", "listed", "version",
+           "readable", "run_cli"]
+
+SCHEMES = ("mean", "causal", "optimal", "file:PATH")
+"""The weight schemes a command line accepts (``file:PATH``: a ``.npy`` or ``.csv`` of weights)."""
+
+SIGN_SPECS = ("iid", "prefix:L", "suffix:L", "markov:r", "gauss:rho", "file:PATH")
+"""The sign-family specs a command line accepts."""
+
+MASK_CHOICES = ("inclusive", "strict")
+"""The masks of causal attention (the keys of :data:`derive.model.attention.MASKS`)."""
+
+QUANTITIES = ("signal.strength", "signal.cosine2", "mean.strength", "population.theta_critical",
+              "population.eigenvalue", "population.overlap", "population.mu2_critical", "sample.theta_critical",
+              "sample.eigenvalue", "sample.overlap", "sample.mu2_critical", "bulk.right_edge",
+              "bulk.population_right_edge", "bulk.density", "bulk.atom_at_zero", "weights.causal",
+              "alpha_over_kappa.mean.prefix", "alpha_over_kappa.mean.suffix", "alpha_over_kappa.optimal.prefix")
+"""The names ``verify formula --quantity`` accepts: the quantities of :mod:`derive.sheet.quantities` (kept here so that
+building the command line imports no SymPy)."""
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""The signals that stop a command cleanly."""
+
+
+class Interrupted(BaseException):
+    """A stop signal, raised in the main thread where it arrived, so that everything on the way out closes as it
+    does for an error (a ``BaseException``: no ``except Exception`` of a check or of SymPy takes it for a failure)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _stop_signals(prog: str):
+    """Turn the first SIGINT or SIGTERM into :class:`Interrupted`; a second one while the first is being handled
+    exits at once (the workers die with this process). Yields the list of signals received."""
+    received = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def stop(signum, frame):
+        received.append(signum)
+        if len(received) == 1:
+            raise Interrupted(signum)
+        print(_stopped_line(prog, received[0]), file=sys.stderr, flush=True)
+        os._exit(128 + received[0])
+
+    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS}
+    try:
+        yield received
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _stopped_line(prog: str, signum: int) -> str:
+    return f"{prog}: interrupted by {signal.Signals(signum).name}"
+
+
+def listed(values) -> str:
+    """The valid values of an option as ``--help`` shows them.
+
+    >>> listed(MASK_CHOICES)
+    '{inclusive,strict}'
+    """
+    return "{" + ",".join(values) + "}"
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # argparse reads "-1/2" or "-1e-3" as an option name, so "--sum-w -1/2" failed; every
+        # numeric form that parse_rational accepts is a value here, and so is a comma-separated list of
+        # them that starts with a negative one ("--x -1,2")
+        number = r"-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?"
+        self._negative_number_matcher = re.compile(rf"^-{number[2:]}(,{number})*$")
+
+    def error(self, message):
+        raise ParameterError("arguments", message)
+
+
+def version() -> str:
+    """The installed version of the distribution (``attention-rmt``)."""
+    from importlib.metadata import PackageNotFoundError, version as installed
+    try:
+        return installed("attention-rmt")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for (importlib.metadata reads the
+    environment's distributions, 60 ms that every other command would pay)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, prog="",
+                 help="show program's version number and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+        self.prog = prog
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{self.prog} (attention-rmt) {version()}")
+        parser.exit()
+
+
+def _scalar(v) -> str:
+    return "-" if v is None else ("yes" if v is True else "no" if v is False else str(v))
+
+
+def _flat(v) -> bool:
+    return not isinstance(v, (dict, list, tuple))
+
+
+def readable(doc, indent: int = 0) -> str:
+    """A command's JSON document as indented ``name: value`` lines (the output without ``--json`` of a command
+    that has no table of its own): lists of numbers on one line, intervals as ``[a, b]``, no JSON or reprs.
+
+    >>> print(readable({"support": [["0", "1.5"]], "atom_at_zero": "0", "sample": {"outlier": True, "eigenvalue": None}}))
+    support: [0, 1.5]
+    atom_at_zero: 0
+    sample:
+      outlier: yes
+      eigenvalue: -
+    """
+    pad, lines = " " * indent, []
+    items = doc.items() if isinstance(doc, dict) else enumerate(doc)
+    for key, v in items:
+        label = f"{pad}{key}:" if isinstance(doc, dict) else f"{pad}-"
+        if _flat(v):
+            lines.append(f"{label} {_scalar(v)}")
+        elif all(_flat(x) for x in v if not isinstance(v, dict)) and not isinstance(v, dict):
+            lines.append(f"{label} {', '.join(_scalar(x) for x in v)}")
+        elif not isinstance(v, dict) and all(isinstance(x, (list, tuple)) and all(map(_flat, x)) for x in v):
+            lines.append(f"{label} {', '.join('[' + ', '.join(map(_scalar, x)) + ']' for x in v)}")
+        else:
+            lines.append(label)
+            lines.append(readable(v, indent + 2))
+    return "\n".join(lines)
+
+
+def _print_human(doc, out):
+    print(doc if isinstance(doc, str) else readable(doc), file=out)
+
+
+def run_cli(prog: str, description: str, command_modules: list[str], argv=None) -> int:
+    """Parse ``argv``, run the chosen command, print its document; return the exit status."""
+    with _stop_signals(prog) as received:
+        try:
+            return _run(prog, description, command_modules, argv)
+        except BaseException:
+            if not received:
+                raise
+        print(_stopped_line(prog, received[0]), file=sys.stderr)
+        return 128 + received[0]
+
+
+def _run(prog: str, description: str, command_modules: list[str], argv=None) -> int:
+    parser = _OneLineParser(prog=prog, description=description)
+    parser.add_argument("--version", action=_Version, prog=prog)
+    sub = parser.add_subparsers(dest="command", parser_class=_OneLineParser)
+    commands = {}
+    for path in command_modules:
+        module = importlib.import_module(path)
+        p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        p.add_argument("--version", action=_Version, prog=prog)
+        p.add_argument("--json", action="store_true", help="print exactly one JSON document")
+        module.add_arguments(p)
+        commands[module.NAME] = module
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            raise ParameterError("command", f"choose one of {', '.join(commands)}")
+        doc = commands[args.command].run(args)
+    except ParameterError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.json:
+            print(json.dumps(doc))
+        else:
+            human = getattr(commands[args.command], "render", None)
+            _print_human(human(doc) if human else doc, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader stopped early (``| head``): not an error of ours, and no traceback; stdout goes
+        # to /dev/null so that the interpreter's final flush does not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    status = getattr(commands[args.command], "exit_status", None)
+    return status(doc) if status else 0

@@ -1,0 +1,137 @@
+r"""The results of the model as numbers and objects: one function per question, each taking a
+:class:`~derive.model.spec.Model`.
+
+* :func:`weights`: the pooling weights of the model's scheme with :math:`\alpha = w^\top Rw`,
+  :math:`\kappa = \|w\|^2`, :math:`W = \sum_t w_t` (exact);
+* :func:`bulk`: the limiting spectral law of ``S``, the model's own (finite vocabulary) or its Gaussian equivalent;
+* :func:`spike`: the outliers of ``S`` (or :math:`S_c`): eigenvalues, overlaps, thresholds, at the current mpmath
+  precision, with the law they are for.
+
+>>> import mpmath
+>>> m = Model(delta="1/2", gamma="1/4", T=8, weights="mean", signs="prefix:3", mu2="3/2", centered=True)
+>>> with mpmath.workdps(20):
+...     o = spike(m)
+...     print(o.law, mpmath.nstr(o.sample.eigenvalue, 10), mpmath.nstr(o.sample.overlap, 10))
+gaussian-equivalent 0.6319444444 0.6185897436
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+
+import mpmath
+
+from derive.errors import ParameterError
+from derive.model.spec import Model
+
+__all__ = ["LAWS", "weights", "bulk", "spike", "model_law", "vocabulary_sample"]
+
+LAWS = ("finite-vocabulary", "gaussian-equivalent")
+"""The laws a result can be for: the model's own (a finite vocabulary, tokens reused a Poisson number of times),
+or the Gaussian equivalent of its pooled vectors (the paper's)."""
+
+
+def _model(m) -> Model:
+    if not isinstance(m, Model):
+        raise ParameterError("model", f"must be a derive.Model, got {type(m).__name__}")
+    return m
+
+
+@lru_cache(maxsize=256)
+def weights(m: Model, digits: int = 30):
+    r"""The pooling of the model's weight scheme: :class:`~derive.model.attention.Pooling` with the weights
+    (normalized to sum 1; exact rationals where they exist, else to ``digits``), :math:`\alpha` (``None`` without
+    ``signs``), :math:`\kappa`, :math:`W`.
+
+    >>> p = weights(Model(T=3, weights="causal", mask="strict", signs="iid")); p.weights, p.alpha, p.kappa
+    ((3/4, 1/4, 0), 5/8, 5/8)
+    """
+    from derive.model.attention import pooling
+
+    m = _model(m).need("T", "weights")
+    return pooling(m.weights, m.T, m.signs, digits=digits)
+
+
+def model_law(m: Model) -> bool:
+    """Whether ``m`` describes its pooling by weights (so the model's own law applies), not by scalars alone."""
+    return _model(m).weights is not None
+
+
+def bulk(m: Model, law: str = "finite-vocabulary"):
+    r"""The limiting spectral law of ``S`` at the model's ``delta, gamma``: the model's own
+    (:class:`~derive.vocabulary.law.VocabularyLaw`, ``law="finite-vocabulary"``, needs the weights) or its Gaussian
+    equivalent :math:`\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)` (:class:`~derive.gaussian.bulk.BulkLaw`,
+    ``law="gaussian-equivalent"``, needs ``kappa`` or the weights).
+
+    >>> L = bulk(Model(delta=1, gamma=1, T=1, weights="mean"))
+    >>> with mpmath.workdps(15):
+    ...     print(L.law, mpmath.nstr(L.atom_at_zero, 10))
+    finite-vocabulary 0.3678794412
+    """
+    m = _model(m).need("delta", "gamma")
+    if law == "finite-vocabulary":
+        from derive.vocabulary.law import vocabulary_law
+
+        return vocabulary_law(m.delta, m.gamma, weights(m.need("weights")).weights)
+    if law == "gaussian-equivalent":
+        from derive.gaussian.bulk import law as gaussian_law
+
+        return gaussian_law(m.delta, m.gamma, _scalars(m)["kappa"])
+    raise ParameterError("law", f"must be one of {', '.join(LAWS)}, got {law!r}")
+
+
+def _scalars(m: Model) -> dict:
+    """``alpha``, ``kappa``, ``sum_w`` of the model: given, or from its weights (an irrational ``alpha``, from weights
+    with ten guard digits, as the rational within ``10^-(dps + 20)`` of it at the current precision ``dps``)."""
+    from derive.model.spec import exact_or_close
+
+    digits = mpmath.mp.dps
+    if m.weights is None:
+        return {"alpha": m.alpha, "kappa": m.need("kappa").kappa, "sum_w": 1 if m.sum_w is None else m.sum_w}
+    p = weights(m, digits + 10)
+    if p.alpha is None:
+        raise ParameterError("signs", "is required: alpha = w^T R w needs the sign family")
+    return {name: exact_or_close(value, name, digits) for name, value in
+            (("alpha", p.alpha), ("kappa", p.kappa), ("sum_w", p.W))}
+
+
+def spike(m: Model, law: str | None = None):
+    r"""The outliers of ``S`` (:math:`S_c` if ``m.centered``) at the model's ``delta, gamma, mu2``, at the current
+    precision: :class:`~derive.gaussian.outliers.Outliers` (``population``, ``sample``, the bulk's edges, the other
+    outliers, and ``law``).
+
+    ``law=None`` answers for the model's own ``S`` where its outlier is derived (weights given, one nonzero
+    weight), else for the Gaussian-equivalent pooled vectors; ``"gaussian-equivalent"`` asks for the latter. The
+    population level is exact in the limit ``d/V -> delta`` either way.
+    """
+    from derive.gaussian.outliers import outliers_at
+
+    m = _model(m).need("delta", "gamma", "mu2")
+    s = _scalars(m)
+    o = outliers_at(m.delta, m.gamma, s["alpha"], s["kappa"], m.mu2, sum_w=s["sum_w"], centered=m.centered)
+    if law == "gaussian-equivalent" or (law is None and not _own_outlier(m)):
+        return o
+    if law not in (None, "finite-vocabulary"):
+        raise ParameterError("law", f"must be one of {', '.join(LAWS)}, got {law!r}")
+    if not _own_outlier(m):
+        raise ParameterError("weights", "the model's own outlier is derived for one nonzero weight (D diagonal); "
+                                        "law='gaussian-equivalent' gives the Gaussian equivalent")
+    return replace(o, sample=vocabulary_sample(m), right_edge=mpmath.inf, law="finite-vocabulary",
+                   other_outliers=tuple(x for x in o.other_outliers if x.level == "population"))
+
+
+def _own_outlier(m: Model) -> bool:
+    return m.weights is not None and m.gamma > 0 and bulk(m).exact
+
+
+def vocabulary_sample(m: Model):
+    """The sample level of the model's own ``S`` (one nonzero weight): the signal outlier of the exact law, the
+    windows of ``mu2`` in which it stands in a gap of the (unbounded) support, and the mass of the law above it."""
+    from derive.gaussian.outliers import Level
+    from derive.vocabulary.signal import signal_outlier, signal_windows
+
+    law = bulk(m).diagonal()
+    s = signal_outlier(law, m.mu2)
+    windows = tuple(signal_windows(law))
+    return Level(s.outlier, s.eigenvalue, s.overlap, windows[0][0] if windows else None, None, windows=windows,
+                 mass_above=s.mass_above)

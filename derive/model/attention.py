@@ -1,0 +1,427 @@
+r"""Pooling weights: mean, the ``d -> oo`` limit of causal self-attention, optimal, user files.
+
+**Causal attention.** Tokens ``x_t = e_{v_t}`` with ``e_v = s_v mu + z_v``, scores
+``tau <x_t, x_s>/d``, a row softmax over the causal window (``inclusive``: keys ``s <= t``;
+``strict``: ``s < t``), outputs ``y_t = sum_s A_ts x_s`` and the pooled vector
+``c = (1/n_out) sum_t y_t = sum_s w_s x_s``. As ``d -> oo`` with ``||mu||^2 = mu2`` fixed,
+
+.. math:: \frac{\langle x_t, x_t\rangle}{d} = \frac{\mu_2 + 2 s_v\langle\mu,z_v\rangle + \|z_v\|^2}{d} \to 1,
+   \qquad \frac{\langle x_t, x_s\rangle}{d} \to 0 \quad (v_t \ne v_s),
+
+almost surely (law of large numbers; fluctuations are ``O(d^{-1/2})``). Assumed: the tokens of
+a sequence are distinct, which fails with probability ``O(T^2/V) -> 0`` (a repeated token
+would score ``tau`` off the diagonal). The limit score matrix is ``tau I`` and everything
+below is derived from it by SymPy.
+
+**Convention for the strict mask.** Position 1 has an empty window and no output; the
+pooled vector averages the ``T - 1`` outputs ``t = 2..T`` (setting ``y_1 = 0`` and averaging
+over ``T`` gives the same weights after normalization to sum 1). ``T = 1`` is refused.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache, wraps
+
+import mpmath
+import sympy as sp
+
+from derive.errors import ParameterError
+from derive.symbols import T, s, t, tau, u
+from derive.symbols import Formula, named
+from derive.model.signs import SignFamily, check_R, check_T
+from derive.model.spec import Scheme, parse_signs
+from derive.numbers import check_digits, check_range, exact_sum, parse_rational, real_vector
+from derive.resources import KAPPA_RANGE, check_weights
+
+__all__ = ["MASKS", "limit_score", "softmax_normalizer", "causal_attention", "causal_weight", "causal_weights",
+           "mean_weights", "alpha", "kappa", "sum_w", "normalized", "optimal_weights",
+           "scheme_weights", "Pooling", "pooling", "formulas"]
+
+
+MASKS = {"inclusive": 0, "strict": 1}
+"""Each mask as the offset ``k`` of its window ``1 <= s <= t - k``."""
+
+
+def _mask_offset(mask: str) -> int:
+    if not isinstance(mask, str) or mask not in MASKS:
+        raise ParameterError("mask", f"must be one of {', '.join(MASKS)}, got {mask!r}")
+    return MASKS[mask]
+
+
+def _per_mask(f):
+    """Cache ``f(mask)`` per mask, after checking the mask (an unhashable one would not reach the check)."""
+    cached = lru_cache(maxsize=None)(f)
+
+    @wraps(f)
+    def checked(mask):
+        _mask_offset(mask)
+        return cached(mask)
+
+    return checked
+
+
+def limit_score(i, j) -> sp.Expr:
+    r"""The ``d -> oo`` limit of the attention score of query ``i`` on key ``j``.
+
+    .. math:: \lim_{d\to\infty} \tau \frac{\langle x_i, x_j\rangle}{d} = \tau\,\delta_{ij}
+       \qquad\text{(distinct tokens)}
+
+    >>> limit_score(t, u), limit_score(2, 2)
+    (tau*KroneckerDelta(t, u), tau)
+    """
+    return tau * sp.KroneckerDelta(i, j)
+
+
+def _exp_of_indicator(expr: sp.Expr) -> sp.Expr:
+    # exp(c * delta) = 1 + (e^c - 1) delta because delta is 0 or 1; SymPy can sum the right side
+    def affine(e):
+        c, delta = e.args[0].as_independent(sp.KroneckerDelta)
+        return 1 + (sp.exp(c) - 1) * delta if isinstance(delta, sp.KroneckerDelta) else e
+
+    return expr.replace(lambda e: isinstance(e, sp.exp), affine)
+
+
+@_per_mask
+def softmax_normalizer(mask: str) -> sp.Expr:
+    r"""The softmax denominator of row ``t`` in the limit: :math:`Z_t = \sum_{u=1}^{t-k} e^{\tau\delta_{tu}}`.
+
+    >>> softmax_normalizer("inclusive"), softmax_normalizer("strict")
+    (t + exp(tau) - 1, t - 1)
+    """
+    k = _mask_offset(mask)
+    return sp.simplify(sp.summation(_exp_of_indicator(sp.exp(limit_score(t, u))), (u, 1, t - k)))
+
+
+@_per_mask
+def causal_attention(mask: str) -> sp.Expr:
+    r"""The limit attention entry :math:`A_{ts} = e^{\tau\delta_{ts}}/Z_t` for ``s`` in the window of ``t``.
+
+    >>> causal_attention("inclusive").subs({t: 3, s: 3})
+    exp(tau)/(exp(tau) + 2)
+    """
+    return _exp_of_indicator(sp.exp(limit_score(t, s))) / softmax_normalizer(mask)
+
+
+def _telescoped_sum(f: sp.Expr, var: sp.Symbol, lo, hi) -> sp.Expr:
+    r"""``sum_{var=lo}^{hi} f`` for ``f = c/(a var + b)``, by the digamma antidifference.
+
+    :math:`\psi(x+1) - \psi(x) = 1/x`, so ``F = (c/a) psi(var + b/a)`` has ``F(var+1) - F(var) = f``
+    (checked by SymPy), and the sum telescopes to ``F(hi+1) - F(lo)``.
+    """
+    num, den = sp.fraction(sp.together(f))
+    a, b = sp.Poly(den, var).all_coeffs()
+    if num.has(var):
+        raise ValueError(f"not a simple fraction in {var}: {f}")
+    F = num / a * sp.digamma(var + b / a)
+    assert sp.simplify(sp.expand_func(F.subs(var, var + 1) - F) - f) == 0
+    return F.subs(var, hi + 1) - F.subs(var, lo)
+
+
+@_per_mask
+def causal_weight(mask: str) -> sp.Expr:
+    r"""The limit pooling weight of position ``s`` in a sequence of length ``T``.
+
+    :math:`w_s = \frac{1}{n_{out}} \sum_{t \ge s + k} A_{ts}` with ``n_out`` the number of
+    nonempty windows; SymPy gives, with :math:`E = e^\tau`,
+
+    .. math:: \text{inclusive: } w_s = \frac{1}{T}\Big[\frac{E}{E+s-1} + H_{E+T-1} - H_{E+s-1}\Big],
+       \qquad \text{strict: } w_s = \frac{H_{T-1} - H_{s-1}}{T-1}
+
+    (generalized harmonic numbers, :math:`H_x = \psi(x+1) + \gamma`). At ``tau = 0`` the
+    inclusive weights are :math:`(H_T - H_{s-1})/T`; the strict ones do not depend on ``tau``.
+
+    >>> [causal_weight(m).subs({T: 3, tau: 0, s: 1}) for m in ("inclusive", "strict")]
+    [11/18, 3/4]
+    """
+    k = _mask_offset(mask)
+    A = sp.expand(causal_attention(mask))
+    delta = sp.KroneckerDelta(t, s)
+    # the window of t contains s iff t >= s + k, and s <= T
+    diagonal = sp.refine(sp.summation(delta * A.coeff(delta), (t, s + k, T)), sp.Q.ge(T, s))
+    off = A.subs(delta, 0)
+    n_out = sp.summation(1, (t, 1 + k, T))
+    w = (_telescoped_sum(off, t, s + k, T) + diagonal) / n_out
+    return sp.simplify(w.rewrite(sp.harmonic))
+
+
+def _check_tau(tau_value) -> sp.Expr:
+    value = parse_rational(tau_value, "tau")
+    return check_range(value, "tau", low=0)
+
+
+def causal_weights(T_value, tau_value=0, mask: str = "inclusive", digits: int = 30) -> list:
+    r"""The limit weights of causal attention for ``T_value`` positions, normalized to sum 1.
+
+    ``tau = 0`` (either mask) and the strict mask (any ``tau``) give exact rationals (harmonic
+    numbers, evaluated exactly from the expression of :func:`causal_weight`); otherwise that expression is
+    evaluated by mpmath to ``digits``. The claimed form :math:`w_t \propto H_{T-1} - H_{t-1}` is the strict
+    mask. Exact weights are offered up to ``T = MAX_EXACT_CAUSAL_T`` (:mod:`derive.resources`).
+
+    >>> causal_weights(4, 0, "inclusive"), causal_weights(4, 3, "strict")
+    ([25/48, 13/48, 7/48, 1/16], [11/18, 5/18, 1/9, 0])
+    """
+    n = check_T(T_value)
+    tv = _check_tau(tau_value)
+    _mask_offset(mask)
+    digits = check_digits(digits)
+    if tv > 700:
+        raise ParameterError("tau", f"must be <= 700 (exp(tau) must stay finite), got {tv}")
+    if mask == "strict" and n == 1:
+        raise ParameterError("T", "the strict mask needs T >= 2 (position 1 has no key)")
+    check_weights("causal", n, None, digits)
+    if mask == "strict" or tv == 0:
+        f = _exact_weight(mask)
+        w = [f(k, n) for k in range(1, n + 1)]
+        total = sum(w, Fraction(0))
+        return [sp.Rational(x.numerator * total.denominator, x.denominator * total.numerator) for x in w]
+    f = _numeric_weight(mask)
+    # alpha and kappa sum T products of these Floats at their precision: log10(T) more guard digits keep the
+    # rounding of those sums (at most T units of the last place, relative, for positive terms) below 10^-digits
+    guard = 5 + len(str(n))
+    with mpmath.workdps(digits + guard + 5):
+        e = mpmath.exp(mpmath.mpf(tv.p) / tv.q)
+        w = [f(k, n, e) for k in range(1, n + 1)]
+        total = sum(w)
+        return [sp.Float(x / total, digits + guard) for x in w]
+
+
+_HARMONIC = [Fraction(0)]
+
+
+def _exact_harmonic(k) -> Fraction:
+    """:math:`H_k` as an exact fraction, from a table extended on demand."""
+    k = int(k)
+    while len(_HARMONIC) <= k:
+        _HARMONIC.append(_HARMONIC[-1] + Fraction(1, len(_HARMONIC)))
+    return _HARMONIC[k]
+
+
+@lru_cache(maxsize=None)
+def _exact_weight(mask: str):
+    """:func:`causal_weight` at ``tau = 0`` as an exact function of the integers ``(s, T)`` (Python
+    fractions, harmonic numbers from a table: ``subs`` per position took seconds at ``T = 1000``)."""
+    expr = causal_weight(mask).subs(tau, 0)
+    assert not (expr.atoms(sp.Float) or expr.free_symbols - {s, T})
+    return sp.lambdify((s, T), expr, modules=[{"harmonic": _exact_harmonic}])
+
+
+@lru_cache(maxsize=None)
+def _numeric_weight(mask: str):
+    """:func:`causal_weight` as an mpmath function of ``(s, T, exp(tau))``."""
+    E = sp.Symbol("E_tau", positive=True)
+    return sp.lambdify((s, T, E), causal_weight(mask).subs(sp.exp(tau), E), modules="mpmath")
+
+
+def mean_weights(T_value) -> list[sp.Rational]:
+    r"""Mean pooling, :math:`w_t = 1/T`.
+
+    >>> mean_weights(4)
+    [1/4, 1/4, 1/4, 1/4]
+    """
+    n = check_T(T_value)
+    return [sp.Rational(1, n)] * n
+
+
+def alpha(w, R: sp.Matrix) -> sp.Expr:
+    r"""Signal after pooling, :math:`\alpha(w) = w^\top R w`.
+
+    >>> alpha([1, 1], sp.Matrix([[1, 1], [1, 1]]))
+    4
+    """
+    w = real_vector(w, "weights")
+    v = sp.Matrix(w)
+    return (v.T * check_R(R, len(w)) * v)[0, 0]
+
+
+def kappa(w) -> sp.Expr:
+    r"""Noise scale, :math:`\kappa(w) = \|w\|^2 = \sum_t w_t^2`.
+
+    >>> kappa([sp.Rational(1, 2), sp.Rational(1, 2)])
+    1/2
+    """
+    return exact_sum(real_vector(w, "weights"), 2)
+
+
+def sum_w(w) -> sp.Expr:
+    r""":math:`W = \sum_t w_t`, the weight of the mean spike of the raw covariance.
+
+    >>> sum_w([1, 2, 3])
+    6
+    """
+    return exact_sum(real_vector(w, "weights"))
+
+
+def normalized(w, parameter: str) -> list:
+    r"""``w / sum(w)``; a zero sum is an error of ``parameter``.
+
+    >>> normalized([1, 3], "weights")
+    [1/4, 3/4]
+    """
+    w = real_vector(w, parameter)
+    total = exact_sum(w)
+    if total == 0 or (not total.is_Rational and abs(sp.N(total, 30)) < sp.Float(10) ** -25):
+        raise ParameterError(parameter, "the weights sum to zero and cannot be normalized to sum 1")
+    return w if total == 1 else [x / total for x in w]
+
+
+def _one_block(family: SignFamily, n: int):
+    """The index set ``B`` if ``R = 1_B 1_B^T`` on ``B`` and the identity elsewhere, else ``None``
+    (known without forming ``R`` for ``iid``, ``prefix:L`` and ``suffix:L``, whatever ``T``)."""
+    if family.kind == "iid":
+        return []
+    if family.kind in ("prefix", "suffix"):
+        L = int(family.param)
+        return [] if L == 1 else list(range(L)) if family.kind == "prefix" else list(range(n - L, n))
+    if n > 64:
+        return None
+    R = family.R(n)
+    B = [i for i in range(n) if any(R[i, j] != 0 for j in range(n) if j != i)]
+    for i in range(n):
+        for j in range(n):
+            expected = 1 if (i == j or (i in B and j in B)) else 0
+            if R[i, j] != expected:
+                return None
+    return B
+
+
+def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list, str | None]:
+    r"""The top eigenvector of ``R`` (the maximizer of :math:`w^\top R w/\|w\|^2`), sign chosen so
+    :math:`\sum_t w_t > 0`, with a note when it is not unique.
+
+    When ``R = 1_B 1_B^T`` on a block ``B`` of ``L >= 2`` positions and the identity elsewhere
+    (``prefix:L``, ``suffix:L``, ``markov:1``) the block is rank one with the single nonzero
+    eigenvalue :math:`\mathrm{tr} = L > 1`, so :math:`w = 1_B/L` exactly, with
+    :math:`\lambda_{max} = L` (checked: :math:`R w = L w`). When ``R = I`` every ``w`` is
+    optimal and the mean weights are returned. Otherwise the eigenvector is computed by
+    ``mpmath.eigsy`` at ``digits + 10`` digits.
+
+    >>> from derive.model.spec import Scheme, parse_signs
+    >>> optimal_weights(parse_signs("suffix:2"), 3)
+    ([0, 1/2, 1/2], None)
+    """
+    if not isinstance(family, SignFamily):
+        raise ParameterError("signs", f"must be a SignFamily (see derive.model.spec.parse_signs), got {type(family).__name__}")
+    n = family.check(T_value)
+    digits = check_digits(digits)
+    B = _one_block(family, n)
+    if B is not None and len(B) == 0:
+        return mean_weights(n), "R = I: every w attains alpha/kappa = 1 (no unique optimum); the mean weights are returned"
+    if B is not None:
+        members = set(B)
+        w = [sp.Rational(1, len(B)) if i in members else sp.Integer(0) for i in range(n)]
+        # R w = L w on the block, so alpha = (sum_B w)^2 = 1
+        assert family.quadratic_form(w) == 1
+        return w, None
+    check_weights("optimal", n, family.kind, digits)
+    R = family.R(n)
+    dps = digits + 10
+    with mpmath.workdps(dps):
+        M = mpmath.matrix([[mpmath.mpf(sp.N(x, dps)) for x in R.row(i)] for i in range(n)])
+        ev, Q = mpmath.eigsy(M)
+        order = sorted(range(n), key=lambda i: ev[i], reverse=True)
+        top = order[0]
+        v = [Q[i, top] for i in range(n)]
+        if sum(v) < 0 or (sum(v) == 0 and next(x for x in v if x != 0) < 0):
+            v = [-x for x in v]
+        note = None
+        tol = mpmath.mpf(10) ** (-digits) * max(1, abs(ev[top]))
+        multiplicity = sum(1 for i in order if ev[top] - ev[i] <= tol)
+        if multiplicity > 1:
+            note = (f"the top eigenvalue of R is degenerate (multiplicity {multiplicity}); the returned vector is "
+                    "one eigenvector of that eigenspace (mpmath's choice) and is not unique")
+        return [sp.Float(mpmath.nstr(x, dps), dps) for x in v], note
+
+
+def scheme_weights(scheme, T_value, family: SignFamily | None = None, tau_value=None, mask=None,
+                   digits: int = 30) -> tuple[list, str | None]:
+    """The weights of a scheme (a :class:`~derive.model.spec.Scheme`, or its spec ``mean``, ``causal``, ``optimal``,
+    ``file:PATH`` with ``tau``/``mask`` for ``causal``) normalized to sum 1, and a note when they are not unique.
+
+    >>> scheme_weights("causal", 3, mask="strict")
+    ([3/4, 1/4, 0], None)
+    """
+    if family is not None and not isinstance(family, SignFamily):
+        raise ParameterError("signs", f"must be a SignFamily or None, got {type(family).__name__}")
+    n = check_T(T_value) if family is None else family.check(T_value)
+    if not isinstance(scheme, Scheme):
+        if not isinstance(scheme, str):
+            raise ParameterError("scheme", f"must be a string (mean, causal, optimal, file:PATH), got {scheme!r}")
+        scheme = Scheme.of(scheme, tau_value, mask, n)
+    if family is not None and family.kind == "gauss":
+        check_weights(scheme.spec, n, "gauss", check_digits(digits))
+    note = None
+    if scheme.name == "mean":
+        w = mean_weights(n)
+    elif scheme.name == "causal":
+        w = causal_weights(n, scheme.tau, scheme.mask, digits)
+    elif scheme.name == "optimal":
+        if family is None:
+            raise ParameterError("signs", "the optimal scheme needs --signs (it is the top eigenvector of R)")
+        w, note = optimal_weights(family, n, digits)
+    else:
+        if len(scheme.values) != n:
+            raise ParameterError("weights", f"{len(scheme.values)} weights for T = {n}")
+        w = [sp.Rational(x.numerator, x.denominator) for x in scheme.values]
+    return normalized(w, "weights" if scheme.name == "file" else "scheme"), note
+
+
+@dataclass(frozen=True)
+class Pooling:
+    r"""A pooling scheme resolved: the weights (sum 1), the exact ``R`` of the sign family (``None``
+    without one), :math:`\alpha = w^\top R w` (``None`` without ``R``), :math:`\kappa = \|w\|^2`,
+    :math:`W = \sum_t w_t` and a note when the weights are not unique."""
+
+    weights: tuple
+    family: SignFamily | None
+    alpha: sp.Expr | None
+    kappa: sp.Expr
+    W: sp.Expr
+    note: str | None = None
+
+    @property
+    def R(self) -> sp.Matrix | None:
+        """The exact ``T x T`` matrix ``R`` (formed on demand: ``alpha`` does not need it)."""
+        return None if self.family is None else self.family.R(len(self.weights))
+
+    def floats(self) -> list[float]:
+        """The weights as floats (for the Monte Carlo)."""
+        return [float(x) for x in self.weights]
+
+
+def pooling(scheme, T_value, signs=None, *, tau=None, mask=None, digits: int = 30) -> Pooling:
+    """The one resolver of a weight scheme: ``scheme`` (a :class:`~derive.model.spec.Scheme`, or ``mean``, ``causal``,
+    ``optimal``, ``file:PATH``) for
+    ``T_value`` positions and the sign family ``signs`` (a spec string, a :class:`SignFamily` or ``None``).
+
+    >>> p = pooling("mean", 2, "prefix:2"); p.weights, p.alpha, p.kappa, p.W
+    ((1/2, 1/2), 1, 1/2, 1)
+    """
+    family = parse_signs(signs) if isinstance(signs, str) else signs
+    if family is not None and not isinstance(family, SignFamily):
+        raise ParameterError("signs", f"must be a spec string or a SignFamily, got {type(family).__name__}")
+    w, note = scheme_weights(scheme, T_value, family, tau, mask, digits)
+    k = kappa(w)
+    # weights that nearly cancel (1e300, 1, -1e300, 1) sum to 1 only with huge entries: every law and simulation
+    # downstream works in kappa's documented range, and float64 overflows far sooner
+    low, high = (sp.Rational(b.numerator, b.denominator) for b in KAPPA_RANGE)
+    if not low <= k <= high:
+        raise ParameterError("weights", f"normalized to sum 1 they have kappa = |w|^2 = {sp.N(k, 6)}, outside "
+                                        f"[{low}, {high}], the documented range of kappa (do they nearly cancel?)")
+    a = family.quadratic_form(w) if family is not None else None
+    return Pooling(tuple(w), family, a, k, sum_w(w), note)
+
+
+def formulas() -> list[Formula]:
+    src = "derive/model/attention.py"
+    out = [Formula("limit attention logit", limit_score(t, s),
+                   "$d \\to \\infty$, $\\mu_2$ fixed, distinct tokens in the sequence", f"{src}:limit_score",
+                   named("e_ts", r"e_{ts}"), claim="C6")]
+    for mask, window in (("inclusive", "keys $s \\le t$"), ("strict", "keys $s < t$ (outputs $t = 2, \\dots, T$)")):
+        hyp = f"$d \\to \\infty$, softmax over {window}, outputs averaged; $\\tau \\ge 0$"
+        out.append(Formula(f"causal attention entry, {mask} mask", causal_attention(mask), hyp,
+                           f"{src}:causal_attention", named(f"A_ts_{mask}", rf"A^{{\mathrm{{{mask}}}}}_{{ts}}"),
+                           claim="C6"))
+        out.append(Formula(f"causal pooling weight, {mask} mask", causal_weight(mask), hyp,
+                           f"{src}:causal_weight", named(f"w_s_{mask}", rf"w^{{\mathrm{{{mask}}}}}_{{s}}"), claim="C6"))
+    return out

@@ -1,0 +1,282 @@
+r"""Claims C5 (optimal weights) and C7 (causal attention against mean pooling).
+
+The figure of merit of a weight vector is the Rayleigh quotient
+:math:`\alpha/\kappa = w^\top R w / \|w\|^2`. C5 is the Rayleigh-Ritz bound; its closed forms
+for the block families come from SymPy block matrices with symbolic sizes. C7 is settled by
+exact rational arithmetic over every ``T <= 64`` and every block length, and on a grid of
+Markov correlations by the exact polynomial :math:`\alpha(r)`.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+import mpmath
+import sympy as sp
+
+from derive.model.attention import alpha, causal_weights, kappa, mean_weights
+from derive.errors import ParameterError
+from derive.symbols import Formula, named
+from derive.model.signs import check_R
+from derive.symbols import L as L_, T as T_, r as r_
+from derive.numbers import check_count, check_digits, real_vector
+
+__all__ = ["lam", "c", "i_", "lam_max", "MARKOV_GRID", "rayleigh_quotient", "rayleigh_gap", "top_eigenvalue",
+           "mean_block_quotient", "optimal_block_quotient", "block_alpha", "markov_alpha",
+           "compare_causal_vs_mean", "summarize", "winning_block_lengths", "formulas"]
+
+lam = sp.IndexedBase("lamda", real=True)  # "lambda" is a Python keyword: its str would not parse
+c = sp.IndexedBase("c", real=True)
+i_ = sp.Symbol("i", integer=True, positive=True)
+lam_max = named("lambda_max", r"\lambda_{\max}", real=True)
+
+MARKOV_GRID = [Fraction(k, 10) for k in range(-10, 11)]
+"""The correlations ``r`` of the Markov comparison: ``-1, -9/10, ..., 1``."""
+
+
+def rayleigh_quotient(w, R: sp.Matrix) -> sp.Expr:
+    r""":math:`\alpha(w)/\kappa(w) = w^\top R w / w^\top w`.
+
+    >>> rayleigh_quotient([1, 0], sp.Matrix([[1, 1], [1, 1]]))
+    1
+    """
+    w = real_vector(w, "weights")
+    return sp.nsimplify(alpha(w, R) / kappa(w)) if all(x.is_Rational for x in w) else alpha(w, R) / kappa(w)
+
+
+def rayleigh_gap() -> sp.Eq:
+    r"""C5 in spectral coordinates: with :math:`R = Q\Lambda Q^\top` and :math:`c = Q^\top w`,
+
+    .. math:: \lambda_{max} - \frac{\sum_i \lambda_i c_i^2}{\sum_i c_i^2}
+       = \frac{\sum_i (\lambda_{max} - \lambda_i)\, c_i^2}{\sum_i c_i^2} \;\ge 0,
+
+    zero iff ``c`` vanishes off the top eigenspace, i.e. iff ``w`` is a top eigenvector.
+    The two sides agree identically (SymPy, for any number ``T`` of terms).
+
+    >>> gap = rayleigh_gap(); sp.simplify((gap.lhs - gap.rhs).subs(T_, 3).doit())
+    0
+    """
+    num = sp.Sum(lam[i_] * c[i_] ** 2, (i_, 1, T_))
+    den = sp.Sum(c[i_] ** 2, (i_, 1, T_))
+    return sp.Eq(lam_max - num / den, sp.Sum((lam_max - lam[i_]) * c[i_] ** 2, (i_, 1, T_)) / den)
+
+
+def top_eigenvalue(R: sp.Matrix, digits: int = 30) -> mpmath.mpf:
+    r""":math:`\lambda_{max}(R)` by ``mpmath.eigsy`` at ``digits + 10`` digits.
+
+    >>> mpmath.nstr(top_eigenvalue(sp.Matrix([[1, sp.Rational(1, 2)], [sp.Rational(1, 2), 1]])), 10)
+    '1.5'
+    """
+    digits = check_digits(digits)
+    R = check_R(R)
+    if R != R.T:
+        raise ParameterError("R", "is not symmetric")
+    with mpmath.workdps(digits + 10):
+        M = mpmath.matrix([[mpmath.mpf(sp.N(x, digits + 10)) for x in R.row(i)] for i in range(R.rows)])
+        return max(mpmath.eigsy(M, eigvals_only=True))
+
+
+def _block_kind(kind) -> str:
+    if not isinstance(kind, str) or kind not in ("prefix", "suffix"):
+        raise ParameterError("signs", f"no block form for {kind!r} (prefix, suffix)")
+    return kind
+
+
+def _block_family(kind: str):
+    """``R`` of ``prefix:L`` / ``suffix:L`` as a SymPy block matrix with symbolic ``T``, ``L``."""
+    M = T_ - L_
+    J, Z1, Z2 = sp.OneMatrix(L_, L_), sp.ZeroMatrix(L_, M), sp.ZeroMatrix(M, L_)
+    if kind == "prefix":
+        return sp.BlockMatrix([[J, Z1], [Z2, sp.Identity(M)]]), (L_, M)
+    return sp.BlockMatrix([[sp.Identity(M), Z2], [Z1, J]]), (M, L_)
+
+
+@lru_cache(maxsize=None)
+def _block_quotient(kind: str, weights_per_block) -> sp.Expr:
+    R, sizes = _block_family(kind)
+    w = sp.BlockMatrix([[weights_per_block[k] * sp.OneMatrix(n, 1)] for k, n in enumerate(sizes)])
+    a = sp.block_collapse(w.T * R * w)[0, 0]
+    k = sp.block_collapse(w.T * w)[0, 0]
+    return sp.factor(sp.simplify(a / k))
+
+
+def mean_block_quotient(kind: str) -> sp.Expr:
+    r""":math:`\alpha/\kappa` of mean pooling for ``prefix:L`` (or ``suffix:L``), symbolic in ``T, L``:
+
+    .. math:: \frac{\alpha}{\kappa}\Big|_{w = 1/T} = \frac{L^2 + T - L}{T}.
+
+    >>> mean_block_quotient("prefix")
+    (L**2 - L + T)/T
+    """
+    return _block_quotient(_block_kind(kind), (1 / T_, 1 / T_))
+
+
+def optimal_block_quotient(kind: str) -> sp.Expr:
+    r""":math:`\alpha/\kappa` of the top eigenvector :math:`1_B/L` of ``prefix:L`` / ``suffix:L``: :math:`L`.
+
+    >>> optimal_block_quotient("suffix")
+    L
+    """
+    kind = _block_kind(kind)
+    w = (1 / L_, 0) if kind == "prefix" else (0, 1 / L_)
+    return _block_quotient(kind, w)
+
+
+def block_alpha(w, block) -> Fraction:
+    r""":math:`\alpha` for ``R = 1_B 1_B^T`` on ``B`` and ``I`` elsewhere:
+    :math:`(\sum_{t\in B} w_t)^2 + \sum_{t\notin B} w_t^2` (the block product of ``w^T R w``).
+
+    >>> block_alpha([Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)], range(2))
+    Fraction(5, 8)
+    """
+    w = _exact_weights(w)
+    try:
+        inside = {check_count(t, "block", high=len(w) - 1) for t in block}
+    except TypeError:
+        raise ParameterError("block", f"must be a sequence of positions, got {block!r}") from None
+    return sum((x for t, x in enumerate(w) if t in inside), Fraction(0)) ** 2 + sum(
+        (x * x for t, x in enumerate(w) if t not in inside), Fraction(0))
+
+
+def _exact_weights(w) -> list[Fraction]:
+    """Weights as exact fractions (the C7 tables are exact)."""
+    w = real_vector(w, "weights")
+    if not all(x.is_Rational for x in w):
+        raise ParameterError("weights", "must be exact rationals")
+    return [Fraction(int(x.p), int(x.q)) for x in w]
+
+
+def markov_alpha(w) -> sp.Poly:
+    r""":math:`\alpha(r)` for ``R_ts = r^{|t-s|}``, grouped by lag:
+    :math:`\alpha(r) = \sum_{k=0}^{T-1} (2 - \delta_{k0})\, r^k \sum_t w_t w_{t+k}`.
+
+    >>> markov_alpha([Fraction(1, 2), Fraction(1, 2)]).as_expr()
+    r/2 + 1/2
+    """
+    w = _exact_weights(w)
+    n = len(w)
+    coeffs = [(1 if k == 0 else 2) * sum((w[t] * w[t + k] for t in range(n - k)), Fraction(0)) for k in range(n)]
+    return sp.Poly([sp.Rational(q.numerator, q.denominator) for q in reversed(coeffs)], r_)
+
+
+@lru_cache(maxsize=None)
+def _weights(scheme: str, n: int) -> tuple[Fraction, ...]:
+    w = mean_weights(n) if scheme == "mean" else causal_weights(n, 0, scheme)
+    return tuple(Fraction(int(x.p), int(x.q)) for x in w)
+
+
+def _schemes(n: int):
+    # the strict mask has no output at T = 1
+    return ["mean", "inclusive"] + (["strict"] if n >= 2 else [])
+
+
+def _verdict(diff) -> str:
+    return "causal" if diff > 0 else "mean" if diff < 0 else "tie"
+
+
+def compare_causal_vs_mean(family_kind: str, T_max: int = 64) -> list[dict]:
+    r"""C7, exactly: :math:`\alpha/\kappa` of causal attention (``tau = 0``, both masks; the strict
+    weights hold for every ``tau``) against mean pooling.
+
+    ``prefix``/``suffix``: every ``T <= T_max`` and every ``L``; ``markov``: ``T`` in
+    ``2..T_max`` and ``r`` on :data:`MARKOV_GRID`. One row per (family, T, mask) with exact
+    ``p/q`` strings, the optimum :math:`\lambda_{max}` (exact for the block families) and
+    ``winner`` in ``causal | mean | tie``.
+
+    >>> rows = compare_causal_vs_mean("prefix", 3)
+    >>> [(r["family"], r["T"], r["mask"], r["causal"], r["mean"], r["winner"]) for r in rows if r["T"] == 3 and r["mask"] == "strict"]
+    [('prefix:1', 3, 'strict', '1', '1', 'tie'), ('prefix:2', 3, 'strict', '8/5', '5/3', 'mean'), ('prefix:3', 3, 'strict', '8/5', '3', 'mean')]
+    """
+    if not isinstance(family_kind, str) or family_kind not in ("prefix", "suffix", "markov"):
+        raise ParameterError("signs", f"C7 is tabulated for prefix, suffix and markov, not {family_kind!r}")
+    T_max = check_count(T_max, "T_max", low=1)
+    rows = []
+    for n in range(1 if family_kind != "markov" else 2, T_max + 1):
+        if family_kind == "markov":
+            polys = {sch: markov_alpha(_weights(sch, n)) for sch in _schemes(n)}
+            for r in MARKOV_GRID:
+                q = {sch: Fraction(str(p.eval(sp.Rational(r.numerator, r.denominator)))) / sum(x * x for x in _weights(sch, n))
+                     for sch, p in polys.items()}
+                for mask in _schemes(n)[1:]:
+                    rows.append(_row(f"markov:{r}", n, mask, q[mask], q["mean"], None))
+            continue
+        for L in range(1, n + 1):
+            block = range(L) if family_kind == "prefix" else range(n - L, n)
+            q = {sch: block_alpha(_weights(sch, n), block) / sum(x * x for x in _weights(sch, n)) for sch in _schemes(n)}
+            for mask in _schemes(n)[1:]:
+                rows.append(_row(f"{family_kind}:{L}", n, mask, q[mask], q["mean"], max(L, 1)))
+    return rows
+
+
+def _row(family, n, mask, causal, mean, optimum):
+    return {"family": family, "T": n, "mask": mask, "tau": "0" if mask == "inclusive" else "any",
+            "causal": str(causal), "mean": str(mean), "optimal": None if optimum is None else str(optimum),
+            "causal_minus_mean": str(causal - mean), "winner": _verdict(causal - mean)}
+
+
+def _rows(rows) -> list[dict]:
+    """Rows of :func:`compare_causal_vs_mean` (each a dict with its keys), checked."""
+    keys = {"family", "T", "mask", "winner"}
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise ParameterError("rows", f"must be rows of compare_causal_vs_mean, got {type(rows).__name__}")
+    rows = list(rows)
+    for row in rows:
+        if not isinstance(row, dict) or not keys <= set(row) or row["winner"] not in ("causal", "mean", "tie") \
+                or not isinstance(row["family"], str):
+            raise ParameterError("rows", f"not a row of compare_causal_vs_mean: {row!r}")
+    return rows
+
+
+def summarize(rows: list[dict]) -> dict:
+    """Per mask, the rows where causal attention wins, loses and ties, as ``[family, T]`` lists.
+
+    >>> summarize(compare_causal_vs_mean("suffix", 2))["inclusive"]["mean"]
+    [['suffix:2', 2]]
+    """
+    out = {}
+    for row in _rows(rows):
+        out.setdefault(row["mask"], {"causal": [], "mean": [], "tie": []})[row["winner"]].append([row["family"], row["T"]])
+    return out
+
+
+def winning_block_lengths(rows: list[dict]) -> dict:
+    """For block-family rows: per mask and ``T``, the range ``[L_min, L_max]`` of block lengths where
+    causal attention beats mean pooling (``None`` if nowhere); the winners must form one range.
+
+    >>> winning_block_lengths(compare_causal_vs_mean("prefix", 8))["strict"][8]
+    [2, 5]
+    """
+    wins = {}
+    for row in _rows(rows):
+        if row["family"].partition(":")[0] not in ("prefix", "suffix"):
+            raise ParameterError("rows", f"not a block-family row: {row['family']!r}")
+        L = int(row["family"].split(":")[1])
+        wins.setdefault(row["mask"], {}).setdefault(row["T"], [])
+        if row["winner"] == "causal":
+            wins[row["mask"]][row["T"]].append(L)
+    out = {}
+    for mask, per_T in wins.items():
+        out[mask] = {}
+        for n, Ls in per_T.items():
+            if Ls and Ls != list(range(Ls[0], Ls[-1] + 1)):
+                raise ArithmeticError(f"causal wins on a non-contiguous set of L at T = {n}: {Ls}")
+            out[mask][n] = [Ls[0], Ls[-1]] if Ls else None
+    return out
+
+
+def formulas() -> list[Formula]:
+    src = "derive/model/optimality.py"
+    out = [Formula("gap of the Rayleigh quotient to the top eigenvalue", rayleigh_gap(),
+                   "$R$ symmetric with eigenvalues $\\lambda_i \\le \\lambda_{\\max}$, $c = Q^\\top w \\ne 0$",
+                   f"{src}:rayleigh_gap", claim="C5")]
+    schemes = (("mean pooling", mean_block_quotient, r"w = \mathbf{1}/T", "mean"),
+               ("the top eigenvector of $R$", optimal_block_quotient, r"w = \mathbf{1}_B/L", "top"))
+    for what, quotient, weights, plain in schemes:
+        # prefix:L and suffix:L are mirror images: one entry when their quotients agree
+        kinds = ("prefix", "suffix") if quotient("prefix") != quotient("suffix") else ("prefix",)
+        for kind in kinds:
+            families = f"{kind}:$L$" if len(kinds) == 2 else "prefix:$L$ and suffix:$L$"
+            out.append(Formula(f"$\\alpha/\\kappa$ of {what} on {families}", quotient(kind),
+                               f"$1 \\le L \\le T$, {families} ($L = 1$: $R = I$)", f"{src}:{quotient.__name__}",
+                               named(f"rho_{plain}_{kind}", rf"\frac{{\alpha}}{{\kappa}}\Big|_{{{weights}}}"), claim="C5"))
+    return out

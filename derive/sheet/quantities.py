@@ -1,0 +1,305 @@
+r"""The derived quantities a user may check a closed form against (``verify formula``).
+
+Each :class:`Quantity` is a function of the model's scalars (``delta, gamma, alpha, kappa, mu2, W`` and
+``x, T, t, tau, L`` where they apply), known three ways:
+
+- its *definition*, the SymPy object the derivation produced: an explicit expression, or, where the
+  quantity is a root of a polynomial (a threshold, an edge), that polynomial in the placeholder :data:`y`
+  and which root it is;
+- its *value* at a point, from the numeric API (:mod:`derive.gaussian.outliers`, :func:`derive.gaussian.bulk.law`,
+  :func:`derive.model.attention.pooling`), at the current mpmath precision;
+- its *domain*: the ranges of its parameters and, for the last one, bounds that depend on the others
+  (``mu2`` above the threshold where the outlier exists, ``x`` inside the support, ``t <= T``).
+
+:func:`prove_equal` tries to prove a user's expression equal to the definition; it returns a proof text
+or ``None`` (``None`` means "not proved", never "different").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable
+
+import mpmath
+import sympy as sp
+
+from derive.model import expectations as ex
+from derive.gaussian import spikes
+from derive.cli.kit import QUANTITIES
+from derive.errors import ParameterError
+from derive.symbols import L, T, W, alpha, delta, gamma, kappa, mu2, t, tau, theta, x
+
+__all__ = ["y", "Bound", "Quantity", "QUANTITIES", "quantity", "prove_equal"]
+
+y = sp.Symbol("y", real=True)
+"""The placeholder for the quantity itself in an implicit definition :math:`P(y) = 0`."""
+
+_POSITIVE = (sp.Rational(1, 1000), sp.Integer(4))
+_NONNEG = (sp.Integer(0), sp.Integer(4))
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The range of one parameter: ``[low, high]`` (open at an end where ``low_open``/``high_open``),
+    integer-valued if ``integer``. ``depends`` computes ``(low, high)`` from the values drawn before it
+    (by symbol) and the options (by name); ``None`` for a static range."""
+
+    low: sp.Expr
+    high: sp.Expr
+    low_open: bool = False
+    high_open: bool = False
+    integer: bool = False
+    depends: Callable[[dict], tuple] | None = None
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A derived quantity: name, meaning, parameters with their ranges, definition and value."""
+
+    name: str
+    description: str
+    parameters: dict
+    value: Callable[[dict], mpmath.mpf]
+    domain: str
+    law: str
+    definition: sp.Expr | None = None
+    polynomial: sp.Expr | None = None
+    branch: str | None = None
+    options: dict = field(default_factory=dict)
+
+    @property
+    def symbols(self) -> dict:
+        """The parameters by name (the names a user's expression may use)."""
+        return {s.name: s for s in self.parameters}
+
+    def defined(self, options: dict) -> tuple[sp.Expr | None, sp.Expr | None]:
+        """``(definition, polynomial)`` for the chosen ``options`` (callables of the options are applied)."""
+        pick = lambda e: e(options) if callable(e) else e  # noqa: E731
+        return pick(self.definition), pick(self.polynomial)
+
+
+def _mp(v) -> mpmath.mpf:
+    if isinstance(v, sp.Basic):
+        return mpmath.mpf(v.p) / v.q if v.is_Rational else mpmath.mpf(sp.N(v, mpmath.mp.dps + 5))
+    return mpmath.mpf(v)
+
+
+def _signal(p) -> mpmath.mpf:
+    from derive.gaussian.outliers import signal_strength
+    return signal_strength(p[alpha], p[mu2], p[delta])
+
+
+def _pop(p):
+    from derive.gaussian import outliers as o
+    return o.population_threshold(p[delta], p[kappa])
+
+
+def _sample(p):
+    from derive.gaussian import outliers as o
+    return o.sample_threshold(p[delta], p[gamma], p[kappa])
+
+
+def _above_mu2(threshold):
+    """``mu2`` from where the signal term exceeds ``threshold(p)`` to 16 above it."""
+    def bounds(p):
+        lo = max(mpmath.mpf(0), threshold(p) / _mp(p[alpha]) - _mp(p[delta]))
+        return lo, lo + 16
+    return Bound(sp.Integer(0), sp.Integer(16), low_open=True, depends=bounds)
+
+
+def _below_alpha(threshold):
+    """``alpha`` small enough that the outlier does not exist at ``mu2 = 0`` (so that ``mu2_critical > 0``)."""
+    def bounds(p):
+        return mpmath.mpf(0), min(mpmath.mpf(8), threshold(p) / _mp(p[delta]))
+    return Bound(sp.Integer(0), sp.Integer(8), low_open=True, high_open=True, depends=bounds)
+
+
+def _support_x(p):
+    from derive.gaussian.bulk import law
+    edges = law(p[delta], p[gamma], p[kappa]).edges()
+    return edges[-1]
+
+
+def _pooling_quotient(scheme: str, kind: str):
+    def value(p):
+        from derive.model.attention import pooling
+        q = pooling(scheme, int(p[T]), f"{kind}:{int(p[L])}")
+        return _mp(q.alpha / q.kappa)
+    return value
+
+
+@lru_cache(maxsize=None)
+def _registry() -> dict:
+    from derive.gaussian import outliers as o
+    from derive.model.attention import causal_weight, causal_weights
+    from derive.gaussian.bulk import law
+    from derive.gaussian.freeprob import atom_at_zero, bulk_polynomial, edge_polynomial, z
+    from derive.model.optimality import mean_block_quotient, optimal_block_quotient
+    from derive.symbols import L as L_, T as T_
+
+    terms = ex.population_covariance_terms()
+    strength, cos2 = terms["signal_strength"], terms["signal_cosine2"]
+    at_signal = {theta: strength}
+    theta_c = spikes.population_threshold()
+    sample_poly = spikes.sample_threshold_polynomial().as_expr()
+    ratios = {delta: Bound(*_POSITIVE), gamma: Bound(*_POSITIVE), kappa: Bound(*_POSITIVE)}
+    pop_params = {delta: ratios[delta], kappa: ratios[kappa], alpha: Bound(sp.Integer(0), sp.Integer(8), low_open=True),
+                  mu2: _above_mu2(_pop)}
+    sample_params = {delta: ratios[delta], gamma: ratios[gamma], kappa: ratios[kappa],
+                     alpha: Bound(sp.Integer(0), sp.Integer(8), low_open=True), mu2: _above_mu2(_sample)}
+    pop_exists = "alpha (mu2 + delta) > theta_c = kappa (delta + sqrt(delta)): the population outlier exists"
+    sample_exists = "alpha (mu2 + delta) > theta_c^N (largest root of the sample threshold polynomial): the sample outlier exists"
+    pop_law = "population level (N = oo), exact in the limit d/V -> delta"
+    sample_law = "gaussian-equivalent (sample level, d/N -> gamma)"
+    block = {T: Bound(sp.Integer(1), sp.Integer(64), integer=True),
+             L: Bound(sp.Integer(1), sp.Integer(64), integer=True, depends=lambda p: (1, p[T]))}
+    to_block = {T_: T, L_: L}
+
+    def causal_value(p, options):
+        return _mp(causal_weights(int(p[T]), p[tau], options["mask"], digits=mpmath.mp.dps)[int(p[t]) - 1])
+
+    def causal_definition(options):
+        from derive.symbols import s
+        return causal_weight(options["mask"]).subs(s, t)
+
+    qs = [
+        Quantity("signal.strength", "strength theta_s of the signal term of the population covariance",
+                 {alpha: Bound(*_NONNEG), mu2: Bound(sp.Integer(0), sp.Integer(16)), delta: ratios[delta]},
+                 lambda p: o.signal_strength(p[alpha], p[mu2], p[delta]), "alpha >= 0, mu2 >= 0, delta > 0", pop_law,
+                 definition=strength),
+        Quantity("signal.cosine2", "squared cosine of the signal direction mu + Z s/V with u",
+                 {mu2: Bound(sp.Integer(0), sp.Integer(16)), delta: ratios[delta]},
+                 lambda p: o.signal_cosine2(p[mu2], p[delta]), "mu2 >= 0, delta > 0", pop_law, definition=cos2),
+        Quantity("mean.strength", "strength W^2 delta of the vocabulary-mean term of the raw S",
+                 {W: Bound(sp.Integer(-2), sp.Integer(2)), delta: ratios[delta]},
+                 lambda p: o.mean_strength(p[W], p[delta]), "delta > 0", pop_law, definition=terms["mean_strength"]),
+        Quantity("population.theta_critical", "population threshold strength theta_c of a rank-one term",
+                 {delta: ratios[delta], kappa: ratios[kappa]}, lambda p: o.population_threshold(p[delta], p[kappa]),
+                 "delta, kappa > 0", pop_law, definition=theta_c),
+        Quantity("population.eigenvalue", "population outlier ell(theta_s) of the signal term", pop_params,
+                 lambda p: o.population_outlier(_signal(p), p[delta], p[kappa]), pop_exists, pop_law,
+                 definition=spikes.population_outlier_location().subs(at_signal)),
+        Quantity("population.overlap", "limit of |u_hat^T u|^2 for the population outlier", pop_params,
+                 lambda p: o.population_overlap(_signal(p), p[delta], p[kappa]) * o.signal_cosine2(p[mu2], p[delta]),
+                 pop_exists, pop_law, definition=spikes.population_overlap().subs(at_signal) * cos2),
+        Quantity("population.mu2_critical", "smallest mu2 at which the population outlier exists",
+                 {delta: ratios[delta], kappa: ratios[kappa], alpha: _below_alpha(_pop)},
+                 lambda p: o.critical_mu2(_pop(p), p[alpha], p[delta]),
+                 "alpha > 0 and alpha delta < theta_c (no outlier at mu2 = 0)", pop_law,
+                 definition=spikes.critical_mu2().subs(theta, theta_c)),
+        Quantity("sample.theta_critical", "sample threshold strength theta_c^N of a rank-one term",
+                 {delta: ratios[delta], gamma: ratios[gamma], kappa: ratios[kappa]}, _sample,
+                 "delta, gamma, kappa > 0", sample_law, polynomial=sample_poly.subs(theta, y),
+                 branch="the only root with y > delta kappa (one sign change of the polynomial in y - delta kappa)"),
+        Quantity("sample.eigenvalue", "sample outlier psi(ell(theta_s)) of the signal term", sample_params,
+                 lambda p: o.sample_outlier(_signal(p), p[delta], p[gamma], p[kappa]), sample_exists, sample_law,
+                 definition=spikes.sample_outlier_location().subs(at_signal)),
+        Quantity("sample.overlap", "limit of |u_hat^T u|^2 for the sample outlier", sample_params,
+                 lambda p: o.sample_overlap(_signal(p), p[delta], p[gamma], p[kappa]) * o.signal_cosine2(p[mu2], p[delta]),
+                 sample_exists, sample_law,
+                 definition=(spikes.population_overlap() * spikes.sample_overlap_factor()).subs(at_signal) * cos2),
+        Quantity("sample.mu2_critical", "smallest mu2 at which the sample outlier exists",
+                 {delta: ratios[delta], gamma: ratios[gamma], kappa: ratios[kappa], alpha: _below_alpha(_sample)},
+                 lambda p: o.critical_mu2(_sample(p), p[alpha], p[delta]),
+                 "alpha > 0 and alpha delta < theta_c^N (no outlier at mu2 = 0)", sample_law,
+                 polynomial=sample_poly.subs(theta, alpha * (y + delta)),
+                 branch="the only root with alpha (y + delta) > delta kappa"),
+        Quantity("bulk.right_edge", "right edge of the bulk kappa (MP_delta boxtimes MP_gamma)",
+                 {delta: ratios[delta], gamma: ratios[gamma], kappa: ratios[kappa]},
+                 lambda p: law(p[delta], p[gamma], p[kappa]).edges()[-1][1], "delta, gamma, kappa > 0", sample_law,
+                 polynomial=edge_polynomial(bulk_polynomial()).subs(z, y), branch="the largest real root"),
+        Quantity("bulk.population_right_edge", "right edge of the population bulk kappa MP_delta",
+                 {delta: ratios[delta], kappa: ratios[kappa]}, lambda p: o.population_right_edge(p[delta], p[kappa]),
+                 "delta, kappa > 0", pop_law, definition=spikes.population_right_edge()),
+        Quantity("bulk.density", "density of the bulk kappa (MP_delta boxtimes MP_gamma) at x",
+                 {delta: ratios[delta], gamma: ratios[gamma], kappa: ratios[kappa],
+                  x: Bound(sp.Integer(0), sp.Integer(100), low_open=True, high_open=True, depends=_support_x)},
+                 lambda p: law(p[delta], p[gamma], p[kappa]).density(p[x]),
+                 "x inside the last interval of the support", sample_law,
+                 branch="Im m(x + i0)/pi on the Stieltjes branch of the bulk cubic"),
+        Quantity("bulk.atom_at_zero", "mass of the bulk at zero", {delta: ratios[delta], gamma: ratios[gamma]},
+                 lambda p: _mp(law(p[delta], p[gamma], 1).atom_at_zero), "delta, gamma > 0", sample_law,
+                 definition=atom_at_zero(bulk_polynomial())),
+        Quantity("weights.causal", "d -> oo limit weight w_t of causal attention (outputs averaged; sum 1)",
+                 {T: Bound(sp.Integer(1), sp.Integer(64), integer=True,
+                           depends=lambda p: (2 if p["mask"] == "strict" else 1, 64)),
+                  t: Bound(sp.Integer(1), sp.Integer(64), integer=True, depends=lambda p: (1, p[T])),
+                  tau: Bound(sp.Integer(0), sp.Integer(10))},
+                 causal_value, "1 <= t <= T <= 64, 0 <= tau <= 10 (strict mask: T >= 2)",
+                 "exact (the limit d -> oo of the model's attention weights)", definition=causal_definition,
+                 options={"mask": ("inclusive", "strict")}),
+        Quantity("alpha_over_kappa.mean.prefix", "alpha/kappa of mean pooling on prefix:L", block,
+                 _pooling_quotient("mean", "prefix"), "1 <= L <= T <= 64", "exact",
+                 definition=mean_block_quotient("prefix").xreplace(to_block)),
+        Quantity("alpha_over_kappa.mean.suffix", "alpha/kappa of mean pooling on suffix:L", block,
+                 _pooling_quotient("mean", "suffix"), "1 <= L <= T <= 64", "exact",
+                 definition=mean_block_quotient("suffix").xreplace(to_block)),
+        Quantity("alpha_over_kappa.optimal.prefix", "alpha/kappa of optimal pooling on prefix:L", block,
+                 _pooling_quotient("optimal", "prefix"), "1 <= L <= T <= 64", "exact",
+                 definition=optimal_block_quotient("prefix").xreplace(to_block)),
+    ]
+    return {q.name: q for q in qs}
+
+
+
+
+
+def quantity(name) -> Quantity:
+    """The quantity called ``name`` (one of :data:`QUANTITIES`).
+
+    >>> q = quantity("sample.overlap"); sorted(q.symbols), q.law
+    (['alpha', 'delta', 'gamma', 'kappa', 'mu2'], 'gaussian-equivalent (sample level, d/N -> gamma)')
+    """
+    if not isinstance(name, str) or name not in QUANTITIES:
+        raise ParameterError("quantity", f"must be one of {', '.join(QUANTITIES)}, got {name!r}")
+    return _registry()[name]
+
+
+def _radical_free(expr: sp.Expr) -> tuple[sp.Expr, dict]:
+    """``expr`` with every positive parameter ``p`` under a square root replaced by ``q**2`` (``q > 0``), so that
+    an expression in square roots of the parameters becomes a rational function of new symbols."""
+    subs = {}
+    for root in expr.atoms(sp.Pow):
+        if root.exp == sp.Rational(1, 2) and root.base.is_Symbol and root.base.is_positive:
+            subs[root.base] = sp.Symbol(f"sqrt_{root.base.name}", positive=True) ** 2
+    return expr.xreplace(subs), subs
+
+
+def _is_zero(expr: sp.Expr) -> str | None:
+    """A short text saying how SymPy showed ``expr == 0``, or ``None``."""
+    flat, subs = _radical_free(expr)
+    note = f" after {', '.join(f'{k} = {v}' for k, v in subs.items())}" if subs else ""
+    if not flat.has(sp.harmonic, sp.digamma, sp.exp, sp.log, sp.Min, sp.Max, sp.Abs, sp.Piecewise):
+        if sp.cancel(sp.together(flat)) == 0:
+            return f"cancel(together(.)) = 0{note} (a rational identity)"
+    else:
+        rewritten = sp.expand_func(flat.rewrite(sp.digamma))
+        if sp.simplify(rewritten) == 0:
+            return f"simplify(expand_func(rewrite(digamma))) = 0{note}"
+    if sp.simplify(flat) == 0:
+        return f"simplify(.) = 0{note}"
+    return None
+
+
+def prove_equal(q: Quantity, expr: sp.Expr, *, fixed: dict | None = None, options: dict | None = None) -> str | None:
+    r"""A proof that ``expr`` equals the quantity ``q`` on its whole domain (with the parameters of ``fixed``
+    set), as a text; ``None`` when SymPy cannot show it (which is no evidence of a difference).
+
+    An explicit definition is proved by showing the difference is identically zero. An implicit one
+    (``q.polynomial``) by showing that ``expr`` is a root of the polynomial identically; which root it is
+    the caller must still check at a point (:attr:`Quantity.branch`).
+
+    >>> from derive.symbols import delta, kappa
+    >>> prove_equal(quantity("bulk.population_right_edge"), kappa * (1 + sp.sqrt(delta))**2)
+    'expr - definition: cancel(together(.)) = 0 after delta = sqrt_delta**2 (a rational identity)'
+    """
+    fixed = fixed or {}
+    definition, polynomial = q.defined(options or {})
+    if definition is not None:
+        how = _is_zero((expr - definition).subs(fixed))
+        return None if how is None else f"expr - definition: {how}"
+    if polynomial is not None:
+        on_curve = sp.numer(sp.together(polynomial.subs(y, expr).subs(fixed)))
+        how = _is_zero(on_curve)
+        return None if how is None else f"P(expr) = 0 identically: {how}; branch: {q.branch}"
+    return None

@@ -1,0 +1,169 @@
+"""The model specification (derive.model.spec.Model): read and checked once at the boundary, exact, immutable; a
+user's file is opened once per run; the public API of INTERFACE.md; the layout has no import cycle."""
+import ast
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import derive
+import verify
+from derive.errors import ParameterError
+from derive.model.spec import Model, Scheme
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_interface_example_runs_as_written():
+    import mpmath
+
+    m = derive.Model(delta="1/2", gamma="1/4", T=8, weights="causal", mask="strict", signs="prefix:3", mu2="3/2",
+                     centered=True)
+    w = derive.weights(m)
+    assert sum(w.weights) == 1 and w.weights[-1] == 0 and w.alpha > 0 and w.kappa > 0  # strict: no weight on t = T
+    with mpmath.workdps(15):
+        law = derive.bulk(m)
+        assert law.law == "finite-vocabulary" and law.support[-1][1] == mpmath.inf and law.atom_at_zero >= 0
+        assert law.density("0.3") > 0
+        ge = derive.bulk(m, law="gaussian-equivalent")
+        assert ge.law == "gaussian-equivalent" and ge.density("0.3") > 0
+        out = derive.spike(m)
+        assert out.law in derive.LAWS and out.sample.overlap <= out.population.overlap
+    assert derive.__version__ and verify.__version__ == derive.__version__
+
+
+def test_the_model_is_exact_immutable_and_compares_by_value():
+    m = Model(delta="0.5", gamma=Fraction(1, 4), mu2=2)
+    assert (m.delta, m.gamma, m.mu2) == (Fraction(1, 2), Fraction(1, 4), Fraction(2))
+    with pytest.raises(AttributeError):
+        m.mu2 = 3
+    assert m == Model(delta="1/2", gamma="0.25", mu2="2") and hash(m) == hash(Model(delta="1/2", gamma="1/4", mu2=2))
+    assert m.replace(mu2=3).mu2 == 3 and m.mu2 == 2
+    sizes = Model(d=600, V=1200, N=300, T=8, weights="mean", signs="prefix:3")
+    assert (sizes.delta, sizes.gamma) == (Fraction(1, 2), Fraction(2))
+    assert sizes.replace(d=300).delta == Fraction(1, 4)
+    causal = Model(T=4, weights="causal", tau="1/2")
+    assert causal.weights == Scheme("causal", Fraction(1, 2), "inclusive")
+    assert causal.replace(mask="strict").weights.mask == "strict"
+
+
+@pytest.mark.parametrize("kwargs, parameter", [
+    ({"delta": 0}, "delta"), ({"delta": "1e13"}, "delta"), ({"gamma": -1}, "gamma"), ({"mu2": "-1"}, "mu2"),
+    ({"d": 10, "V": 21}, "V"), ({"d": 10, "V": 20, "delta": "1/3"}, "delta"), ({"T": 0}, "T"),
+    ({"T": 2, "signs": "prefix:3"}, "signs"), ({"T": 2, "weights": "mean", "tau": 1}, "tau"),
+    ({"T": 2, "weights": "causal", "mask": "both"}, "mask"), ({"weights": [0, 0]}, "weights"),
+    ({"T": 3, "weights": [1, 2]}, "weights"), ({"T": 2, "weights": "mean", "kappa": 1}, "kappa"),
+    ({"kappa": 0}, "kappa"), ({"alpha": -1}, "alpha"), ({"centered": "yes"}, "centered"),
+])
+def test_bad_input_names_its_parameter(kwargs, parameter):
+    with pytest.raises(ParameterError) as err:
+        Model(**kwargs)
+    assert err.value.parameter == parameter
+
+
+_AUDIT = """
+import sys
+opened = []
+target = sys.argv[1]
+sys.addaudithook(lambda event, args: opened.append(args[0]) if event == "open" and str(args[0]) == target else None)
+from {module} import main
+import contextlib, io
+with contextlib.redirect_stdout(io.StringIO()):
+    status = main(sys.argv[2:])
+print(status, len(opened))
+"""
+
+
+def _opens(module: str, path: Path, argv: list) -> tuple[int, int]:
+    done = subprocess.run([sys.executable, "-c", _AUDIT.format(module=module), str(path), *argv],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    status, count = done.stdout.split()
+    return int(status), int(count)
+
+
+def test_a_sign_file_is_opened_once_per_run(tmp_path):
+    path = tmp_path / "R.csv"
+    path.write_text("1,0.5,0\n0.5,1,0\n0,0,1\n")
+    spike = ["spike", "--delta", "1/2", "--gamma", "1/4", "--T", "3", "--weights", "mean", "--signs", f"file:{path}",
+             "--mu2", "2", "--json"]
+    assert _opens("derive.cli", path, spike)[1] == 1
+    assert _opens("derive.cli", path, ["weights", "--scheme", "optimal", "--T", "3", "--signs", f"file:{path}",
+                                       "--json"]) == (0, 1)
+    mc = ["mc", "--d", "40", "--V", "80", "--N", "60", "--T", "3", "--signs", f"file:{path}", "--weights", "optimal",
+          "--mu2", "2", "--seeds", "2", "--json"]
+    assert _opens("verify.cli", path, mc) == (0, 1)
+
+
+def test_public_names_are_words_of_the_literature():
+    for module in (derive, verify):
+        for name in module.__all__:
+            assert name == "__version__" or (len(name) > 1 and not name.endswith("_")), name
+            getattr(module, name)
+
+
+def _imports(path: Path, package: str) -> set:
+    """The modules of ``package`` that ``path`` imports (at any depth: a function-level import is an arrow too)."""
+    tree = ast.parse(path.read_text())
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == package:
+            base = node.module
+            for alias in node.names:
+                out.add(f"{base}.{alias.name}" if (ROOT / (base + "." + alias.name).replace(".", "/")).with_suffix(
+                    ".py").exists() or (ROOT / (base + "." + alias.name).replace(".", "/")).is_dir() else base)
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.split(".")[0] == package}
+    return out
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@pytest.mark.parametrize("package", ["derive", "verify"])
+def test_no_import_cycle(package):
+    graph = {}
+    for path in (ROOT / package).rglob("*.py"):
+        graph[_module_name(path)] = {m for m in _imports(path, package) if m != _module_name(path)}
+    # a package's __init__ that re-exports lazily by name (importlib) draws no arrow
+    state = {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in graph:
+                continue
+            if state.get(nxt) == "open":
+                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(nxt):] + [nxt]))
+            if nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+
+
+def test_derive_has_few_top_level_modules_beside_its_wings():
+    modules = [p for p in (ROOT / "derive").glob("*.py")]
+    wings = [p for p in (ROOT / "derive").iterdir() if p.is_dir() and (p / "__init__.py").exists()]
+    assert len(modules) <= 8, sorted(p.name for p in modules)
+    assert {p.name for p in wings} == {"model", "gaussian", "vocabulary", "sheet", "cli"}
+
+
+def test_derive_never_imports_verify():
+    for path in (ROOT / "derive").rglob("*.py"):
+        assert not _imports(path, "verify"), path
+
+
+def test_the_documents_are_built_outside_the_commands():
+    for path in (ROOT / "derive" / "cli" / "commands").glob("*.py"):
+        assert "import json" not in path.read_text() and "format_real" not in path.read_text(), path
+    doc = json.loads(subprocess.run([sys.executable, "-m", "derive.cli", "weights", "--scheme", "mean", "--T", "2",
+                                     "--json"], capture_output=True, text=True, cwd=ROOT, check=True).stdout)
+    assert doc["exact"] == ["1/2", "1/2"]
