@@ -50,10 +50,9 @@ def full_disk(folder: Path):
         yield None
         return
     try:
-        with open(folder / "filler", "wb") as f, contextlib.suppress(OSError):
+        with contextlib.suppress(OSError), open(folder / "filler", "wb", buffering=0) as f:
             while True:
                 f.write(b"\0" * 4096)
-                f.flush()
         yield folder
     finally:
         subprocess.run(["umount", "-l", str(folder)], capture_output=True)
