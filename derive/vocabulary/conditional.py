@@ -194,27 +194,50 @@ class SpectralMeasures:
         s0, ds0 = self.S0(tv, 1)
         return s0 + np.asarray(tv) * ds0
 
-    def S1_poles(self) -> np.ndarray:
-        """The poles of :math:`S_1` off those of :math:`S_0`: none."""
-        return np.zeros(0)
+    def subset(self, keep: np.ndarray) -> "SpectralMeasures":
+        """The measures on the atoms ``keep`` (a boolean mask)."""
+        return SpectralMeasures(self.c[keep], self.p[keep], self.q[keep], self.r[keep], self.delta, self.V)
+
+    @cached_property
+    def spikes(self) -> np.ndarray:
+        r"""The atoms that are spikes (indices): single eigenvalues of ``D`` standing apart from the rest, where the
+        rest's :math:`C(c_a) < 1` (:math:`x'(c_a) > 0`: a generalized spike, Bai and Yao 2012). A spike is one
+        eigenvalue of ``S`` at :math:`x(c_a)` of the rest, not a cluster of the bulk; added in turn until none is
+        left (removing a spike only lowers ``C`` elsewhere). A repeated eigenvalue standing apart stays in the bulk,
+        where it makes a cluster of that many eigenvalues (a Wishart block of its multiplicity)."""
+        single = np.flatnonzero(self.p < 1.5 / self.V)
+        spikes = np.zeros(0, dtype=int)
+        terms = self.p[None, :] * self.c[None, :] ** 2 / (self.delta * (self.c[None, :] - self.c[single, None]) ** 2
+                                                         + (self.c[None, :] == self.c[single, None]))
+        terms[np.arange(len(single)), single] = 0.0
+        while True:
+            found = single[terms.sum(axis=1) - terms[:, spikes].sum(axis=1) < 1]
+            if len(found) == len(spikes):
+                return spikes
+            spikes = found
+
+    def bulk(self) -> "SpectralMeasures":
+        """The measures less the spikes: the population of the conditional bulk whose gaps hold the outliers."""
+        keep = np.ones(self.c.size, dtype=bool)
+        keep[self.spikes] = False
+        return self.subset(keep)
+
+    def poles(self) -> np.ndarray:
+        """The poles of :math:`S_1` inside the gaps of :meth:`bulk`: the spikes."""
+        return self.c[self.spikes]
+
+    def mean_pole(self) -> float | None:
+        """The atom most aligned with :math:`\mathbf 1` if it is a spike (the raw ``D``'s mean eigenvalue), else
+        ``None``."""
+        i = int(np.argmax(self.r))
+        return float(self.c[i]) if i in self.spikes else None
 
     def gaps(self) -> list[tuple[float, float]]:
-        r"""Every gap ``(ta, tb)`` (in ``t``) of the conditional bulk above the smallest atom, ascending, the last one
-        ``(t_edge, inf)``: the intervals that pass the screen of the module docstring, searched by
-        :func:`_interval_gaps`."""
+        r"""Every gap ``(ta, tb)`` (in ``t``) above the smallest atom, ascending, the last one ``(t_edge, inf)``: the
+        intervals that pass the screen of the module docstring, searched by :func:`_interval_gaps`."""
         a = self.p * self.c**2 / self.delta
         cand = np.flatnonzero(np.diff(self.c) ** 2 > (np.cbrt(a[:-1]) + np.cbrt(a[1:])) ** 3)
         return _interval_gaps(self.C, self.c[cand], self.c[cand + 1]) + [(_edge(self.C, float(self.c[-1])), np.inf)]
-
-    def mean_atom(self):
-        """``(c_*, measures without it)`` for the atom most aligned with :math:`\\mathbf 1`, or ``None`` if it is a
-        repeated eigenvalue (no spike standing apart)."""
-        i = int(np.argmax(self.r))
-        if self.p[i] > 1.5 / self.V:
-            return None
-        keep = np.arange(self.c.size) != i
-        return float(self.c[i]), SpectralMeasures(self.c[keep], self.p[keep], self.q[keep], self.r[keep], self.delta,
-                                                  self.V)
 
 
 def _grouped(tau: np.ndarray, weights: list, V: int, delta: float) -> SpectralMeasures:
@@ -438,11 +461,6 @@ class QuadratureTransforms:
         s0, ds0 = self.S0(tv, 1)
         return s0 + np.asarray(tv) * ds0
 
-    def S1_poles(self) -> np.ndarray:
-        """The nodes of the rule of :math:`S_1`: poles that may fall in a gap of :math:`S_0` (Ritz values not yet
-        converged)."""
-        return self.signs[0]
-
     def _top(self) -> float:
         """The largest node of the rules below the mean atom (a Ritz value: at most the top of that spectrum)."""
         nodes = self.signs[0]
@@ -450,20 +468,26 @@ class QuadratureTransforms:
             nodes = nodes[np.abs(nodes - self.atom) > 1e-6 * self.atom]
         return float(max(max(c.max() for c, _ in self.probes), nodes.max(initial=0.0)))
 
+    def bulk(self) -> "QuadratureTransforms":
+        """The transforms less the mean atom (a spike)."""
+        return QuadratureTransforms(self.signs, self.probes, self.moments, None, self.delta, self.V)
+
+    def poles(self) -> np.ndarray:
+        """The nodes of the rule of :math:`S_1`: poles that may fall in a gap (a spike, or a Ritz value not converged)."""
+        return self.signs[0]
+
+    def mean_pole(self) -> float | None:
+        """The raw ``D``'s mean atom, or ``None``."""
+        return self.atom
+
     def gaps(self) -> list[tuple[float, float]]:
-        """The gaps above the bulk of ``D``: between its top node and the mean atom when that stands above (raw ``D``),
-        and above everything."""
+        """The gaps above the bulk of ``D`` (the only ones searched: inside it the nodes of a Gauss rule are not
+        eigenvalues): ``[(t_edge, inf)]`` above the top node, and between it and the mean atom when that stands
+        above."""
         top = self._top()
         if self.atom is None or self.atom <= top:
-            return [(_edge(self.C, max(top, self.atom or 0.0)), np.inf)]
+            return [(_edge(self.C, top), np.inf)]
         return _interval_gaps(self.C, np.array([top]), np.array([self.atom])) + [(_edge(self.C, self.atom), np.inf)]
-
-    def mean_atom(self):
-        """``(c_*, transforms without it)``, or ``None`` (centered ``D``, or no node of the rule at
-        :math:`\\mathbf 1` holding half its weight)."""
-        if self.atom is None:
-            return None
-        return self.atom, QuadratureTransforms(self.signs, self.probes, self.moments, None, self.delta, self.V)
 
 
 def quadrature_transforms(A, s, d: int, centered: bool = False, probes: int = PROBES,
@@ -545,10 +569,10 @@ class Outlier:
 
 @dataclass(frozen=True)
 class ConditionalOutliers:
-    """:func:`conditional_outliers`: ``signal`` (the largest root in a gap, or ``None``), every such root in ``roots``
-    (ascending), the raw ``S``'s ``mean`` outlier (or ``None``), the conditional bulk's ``right_edge``, its ``gaps``
-    searched (``[(xa, xb), ...]``) and the ``method`` (``"exact"``, or ``"quadrature"``: gaps above the bulk of
-    ``D`` only)."""
+    """:func:`conditional_outliers`: ``signal`` (the root with the largest overlap, or ``None``), every root in a gap
+    in ``roots`` (ascending), the raw ``S``'s ``mean`` outlier (or ``None``), the conditional bulk's ``right_edge``,
+    the ``gaps`` searched (``[(xa, xb), ...]``) and the ``method`` (``"exact"``, or ``"quadrature"``: gaps above the
+    bulk of ``D`` only)."""
 
     signal: Outlier | None
     roots: tuple
@@ -575,16 +599,22 @@ def _root(f, a: float, b: float) -> float:
 
 
 def conditional_outliers(transforms, mu2, mean: bool = False) -> ConditionalOutliers:
-    r"""The signal outlier(s) of :math:`S` given ``D`` (``transforms``: :class:`SpectralMeasures` or
-    :class:`QuadratureTransforms`) at signal strength ``mu2``, and with ``mean`` (the raw ``S``) the vocabulary-mean
-    outlier (the module docstring). Location and overlap come from :func:`derive.vocabulary.signal.numeric` at the
-    root (with a quadrature, from each probe's :math:`S_0`, whose spread gives their errors).
+    r"""The outliers of :math:`S` given ``D`` (``transforms``: :class:`SpectralMeasures` or
+    :class:`QuadratureTransforms`) at signal strength ``mu2``: every root of :math:`S_1(t) = -1/\mu_2` in a gap of
+    the bulk (``transforms.bulk()``: the spikes of ``D`` are not part of it), at :math:`\ell = x(t)` of the bulk with
+    squared overlap :math:`x'(t)/(\mu_2 tS_1'(t))` (:func:`derive.vocabulary.signal.numeric`; with a quadrature from
+    each probe's :math:`S_0`, whose spread gives their errors). A spike of ``D`` is a pole of :math:`S_1` inside a gap;
+    folding its own direction into the determinant of :mod:`derive.vocabulary.signal` gives the same equation, so a
+    spike with weight along ``s`` has a root just above it (its own outlier, nearly orthogonal to ``u``) and can
+    share the signal's. ``signal`` is the root with the largest overlap; with ``mean`` (the raw ``S``), ``mean`` is
+    the outlier of the raw ``D``'s mean atom: the root just above it, or :math:`x(c_*)` if it has no weight along
+    ``s``.
 
     One atom of ``D`` (all directions and ``s`` alike) is the population level: with :math:`\delta = 1/2`,
     :math:`\tau = 1`, :math:`\mu_2 = 3` the root of :math:`S_0 = S_1 = -1/\mu_2` is :math:`t = c(1 + \mu_2/\delta) = 7/2`
     and the outlier :math:`(1 + 1/\mu_2)\,t = 14/3`:
 
-    >>> m = SpectralMeasures(np.array([0.5]), np.array([1.0]), np.array([1.0]), np.array([0.0]), 0.5, 1)
+    >>> m = SpectralMeasures(np.array([0.5]), np.array([1.0]), np.array([1.0]), np.array([0.0]), 0.5, 1000)
     >>> o = conditional_outliers(m, 3); round(o.signal.eigenvalue, 12), round(o.signal.t, 12), o.method
     (4.666666666667, 3.5, 'exact')
     """
@@ -595,34 +625,34 @@ def conditional_outliers(transforms, mu2, mean: bool = False) -> ConditionalOutl
     if not np.isfinite(mu2) or mu2 < 0:
         raise ParameterError("mu2", f"must be a finite real >= 0, got {mu2!r}")
     located = signal.numeric()
-    where = transforms.gaps()
-    poles = transforms.S1_poles()
-    roots = []
-    if mu2 > 0:
-        def f(tv):
-            return float(transforms.S1(tv)) + 1 / mu2
-
-        for ta, tb in where:
-            inner = np.sort(poles[(poles > ta) & (poles < tb)])
-            for a, b in zip(np.concatenate([[ta], inner]), np.concatenate([inner, [tb]])):
-                a_ = a if a == ta else np.nextafter(a, np.inf)
-                b_ = b if b == tb else np.nextafter(b, -np.inf)
-                if f(a_) <= 0 and (not np.isfinite(b_) or f(b_) >= 0):
-                    tr = _root(f, a_, b_)
-                    ds1 = float(transforms.S1(tr, 1)[1])
-                    each = np.array([located(tr, mu2, s0, ds0, ds1) for s0, ds0 in transforms.S0_probes(tr)])
-                    se = each.std(axis=0, ddof=1) / np.sqrt(len(each)) if len(each) > 1 else np.zeros(2)
-                    ell, ov = each.mean(axis=0)
-                    roots.append(Outlier(float(ell), float(ov), tr, _x_gap(transforms, ta, tb), float(se[0]),
-                                         float(se[1])))
-    found = transforms.mean_atom() if mean else None
-    spike = None
-    if found is not None:
-        ci, rest = found
-        if rest.C(ci) < 1:  # a generalized spike: x'(c_*) > 0 for the population without it
-            spike = Outlier(_x(rest, ci), 0.0, ci, None)
-    return ConditionalOutliers(roots[-1] if roots else None, tuple(roots), spike, _x(transforms, where[-1][0]),
-                               tuple(_x_gap(transforms, ta, tb) for ta, tb in where), transforms.method)
+    bulk = transforms.bulk()
+    where = bulk.gaps()
+    poles = np.sort(transforms.poles())
+    star = transforms.mean_pole() if mean else None
+    roots, mean_root = [], None
+    for ta, tb in where:
+        inner = poles[(poles > ta) & (poles < tb)]
+        for a, b in zip(np.concatenate([[ta], inner]), np.concatenate([inner, [tb]])):
+            a_ = a if a == ta else a * (1 + 1e-14)
+            b_ = b if b == tb else b * (1 - 1e-14)
+            if mu2 == 0 or a_ >= b_:
+                continue
+            if transforms.S1(a_) + 1 / mu2 <= 0 and (not np.isfinite(b_) or transforms.S1(b_) + 1 / mu2 >= 0):
+                tr = _root(lambda tv: float(transforms.S1(tv)) + 1 / mu2, a_, b_)
+                ds1 = float(transforms.S1(tr, 1)[1])
+                each = np.array([located(tr, mu2, s0, ds0, ds1) for s0, ds0 in bulk.S0_probes(tr)])
+                se = each.std(axis=0, ddof=1) / np.sqrt(len(each)) if len(each) > 1 else np.zeros(2)
+                ell, ov = each.mean(axis=0)
+                root = Outlier(float(ell), float(ov), tr, _x_gap(bulk, ta, tb), float(se[0]), float(se[1]))
+                roots.append(root)
+                if star is not None and abs(a - star) <= 1e-6 * star:
+                    mean_root = root
+    if star is not None and mean_root is None and bulk.C(star) < 1:
+        mean_root = Outlier(_x(bulk, star), 0.0, star, None)
+    candidates = [r for r in roots if r is not mean_root]
+    best = max(candidates, key=lambda r: r.overlap) if candidates else None
+    return ConditionalOutliers(best, tuple(roots), mean_root, _x(bulk, where[-1][0]),
+                               tuple(_x_gap(bulk, ta, tb) for ta, tb in where), transforms.method)
 
 
 def _x_gap(transforms, ta: float, tb: float) -> tuple:
@@ -719,20 +749,23 @@ class ConditionalBulk:
     def _gaps_t(self) -> list:
         return [g for g in self.measures.gaps()[:-1]]
 
-    def cdf(self, xs, nodes: int = 2000) -> np.ndarray:
+    def cdf(self, xs, nodes: int = 500) -> np.ndarray:
         r"""The distribution function: the atom at zero plus each run's density integrated by the trapezoid rule in
-        :math:`\theta`, :math:`x = a + (b - a)(1 - \cos\theta)/2` (smooth at square-root edges), scaled to the run's
-        exact mass."""
+        :math:`s`, :math:`x = a + (b - a)(1 - \cos\theta)/2`, :math:`\theta = \pi s^3/(s^3 + (1-s)^3)` (the integrand is
+        smooth at square-root edges, and at a left edge so close to 0 that the density behaves as :math:`x^{-1/2}`
+        above it: :meth:`derive.vocabulary.silverstein.GeneralizedMP.cdf_table`'s rule), scaled to the run's exact
+        mass."""
         xs = np.asarray(xs, dtype=float)
         out = np.where(xs >= 0, self.atom_at_zero, 0.0)
+        s = np.linspace(0, 1, nodes + 1)
+        theta = np.pi * s**3 / (s**3 + (1 - s) ** 3)
+        dtheta = np.pi * 3 * s**2 * (1 - s) ** 2 / (s**3 + (1 - s) ** 3) ** 2
         for a, b, mass in self.runs:
-            theta = np.linspace(0, np.pi, nodes + 1)
             x = a + (b - a) * (1 - np.cos(theta)) / 2
             g = np.zeros_like(x)
-            g[1:-1] = self.density(x[1:-1]) * (b - a) * np.sin(theta[1:-1]) / 2
-            F = np.concatenate([[0.0], np.cumsum((g[1:] + g[:-1]) / 2 * np.diff(theta))])
-            out = out + np.interp(xs, x, mass * F / F[-1] if F[-1] > 0 else mass * theta / np.pi, left=0.0,
-                                  right=mass)
+            g[1:-1] = self.density(x[1:-1]) * (b - a) * np.sin(theta[1:-1]) / 2 * dtheta[1:-1]
+            F = np.concatenate([[0.0], np.cumsum((g[1:] + g[:-1]) / 2 * np.diff(s))])
+            out = out + np.interp(xs, x, mass * F / F[-1] if F[-1] > 0 else mass * s, left=0.0, right=mass)
         return out
 
 
