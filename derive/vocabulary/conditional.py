@@ -226,8 +226,13 @@ class SpectralMeasures:
         """The poles of :math:`S_1` inside the gaps of :meth:`bulk`: the spikes."""
         return self.c[self.spikes]
 
+    def S1_without_mean(self, tv) -> float:
+        """:math:`S_1` less the mean atom's term (:meth:`mean_pole`)."""
+        keep = np.arange(self.c.size) != int(np.argmax(self.r))
+        return float(_sum(self.c[keep], self.q[keep], tv, self.delta, 0)[0])
+
     def mean_pole(self) -> float | None:
-        """The atom most aligned with :math:`\mathbf 1` if it is a spike (the raw ``D``'s mean eigenvalue), else
+        r"""The atom most aligned with :math:`\mathbf 1` if it is a spike (the raw ``D``'s mean eigenvalue), else
         ``None``."""
         i = int(np.argmax(self.r))
         return float(self.c[i]) if i in self.spikes else None
@@ -461,16 +466,14 @@ class QuadratureTransforms:
         s0, ds0 = self.S0(tv, 1)
         return s0 + np.asarray(tv) * ds0
 
-    def _top(self) -> float:
-        """The largest node of the rules below the mean atom (a Ritz value: at most the top of that spectrum)."""
-        nodes = self.signs[0]
-        if self.atom is not None:
-            nodes = nodes[np.abs(nodes - self.atom) > 1e-6 * self.atom]
-        return float(max(max(c.max() for c, _ in self.probes), nodes.max(initial=0.0)))
-
     def bulk(self) -> "QuadratureTransforms":
-        """The transforms less the mean atom (a spike)."""
-        return QuadratureTransforms(self.signs, self.probes, self.moments, None, self.delta, self.V)
+        """The transforms less the mean atom (a spike): its node is dropped from the rule of :math:`S_1` too, which
+        the bulk does not use but whose top node bounds the bulk's spectrum (:meth:`gaps`)."""
+        if self.atom is None:
+            return self
+        nodes, weights = self.signs
+        keep = np.abs(nodes - self.atom) > 1e-6 * self.atom
+        return QuadratureTransforms((nodes[keep], weights[keep]), self.probes, self.moments, None, self.delta, self.V)
 
     def poles(self) -> np.ndarray:
         """The nodes of the rule of :math:`S_1`: poles that may fall in a gap (a spike, or a Ritz value not converged)."""
@@ -480,14 +483,18 @@ class QuadratureTransforms:
         """The raw ``D``'s mean atom, or ``None``."""
         return self.atom
 
+    def S1_without_mean(self, tv) -> float:
+        """:math:`S_1` less the node of the mean atom."""
+        return float(self.bulk().S1(tv))
+
     def gaps(self) -> list[tuple[float, float]]:
-        """The gaps above the bulk of ``D`` (the only ones searched: inside it the nodes of a Gauss rule are not
-        eigenvalues): ``[(t_edge, inf)]`` above the top node, and between it and the mean atom when that stands
-        above."""
-        top = self._top()
-        if self.atom is None or self.atom <= top:
-            return [(_edge(self.C, top), np.inf)]
-        return _interval_gaps(self.C, np.array([top]), np.array([self.atom])) + [(_edge(self.C, self.atom), np.inf)]
+        """The gap above the bulk of ``D``, ``[(t_edge, inf)]``, above the largest node of every rule (a Ritz value:
+        at most the top eigenvalue, and close to it); the only one searched, since inside the spectrum the nodes of a
+        Gauss rule are not eigenvalues. Of :meth:`bulk` only (a mean atom would be a pole of ``C``)."""
+        if self.atom is not None:
+            raise ValueError("the gaps are those of the bulk: call bulk() first")
+        top = max(max(c.max() for c, _ in self.probes), self.signs[0].max(initial=0.0))
+        return [(_edge(self.C, float(top)), np.inf)]
 
 
 def quadrature_transforms(A, s, d: int, centered: bool = False, probes: int = PROBES,
@@ -605,10 +612,10 @@ def conditional_outliers(transforms, mu2, mean: bool = False) -> ConditionalOutl
     squared overlap :math:`x'(t)/(\mu_2 tS_1'(t))` (:func:`derive.vocabulary.signal.numeric`; with a quadrature from
     each probe's :math:`S_0`, whose spread gives their errors). A spike of ``D`` is a pole of :math:`S_1` inside a gap;
     folding its own direction into the determinant of :mod:`derive.vocabulary.signal` gives the same equation, so a
-    spike with weight along ``s`` has a root just above it (its own outlier, nearly orthogonal to ``u``) and can
+    spike with weight along ``s`` has a root next to it (its own outlier, nearly orthogonal to ``u``) and can
     share the signal's. ``signal`` is the root with the largest overlap; with ``mean`` (the raw ``S``), ``mean`` is
-    the outlier of the raw ``D``'s mean atom: the root just above it, or :math:`x(c_*)` if it has no weight along
-    ``s``.
+    the outlier of the raw ``D``'s mean atom: the root next to its pole (below it if the rest of :math:`S_1` is below
+    :math:`-1/\mu_2` there, above it otherwise), or :math:`x(c_*)` if it has none (no weight along ``s``).
 
     One atom of ``D`` (all directions and ``s`` alike) is the population level: with :math:`\delta = 1/2`,
     :math:`\tau = 1`, :math:`\mu_2 = 3` the root of :math:`S_0 = S_1 = -1/\mu_2` is :math:`t = c(1 + \mu_2/\delta) = 7/2`
@@ -645,10 +652,18 @@ def conditional_outliers(transforms, mu2, mean: bool = False) -> ConditionalOutl
                 ell, ov = each.mean(axis=0)
                 root = Outlier(float(ell), float(ov), tr, _x_gap(bulk, ta, tb), float(se[0]), float(se[1]))
                 roots.append(root)
-                if star is not None and abs(a - star) <= 1e-6 * star:
-                    mean_root = root
-    if star is not None and mean_root is None and bulk.C(star) < 1:
-        mean_root = Outlier(_x(bulk, star), 0.0, star, None)
+    if star is not None:
+        # the mean atom's own root is next to its pole: S_1 increases from the pole's -inf to its +inf, so the root is
+        # just below the pole when the rest of S_1 is below -1/mu2 there, just above it otherwise; without weight
+        # along s it is x(c_*)
+        below = mu2 > 0 and transforms.S1_without_mean(star) < -1 / mu2
+        side = [r for r in roots if (r.t < star if below else r.t > star)]
+        if side:
+            mean_root = max(side, key=lambda r: r.t) if below else min(side, key=lambda r: r.t)
+        elif bulk.C(star) < 1:
+            each = np.array([star * (1 - s0) for s0, _ in bulk.S0_probes(star)])
+            mean_root = Outlier(float(each.mean()), 0.0, star, None,
+                                float(each.std(ddof=1) / np.sqrt(len(each))) if len(each) > 1 else 0.0)
     candidates = [r for r in roots if r is not mean_root]
     best = max(candidates, key=lambda r: r.overlap) if candidates else None
     return ConditionalOutliers(best, tuple(roots), mean_root, _x(bulk, where[-1][0]),
