@@ -27,6 +27,7 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.gaussian.outliers import outliers_at
+from verify.montecarlo.conditional import CONDITIONAL_LAW, conditional_row
 from verify.montecarlo.draw import check_model, draw, rung, sample_table
 from verify.montecarlo.observables import controls, outlier_row, table_controls
 from verify.montecarlo.population import table_covariance
@@ -34,7 +35,7 @@ from verify.montecarlo.trials import choose_path, solve
 from verify.stats import Estimate, control_variate_mean, min_detectable, richardson
 from verify.studies.finite_size import rung_seeds
 
-__all__ = ["POWER", "POPULATION_LAW", "CONDITIONAL_LAW", "TW_ORDER", "conditional_row", "observe_sample",
+__all__ = ["POWER", "POPULATION_LAW", "CONDITIONAL_LAW", "TW_ORDER", "observe_sample",
            "observe_population", "extrapolate", "compare", "compare_conditional", "predictions", "compare_sample",
            "compare_population"]
 
@@ -45,23 +46,8 @@ POPULATION_LAW = "exact-population"
 """The law of the population-level predictions: the covariance given the table, exact for the model of PAPER.md
 (finite vocabulary included) as ``d/V -> delta``; only the sample level is Gaussian-equivalent."""
 
-CONDITIONAL_LAW = "conditional"
-"""The law of the predictions conditional on each draw's token matrix (:mod:`derive.vocabulary.conditional`): the
-model's own outliers given the tokens, exact up to :math:`O(1/d)`."""
-
 TW_ORDER = 2 / 3
 """The order in ``1/d`` at which the top eigenvalue of a bulk without outlier approaches its edge."""
-
-
-def conditional_row(A, s, d: int, mu2: float, centered: bool) -> tuple:
-    """The conditional prediction of one draw (:func:`derive.vocabulary.conditional.conditional_prediction`):
-    ``(signal eigenvalue, signal overlap, mean-outlier eigenvalue)``, NaN for an outlier the draw does not have (its
-    overlap then 0)."""
-    from derive.vocabulary.conditional import conditional_prediction
-
-    o = conditional_prediction(A, s, d, mu2, centered)
-    sig, mean = o.signal, o.mean
-    return (sig.eigenvalue if sig else np.nan, sig.overlap if sig else 0.0, mean.eigenvalue if mean else np.nan)
 
 
 def observe_sample(d: int, delta, gamma, T: int, signs, weights, alpha: float, mu2: float, *, centered: bool,
@@ -83,7 +69,7 @@ def observe_sample(d: int, delta, gamma, T: int, signs, weights, alpha: float, m
         rows.append(outlier_row(trial.top_eigenvalues, trial.eigenvectors, data.E.mean(axis=1)))
         G.append(controls(model, data, centered, alpha))
         if conditional:
-            C.append(conditional_row(data.A, data.s, d, mu2, centered))
+            C.append(conditional_row(data.tokens, data.weights, V, d, mu2, centered))
     cols = np.array(rows, dtype=float).T
     out = {"d": d, "V": V, "N": N, "seeds": seeds, "signal_eigenvalue": cols[0], "signal_overlap": cols[1],
            "top_eigenvalue": cols[2], "top_overlap": cols[3], "mean_eigenvalue": cols[4],

@@ -16,7 +16,7 @@ measure at :math:`s/\sqrt V` (:class:`SpectralMeasures`).
 
 *The signal outlier* (:func:`conditional_outliers`): a root of :math:`S_1(t) = -1/\mu_2` in a gap of the conditional
 bulk (:math:`x'(t) > 0`, :math:`x = t(1 - S_0)`), at :math:`\ell = x(t)` with squared overlap
-:math:`x'(t)/(\mu_2 t S_1'(t))` (:func:`derive.vocabulary.signal.numeric`). :math:`S_1' > 0` off its poles, so a gap
+:math:`x'(t)/(\mu_2 t S_1'(t))` (:func:`derive.vocabulary.signal.plain_equations`). :math:`S_1' > 0` off its poles, so a gap
 holds at most one root, there iff :math:`S_1(t_a) \le -1/\mu_2 \le S_1(t_b)` at its ends; no root lies below the
 smallest atom (:math:`S_1 > 0` there).
 
@@ -40,19 +40,16 @@ forms hold to :math:`O(d^{-1/2})` for each draw with mean error :math:`O(1/d)` (
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 import numpy as np
-import sympy as sp
 
+from derive.cache import mpmath_functions
 from derive.errors import ParameterError
-from derive.symbols import delta as _delta
-from derive.vocabulary import signal
-from derive.vocabulary.silverstein import c as _c, summand, t as _t
+from derive.vocabulary.tokenmatrix import TokenMatrix
 
-__all__ = ["NULL", "MERGE", "PROBES", "STEPS", "EXACT_BELOW", "token_matrix", "SpectralMeasures", "spectral_measures",
+__all__ = ["NULL", "MERGE", "PROBES", "STEPS", "EXACT_BELOW", "functions", "token_matrix", "SpectralMeasures", "spectral_measures",
            "QuadratureTransforms", "quadrature_transforms", "Outlier", "ConditionalOutliers", "conditional_outliers",
            "conditional_prediction", "ConditionalBulk", "conditional_bulk"]
 
@@ -64,10 +61,10 @@ MERGE = 1e-10
 """Eigenvalues of ``D`` closer than this fraction of the largest are one atom (repeated eigenvalues, which the token
 graph's small components make common, come out of LAPACK that close)."""
 
-PROBES = 16
+PROBES = 8
 """The Rademacher probes of the stochastic Lanczos quadrature of :math:`S_0` (:func:`quadrature_transforms`)."""
 
-STEPS = 40
+STEPS = 30
 """Lanczos steps per starting vector (:func:`quadrature_transforms`)."""
 
 EXACT_BELOW = 500
@@ -75,11 +72,34 @@ EXACT_BELOW = 500
 of ``V, N`` is at most this, and uses the Lanczos quadrature above it (a diagonal ``D`` is always exact)."""
 
 
+_NAMES = ("term", "location", "overlap")
+
+
+def _expressions() -> dict:
+    """The SymPy expressions of :func:`functions` (only when the derivation cache does not hold them)."""
+    import sympy as sp
+
+    from derive.symbols import delta
+    from derive.vocabulary.signal import plain_equations
+    from derive.vocabulary.silverstein import c, summand, t
+
+    arguments, (location, overlap) = plain_equations()
+    return {"term": [((c, t, delta), sp.diff(summand(), t, k)) for k in range(3)],
+            "location": (arguments, location), "overlap": (arguments, overlap)}
+
+
 @lru_cache(maxsize=None)
-def _terms(order: int = 2):
-    """One atom's term of :math:`S_j` and its ``t``-derivatives up to ``order`` as NumPy functions of ``(c, t, delta)``,
-    made from :func:`derive.vocabulary.silverstein.summand`."""
-    return [sp.lambdify((_c, _t, _delta), sp.diff(summand(), _t, k), modules="numpy") for k in range(order + 1)]
+def functions() -> dict:
+    r"""The numeric functions of this module, printed once from their SymPy expressions and kept in the derivation
+    cache (:func:`derive.cache.mpmath_functions`; their source is plain arithmetic, so they take NumPy arrays too):
+    ``term``, one atom's term :func:`derive.vocabulary.silverstein.summand` of :math:`S_j` and its first two
+    ``t``-derivatives, of ``(c, t, delta)``; ``location`` and ``overlap`` of
+    :func:`derive.vocabulary.signal.plain_equations`, of :math:`(t, \mu_2, S_0, S_0', S_1')`.
+
+    >>> f = functions(); f["term"][1](np.array([1.0, 2.0]), 3.0, 0.5), f["location"](2.0, 1.0, 0.25, 0.5, 0.5)
+    (array([0.5, 4. ]), 1.5)
+    """
+    return mpmath_functions("conditional", _NAMES, _expressions)
 
 
 def _sum(cs: np.ndarray, ws: np.ndarray, tv, delta: float, order: int) -> np.ndarray:
@@ -88,22 +108,23 @@ def _sum(cs: np.ndarray, ws: np.ndarray, tv, delta: float, order: int) -> np.nda
     tv = np.asarray(tv)
     cs = cs.reshape((-1,) + (1,) * tv.ndim)
     ws = ws.reshape(cs.shape)
-    return np.array([np.sum(ws * f(cs, tv[None], delta), axis=0) for f in _terms(2)[: order + 1]])
+    return np.array([np.sum(ws * f(cs, tv[None], delta), axis=0) for f in functions()["term"][: order + 1]])
 
 
 def token_matrix(A, centered: bool = False) -> np.ndarray:
     r"""The dense ``V x V`` matrix :math:`D = \frac VN A A^\top` (``centered``: :math:`\frac VN A(I -
-    \mathbf 1\mathbf 1^\top/N)A^\top`) of a ``V x N`` token matrix ``A`` (dense or SciPy sparse).
+    \mathbf 1\mathbf 1^\top/N)A^\top`) of a ``V x N`` token matrix ``A`` (:meth:`TokenMatrix.of`).
 
     >>> token_matrix(np.array([[1.0, 0.0], [0.0, 1.0]]), centered=True)
     array([[ 0.5, -0.5],
            [-0.5,  0.5]])
     """
+    A = TokenMatrix.of(A)
     V, N = A.shape
-    AA = A @ A.T
-    D = (V / N) * (AA.toarray() if hasattr(AA, "toarray") else np.asarray(AA, dtype=float))
+    dense = A.dense()
+    D = (V / N) * (dense @ dense.T)
     if centered:
-        b = np.asarray(A @ np.ones(N)).ravel()
+        b = A.row_sums()
         D -= (V / N**2) * np.outer(b, b)
     return D
 
@@ -261,23 +282,15 @@ def _grouped(tau: np.ndarray, weights: list, V: int, delta: float) -> SpectralMe
     return SpectralMeasures(delta * means, mult / V, along_s / V, along_1 / V, delta, V)
 
 
-def _check(A, s, d) -> tuple[int, int, np.ndarray]:
+def _check(A, s, d) -> tuple[TokenMatrix, int, int, np.ndarray]:
+    A = TokenMatrix.of(A)
     V, N = A.shape
     s = np.asarray(s, dtype=float)
     if s.shape != (V,):
         raise ParameterError("s", f"needs V = {V} signs, got shape {s.shape}")
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
         raise ParameterError("d", f"must be a positive integer, got {d!r}")
-    return V, N, s
-
-
-def _diagonal_of(A):
-    """The sparse ``A`` (CSC) if :math:`AA^\\top` is diagonal (no column holds two tokens), else ``None``."""
-    import scipy.sparse as sps
-
-    As = sps.csc_matrix(A)
-    As.eliminate_zeros()
-    return As if np.all(np.diff(As.indptr) <= 1) else None
+    return A, V, N, s
 
 
 def spectral_measures(A, s, d: int, centered: bool = False) -> SpectralMeasures:
@@ -299,24 +312,20 @@ def spectral_measures(A, s, d: int, centered: bool = False) -> SpectralMeasures:
 
     At one weight the raw ``D`` is the counts (times :math:`V/N`), each token its own eigenvector:
 
-    >>> import scipy.sparse as sps
-    >>> A = sps.csc_matrix(([1.0, 1.0, 1.0], ([0, 0, 2], [0, 1, 2])), shape=(4, 3))   # counts 2, 0, 1, 0
+    >>> A = TokenMatrix.entries(4, 3, [0, 0, 2], [0, 1, 2], [1.0, 1.0, 1.0])   # counts 2, 0, 1, 0
     >>> m = spectral_measures(A, [1, 1, -1, -1], d=2); m.c, m.p, m.q
     (array([0.66666667, 1.33333333]), array([0.25, 0.25]), array([0.25, 0.25]))
     """
-    V, N, s = _check(A, s, d)
+    A, V, N, s = _check(A, s, d)
     delta, ones = d / V, np.ones(V)
-    diagonal = _diagonal_of(A)
-    if diagonal is not None:
-        return _diagonal(diagonal, s, V, N, delta, centered)
+    if A.diagonal_gram():
+        return _diagonal(A, s, V, N, delta, centered)
     if V <= N:
         tau, phi = np.linalg.eigh(token_matrix(A, centered))
         return _grouped(tau, [ones, (phi.T @ s) ** 2, (phi.T @ ones) ** 2], V, delta)
-    import scipy.sparse as sps
-
-    As = sps.csr_matrix(A)
-    G = (V / N) * (As.T @ As).toarray()
-    Ats, At1 = As.T @ s, As.T @ ones
+    dense = A.dense()
+    G = (V / N) * (dense.T @ dense)
+    Ats, At1 = dense.T @ s, dense.T @ ones
     if centered:
         G = G - G.mean(axis=0)[None, :]
         G = G - G.mean(axis=1)[:, None]
@@ -330,11 +339,11 @@ def spectral_measures(A, s, d: int, centered: bool = False) -> SpectralMeasures:
 
 def _diagonal(A, s: np.ndarray, V: int, N: int, delta: float, centered: bool) -> SpectralMeasures:
     """:func:`spectral_measures` of a diagonal :math:`AA^\\top` (its docstring)."""
-    dv = (V / N) * np.asarray(A.multiply(A).sum(axis=1)).ravel()
+    dv = (V / N) * A.row_sums(2)
     ones = np.ones(V)
     if not centered:
         return _grouped(dv, [ones, s**2, ones], V, delta)
-    b = np.asarray(A.sum(axis=1)).ravel()
+    b = A.row_sums()
     values, index = np.unique(dv, return_inverse=True)
     size, beta, sigma, iota = (np.bincount(index, weights=w, minlength=len(values)) for w in (ones, b * b, s * b, b))
     moved = beta > 0
@@ -367,8 +376,6 @@ def _lanczos(apply, X: np.ndarray, steps: int, vectors: bool = False):
     whose eigenvalues are the nodes and whose eigenvectors' squared first components times :math:`\|x\|^2` the weights;
     a column whose Krylov space is exhausted stops there (its rule is then exact). Returns ``[(nodes, weights), ...]``,
     with ``vectors`` also the Ritz vectors (``V x nodes``) of each."""
-    from scipy.linalg import eigh_tridiagonal
-
     V, m = X.shape
     steps = min(steps, V)
     norms = np.linalg.norm(X, axis=0)
@@ -392,17 +399,17 @@ def _lanczos(apply, X: np.ndarray, steps: int, vectors: bool = False):
     rules = []
     for i in range(m):
         n = length[i]
-        nodes, Y = eigh_tridiagonal(alpha[:n, i], beta[: n - 1, i])
+        nodes, Y = np.linalg.eigh(np.diag(alpha[:n, i]) + np.diag(beta[: n - 1, i], 1) + np.diag(beta[: n - 1, i], -1))
         rule = (nodes, norms[i] ** 2 * Y[0] ** 2)
         rules.append(rule + ((Q[i, :n].T @ Y),) if vectors else rule)
     return rules
 
 
-def _probes(A, m: int) -> np.ndarray:
-    """``m`` Rademacher vectors seeded from the token matrix itself: the same matrix gives the same probes (the
-    quadrature is deterministic), different draws independent ones (their errors average out over draws)."""
-    digest = hashlib.sha256(np.ascontiguousarray(A.indices).tobytes() + np.ascontiguousarray(A.data).tobytes()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "little")).choice([-1.0, 1.0], size=(A.shape[0], m))
+def _probes(A: TokenMatrix, m: int) -> np.ndarray:
+    """``m`` Rademacher vectors seeded from the token matrix itself (:meth:`TokenMatrix.digest`): the same matrix
+    gives the same probes (the quadrature is deterministic), different draws independent ones (their errors average
+    out over draws)."""
+    return np.random.default_rng(A.digest()).choice([-1.0, 1.0], size=(A.V, m))
 
 
 @dataclass(frozen=True)
@@ -439,7 +446,7 @@ class QuadratureTransforms:
         points)``."""
         nodes, basis, project, weights, starts = self._fit
         out = []
-        for f in _terms(2)[: order + 1]:
+        for f in functions()["term"][: order + 1]:
             F = f(nodes[:, None], tv[None, :], self.delta)
             coef = project @ F
             exact = np.array(self.moments) @ coef
@@ -508,33 +515,28 @@ def quadrature_transforms(A, s, d: int, centered: bool = False, probes: int = PR
     D\phi_*` and :math:`\operatorname{tr}(PDP)^2 = \operatorname{tr}D^2 - 2\|D\phi_*\|^2 + (\phi_*^\top D\phi_*)^2`
     are exact, and the atom :math:`\delta\phi_*^\top D\phi_*` (mass :math:`1/V`) is added back.
 
-    >>> import scipy.sparse as sps
-    >>> A = sps.random(60, 90, density=0.05, random_state=1, format="csc") + sps.eye(60, 90, format="csc")
+    >>> rng = np.random.default_rng(1)
+    >>> A = TokenMatrix.from_tokens(rng.integers(0, 60, size=(90, 3)), [0.5, 0.3, 0.2], 60)
     >>> s = np.repeat([1.0, -1.0], 30)
     >>> q, m = quadrature_transforms(A, s, 30, steps=20), spectral_measures(A, s, 30)
     >>> se = q.S0_probes(5.0)[:, 0].std(ddof=1) / 4   # above the spectrum (top atom 3.49)
     >>> bool(abs(q.S1(5.0) - m.S1(5.0)) < 1e-12), bool(abs(q.S0(5.0) - m.S0(5.0)) < 3 * se), bool(se < 0.01)
     (True, True, True)
     """
-    V, N, s = _check(A, s, d)
-    import scipy.sparse as sps
-
-    A = sps.csr_matrix(A)
-    At = A.T.tocsr()
-    b = np.asarray(A @ np.ones(N)).ravel()
+    A, V, N, s = _check(A, s, d)
+    b = A.row_sums()
     rho = V / N**2
 
     def raw(X):
-        return (V / N) * (A @ (At @ X))
+        return (V / N) * A.times(A.transpose_times(X))
 
     def apply(X):
         return raw(X) - rho * np.outer(b, b @ X) if centered else raw(X)
 
-    gram = At @ A
-    tr1, tr2 = (V / N) * float(A.multiply(A).sum()), (V / N) ** 2 * float(gram.multiply(gram).sum())
+    tr1, tr2 = (V / N) * float(A.row_sums(2).sum()), (V / N) ** 2 * A.frobenius2_of_gram()
     if centered:
         bb = float(b @ b)
-        tr1, tr2 = tr1 - rho * bb, tr2 - 2 * rho * float(b @ raw(b[:, None])[:, 0]) + rho**2 * bb**2
+        tr1, tr2 = tr1 - rho * bb, tr2 - 2 * rho * float(b @ raw(b)[:, 0]) + rho**2 * bb**2
     delta = d / V
     nodes, weights = _lanczos(apply, s[:, None], steps)[0]
     Z, moments, atom, operator = _probes(A, probes), [1.0, delta * tr1 / V, delta**2 * tr2 / V], None, apply
@@ -595,21 +597,24 @@ def _x(transforms, tv) -> float:
 
 def _root(f, a: float, b: float) -> float:
     """The root of an increasing ``f`` in ``[a, b]`` with ``f(a) <= 0 <= f(b)`` (``b`` may be infinite, ``f`` then
-    tending to a positive limit): SciPy's ``brentq``."""
-    from scipy.optimize import brentq
-
+    tending to a positive limit), by bisection."""
     if not np.isfinite(b):
         b = 2 * a
         while f(b) < 0:
             b *= 2
-    return float(brentq(f, a, b, xtol=1e-15 * max(abs(a), 1.0), rtol=1e-15, maxiter=500))
+    for _ in range(200):  # bisection to the last bit: f costs one pass over the atoms
+        mid = (a + b) / 2
+        if not a < mid < b:
+            break
+        a, b = (mid, b) if f(mid) < 0 else (a, mid)
+    return float((a + b) / 2)
 
 
 def conditional_outliers(transforms, mu2, mean: bool = False) -> ConditionalOutliers:
     r"""The outliers of :math:`S` given ``D`` (``transforms``: :class:`SpectralMeasures` or
     :class:`QuadratureTransforms`) at signal strength ``mu2``: every root of :math:`S_1(t) = -1/\mu_2` in a gap of
     the bulk (``transforms.bulk()``: the spikes of ``D`` are not part of it), at :math:`\ell = x(t)` of the bulk with
-    squared overlap :math:`x'(t)/(\mu_2 tS_1'(t))` (:func:`derive.vocabulary.signal.numeric`; with a quadrature from
+    squared overlap :math:`x'(t)/(\mu_2 tS_1'(t))` (:func:`derive.vocabulary.signal.plain_equations`; with a quadrature from
     each probe's :math:`S_0`, whose spread gives their errors). A spike of ``D`` is a pole of :math:`S_1` inside a gap;
     folding its own direction into the determinant of :mod:`derive.vocabulary.signal` gives the same equation, so a
     spike with weight along ``s`` has a root next to it (its own outlier, nearly orthogonal to ``u``) and can
@@ -631,7 +636,11 @@ def conditional_outliers(transforms, mu2, mean: bool = False) -> ConditionalOutl
         raise ParameterError("mu2", f"must be a real number, got {mu2!r}") from None
     if not np.isfinite(mu2) or mu2 < 0:
         raise ParameterError("mu2", f"must be a finite real >= 0, got {mu2!r}")
-    located = signal.numeric()
+    f = functions()
+
+    def located(*args):
+        return f["location"](*args), f["overlap"](*args)
+
     bulk = transforms.bulk()
     where = bulk.gaps()
     poles = np.sort(transforms.poles())
@@ -680,16 +689,15 @@ def conditional_prediction(A, s, d: int, mu2, centered: bool = False, method: st
     (``method='exact'``) or :func:`quadrature_transforms` (``'quadrature'``); ``'auto'`` is exact for a diagonal
     ``D`` and when :math:`\min(V, N) \le` :data:`EXACT_BELOW`, the quadrature otherwise.
 
-    >>> import scipy.sparse as sps
-    >>> A = sps.csc_matrix((np.ones(8), (np.arange(8) % 4, np.arange(8))), shape=(4, 8))   # each token twice
+    >>> A = TokenMatrix.entries(4, 8, np.arange(8) % 4, np.arange(8), np.ones(8))   # each token twice
     >>> o = conditional_prediction(A, [1, 1, -1, -1], 2, 3); round(o.signal.eigenvalue, 12)   # D = I, delta = 1/2
     4.666666666667
     """
     if method not in ("auto", "exact", "quadrature"):
         raise ParameterError("method", f"must be auto, exact or quadrature, got {method!r}")
+    A = TokenMatrix.of(A)
     if method == "auto":
-        V, N = A.shape
-        method = "exact" if min(V, N) <= EXACT_BELOW or _diagonal_of(A) is not None else "quadrature"
+        method = "exact" if min(A.shape) <= EXACT_BELOW or A.diagonal_gram() else "quadrature"
     measures = (spectral_measures if method == "exact" else quadrature_transforms)(A, s, d, centered)
     return conditional_outliers(measures, mu2, mean=not centered)
 

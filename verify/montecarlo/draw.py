@@ -33,7 +33,7 @@ from derive.model.signs import SignFamily, parse_signs
 from derive.numbers import check_count, parse_fraction
 from verify.montecarlo.signs import sample_signs
 
-__all__ = ["Model", "check_model", "Draw", "draw", "drawn_mixing", "balanced_signs", "sample_table", "sample_sequences",
+__all__ = ["Model", "check_model", "Draw", "draw", "drawn_tokens", "balanced_signs", "sample_table", "sample_sequences",
            "mixing_matrix", "pooled", "ratios", "rung", "streams"]
 
 # ----------------------------------------------------------------------------------------------
@@ -222,12 +222,11 @@ def draw(model: Model, seed) -> Draw:
     return Draw(E, s, xi, tokens, model.weights, start_rng.standard_normal(model.d))
 
 
-def drawn_mixing(model: Model, seed):
-    """The mixing matrix ``A`` of :func:`draw`'s trial ``seed`` without drawing its table (the sequences have their own
+def drawn_tokens(model: Model, seed) -> np.ndarray:
+    """The tokens (``N x T``) of :func:`draw`'s trial ``seed`` without drawing its table (the sequences have their own
     stream): what a prediction conditional on the tokens needs."""
     _, seq_rng, _ = streams(seed, 3)
-    _, tokens = sample_sequences(seq_rng, model.family, balanced_signs(model.V), model.N, model.T)
-    return mixing_matrix(tokens, model.weights, model.V)
+    return sample_sequences(seq_rng, model.family, balanced_signs(model.V), model.N, model.T)[1]
 
 
 def _positive(delta, gamma) -> tuple[Fraction, Fraction]:
