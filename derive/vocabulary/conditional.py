@@ -538,10 +538,12 @@ def quadrature_transforms(A, s, d: int, centered: bool = False, probes: int = PR
         bb = float(b @ b)
         tr1, tr2 = tr1 - rho * bb, tr2 - 2 * rho * float(b @ raw(b)[:, 0]) + rho**2 * bb**2
     delta = d / V
-    nodes, weights = _lanczos(apply, s[:, None], steps)[0]
+    starts = np.column_stack([s, np.ones(V)]) if not centered else s[:, None]
+    runs = _lanczos(apply, starts, steps, vectors=not centered)
+    nodes, weights = runs[0][:2]
     Z, moments, atom, operator = _probes(A, probes), [1.0, delta * tr1 / V, delta**2 * tr2 / V], None, apply
     if not centered:
-        nodes1, weights1, ritz = _lanczos(apply, np.ones((V, 1)), steps, vectors=True)[0]
+        nodes1, weights1, ritz = runs[1]
         i = int(np.argmax(weights1))
         if weights1[i] > V / 2:
             phi = ritz[:, i] / np.linalg.norm(ritz[:, i])

@@ -95,10 +95,20 @@ class TokenMatrix:
         return _sums(self.rows, self.vals[:, None] * X[self.cols], self.V, X.shape[1])
 
     def transpose_times(self, Y) -> np.ndarray:
-        """:math:`A^\\top Y` for ``Y`` with ``V`` rows: ``N x m``."""
+        """:math:`A^\\top Y` for ``Y`` with ``V`` rows: ``N x m`` (a sum over each column's entries, a reshape when
+        every column has as many)."""
         Y = np.asarray(Y, dtype=float).reshape(self.V, -1)
         cols, rows, vals = self._by_col
-        return _sums(cols, vals[:, None] * Y[rows], self.N, Y.shape[1])
+        products = vals[:, None] * Y[rows]
+        if self._uniform:
+            return products.reshape(self.N, -1, Y.shape[1]).sum(axis=1)
+        return _sums(cols, products, self.N, Y.shape[1])
+
+    @cached_property
+    def _uniform(self) -> bool:
+        """Whether every column holds the same number of entries (at least one)."""
+        counts = np.bincount(self.cols, minlength=self.N)
+        return bool(self.N and counts.min() == counts.max() > 0)
 
     def dense(self) -> np.ndarray:
         out = np.zeros((self.V, self.N))
