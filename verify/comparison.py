@@ -146,7 +146,8 @@ def compare_conditional(fine: dict, coarse: dict, centered: bool, level: float, 
     Given the tokens the prediction is exact up to :math:`O(1/d)`: the difference of a draw is its Gaussian table's
     fluctuation, :math:`O(d^{-1/2})` with mean :math:`b/d + O(d^{-2})`. Its mean at each rung is estimated with the
     control variates (their mean is 0 whatever the tokens) over the draws that have the outlier (an eigenvalue), or all
-    draws (an overlap, predicted 0 where the draw has none), and extrapolated from the two rungs by Richardson, which
+    draws (an overlap, predicted 0 where the draw has none; ``outlier_fraction`` says how many have it, and where
+    fewer than half do the power is absolute, ``min_detectable_abs_error``), and extrapolated from the two rungs by Richardson, which
     removes :math:`b/d`; the comparison agrees when its interval at ``level`` holds 0. Its power, relative to the mean
     conditional prediction at the fine rung, is ``min_detectable_rel_error``.
 
@@ -172,12 +173,16 @@ def compare_conditional(fine: dict, coarse: dict, centered: bool, level: float, 
         at_d, limit = estimates[0], richardson(estimates[0], estimates[1], ratio)
         half = limit.half_width(level)
         predicted = float(np.nanmean(fine["conditional_" + name]))
+        owner = "conditional_mean_eigenvalue" if name == "mean_eigenvalue" else "conditional_signal_eigenvalue"
+        with_outlier = float(np.mean(np.isfinite(fine[owner])))
         out["quantities"][name] = {
             "conditional": predicted, "mc_minus_conditional": limit.value, "se": limit.se, "df": limit.df,
             "ci": [limit.value - half, limit.value + half], "at_d": at_d.value, "at_d_se": at_d.se,
-            "predicted_fraction": fraction, "agree": bool(abs(limit.value) <= half)}
-        if predicted != 0:
+            "predicted_fraction": fraction, "outlier_fraction": with_outlier, "agree": bool(abs(limit.value) <= half)}
+        if with_outlier >= 0.5 and predicted != 0:
             out["min_detectable_rel_error"][name] = min_detectable(limit, level, power) / abs(predicted)
+        else:  # mostly no outlier: the overlap is compared with 0
+            out.setdefault("min_detectable_abs_error", {})[name] = min_detectable(limit, level, power)
     out["agree"] = all(q["agree"] for q in out["quantities"].values() if q["agree"] is not None)
     return out
 

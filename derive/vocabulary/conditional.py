@@ -47,6 +47,7 @@ import numpy as np
 
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
+from derive.vocabulary.gaps import convex_gaps, crossing
 from derive.vocabulary.tokenmatrix import TokenMatrix
 
 __all__ = ["NULL", "MERGE", "PROBES", "STEPS", "EXACT_BELOW", "functions", "token_matrix", "SpectralMeasures", "spectral_measures",
@@ -133,41 +134,12 @@ def token_matrix(A, centered: bool = False) -> np.ndarray:
 # gaps
 
 
-def _crossing(C, left, right, decreasing: bool) -> np.ndarray:
-    """The crossing of ``C = 1`` in each ``[left, right]`` where ``C`` is monotone, by bisection."""
-    lo, hi = np.array(left, dtype=float), np.array(right, dtype=float)
-    for _ in range(64):
-        mid = (lo + hi) / 2
-        move = (C(mid) > 1) == decreasing
-        lo, hi = np.where(move, mid, lo), np.where(move, hi, mid)
-    return (lo + hi) / 2
-
-
-def _interval_gaps(C, lo: np.ndarray, hi: np.ndarray) -> list[tuple[float, float]]:
-    """The gap ``{C < 1}`` of each interval ``(lo, hi)`` between two poles of ``C``, where ``C`` is convex: its minimum
-    by a grid of 64 points and golden-section search, then both crossings of ``C = 1`` by bisection."""
-    if not len(lo):
-        return []
-    u = (np.arange(64) + 0.5) / 64
-    best = np.argmin(C(lo[:, None] + (hi - lo)[:, None] * u[None, :]), axis=1)
-    x0 = lo + (hi - lo) * np.maximum(best - 1, 0) / 64
-    x1 = lo + (hi - lo) * np.minimum(best + 2, 64) / 64
-    golden = (np.sqrt(5) - 1) / 2
-    for _ in range(60):
-        y1, y2 = x1 - golden * (x1 - x0), x0 + golden * (x1 - x0)
-        left = C(y1) < C(y2)
-        x0, x1 = np.where(left, x0, y1), np.where(left, y2, x1)
-    tmin = (x0 + x1) / 2
-    idx = np.flatnonzero(C(tmin) < 1)
-    return list(zip(_crossing(C, lo[idx], tmin[idx], True).tolist(), _crossing(C, tmin[idx], hi[idx], False).tolist()))
-
-
 def _edge(C, top: float) -> float:
     """The right edge in ``t``: the crossing of ``C = 1`` past the top pole, where ``C`` falls from ``+inf`` to 0."""
     far = 2 * top
     while C(far) >= 1:
         far *= 2
-    return float(_crossing(C, [top], [far], True)[0])
+    return float(crossing(C, [top], [far], True)[0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -260,10 +232,12 @@ class SpectralMeasures:
 
     def gaps(self) -> list[tuple[float, float]]:
         r"""Every gap ``(ta, tb)`` (in ``t``) above the smallest atom, ascending, the last one ``(t_edge, inf)``: the
-        intervals that pass the screen of the module docstring, searched by :func:`_interval_gaps`."""
+        intervals that pass the screen of the module docstring, searched by
+        :func:`derive.vocabulary.gaps.convex_gaps`."""
         a = self.p * self.c**2 / self.delta
         cand = np.flatnonzero(np.diff(self.c) ** 2 > (np.cbrt(a[:-1]) + np.cbrt(a[1:])) ** 3)
-        return _interval_gaps(self.C, self.c[cand], self.c[cand + 1]) + [(_edge(self.C, float(self.c[-1])), np.inf)]
+        _, ta, tb = convex_gaps(self.C, self.c[cand], self.c[cand + 1])
+        return list(zip(ta.tolist(), tb.tolist())) + [(_edge(self.C, float(self.c[-1])), np.inf)]
 
 
 def _grouped(tau: np.ndarray, weights: list, V: int, delta: float) -> SpectralMeasures:
@@ -810,11 +784,11 @@ def conditional_bulk(measures: SpectralMeasures) -> ConditionalBulk:
     mass = float(np.sum(m.p))
     atom = max(0.0, 1 - mass / m.delta)
     if mass / m.delta < 1:
-        tb = float(_crossing(m.C, [0.0], [float(m.c[0])], False)[0])
+        tb = float(crossing(m.C, [0.0], [float(m.c[0])], False)[0])
     else:
         lo = -1.0
         while m.C(lo) >= 1:
             lo *= 2
-        tb = float(_crossing(m.C, [lo], [0.0], False)[0])
+        tb = float(crossing(m.C, [lo], [0.0], False)[0])
     gaps = m.gaps()
     return ConditionalBulk(m, atom, _x(m, tb), _x(m, gaps[-1][0]), tuple(_x_gap(m, ta, tb_) for ta, tb_ in gaps[:-1]))

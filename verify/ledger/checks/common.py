@@ -189,7 +189,9 @@ def outcome(comparison: dict, target: dict = TARGET, resolution: float = 1.0) ->
     found = []
     for name, q in comparison.get("quantities", {}).items():
         if "mc_minus_conditional" in q:
-            p, error = q["conditional"], q["mc_minus_conditional"]
+            # draws mostly without the outlier: the prediction is its absence
+            p = q["conditional"] if q.get("outlier_fraction", 1.0) >= 0.5 else 0.0
+            error = q["mc_minus_conditional"]
             ci = q["ci"]
         elif "predicted" in q:
             p, error = q["predicted"], q["extrapolated"] - q["predicted"]
