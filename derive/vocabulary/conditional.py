@@ -234,6 +234,8 @@ class SpectralMeasures:
         r"""Every gap ``(ta, tb)`` (in ``t``) above the smallest atom, ascending, the last one ``(t_edge, inf)``: the
         intervals that pass the screen of the module docstring, searched by
         :func:`derive.vocabulary.gaps.convex_gaps`."""
+        if not self.c.size:  # every eigenvalue a spike (a tiny V): no bulk, C = 0
+            return [(0.0, np.inf)]
         a = self.p * self.c**2 / self.delta
         cand = np.flatnonzero(np.diff(self.c) ** 2 > (np.cbrt(a[:-1]) + np.cbrt(a[1:])) ** 3)
         _, ta, tb = convex_gaps(self.C, self.c[cand], self.c[cand + 1])

@@ -122,11 +122,14 @@ def run(args):
     fmt = lambda x: format_real(x, 10) if math.isfinite(x) else None  # noqa: E731
     ev, ov = mean_ci(tops[:, 0]), mean_ci(overlaps[:, 0])
     given = {name: getattr(args, name) for name in ("d", "V", "N", "T", "signs", "weights", "tau", "mask", "mu2",
-                                                    "centered", "seeds", "seed0", "k", "path")}
+                                                    "centered", "seeds", "seed0", "k", "path")
+             if getattr(args, name) is not None}
     realized = {"d": d, "V": V, "N": N, "T": T, "signs": family.spec, "weights": pool["weights_text"],
                 "mu2": str(mu2), "centered": bool(args.centered), "seeds": seeds, "seed0": seed0, "k": k,
                 "path": run.path, "delta": str(Fraction(d, V)), "gamma": str(Fraction(d, N)),
                 "reuse": str(Fraction(N * T, V))}
+    if args.weights == "causal":
+        realized.update(tau=str(parse_fraction(args.tau or "0", "tau")), mask=args.mask or "inclusive")
     return {
         "top_eigenvalues": [[fmt(x) for x in row] for row in tops],
         "overlap": {"mean": fmt(ov[0]), "ci95": [fmt(ov[1]), fmt(ov[2])]},
