@@ -291,12 +291,14 @@ def densities(xs, weights, delta, gamma, settings: Settings = DEFAULT, threads: 
 
 @dataclass(frozen=True)
 class Transform:
-    """A transform at one complex point: the mean over the replicas, its error (three standard errors of the mean,
-    the larger of the real and the imaginary part's) and the replicas' values."""
+    """A transform at one complex point: the mean over the replicas, its error (three standard errors of the mean
+    plus the population's bias, each the larger of the real and the imaginary part's), the replicas' values and the
+    bias: a third of the change of the mean from replicas of a quarter of the population to the full one."""
 
     value: complex
     error: float
     replicas: tuple
+    bias: float
 
 
 def _off_spectrum(point: complex, name: str) -> complex:
@@ -372,19 +374,25 @@ def _transform(point, weights, delta, gamma, settings, fold: bool, threads: int)
     population = max(1024, settings.population * 2 // max(2, w.size))
     sweeps = settings.stages * settings.stage_sweeps * 4
 
-    def one(r: int) -> complex:
-        return solve_transform(point, w2, 1 / lam, lam, delta, fold, population, sweeps, settings.average_sweeps,
-                               settings.rounds, _seed(key, point, r))
+    def one(job) -> complex:
+        P, r = job
+        return solve_transform(point, w2, 1 / lam, lam, delta, fold, P, sweeps, settings.average_sweeps,
+                               settings.rounds, _seed(f"{key}|{P}", point, r))
 
+    # the replicas at the population and at a quarter of it: a finite population's bias falls like 1/P, so the
+    # change from P/4 to P is three times the bias left at P
+    jobs = [(population, r) for r in range(settings.replicas)] + [(population // 4, r) for r in range(settings.replicas)]
     if threads <= 1:
-        values = [one(r) for r in range(settings.replicas)]
+        values = [one(j) for j in jobs]
     else:
         with ThreadPoolExecutor(threads) as pool:
-            values = list(pool.map(one, range(settings.replicas)))
-    v = np.array(values)
-    error = (max(3 * part(v).std(ddof=1) for part in (np.real, np.imag)) / np.sqrt(len(v))
-             if len(v) > 1 else np.inf)
-    return Transform(complex(v.mean()), float(error), tuple(complex(x) for x in v))
+            values = list(pool.map(one, jobs))
+    v, quarter = np.array(values[:settings.replicas]), np.array(values[settings.replicas:])
+    if len(v) < 2:
+        return Transform(complex(v.mean()), np.inf, tuple(complex(x) for x in v), np.inf)
+    bias = max(abs(part(quarter.mean() - v.mean())) for part in (np.real, np.imag)) / 3
+    noise = max(3 * part(v).std(ddof=1) for part in (np.real, np.imag)) / np.sqrt(len(v))
+    return Transform(complex(v.mean()), float(noise + bias), tuple(complex(x) for x in v), float(bias))
 
 
 def resolvent(zeta, weights, delta, gamma, settings: Settings = DEFAULT, threads: int = 2) -> Transform:

@@ -33,7 +33,7 @@ is exact after :math:`\lfloor n/2\rfloor + 1` rounds (one more round is run and 
 
 *Checks* (tests/test_walks.py): one nonzero weight gives the Poisson moments of :mod:`derive.vocabulary.tokenreuse`;
 the moments of ``D`` against :math:`\frac1V\operatorname{tr}D^k` of sampled token matrices and those of ``S`` against
-sampled spectra; the cavity's transforms far from the support against :func:`stieltjes_series`.
+sampled spectra; the cavity's transforms far from the support against :func:`stieltjes_gauss` and :func:`stieltjes_bounds`.
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ from derive.numbers import check_count, parse_rational, real_number
 from derive.symbols import delta, gamma
 from derive.vocabulary.tokenreuse import d_space_moments
 
-__all__ = ["token_matrix_moments", "bulk_moments", "stieltjes_series", "stieltjes_bounds"]
+__all__ = ["token_matrix_moments", "bulk_moments", "stieltjes_gauss", "stieltjes_bounds"]
 
 MAX_ORDER = 12
 """The highest moment derived (the closure's tables grow like the partitions of ``n``)."""
@@ -93,32 +93,34 @@ def bulk_moments(weights, n: int = 6, at=None) -> tuple:
     return out if at is None else tuple(sp.nsimplify(m.subs(delta, sp.Rational(at[0]))) for m in out)
 
 
-def stieltjes_series(moments, z) -> tuple:
-    r"""The Stieltjes transform :math:`m(z) = \int d\mu(x)/(x - z)` of a law on :math:`[0, \infty)` with moments
-    ``moments`` (:math:`m_0 = 1, m_1, \dots, m_n`, numbers), from its moment series, at a complex ``z`` with
-    :math:`\operatorname{Re} z \le 0`, ``z != 0``: ``(value, bound)`` with
+def stieltjes_gauss(moments, z) -> tuple:
+    r"""The Stieltjes transform :math:`m(z) = \int d\mu(x)/(x - z)` of a law on :math:`[0, \infty)` with the moments
+    ``moments`` (:math:`m_0, \dots, m_{2n}`, exact rationals; one more is ignored) at a complex ``z`` off
+    :math:`[0, \infty)`: ``(value, bound)``, the Gauss rule of ``n`` nodes and a bound of its error. Hermite
+    interpolation of :math:`1/(x - z)` at the nodes (the zeros of :math:`\pi_n`) leaves the exact remainder
+    :math:`\pi_n(x)^2/(\pi_n(z)^2(x - z))`, so
 
-    .. math:: m(z) = -\sum_{k<n} \frac{m_k}{z^{k+1}} + R_n, \qquad
-              |R_n| = \Bigl|\int \frac{(x/z)^n}{x - z}\,d\mu\Bigr| \le \frac{m_n}{|z|^{n+1}},
+    .. math:: |m(z) - G_n(z)| = \frac{1}{|\pi_n(z)|^2}\Bigl|\int\frac{\pi_n^2\,d\mu}{x - z}\Bigr|
+              \le \frac{h_n}{|\pi_n(z)|^2\,\operatorname{dist}(z, [0, \infty))},
+              \qquad h_n = \int \pi_n^2\,d\mu = m_0\beta_1\cdots\beta_n .
 
-    since :math:`|x - z| \ge |z|` for :math:`x \ge 0` and :math:`\operatorname{Re}z \le 0`. The series diverges (the
-    support is unbounded), so the bound, not more terms, says how far it can be trusted; on the negative axis
-    :func:`stieltjes_bounds` is far sharper.
-
-    >>> v, b = stieltjes_series([1, 1, 2, 5, 14, 42, 132], -8)   # Marchenko-Pastur of ratio 1
-    >>> exact = (8 - 96 ** 0.5) / -16   # (-z - sqrt(z^2 - 4z))/(2z)
-    >>> f"{v.real:.6f} {exact:.6f} {b:.1e}", abs(v - exact) <= b
-    ('0.112328 0.112372 6.3e-05', True)
+    >>> v, b = stieltjes_gauss([1, 1, 2, 5, 14, 42, 132], -1 + 1j)   # Marchenko-Pastur of ratio 1
+    >>> z = -1 + 1j; exact = (-z - (z * z - 4 * z) ** 0.5) / (2 * z)
+    >>> f"{b:.1e}", abs(v - exact) <= b
+    ('2.0e-03', True)
     """
     z = complex(z)
-    if z.real > 0 or z == 0:
-        raise ParameterError("z", f"the bound needs Re z <= 0 and z != 0, got {z}")
-    m = [complex(sp.N(v, 30)) if isinstance(v, sp.Basic) else complex(v) for v in moments]
-    if len(m) < 2 or m[0] != 1:
-        raise ParameterError("moments", "must start with m_0 = 1 and hold at least m_1")
-    n = len(m) - 1
-    value = -sum(m[k] / z ** (k + 1) for k in range(n))
-    return value, abs(m[n]) / abs(z) ** (n + 1)
+    distance = abs(z) if z.real <= 0 else abs(z.imag)
+    if distance == 0:
+        raise ParameterError("z", f"must lie off [0, inf), got {z}")
+    m = _exact_moments(moments)
+    n = (len(m) - 1) // 2
+    alpha, beta, _, pi = _recurrence(m, 2 * n)
+    value = _jacobi_fraction(m[0], z, alpha[:n], beta[:n - 1])
+    h = m[0]
+    for b in beta[:n]:
+        h *= b
+    return complex(value), float(h) / (abs(sum(float(c) * z**k for k, c in enumerate(pi))) ** 2 * distance)
 
 
 def stieltjes_bounds(moments, a) -> tuple:
@@ -137,24 +139,28 @@ def stieltjes_bounds(moments, a) -> tuple:
     (True, '3.7e-03')
     """
     a = real_number(a, "a")
-    if not a > 0:
-        raise ParameterError("a", f"must be > 0, got {a}")
-    m = [real_number(v, "moments") for v in moments]
-    if len(m) < 3 or not all(v.is_Rational for v in m) or m[0] <= 0:
-        raise ParameterError("moments", "must be at least three exact rationals m_0 > 0, m_1, m_2")
-    m = [Fraction(int(v.p), int(v.q)) for v in m]
-    a = Fraction(int(sp.Rational(a).p), int(sp.Rational(a).q))
+    if not (a.is_Rational and a > 0):
+        raise ParameterError("a", f"must be an exact rational > 0, got {a}")
+    m = _exact_moments(moments)
+    a = Fraction(int(a.p), int(a.q))
     n = len(m) - 1
-    alpha, beta, at_zero = _recurrence(m, n)
+    alpha, beta, at_zero, _ = _recurrence(m, n)
     gauss = _jacobi_fraction(m[0], -a, alpha[:(n + 1) // 2], beta[:(n + 1) // 2 - 1])
     r = n // 2
     radau = alpha[:r] + [-beta[r - 1] * at_zero[r - 1] / at_zero[r]]
     return float(gauss), float(_jacobi_fraction(m[0], -a, radau, beta[:r]))
 
 
+def _exact_moments(moments) -> list:
+    m = [real_number(v, "moments") for v in moments]
+    if len(m) < 3 or not all(v.is_Rational for v in m) or m[0] <= 0:
+        raise ParameterError("moments", "must be at least three exact rationals m_0 > 0, m_1, m_2")
+    return [Fraction(int(v.p), int(v.q)) for v in m]
+
+
 def _recurrence(m, n):
-    r""":math:`\alpha_k` (``2k + 1 <= n``), :math:`\beta_k` (``2k <= n``, from :math:`\beta_1`) and
-    :math:`\pi_k(0)` of the moment functional ``m`` (exact)."""
+    r""":math:`\alpha_k` (``2k + 1 <= n``), :math:`\beta_k` (``2k <= n``, from :math:`\beta_1`),
+    :math:`\pi_k(0)` and the coefficients of the last :math:`\pi_k` of the moment functional ``m`` (exact)."""
     L = lambda p: sum(c * m[i] for i, c in enumerate(p))  # noqa: E731
     square = lambda p: [sum(p[i] * p[k - i] for i in range(max(0, k - len(p) + 1), min(k, len(p) - 1) + 1))
                         for k in range(2 * len(p) - 1)]  # noqa: E731
@@ -175,7 +181,7 @@ def _recurrence(m, n):
                                  f"{k + 2} points of support (Hankel determinant <= 0)")
         beta.append(norms[-1] / norms[-2])
         at_zero.append(current[0])
-    return alpha, beta, at_zero
+    return alpha, beta, at_zero, current
 
 
 def _jacobi_fraction(m0, z, alpha, beta):
