@@ -50,9 +50,9 @@ from derive.errors import ParameterError
 from derive.gaussian import freeprob as fp
 from derive.numbers import check_count, parse_rational, real_number
 from derive.symbols import delta, gamma
-from derive.vocabulary.tokenreuse import d_space_moments
+from derive.vocabulary import tokenreuse
 
-__all__ = ["token_matrix_moments", "bulk_moments", "stieltjes_gauss", "stieltjes_bounds"]
+__all__ = ["token_matrix_moments", "bulk_moments", "fourth_moment_excess", "stieltjes_gauss", "stieltjes_bounds"]
 
 MAX_ORDER = 12
 """The highest moment derived (the closure's tables grow like the partitions of ``n``)."""
@@ -89,8 +89,22 @@ def bulk_moments(weights, n: int = 6, at=None) -> tuple:
     w2 = _squared_weights(weights)
     n = check_count(n, "n", low=1, high=min(MAX_ORDER, fp.MAX_PARTITION_ORDER))
     law = _moments_of_D(w2, n, None if at is None else _ratio(at))
-    out = (sp.Integer(1),) + d_space_moments(list(law), n)
+    out = (sp.Integer(1),) + tokenreuse.d_space_moments(list(law), n)
     return out if at is None else tuple(sp.nsimplify(m.subs(delta, sp.Rational(at[0]))) for m in out)
+
+
+def fourth_moment_excess(weights) -> sp.Expr:
+    r"""The fourth moment of the model's own bulk law of ``S`` less that of the claimed (Gaussian-equivalent) law
+    :math:`\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)`, :math:`\kappa = \sum_t w_t^2`, factored; the first
+    three moments agree. For symbolic weights it factors as :math:`\delta\gamma^2(\sum_t w_t^4)^2`: spreading the
+    weights shrinks the excess like the effective reuse :math:`\lambda\kappa^2/\sum_t w_t^4` grows.
+
+    >>> w = sp.symbols("w_1:3", positive=True); fourth_moment_excess(w)
+    delta*gamma**2*(w_1**4 + w_2**4)**2
+    """
+    model = bulk_moments(weights, 4)
+    kappa = sum(_squared_weights(weights))
+    return sp.factor(sp.expand(model[4] - kappa**4 * tokenreuse.bulk_moments("claimed", 4)[3]))
 
 
 def stieltjes_gauss(moments, z) -> tuple:
