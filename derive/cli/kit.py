@@ -16,7 +16,7 @@ import sys
 
 from derive.errors import ParameterError
 
-__all__ = ["SCHEMES", "SIGN_SPECS", "MASK_CHOICES", "QUANTITIES", "listed", "version", "readable", "run_cli"]
+__all__ = ["SCHEMES", "SIGN_SPECS", "MASK_CHOICES", "MASK_HELP", "QUANTITIES", "listed", "version", "readable", "with_provenance", "run_cli"]
 
 SCHEMES = ("mean", "causal", "optimal", "file:PATH")
 """The weight schemes a command line accepts (``file:PATH``: a ``.npy`` or ``.csv`` of weights)."""
@@ -26,6 +26,11 @@ SIGN_SPECS = ("iid", "prefix:L", "suffix:L", "markov:r", "gauss:rho", "file:PATH
 
 MASK_CHOICES = ("inclusive", "strict")
 """The masks of causal attention (the keys of :data:`derive.model.attention.MASKS`)."""
+
+MASK_HELP = ("inclusive (keys s <= t; the default) or strict (keys s < t). The paper's harmonic weights "
+             "w_t ~ H_{T-1} - H_{t-1} (C6) are the strict mask's, at any tau; the inclusive mask gives "
+             "H_T - H_{t-1} at tau = 0")
+"""The help of every ``--mask``: the default, and which mask the paper's harmonic form holds for."""
 
 QUANTITIES = ("signal.strength", "signal.cosine2", "mean.strength", "population.theta_critical",
               "population.eigenvalue", "population.overlap", "population.mu2_critical", "sample.theta_critical",
@@ -120,6 +125,16 @@ def _print_human(doc, out):
     print(doc if isinstance(doc, str) else readable(doc), file=out)
 
 
+def with_provenance(doc):
+    """A command's JSON document with the ``"provenance"`` of the run (:func:`derive.cli.provenance.provenance`)
+    added as its last key; a document that is a list (``derive formulas``, ``verify claims``) is left as it is."""
+    if not isinstance(doc, dict) or "provenance" in doc:
+        return doc
+    from derive.cli.provenance import provenance
+
+    return {**doc, "provenance": provenance()}
+
+
 def run_cli(prog: str, description: str, command_modules: list[str], argv=None) -> int:
     """Parse ``argv``, run the chosen command, print its document; return the exit status."""
     parser = _OneLineParser(prog=prog, description=description)
@@ -143,7 +158,7 @@ def run_cli(prog: str, description: str, command_modules: list[str], argv=None) 
         return 2
     try:
         if args.json:
-            print(json.dumps(doc))
+            print(json.dumps(with_provenance(doc)))
         else:
             human = getattr(commands[args.command], "render", None)
             _print_human(human(doc) if human else doc, sys.stdout)

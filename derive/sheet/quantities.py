@@ -29,7 +29,7 @@ from derive.cli.kit import QUANTITIES
 from derive.errors import ParameterError
 from derive.symbols import L, T, W, alpha, delta, gamma, kappa, mu2, t, tau, theta, x
 
-__all__ = ["y", "Bound", "Quantity", "QUANTITIES", "quantity", "prove_equal"]
+__all__ = ["y", "Bound", "Quantity", "QUANTITIES", "SHEET_NAMES", "quantity", "prove_equal"]
 
 y = sp.Symbol("y", real=True)
 """The placeholder for the quantity itself in an implicit definition :math:`P(y) = 0`."""
@@ -69,13 +69,69 @@ class Quantity:
 
     @property
     def symbols(self) -> dict:
-        """The parameters by name (the names a user's expression may use)."""
+        """The parameters by name."""
         return {s.name: s for s in self.parameters}
+
+    @property
+    def aliases(self) -> dict:
+        """The formula sheet's names that stand for an expression in this quantity's parameters (``theta``, the
+        strength of the signal term, where ``alpha, mu2, delta`` are parameters): name -> ``(symbol, expression,
+        meaning)``, from :data:`SHEET_NAMES`.
+
+        >>> sorted(quantity("sample.overlap").aliases)
+        ['cos2_s', 'lambda_H', 'sigma2_H', 'theta', 'theta_c', 'theta_s']
+        """
+        own = _OWN_NAMES.get(self.name, {})
+        out = {}
+        for name, (expression, meaning) in (SHEET_NAMES | own).items():
+            if expression.free_symbols <= set(self.parameters) and name not in self.symbols:
+                out[name] = (sp.Symbol(name, **_ASSUMPTIONS.get(name, {"real": True})), expression, meaning)
+        return out
+
+    @property
+    def names(self) -> dict:
+        """Every name a user's expression may use: the parameters and the sheet's :attr:`aliases`."""
+        return self.symbols | {name: symbol for name, (symbol, _, _) in self.aliases.items()}
+
+    def unaliased(self, expr: sp.Expr) -> sp.Expr:
+        """``expr`` with each sheet name of :attr:`aliases` replaced by what it stands for.
+
+        >>> quantity("signal.strength").unaliased(sp.Symbol("theta", positive=True) + 1)
+        alpha*(delta + mu2) + 1
+        """
+        return expr.xreplace({symbol: expression for symbol, expression, _ in self.aliases.values()})
 
     def defined(self, options: dict) -> tuple[sp.Expr | None, sp.Expr | None]:
         """``(definition, polynomial)`` for the chosen ``options`` (callables of the options are applied)."""
         pick = lambda e: e(options) if callable(e) else e  # noqa: E731
         return pick(self.definition), pick(self.polynomial)
+
+
+SHEET_NAMES = {
+    "theta": (alpha * (mu2 + delta), "theta_s = alpha (mu2 + delta), the strength of the signal term"),
+    "theta_s": (alpha * (mu2 + delta), "the strength of the signal term, alpha (mu2 + delta)"),
+    "cos2_s": (mu2 / (mu2 + delta), "the squared cosine of the signal direction with u, mu2/(mu2 + delta)"),
+    "theta_m": (W**2 * delta, "the strength of the vocabulary-mean term of the raw S, W^2 delta"),
+    "sigma2_H": (kappa, "the scale of the population bulk, kappa"),
+    "theta_c": (kappa * (delta + sp.sqrt(delta)), "the population threshold strength, kappa (delta + sqrt(delta))"),
+    "lambda_H": (kappa * (1 + sp.sqrt(delta)) ** 2, "the right edge of the population bulk, kappa (1 + sqrt(delta))^2"),
+}
+"""The names of the formula sheet (``derive formulas``) that a user's closed form may use besides the parameters,
+each with the expression in the model's scalars it stands for; a quantity accepts those whose expression is in its
+parameters (:attr:`Quantity.aliases`)."""
+
+_OWN_NAMES = {
+    "population.mu2_critical": {"theta": (kappa * (delta + sp.sqrt(delta)),
+                                          "theta_c, the strength at the population threshold (the sheet's "
+                                          "mu2(theta) = theta/alpha - delta at theta = theta_c)")},
+    "weights.causal": {"s": (t, "the position, as the sheet's w_s writes it (t here)")},
+}
+"""Where a sheet name means something else: ``theta`` in ``population.mu2_critical`` is the threshold strength, and the
+sheet writes the causal weight ``w_s`` in the position ``s``."""
+
+_ASSUMPTIONS = {"theta": {"positive": True}, "theta_s": {"nonnegative": True}, "cos2_s": {"nonnegative": True},
+                "theta_m": {"nonnegative": True}, "sigma2_H": {"positive": True}, "theta_c": {"positive": True},
+                "lambda_H": {"positive": True}, "s": {"integer": True, "positive": True}}
 
 
 def _mp(v) -> mpmath.mpf:

@@ -33,7 +33,12 @@ def exit_status(doc) -> int:
 
 
 def render(doc) -> str:
-    lines = [f"{doc['quantity']}: {doc['verdict']}", f"  yours:   {doc['expr']}", f"  law:     {doc['law']}"]
+    lines = [f"{doc['quantity']}: {doc['verdict']}"]
+    if doc.get("separated_by"):
+        lines.append(f"  condition: {doc['separated_by']}")
+    lines += [f"  yours:   {doc['expr']}", f"  law:     {doc['law']}"]
+    for name, meaning in (doc.get("names") or {}).items():
+        lines.append(f"  {name}: {meaning}")
     if doc["proof"]:
         lines.append(f"  proof:   {doc['proof']}")
     where = doc["point"] or doc["checked_at"]

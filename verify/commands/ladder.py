@@ -1,6 +1,6 @@
 """``verify ladder``: the signal outlier of Monte Carlo against the derived limit over a ladder of d."""
 
-from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, listed
 from derive.numbers import check_count, json_reals
 from verify.montecarlo.trials import PATHS
 from verify.progress import progress
@@ -25,7 +25,7 @@ def add_ladder_arguments(p, weights: bool = True):
     if weights:
         p.add_argument("--weights", default="mean", metavar=listed(SCHEMES), help="weight scheme (default mean)")
     p.add_argument("--tau", default=None, help="causal only: attention temperature (default 0, attention-gap 1)")
-    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only (default inclusive)")
+    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only: " + MASK_HELP)
     p.add_argument("--mu2", default="2", help="signal strength ||mu||^2 (default 2)")
     p.add_argument("--seeds", default="8", help="trials per dimension (default 8)")
     p.add_argument("--seed0", default="0", help="root seed (default 0)")

@@ -1,7 +1,7 @@
 """``verify mc``: Monte Carlo of the model next to the derived prediction for the same parameters."""
 import math
 
-from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, listed
 from derive.errors import ParameterError
 from derive.numbers import check_count, check_digits, format_real
 from derive.resources import MAX_MU2, check_trials
@@ -20,7 +20,7 @@ def add_arguments(p):
     p.add_argument("--signs", required=True, metavar=listed(SIGN_SPECS), help="sign family")
     p.add_argument("--weights", required=True, metavar=listed(SCHEMES), help="weight scheme")
     p.add_argument("--tau", default=None, help="causal only: attention temperature (default 0)")
-    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only (default inclusive)")
+    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only: " + MASK_HELP)
     p.add_argument("--mu2", required=True, help="signal strength ||mu||^2")
     p.add_argument("--seeds", default="8", help="number of independent trials (default 8)")
     p.add_argument("--seed0", default="0", help="root seed (default 0)")

@@ -1,5 +1,5 @@
 """``derive bulk``: the limiting spectral law of S, the model's own (with ``--T``) or its Gaussian equivalent."""
-from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, listed
 from derive.errors import ParameterError
 from derive.numbers import check_digits, parse_fraction
 from derive.resources import bulk_parameters, check_density_work, check_points
@@ -21,7 +21,7 @@ def add_arguments(p):
                    help="with --T: sign family (needed by --weights optimal only)")
     p.add_argument("--tau", default=None, help="with --weights causal: attention temperature tau >= 0 (default 0)")
     p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES),
-                   help="with --weights causal: inclusive (keys s <= t, default) or strict (s < t)")
+                   help="with --weights causal: " + MASK_HELP)
     p.add_argument("--x", required=True, help="comma-separated points X1,X2,... for the density")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
