@@ -16,7 +16,7 @@ import sys
 
 from derive.errors import ParameterError
 
-__all__ = ["SCHEMES", "SIGN_SPECS", "MASK_CHOICES", "MASK_HELP", "QUANTITIES", "listed", "version", "readable", "with_provenance", "run_cli"]
+__all__ = ["SCHEMES", "SIGN_SPECS", "MASK_CHOICES", "MASK_HELP", "MEMORY_HELP", "add_max_memory", "QUANTITIES", "listed", "version", "readable", "with_provenance", "run_cli"]
 
 SCHEMES = ("mean", "causal", "optimal", "file:PATH")
 """The weight schemes a command line accepts (``file:PATH``: a ``.npy`` or ``.csv`` of weights)."""
@@ -39,6 +39,16 @@ QUANTITIES = ("signal.strength", "signal.cosine2", "mean.strength", "population.
               "alpha_over_kappa.mean.prefix", "alpha_over_kappa.mean.suffix", "alpha_over_kappa.optimal.prefix")
 """The names ``verify formula --quantity`` accepts: the quantities of :mod:`derive.sheet.quantities` (kept here so that
 building the command line imports no SymPy)."""
+
+
+MEMORY_HELP = ("most memory one Monte Carlo trial may hold, e.g. 8GiB or 512MiB (default: half of the memory available, "
+               "shared by the trials that run at once); a larger trial is refused before anything is drawn")
+"""The help of every ``--max-memory`` (the commands that draw)."""
+
+
+def add_max_memory(p) -> None:
+    """The ``--max-memory SIZE`` option of a command that draws (:func:`derive.resources.set_max_memory` reads it)."""
+    p.add_argument("--max-memory", default=None, metavar="SIZE", help=MEMORY_HELP)
 
 
 def listed(values) -> str:

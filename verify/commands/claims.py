@@ -1,10 +1,12 @@
 """``verify claims``: the ledger of every claim of the paper, checked now (in one process per core)."""
 import datetime
+import os
 import sys
 import time
 from pathlib import Path
 
 from derive.files import check_output_folder, check_output_target
+from derive.cli.kit import add_max_memory
 from verify.progress import progress
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
@@ -22,12 +24,16 @@ def add_arguments(p):
     p.add_argument("--workers", default=None,
                    help="processes that run the checks (default: one per core, at most one per check); the records do not "
                         "depend on it")
+    add_max_memory(p)
 
 
 def run(args):
     from verify.ledger.records import check_workers
 
+    from derive.resources import set_max_memory
+
     workers = None if args.workers is None else check_workers(args.workers)  # None: one per core
+    set_max_memory(args.max_memory, workers or os.cpu_count() or 1)
     # the outputs are checked before the run, not after it
     if args.notes:
         check_output_target(args.notes, "notes")

@@ -1,5 +1,5 @@
 """``verify formula``: a user's closed form of a derived quantity, proved equal, or refuted at a point."""
-from derive.cli.kit import QUANTITIES
+from derive.cli.kit import QUANTITIES, add_max_memory
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
 
@@ -18,10 +18,14 @@ def add_arguments(p):
     p.add_argument("--examples", default="200", help="points Hypothesis evaluates when no proof is found (default 200)")
     p.add_argument("--seed", default="0", help="seed of the search and of the Monte Carlo (default 0)")
     p.add_argument("--digits", default=30, help="significant digits of the comparison and of every real (default 30)")
+    add_max_memory(p)
 
 
 def run(args):
+    from derive.resources import set_max_memory
     from verify.formula import check_formula  # here: building the parser must not import SymPy
+
+    set_max_memory(args.max_memory)
 
     return check_formula(args.quantity, args.expr, where=args.where, mc=args.mc, digits=args.digits,
                          examples=args.examples, seed=args.seed).as_dict()

@@ -1,10 +1,10 @@
 """``verify mc``: Monte Carlo of the model next to the derived prediction for the same parameters."""
 import math
 
-from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, add_max_memory, listed
 from derive.errors import ParameterError
 from derive.numbers import check_count, check_digits, format_real
-from derive.resources import MAX_MU2, check_trials
+from derive.resources import MAX_MU2, check_trials, set_max_memory
 from verify.montecarlo.trials import PATHS
 
 __all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "pooling_inputs", "run"]
@@ -29,6 +29,9 @@ def add_arguments(p):
     p.add_argument("--path", default="auto", metavar=listed(PATHS),
                    help="eigensolver (default auto: dense when small, else mixed; mixed: float32 Lanczos, float64-certified)")
     p.add_argument("--digits", default=30, help="significant digits of the theory's reals")
+    add_max_memory(p)
+    p.add_argument("--plot", default=None, metavar="PATH",
+                   help="also draw the top eigenvalues and overlaps of each seed against the theory (PNG)")
 
 
 def pooling_inputs(model, digits: int) -> dict:
@@ -65,6 +68,11 @@ def run(args):
     from verify.montecarlo.trials import run_trials
     from verify.stats import mean_ci
 
+    set_max_memory(args.max_memory)
+    if args.plot:
+        from derive.files import check_output_target
+
+        check_output_target(args.plot, "plot")
     model = Model(d=args.d, V=args.V, N=args.N, T=args.T, signs=args.signs, weights=args.weights, tau=args.tau,
                   mask=args.mask, mu2=args.mu2, centered=args.centered)
     d, V, N, T, mu2 = model.d, model.V, model.N, model.T, model.mu2
@@ -85,6 +93,12 @@ def run(args):
     tops, overlaps = run.top_eigenvalues, run.overlaps
     fmt = lambda x: format_real(x, 10) if math.isfinite(x) else None  # noqa: E731
     ev, ov = mean_ci(tops[:, 0]), mean_ci(overlaps[:, 0])
+    if args.plot:
+        from derive.cli.plot import model_caption
+        from verify.figures import mc_figure
+
+        mc_figure(args.plot, tops, overlaps, theory, f"Monte Carlo: {model_caption(model)}, d={d}, V={V}, N={N}, "
+                                                   f"{seeds} seeds")
     return {
         "top_eigenvalues": [[fmt(x) for x in row] for row in tops],
         "overlap": {"mean": fmt(ov[0]), "ci95": [fmt(ov[1]), fmt(ov[2])]},
