@@ -24,17 +24,20 @@ def save(fig, folder: str, name: str) -> str:
     return str(path)
 
 
-def spectra_figure(folder, panels: list[dict]) -> str:
-    """(a) Eigenvalue histograms of ``S_c`` with the derived bulk density and predicted outliers."""
+def spectra_figure(folder, panels: list[dict], title: str = "") -> str:
+    """(a) Eigenvalue histograms of ``S_c`` with the derived bulk density and predicted outliers; ``title`` names the
+    parameters the panels share."""
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.3), sharey=False)
     for ax, p in zip(np.atleast_1d(axes), panels):
         ax.hist(p["eigenvalues"], bins=80, density=True, color="0.75", label="Monte Carlo")
         ax.plot(p["x"], p["density"], color="k", lw=1.2, label=r"$\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)$")
         if p.get("outlier") is not None:
             ax.axvline(p["outlier"], color="tab:red", ls="--", lw=1, label="predicted outlier")
-        ax.set_title(f"{p['scheme']} pooling (d={p['d']})")
+        ax.set_title(f"{p['scheme']} pooling (d={p['d']}, V={p['V']}, N={p['N']}, mu2={p['mu2']})", fontsize=9)
         ax.set_xlabel("eigenvalue")
     np.atleast_1d(axes)[0].legend(fontsize=7)
+    if title:
+        fig.suptitle(title, fontsize=9, y=1.02)
     return save(fig, folder, "spectra.png")
 
 
@@ -82,16 +85,19 @@ def weights_figure(folder, weights: dict, title: str) -> str:
     return save(fig, folder, "weights.png")
 
 
-def accuracy_figure(folder, mu2_grid, acc: dict, title: str) -> str:
-    """(e) Ridge classification test accuracy against ``mu2`` with 95% intervals."""
-    fig, ax = plt.subplots(figsize=(5.2, 3.4))
-    for name, (mean, lo, hi) in acc.items():
-        ax.errorbar(mu2_grid, mean, yerr=[np.asarray(mean) - lo, np.asarray(hi) - mean], fmt="o-", ms=3,
-                    color=SCHEME_COLORS[name], capsize=2, label=name)
-    ax.set_xlabel(r"$\mu_2$")
-    ax.set_ylabel("test accuracy")
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7)
+def accuracy_figure(folder, families: dict, title: str) -> str:
+    """(e) Ridge classification test accuracy against ``mu2`` with 95% intervals, one panel per sign family
+    (``families``: family -> ``(mu2 grid, {scheme: (mean, lo, hi)}, alpha/kappa order worst to best)``)."""
+    fig, axes = plt.subplots(1, len(families), figsize=(4.6 * len(families), 3.4), sharey=True)
+    for ax, (family, (mu2_grid, acc, order)) in zip(np.atleast_1d(axes), families.items()):
+        for name, (mean, lo, hi) in acc.items():
+            ax.errorbar(mu2_grid, mean, yerr=[np.asarray(mean) - lo, np.asarray(hi) - mean], fmt="o-", ms=3,
+                        color=SCHEME_COLORS[name], capsize=2, label=name)
+        ax.set_xlabel(r"$\mu_2$")
+        ax.set_title(f"{family}: alpha/kappa order {' < '.join(order)}", fontsize=9)
+        ax.legend(fontsize=7)
+    np.atleast_1d(axes)[0].set_ylabel("test accuracy")
+    fig.suptitle(title, fontsize=9, y=1.02)
     return save(fig, folder, "accuracy.png")
 
 

@@ -391,8 +391,8 @@ def separate(check: FormulaCheck, q: Quantity, expr, where, **kwargs) -> Formula
                                 checked_at=above.checked_at,
                                 note=f"yours is undefined at T = {T0} too (and differs where both are defined, shown)")
         fails.append(refined or f"differs for {_setting(w, defaults)}")
-    if not holds and all(f.startswith("differs") for f in fails):
-        return replace(check, conditions=tuple(outcomes))
+    if len(outcomes) == 1:
+        return check
     return replace(check, conditions=tuple(outcomes), separated_by="; ".join(holds + fails))
 
 
