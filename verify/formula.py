@@ -329,8 +329,13 @@ def _where_with(where, clause: str):
     return f"{where}, {clause}" if where and str(where).strip() else clause
 
 
+def _clauses(where: dict) -> str:
+    """Conditions as ``--where`` writes them: ``mask=strict, T>1``."""
+    return ", ".join(f"T>{v}" if k == "T>" else f"{k}={v}" for k, v in where.items())
+
+
 def _outcome(where: dict, c: FormulaCheck) -> dict:
-    return {"where": where, "verdict": c.verdict, "point": c.point, "expected": c.expected, "got": c.got}
+    return {"where": _clauses(where), "verdict": c.verdict, "point": c.point, "expected": c.expected, "got": c.got}
 
 
 def _setting(where: dict, defaults: dict) -> str:
@@ -359,8 +364,8 @@ def separate(check: FormulaCheck, q: Quantity, expr, where, **kwargs) -> Formula
     """
     taken = _constrained(where)
     defaults = {name: values[0] for name, values in q.options.items()}
-    rerun = lambda clauses: check_formula(q.name, expr, where=_where_with(where, ", ".join(  # noqa: E731
-        f"{k}={v}" if k != "T>" else f"T>{v}" for k, v in clauses.items())), conditions=False, **kwargs)
+    rerun = lambda clauses: check_formula(q.name, expr, where=_where_with(where, _clauses(clauses)),  # noqa: E731
+                                          conditions=False, **kwargs)
     settings = [({}, check)]
     free = [name for name in q.options if name not in taken]
     if free:
@@ -377,13 +382,13 @@ def separate(check: FormulaCheck, q: Quantity, expr, where, **kwargs) -> Formula
         tau_at = (c.point or {}).get(q.symbols.get("tau"))
         if tau_at is not None and tau_at != 0 and "tau" not in taken:
             at_zero = rerun({**w, "tau": 0})
-            outcomes.append(_outcome({**w, "tau": "0"}, at_zero))
+            outcomes.append(_outcome({**w, "tau": 0}, at_zero))
             if at_zero.ok:
                 refined = f"{at_zero.verdict} for {_setting({**w, 'tau': 0}, defaults)}; differs for tau > 0"
         T0 = (c.point or {}).get(q.symbols.get("T"))
         if refined is None and T0 is not None and c.got is None and "T" not in taken:
             above = rerun({**w, "T>": T0})
-            outcomes.append(_outcome({**w, "T>": str(T0)}, above))
+            outcomes.append(_outcome({**w, "T>": T0}, above))
             if above.ok:
                 refined = f"{above.verdict} for {_setting({**w, 'T>': T0}, defaults)}; undefined at T = {T0}"
             elif above.got is not None and c is check:

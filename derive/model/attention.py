@@ -410,7 +410,10 @@ def formulas() -> list[Formula]:
     out = [Formula("limit attention logit", limit_score(t, s),
                    "$d \\to \\infty$, $\\mu_2$ fixed, distinct tokens in the sequence", f"{src}:limit_score",
                    named("e_ts", r"e_{ts}"), claim="C6")]
-    for mask, window in (("inclusive", "keys $s \\le t$"), ("strict", "keys $s < t$ (outputs $t = 2, \\dots, T$)")):
+    for mask, window in (("inclusive", "keys $s \\le t$ (the default mask of the tools; the paper's harmonic form "
+                                       "$H_{T-1} - H_{t-1}$ is not this mask's)"),
+                         ("strict", "keys $s < t$ (outputs $t = 2, \\dots, T$; the paper's harmonic form "
+                                    "$H_{T-1} - H_{t-1}$ holds for this mask only, at any $\\tau$)")):
         hyp = f"$d \\to \\infty$, softmax over {window}, outputs averaged; $\\tau \\ge 0$"
         out.append(Formula(f"causal attention entry, {mask} mask", causal_attention(mask), hyp,
                            f"{src}:causal_attention", named(f"A_ts_{mask}", rf"A^{{\mathrm{{{mask}}}}}_{{ts}}"),

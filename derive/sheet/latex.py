@@ -216,14 +216,17 @@ def formula_block(f: Formula) -> str:
 
 
 def formula_sheet(formulas: list[Formula] | None = None) -> str:
-    """The whole document, one section per claim, deterministic: the same formulas give the same bytes."""
+    """The whole document: the model and its notation (:mod:`derive.sheet.notation`), then one section per claim;
+    deterministic: the same formulas give the same bytes."""
+    from derive.sheet.notation import notation_latex
+
     formulas = all_formulas() if formulas is None else formulas
     sections = []
     for claim, title in CLAIMS.items():
         entries = [f for f in formulas if f.claim == claim]
         if entries:
             sections.append(rf"\section*{{{_escape(title)}}}" + "\n" + "\n".join(formula_block(f) for f in entries))
-    return _PREAMBLE + "\n" + "\n".join(sections) + "\\end{document}\n"
+    return _PREAMBLE + "\n" + notation_latex(_escape) + "\n".join(sections) + "\\end{document}\n"
 
 
 def _key(name: str) -> str:

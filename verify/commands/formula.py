@@ -1,17 +1,30 @@
 """``verify formula``: a user's closed form of a derived quantity, proved equal, or refuted at a point."""
-from derive.cli.kit import QUANTITIES, add_max_memory
+import textwrap
 
-__all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
+from derive.cli.kit import QUANTITIES, QUANTITY_MEANINGS, add_max_memory
+
+__all__ = ["NAME", "HELP", "EPILOG", "add_arguments", "run", "render", "exit_status"]
 
 NAME = "formula"
 HELP = "check your closed form of a derived quantity: a proof, a counterexample at a simple point, or agreement"
 
 
+EPILOG = "the quantities:\n" + "\n".join(
+    textwrap.fill(meaning, 100, initial_indent=f"  {name:<32}", subsequent_indent=" " * 34)
+    for name, meaning in QUANTITY_MEANINGS.items()) + "\n\n" + "\n\n".join(textwrap.fill(text, 100, break_on_hyphens=False) for text in (
+    "population.* are exact in the limit d/V -> delta; sample.* and bulk.* are for the Gaussian-equivalent law (the "
+    "paper's); weights.* and alpha_over_kappa.* are exact.",
+    "An expression may also use the formula sheet's names where the quantity's parameters define them: theta "
+    "(theta_s = alpha (mu2 + delta)), theta_c, cos2_s, theta_m, sigma2_H, lambda_H, and s for t in weights.causal "
+    "(derive formulas lists the sheet)."))
+
+
 def add_arguments(p):
     p.add_argument("--quantity", required=True, choices=QUANTITIES, metavar="Q",
-                   help=f"the derived quantity, one of: {', '.join(QUANTITIES)}")
+                   help="the derived quantity (each with its meaning below)")
     p.add_argument("--expr", required=True,
-                   help="a SymPy expression in the quantity's symbols (delta, gamma, alpha, kappa, mu2, W, x, T, t, tau, L)")
+                   help="a SymPy expression in the quantity's symbols (delta, gamma, alpha, kappa, mu2, W, x, T, t, tau, "
+                        "L) and the sheet's names (theta, ...)")
     p.add_argument("--where", default=None,
                    help="constraints on the domain searched, e.g. 'delta=1/2, gamma<1, mask=strict'")
     p.add_argument("--mc", action="store_true", help="add a Monte Carlo of the model at the point (sample.eigenvalue, sample.overlap)")
