@@ -100,6 +100,6 @@ def test_help_texts_carry_no_markup_and_agree_with_readme():
             # README: "the claims ledger (about a minute on a 2-core machine ...)", "(`verify claims`, about 4 minutes"
             flat = " ".join(text.split())
             assert "about a minute on 2 cores" in flat and "full run about 4" in flat
-    assert seen == 11
+    assert seen == 12  # derive and its 4 commands, verify and its 6
     assert "about a minute on a 2-core machine" in README.read_text()
     assert "The full run (`verify claims`, about 4 minutes on 2 cores)" in README.read_text()
