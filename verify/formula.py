@@ -26,7 +26,7 @@ import mpmath
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.numbers import check_count, check_digits, format_real, parse_rational
+from derive.numbers import Displayed, check_count, check_digits, format_real, parse_rational
 from derive.sheet.quantities import Quantity, prove_equal, quantity
 from derive.sheet.userexpr import parse_user_expression
 
@@ -175,7 +175,7 @@ def domain_points(q: Quantity, *, fixed: dict | None = None, bounds: dict | None
 
 
 @dataclass(frozen=True)
-class FormulaCheck:
+class FormulaCheck(Displayed):
     """The result of :func:`check_formula`. ``point`` (exact rationals and options) is where the two values
     ``expected`` (the derived quantity) and ``got`` (the user's expression) differ, ``None`` unless the
     verdict is ``counterexample``; otherwise the two values are those at ``checked_at``, the simplest point of
@@ -183,6 +183,9 @@ class FormulaCheck:
     name the expression used stands for (``theta``, ...). After a counterexample, ``conditions`` holds the checks
     under each setting of a condition the user left free (the mask, ``tau = 0``, ``T`` above a point where the
     expression is undefined) and ``separated_by`` says in words which one separates the two forms."""
+
+    _DISPLAYED = ("quantity", "verdict", "separated_by", "expr", "names", "law", "point", "checked_at", "expected", "got",
+                  "proof", "note")
 
     quantity: str
     expr: sp.Expr

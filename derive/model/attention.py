@@ -31,7 +31,7 @@ from derive.symbols import T, s, t, tau, u
 from derive.symbols import Formula, named
 from derive.model.signs import SignFamily, check_R, check_T
 from derive.model.spec import Scheme, parse_signs
-from derive.numbers import check_digits, check_range, exact_sum, parse_rational, real_vector
+from derive.numbers import Displayed, check_digits, check_range, exact_sum, parse_rational, real_vector
 from derive.resources import check_weights
 
 __all__ = ["MASKS", "limit_score", "softmax_normalizer", "causal_attention", "causal_weight", "causal_weights",
@@ -367,10 +367,12 @@ def scheme_weights(scheme, T_value, family: SignFamily | None = None, tau_value=
 
 
 @dataclass(frozen=True)
-class Pooling:
+class Pooling(Displayed):
     r"""A pooling scheme resolved: the weights (sum 1), the exact ``R`` of the sign family (``None``
     without one), :math:`\alpha = w^\top R w` (``None`` without ``R``), :math:`\kappa = \|w\|^2`,
-    :math:`W = \sum_t w_t` and a note when the weights are not unique."""
+    :math:`W = \sum_t w_t` and a note when the weights are not unique. A notebook shows it as a table."""
+
+    _DISPLAYED = ("weights", "family", "alpha", "kappa", "W", "note")
 
     weights: tuple
     family: SignFamily | None
