@@ -5,7 +5,7 @@ from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, add_max
 from derive.errors import ParameterError
 from derive.numbers import check_count, check_digits, format_real
 from derive.resources import MAX_MU2, check_trials, set_max_memory
-from verify.montecarlo.trials import PATHS
+from verify.montecarlo.trials import PATHS, choose_path, memory_model
 
 __all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "pooling_inputs", "run"]
 
@@ -83,7 +83,8 @@ def run(args):
     if mu2 > MAX_MU2:
         raise ParameterError("mu2", f"must be <= {MAX_MU2} for a float64 simulation, got {args.mu2}")
     digits = check_digits(args.digits)
-    check_trials(d, V, N, T, seeds, model.signs.kind)
+    # the memory of the solver that will run (the dense model overstates a matrix-free trial several times over)
+    check_trials(d, V, N, T, seeds, model.signs.kind, solver=memory_model(choose_path(args.path, False, d, V, N)))
     pool = pooling_inputs(model, digits)
     theory = spike(model.delta, model.gamma, pool["alpha"], pool["kappa"], mu2, sum_w=pool["W"],
                    centered=model.centered, digits=digits)
