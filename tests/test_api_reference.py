@@ -1,21 +1,13 @@
 """The API reference (notes/api.md) is built from the docstrings with every warning an error, and the committed copy
 is the one they give now."""
-import importlib.util
 import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _generator():
-    spec = importlib.util.spec_from_file_location("apidoc", ROOT / "scripts" / "apidoc.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_the_api_reference_builds_without_warnings_and_is_current():
-    apidoc = _generator()
+def test_the_api_reference_builds_without_warnings_and_is_current(script):
+    apidoc = script("apidoc")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         text = apidoc.reference()
@@ -26,11 +18,11 @@ def test_the_api_reference_builds_without_warnings_and_is_current():
                 assert f"#### `{package}.{name}" in text, name
 
 
-def test_a_public_name_without_a_docstring_fails_the_build(monkeypatch):
-    import derive
+def test_a_public_name_without_a_docstring_fails_the_build(monkeypatch, script):
+    from derive.model.spec import Model
 
-    apidoc = _generator()
-    monkeypatch.setattr(derive.model.spec.Model, "__doc__", None)
+    apidoc = script("apidoc")
+    monkeypatch.setattr(Model, "__doc__", None)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:

@@ -1,6 +1,5 @@
 """The example notebook (notes/example.ipynb) runs cell by cell in the default suite, without Jupyter
 (scripts/notebook.py), and the outputs stored in it are the ones it prints now."""
-import importlib.util
 import json
 from pathlib import Path
 
@@ -8,15 +7,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notes" / "example.ipynb"
 
 
-def _runner():
-    spec = importlib.util.spec_from_file_location("notebook_runner", ROOT / "scripts" / "notebook.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_the_example_notebook_runs_and_shows_what_it_stores():
-    outputs = _runner().execute(NOTEBOOK)
+def test_the_example_notebook_runs_and_shows_what_it_stores(script):
+    outputs = script("notebook").execute(NOTEBOOK)
     stored = [c["outputs"] for c in json.loads(NOTEBOOK.read_text())["cells"] if c["cell_type"] == "code"]
     assert len(outputs) == len(stored)
     kinds = lambda cells: [[o["output_type"] for o in cell] for cell in cells]  # noqa: E731
