@@ -155,7 +155,7 @@ def _without_run(text: str) -> str:
     """A ledger file without the lines that name its run (date, duration, provenance)."""
     import re
 
-    text = re.sub(r"(?m)^(Run|Produced by): .*$", "", text)
+    text = re.sub(r"(?m)^(Run: |Produced by ).*$", "", text)
     return re.sub(r'(?s)"run": \{.*?\},\n "provenance": \{.*?\n \},', "", text)
 
 
