@@ -1,10 +1,9 @@
 """``python -m benchmarks all``: every benchmark in one run, each figure with its baseline, written to notes/benchmarks.md."""
 import sys
-from pathlib import Path
 
 from derive.errors import ParameterError
 from derive.numbers import json_reals
-from derive.files import check_output_target
+from derive.files import check_output_target, write_file
 from benchmarks import core as bench
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
@@ -35,8 +34,7 @@ def run(args):
         check_output_target(out, "out")  # before the run, not after it
     result = bench.run(mode, threads or None, log=sys.stderr)
     if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(bench.markdown(result))
+        write_file(out, bench.markdown(result), "out")
     doc = json_reals(result, 4)
     doc["written"] = out or None
     return doc

@@ -1,5 +1,5 @@
 """``python -m benchmarks mutation``: the mutants of the core formulas against the test suite and the quick ledger."""
-from pathlib import Path
+from derive.files import write_file
 
 from benchmarks import mutation
 
@@ -19,7 +19,7 @@ def run(args):
     result = mutation.run(chosen, log=lambda line: print(line, flush=True))
     result["markdown"] = mutation.markdown(result)
     if args.out:
-        Path(args.out).write_text(result["markdown"])
+        write_file(args.out, result["markdown"], "out")
     return result
 
 

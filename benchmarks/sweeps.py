@@ -37,6 +37,7 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
+from derive.files import write_file
 from derive.numbers import format_real
 
 __all__ = ["ROOT", "PAPER", "NOTES", "BEGIN", "END", "WORKER_COUNTS", "FIT_RUNGS", "THROUGHPUT", "MODES",
@@ -302,7 +303,7 @@ def bench(mode: str, out=None) -> dict:
             new = old[:old.index(BEGIN)] + text + old[old.index(END) + len(END):]
         else:
             new = old + ("\n" if old else "") + text + "\n"
-        target.write_text(new)
+        write_file(target, new, "out")
     return _strings({"mode": mode, "throughput": tp["rows"], "identical": tp["identical"], "ladder": lad,
                      "projection": result["projection"], "steep_projection": result["steep_projection"],
                      "projection_before": result["projection_before"], "written": str(target) if target else None,

@@ -7,6 +7,8 @@ import time
 
 import numpy as np
 
+from derive.files import write_file
+
 __all__ = ["bench"]
 
 CASES = [("T = 8, mean, delta = gamma = 1", 8, 1.6), ("T = 2, mean, delta = gamma = 1", 2, 4.0)]
@@ -45,6 +47,5 @@ def bench(points: int = 200, out: str | None = None) -> dict:
               f"{r['max_error_over_max_density']:.1e} |" for r in rows]
     markdown = "\n".join(lines) + "\n"
     if out:
-        with open(out, "w") as f:
-            f.write(markdown)
+        write_file(out, markdown, "out")
     return {"rows": rows, "markdown": markdown}

@@ -123,17 +123,16 @@ def _folder() -> Path | None:
 def _write(target: Path, text: str) -> None:
     """Write ``text`` to ``target`` atomically; the folders of other keys go (they can never be read again)."""
     import shutil
-    import tempfile
+
+    from derive.errors import ParameterError
+    from derive.files import write_file
 
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=target.parent, suffix=".tmp", delete=False) as f:
-            f.write(text)
-        os.replace(f.name, target)  # atomic: a reader sees the old file or the whole new one
+        write_file(target, text, "cache")  # a reader sees the old file or the whole new one
         for stale in target.parent.parent.iterdir():
             if stale.is_dir() and stale != target.parent and _KEY_FOLDER.match(stale.name):
                 shutil.rmtree(stale, ignore_errors=True)
-    except OSError:
+    except (OSError, ParameterError):
         pass  # a read-only or full disk: the results stay in memory for this run
 
 

@@ -1,19 +1,27 @@
-"""Files named by the user: read only regular files of bounded size, and check an output path before any
-work is done.
+"""Files named by the user: read only regular files of bounded size, check an output path before any work is
+done, and write an output whole or not at all.
 
 A name may point at ``/dev/zero``, a FIFO or a directory; reading such a thing never ends or fails late.
 The input file is opened without blocking (a FIFO with no writer would block ``open``), checked with
 ``fstat`` on the open descriptor (no race between the check and the read), and read up to its limit.
+
+An output path is checked by making (and removing) a file where the output will go, so that a read-only or
+pseudo file system (``/sys``) is refused before the work, not after it. An output is written to a temporary file
+in its folder and renamed into place (:func:`replaced`): a full disk, a file-size limit or a signal leaves the
+former file, or none, never a part of one.
 """
 from __future__ import annotations
 
 import os
 import stat
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from derive.errors import ParameterError
 
-__all__ = ["MAX_BYTES", "read_regular_file", "check_output_file", "check_output_folder", "check_output_target"]
+__all__ = ["MAX_BYTES", "read_regular_file", "check_output_file", "check_output_folder", "check_output_target",
+           "make_folder", "replaced", "write_file"]
 
 MAX_BYTES = 16 * 2**20
 """Largest user data file read (10^5 numbers of 100 characters each)."""
@@ -77,8 +85,7 @@ def check_output_file(path, parameter: str) -> Path:
         parent = p.parent if str(p.parent) else Path(".")
         if not parent.is_dir():
             raise ParameterError(parameter, f"{path}: the folder {parent} does not exist") from None
-        if not os.access(parent, os.W_OK):
-            raise ParameterError(parameter, f"{path}: the folder {parent} is not writable") from None
+        _probe(parent, path, parameter)
         return p
     except NotADirectoryError:
         raise ParameterError(parameter, f"{path}: a part of the path is a file, not a folder") from None
@@ -86,7 +93,22 @@ def check_output_file(path, parameter: str) -> Path:
         raise ParameterError(parameter, f"{path}: {exc.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
         raise ParameterError(parameter, f"{path}: not a regular file")
+    try:
+        os.close(os.open(p, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC))
+    except OSError as exc:
+        raise ParameterError(parameter, f"{path}: not writable ({exc.strerror})") from None
     return p
+
+
+def _probe(folder: Path, path, parameter: str) -> None:
+    """Make and remove a file in ``folder``: the one sure test that an output can be written there (``access``
+    says yes to root in ``/sys``, and to a read-only file system's folders)."""
+    try:
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".probe-")
+    except OSError as exc:
+        raise ParameterError(parameter, f"{path}: nothing can be written in {folder} ({exc.strerror})") from None
+    os.close(fd)
+    os.unlink(name)
 
 
 def check_output_folder(path, parameter: str) -> Path:
@@ -106,8 +128,7 @@ def check_output_folder(path, parameter: str) -> Path:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise ParameterError(parameter, f"{path}: {ancestor} is not a folder")
-    if not os.access(ancestor, os.W_OK):
-        raise ParameterError(parameter, f"{path}: {ancestor} is not writable")
+    _probe(ancestor, path, parameter)
     return p
 
 
@@ -125,3 +146,68 @@ def check_output_target(path, parameter: str) -> Path:
     if p.parent.is_dir():
         check_output_file(p, parameter)
     return p
+
+
+def make_folder(path, parameter: str) -> Path:
+    """The folder ``path``, made with its missing parents; a failure (a full disk, a name taken meanwhile) is a
+    :class:`ParameterError` naming ``parameter``."""
+    p = _name(path, parameter)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ParameterError(parameter, f"{path}: the folder cannot be made ({exc.strerror or exc})") from None
+    return p
+
+
+@contextmanager
+def replaced(path, parameter: str):
+    """A binary file whose content replaces ``path`` (its folders made as needed) when the block ends without
+    error: written to a temporary file in the same folder, flushed to disk, then renamed into place. A failure
+    in the block (a full disk, a file-size limit, a signal) leaves ``path`` as it was and removes the temporary
+    file; a write error is a :class:`ParameterError` naming ``parameter``.
+
+    >>> import tempfile, os
+    >>> target = os.path.join(tempfile.mkdtemp(), "sheet.tex")
+    >>> with replaced(target, "out") as f:
+    ...     _ = f.write(b"whole")
+    >>> open(target).read(), os.listdir(os.path.dirname(target))
+    ('whole', ['sheet.tex'])
+    """
+    p = _name(path, parameter)
+    folder = make_folder(p.parent if str(p.parent) else Path("."), parameter)
+    try:
+        mode = stat.S_IMODE(os.stat(p).st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
+    try:
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{p.name}.", suffix=".part")
+    except OSError as exc:
+        raise ParameterError(parameter, f"{path}: cannot be written ({exc.strerror or exc})") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fchmod(f.fileno(), mode)
+            os.fsync(f.fileno())
+        os.replace(temporary, p)
+    except BaseException as exc:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise ParameterError(parameter, f"{path}: cannot be written ({exc.strerror or exc})") from None
+        raise
+
+
+def write_file(path, content, parameter: str) -> Path:
+    """Write ``content`` (text, as UTF-8, or bytes) to ``path`` whole or not at all (:func:`replaced`)."""
+    with replaced(path, parameter) as f:
+        f.write(content.encode() if isinstance(content, str) else content)
+    return Path(path)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -33,7 +33,8 @@ from fractions import Fraction
 from derive.errors import ParameterError
 
 __all__ = ["RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE", "MAX_TRIAL_BYTES", "MAX_MU2", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
-           "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "SOLVERS", "KRYLOV_STEPS", "bulk_parameters", "trial_bytes", "check_trial", "check_trials", "check_weights",
+           "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "SOLVERS", "KRYLOV_STEPS", "bulk_parameters",
+           "check_spike_ranges", "check_documented_range", "trial_bytes", "check_trial", "check_trials", "check_weights",
            "check_points", "check_density_work", "check_output", "check_tasks", "check_axis"]
 
 RATIO_RANGE = (Fraction(1, 10**12), Fraction(10**12))
@@ -118,6 +119,51 @@ def bulk_parameters(delta, gamma, kappa) -> tuple[Fraction, Fraction, Fraction]:
         raise ParameterError("gamma", f"delta * gamma = {d * g} exceeds {MAX_RATIO_PRODUCT}, "
                                       "beyond which the bulk law is not computed reliably")
     return d, g, k
+
+
+def _shown(value) -> str:
+    """``value`` as text, exact unless it has thousands of digits (Python refuses to print an integer of more
+    than 4300, and an API caller may pass ``10**100000``)."""
+    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) < 4000:
+        return str(value)
+    import mpmath
+
+    return mpmath.nstr(mpmath.mpf(value.numerator) / value.denominator if isinstance(value, Fraction) else value, 6)
+
+
+def check_spike_ranges(delta, gamma, kappa) -> None:
+    """``delta``, ``kappa`` and ``gamma`` (unless 0, the population level alone) inside :data:`RATIO_RANGE` and
+    :data:`KAPPA_RANGE`, the ranges of the bulk law, which the outliers' edge uses: beyond them mpmath's evaluation
+    of the outlier functions does not converge (``delta = 1e200``).
+
+    >>> check_spike_ranges(Fraction(10**100000), Fraction(1), Fraction(1))
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: delta: 1.0e+100000 is outside [1/1000000000000, 1000000000000], the documented range of delta
+    """
+    for value, name in ((delta, "delta"), (gamma, "gamma"), (kappa, "kappa")):
+        check_documented_range(value, name)
+
+
+_RANGES = {"delta": RATIO_RANGE, "gamma": RATIO_RANGE, "kappa": KAPPA_RANGE}
+
+
+def check_documented_range(value, name: str):
+    """``value`` of ``delta``, ``gamma`` (0 allowed: the population level alone) or ``kappa`` inside its documented
+    range (:data:`RATIO_RANGE`, :data:`KAPPA_RANGE`); returned as it is. Fractions are compared exactly; mpmath
+    reals with the bounds rounded to the current precision, as an input equal to a bound is.
+
+    >>> check_documented_range(Fraction(1, 2), "gamma")
+    Fraction(1, 2)
+    """
+    low, high = bounds = _RANGES[name]
+    if not isinstance(value, Fraction):
+        import mpmath
+
+        bounds = tuple(mpmath.mpf(b.numerator) / b.denominator for b in bounds)
+    if (value or name != "gamma") and not bounds[0] <= value <= bounds[1]:
+        raise ParameterError(name, f"{_shown(value)} is outside [{low}, {high}], the documented range of {name}")
+    return value
 
 
 def trial_bytes(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0, solver: str = "dense") -> int:

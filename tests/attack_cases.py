@@ -1,6 +1,7 @@
-"""The attack suite's cases: hostile or oversized input to every command, each of which must end in a
-clean refusal (exit 2, one line on stderr naming the parameter, nothing on stdout) or a correct answer,
-never a traceback, a hang or a run over the memory limit.
+"""The attack suite's cases: hostile or oversized input to every command, faults (a file-size limit, a full disk, a
+signal), each of which must end in a clean refusal (exit 2, one line on stderr naming the parameter, nothing on
+stdout), a correct answer, or a clean stop (exit 130 or 143 and one line, after a SIGINT or SIGTERM), never a
+traceback, a hang, a run over the memory limit, a partial file or a process left behind.
 
 ``tests/test_attack.py`` runs the ``fast`` cases in-process (default suite); ``scripts/attack.py`` runs
 every case in its own process under a time and memory limit and writes the counts to
@@ -10,19 +11,26 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Case", "CASES", "ApiCase", "API_CASES", "prepare", "argv_of", "classify", "run_in_process", "run_api"]
+__all__ = ["Case", "CASES", "ApiCase", "API_CASES", "prepare", "argv_of", "classify", "check_leaves", "run_in_process",
+           "run_api"]
 
 
 @dataclass(frozen=True)
 class Case:
     name: str
     argv: tuple                       # ("derive" | "verify", subcommand, options...)
-    expect: str = "refused"           # "refused" | "answered" | "either"
+    expect: str = "refused"           # "refused" | "answered" | "either" | "stopped" (with ``stop``)
     fast: bool = True                 # in the default suite (in-process, well under a second)
     setup: tuple = field(default=())  # names of the files prepare() makes
+    fsize: int | None = None          # a file-size limit (RLIMIT_FSIZE, bytes): writes beyond it fail
+    stop: str | None = None           # "SIGINT" | "SIGTERM", sent ``after`` seconds (own process only)
+    after: float = 0.0
+    disk: str | None = None           # "full": {tmp}/full is a file system with no space left (own process, root)
+    leaves: tuple = field(default=())  # what the run must leave (check_leaves): ("absent" | "whole" | "clean", path)
 
 
 def _spike(**over):
@@ -42,7 +50,13 @@ def _w(scheme, T, *rest):
     return ("derive", "weights", "--scheme", scheme, "--T", str(T), *rest, "--json")
 
 
+def _formula(expr, quantity="sample.overlap", *rest):
+    return ("verify", "formula", "--quantity", quantity, "--expr", expr, "--examples", "20", *rest, "--json")
+
+
 BIG = "9" * 1000
+LONG = "a" * 100_000
+EXTREME = "file:{tmp}/extreme.csv"  # 1e300, 1, -1e300, 1, 1, 1, 1, 1: sum 6, so |w|^2 about 5e598 once normalized
 CASES = [
     # large but valid: answered promptly from closed forms, or refused up front
     Case("weights mean T=1e5 iid", _w("mean", 100000, "--signs", "iid", "--digits", "5"), "either", fast=False),
@@ -148,6 +162,80 @@ CASES = [
     *[Case(f"summarize {damage}", ("verify", "sweep", "--summarize", f"{{tmp}}/{damage}.jsonl", "--figures", "",
                                    "--json"), "refused", setup=("tiny.toml", f"{damage}.jsonl"))
       for damage in ("empty-result", "nan-value", "foreign-record", "edited-seeds", "negative-key", "bad-point")],
+    # issue 28. A sweep on the mu2-axis solver (every real sweep takes it), stopped part-way
+    Case("resume mu2-axis sweep", ("verify", "sweep", "{tmp}/axis.toml", "--results", "{tmp}/axis.results.jsonl",
+                                   "--workers", "1", "--json"), "answered", setup=("axis.toml", "axis.results.jsonl")),
+    Case("summarize mu2-axis sweep", ("verify", "sweep", "--summarize", "{tmp}/axis.results.jsonl", "--figures",
+                                      "{tmp}/axis-figures", "--json"), "answered", setup=("axis.toml", "axis.results.jsonl")),
+    # short expressions that SymPy or mpmath would evaluate without end, --where values beyond the domain
+    *[Case(f"formula {expr}", _formula(expr)) for expr in (
+        "H(10**9)", "harmonic(999999999)", "digamma(10**9)", "((((10**60)**64)**64)**64)**64", "exp(exp(exp(exp(60))))",
+        "H(H(H(10)))", "sin(exp(exp(40)))", "H(10**5)")],
+    Case("formula where T=100000", _formula("H(T)/T", "weights.causal", "--where", "T=100000")),
+    Case("formula where T=1e9", _formula("H(T)/T", "weights.causal", "--where", "T=1000000000")),
+    Case("formula where delta twice", _formula("delta", "sample.overlap", "--where", "delta=1/2,delta=1/3")),
+    Case("formula bare symbol", _formula("L", "alpha_over_kappa.optimal.prefix"), "answered"),
+    # a file-size limit (RLIMIT_FSIZE: writes fail with EFBIG) and a full disk: one line, nothing partial
+    Case("sweep results header beyond the size limit", ("verify", "sweep", "{tmp}/tiny.toml", "--results",
+                                                        "{tmp}/fs-header.jsonl", "--workers", "1", "--json"),
+         setup=("tiny.toml",), fsize=300, leaves=(("absent", "{tmp}/fs-header.jsonl"),)),
+    Case("sweep results beyond the size limit", ("verify", "sweep", "{tmp}/tiny.toml", "--results", "{tmp}/fs-mid.jsonl",
+                                                 "--workers", "1", "--json"),
+         setup=("tiny.toml",), fsize=4000, leaves=(("whole", "{tmp}/fs-mid.jsonl"),)),
+    Case("summarize figures beyond the size limit", ("verify", "sweep", "--summarize", "{tmp}/tiny.results.jsonl",
+                                                     "--figures", "{tmp}/fs-figures", "--json"),
+         setup=("tiny.results.jsonl",), fsize=5000, leaves=(("clean", "{tmp}/fs-figures"),)),
+    Case("formula sheet beyond the size limit", ("derive", "formulas", "--latex", "--out", "{tmp}/fs/sheet.tex", "--json"),
+         fast=False, fsize=5000, leaves=(("absent", "{tmp}/fs/sheet.tex"), ("clean", "{tmp}/fs"))),
+    Case("sweep results on a full disk", ("verify", "sweep", "{tmp}/tiny.toml", "--results", "{tmp}/full/r.jsonl",
+                                          "--workers", "1", "--json"),
+         fast=False, setup=("tiny.toml",), disk="full", leaves=(("absent", "{tmp}/full/r.jsonl"),)),
+    Case("summarize figures on a full disk", ("verify", "sweep", "--summarize", "{tmp}/tiny.results.jsonl", "--figures",
+                                              "{tmp}/full/figures", "--json"),
+         fast=False, setup=("tiny.results.jsonl",), disk="full", leaves=(("clean", "{tmp}/full"),)),
+    Case("formula sheet on a full disk", ("derive", "formulas", "--latex", "--out", "{tmp}/full/sheet.tex", "--json"),
+         fast=False, disk="full", leaves=(("absent", "{tmp}/full/sheet.tex"), ("clean", "{tmp}/full"))),
+    # output paths where nothing can be written (root may write anywhere access() is asked about, not in /sys)
+    Case("claims notes in /sys", ("verify", "claims", "--quick", "--notes", "/sys/notes.md", "--figures", "", "--json")),
+    Case("claims figures in /sys", ("verify", "claims", "--quick", "--notes", "", "--figures", "/sys/figures", "--json")),
+    Case("sweep results in /sys", ("verify", "sweep", "{tmp}/tiny.toml", "--results", "/sys/r.jsonl", "--json"),
+         setup=("tiny.toml",)),
+    Case("formula sheet in /sys", ("derive", "formulas", "--latex", "--out", "/sys/sheet.tex", "--json")),
+    # SIGINT and SIGTERM: 130 or 143 and one line, no process of the command's session left, nothing partial
+    *[Case(f"{stop} claims", ("verify", "claims", "--quick", "--notes", f"{{tmp}}/{stop}/claims.md", "--figures",
+                              f"{{tmp}}/{stop}/figures", "--json"), "stopped", fast=False, stop=stop, after=8.0,
+           leaves=(("absent", f"{{tmp}}/{stop}/claims.md"), ("clean", f"{{tmp}}/{stop}")))
+      for stop in ("SIGINT", "SIGTERM")],
+    *[Case(f"{stop} sweep", ("verify", "sweep", "{tmp}/stoppable.json", "--results", f"{{tmp}}/{stop}.jsonl", "--json"),
+           "stopped", fast=False, setup=("stoppable.json",), stop=stop, after=8.0,
+           leaves=(("whole", f"{{tmp}}/{stop}.jsonl"),)) for stop in ("SIGINT", "SIGTERM")],
+    Case("SIGINT formulas", ("derive", "formulas", "--latex", "--out", "{tmp}/SIGINT-sheet/f.tex", "--json"), "stopped",
+         fast=False, stop="SIGINT", after=1.5, leaves=(("absent", "{tmp}/SIGINT-sheet/f.tex"),)),
+    Case("SIGTERM mc", _mc(d="200", V="400", N="800", T="8", seeds="5000"), "stopped", fast=False, stop="SIGTERM",
+         after=3.0),
+    # malformed files, weights that nearly cancel
+    Case("weights npy negative shape", _w("file:{tmp}/negative.npy", 4), setup=("negative.npy",)),
+    Case("weights npy truncated", _w("file:{tmp}/truncated.npy", 4), setup=("truncated.npy",)),
+    Case("signs npy negative shape", _w("mean", 2, "--signs", "file:{tmp}/negativeR.npy"), setup=("negativeR.npy",)),
+    Case("mc weights npy truncated", _mc(weights="file:{tmp}/truncated.npy"), setup=("truncated.npy",)),
+    Case("bulk weights npy negative shape", ("derive", "bulk", "--delta", "1/2", "--gamma", "1", "--T", "4", "--weights",
+                                             "file:{tmp}/negative.npy", "--x", "0.5", "--json"), setup=("negative.npy",)),
+    Case("ladder weights 1e300", ("verify", "ladder", "--d", "100,200", "--seeds", "2", "--weights", EXTREME, "--json"),
+         setup=("extreme.csv",)),
+    Case("mc weights 1e300", _mc(T="8", weights=EXTREME), setup=("extreme.csv",)),
+    Case("bulk weights 1e300", ("derive", "bulk", "--delta", "1/2", "--gamma", "1", "--T", "8", "--weights", EXTREME,
+                                "--x", "0.5", "--json"), setup=("extreme.csv",)),
+    Case("spike weights 1e300", ("derive", "spike", "--delta", "1/2", "--gamma", "1", "--T", "8", "--weights", EXTREME,
+                                 "--signs", "iid", "--mu2", "2", "--json"), setup=("extreme.csv",)),
+    Case("weights 1e300", _w(EXTREME, 8, "--signs", "iid"), setup=("extreme.csv",)),
+    # long arguments are not echoed whole; a key given twice in a JSON sweep file
+    Case("signs 100000 characters", _w("mean", 4, "--signs", LONG)),
+    Case("scheme 100000 characters", _w(LONG, 4)),
+    Case("mask 100000 characters", _w("causal", 4, "--mask", LONG)),
+    Case("sweep value 1e6 characters", ("verify", "sweep", "{tmp}/longvalue.json", "--results", "{tmp}/r-{case}.jsonl",
+                                        "--json"), setup=("longvalue.json",)),
+    Case("sweep json key twice", ("verify", "sweep", "{tmp}/twice.json", "--results", "{tmp}/r-{case}.jsonl", "--json"),
+         setup=("twice.json",)),
 ]
 
 
@@ -157,11 +245,20 @@ def argv_of(case: Case, tmp: Path) -> list[str]:
     return [a.replace("{tmp}", str(tmp)).replace("{case}", slug) for a in case.argv]
 
 
+_STOPPED = re.compile(r"^(derive|verify): interrupted by (SIGINT|SIGTERM)$")
+
+
 def classify(returncode, out: str, err: str, expect: str) -> tuple[str, str]:
     """``(outcome, why)`` of a finished command: ``refused`` (exit 2, one short line on stderr naming a
-    parameter, nothing on stdout), ``answered`` (exit 0 and one JSON document), else ``failed``."""
+    parameter, nothing on stdout), ``answered`` (exit 0 and one JSON document), ``stopped`` (exit 130 or 143 after
+    a signal, its last line on stderr saying so, nothing on stdout), else ``failed``."""
     if "Traceback" in err:
         return "failed", "traceback: " + err.strip().splitlines()[-1][:160]
+    if expect == "stopped":
+        lines = err.strip().splitlines()
+        if returncode not in (130, 143) or out or not lines or not _STOPPED.match(lines[-1]) or err.count("interrupted") != 1:
+            return "failed", f"not a clean stop: exit {returncode}, stdout {len(out)} chars, stderr {err[-160:]!r}"
+        return "stopped", lines[-1]
     if returncode == 2:
         lines = err.strip().splitlines()
         if out or len(lines) != 1 or ": error: " not in lines[0] or len(lines[0]) > 400:
@@ -178,11 +275,34 @@ def classify(returncode, out: str, err: str, expect: str) -> tuple[str, str]:
     return "failed", f"exit status {returncode}: {err.strip()[-160:]!r}"
 
 
+def check_leaves(case: Case, tmp: Path) -> str | None:
+    """What is wrong with the files ``case`` left (``None`` if nothing): ``absent`` paths must not exist, a
+    ``whole`` results file (if any) must end with a whole record, a ``clean`` folder must hold no file that is part
+    of an output (a temporary ``.part``, a probe, an empty file)."""
+    from verify.sweeps.results import scan_results
+
+    for kind, template in case.leaves:
+        path = Path(template.replace("{tmp}", str(tmp)))
+        if kind == "absent" and (path.exists() or path.is_symlink()):
+            return f"{path.name} was left ({path.stat().st_size} bytes)"
+        if kind == "whole" and path.exists():
+            scan = scan_results(path.read_bytes(), str(path))
+            if scan.torn or scan.header is None:
+                return f"{path.name} ends in a torn line ({scan.torn} bytes) or holds no header"
+        if kind == "clean" and path.is_dir():
+            partial = [p.name for p in path.rglob("*") if p.is_file() and (
+                p.name.endswith(".part") or p.name.startswith(".probe-") or p.stat().st_size == 0)]
+            if partial:
+                return f"partial files left in {path.name}: {partial[:3]}"
+    return None
+
+
 def run_in_process(case: Case, tmp: Path) -> tuple[str, str]:
-    """Run ``case`` through the command line's ``main`` in this process (stdout and stderr captured); an
-    exception that escapes ``main`` is a failure (the traceback a user would see)."""
+    """Run ``case`` through the command line's ``main`` in this process (stdout and stderr captured, under its
+    file-size limit); an exception that escapes ``main`` is a failure (the traceback a user would see)."""
     import contextlib
     import io
+    import resource
     import traceback
 
     from derive.cli import main as derive_main
@@ -190,13 +310,20 @@ def run_in_process(case: Case, tmp: Path) -> tuple[str, str]:
 
     argv = argv_of(case, tmp)
     out, err = io.StringIO(), io.StringIO()
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
+            if case.fsize is not None:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (case.fsize, limit[1]))
             status = (derive_main if argv[0] == "derive" else verify_main)(argv[1:])
         except BaseException:  # noqa: BLE001 (anything that escapes is the failure being looked for)
             err.write(traceback.format_exc())
             status = None
-    return classify(status, out.getvalue(), err.getvalue(), case.expect)
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+    outcome, why = classify(status, out.getvalue(), err.getvalue(), case.expect)
+    wrong = check_leaves(case, tmp)
+    return ("failed", wrong) if wrong and outcome != "failed" else (outcome, why)
 
 
 @dataclass(frozen=True)
@@ -234,6 +361,17 @@ API_CASES = [
     ApiCase("read_regular_file /dev/zero", "derive.files:read_regular_file", ("/dev/zero", "signs", 10), (), "signs"),
     ApiCase("limit_blas_threads 0", "verify.threads:limit_blas_threads", (0,), (), "threads"),
     ApiCase("sample_threshold double root", "derive.gaussian.outliers:sample_threshold", (1, 1, 1), (), None),
+    # issue 28: the command line's ranges hold in Python, and the formula checker's bounds
+    ApiCase("outliers_at delta 10**100000", "derive.gaussian.outliers:outliers_at", (10**100000, 1, 1, 1, 1), (), "delta"),
+    ApiCase("outliers_at kappa 1e40", "derive.gaussian.outliers:outliers_at", ("1/2", "1/4", 1, 10**40, 1), (), "kappa"),
+    ApiCase("outliers_at gamma 1e-20", "derive.gaussian.outliers:outliers_at", ("1/2", "1e-20", 1, 1, 1), (), "gamma"),
+    ApiCase("check_formula bare symbol", "verify.formula:check_formula", ("alpha_over_kappa.optimal.prefix", "L"),
+            (("examples", 5),), None),
+    ApiCase("check_formula H(10**9)", "verify.formula:check_formula", ("sample.overlap", "H(10**9)"), (), "expr"),
+    ApiCase("check_formula where twice", "verify.formula:check_formula", ("sample.overlap", "delta"),
+            (("where", "delta=1/2, delta=1/3"),), "where"),
+    ApiCase("check_formula where T 1e9", "verify.formula:check_formula", ("weights.causal", "H(T)"),
+            (("where", {"T": "1000000000"}),), "where"),
 ]
 
 
@@ -263,14 +401,19 @@ def _tiny_lines(root: Path) -> list[str]:
     """The header and records of the tiny sweep, run once per folder (fast: d = 32)."""
     path = root / "tiny.results.jsonl"
     if not path.exists():
-        from verify.sweeps import executors
-        from verify.sweeps.run import run_sweep
-        from verify.sweeps.spec import load_sweep
-        import io
-
-        with executors.InProcess() as ex:
-            run_sweep(load_sweep(root / "tiny.toml"), path, ex, max_tasks=4, log=io.StringIO())
+        _partial_run(root / "tiny.toml", path, 4)
     return path.read_text().splitlines()
+
+
+def _partial_run(sweep_file: Path, results: Path, tasks: int) -> None:
+    import io
+
+    from verify.sweeps import executors
+    from verify.sweeps.run import run_sweep
+    from verify.sweeps.spec import load_sweep
+
+    with executors.InProcess() as ex:
+        run_sweep(load_sweep(sweep_file), results, ex, max_tasks=tasks, log=io.StringIO())
 
 
 def _damaged(root: Path, damage: str) -> str:
@@ -297,7 +440,7 @@ def prepare(root: Path, names) -> None:
     """Make the files ``names`` in ``root`` (each once)."""
     import numpy as np
 
-    tiny = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "tiny.toml"
+    tiny, axis = (Path(__file__).resolve().parents[1] / "examples" / "sweeps" / name for name in ("tiny.toml", "axis.toml"))
     sweep_base = {"sweep": {"root_seed": 1, "seeds": 1, "outputs": ["top_eigenvalues"], "k": 1},
                   "model": {"d": 16, "delta": "1/2", "T": 2, "signs": "iid", "centered": True},
                   "grid": {"weights": ["mean"], "mu2": [1], "gamma": ["1/4"]}}
@@ -346,6 +489,9 @@ def prepare(root: Path, names) -> None:
         elif name == "tiny.results.jsonl":
             prepare(root, ["tiny.toml"])
             _tiny_lines(root)
+        elif name == "axis.results.jsonl":
+            prepare(root, ["axis.toml"])
+            _partial_run(root / "axis.toml", p, 4)
         elif name.endswith(".jsonl"):
             prepare(root, ["tiny.toml"])
             p.write_text(_damaged(root, name[:-len(".jsonl")]))
@@ -365,5 +511,26 @@ def prepare(root: Path, names) -> None:
             p.write_text(json.dumps(data))
         elif name == "bigd.json":
             p.write_text(sweep_with("model", "d", 200000))
+        elif name == "axis.toml":
+            p.write_text(axis.read_text())
+        elif name == "stoppable.json":
+            # minutes of tasks of a few ms on every core: records are being written when the signal comes
+            data = json.loads(json.dumps(sweep_base))
+            data["sweep"]["seeds"] = 10000
+            data["grid"]["mu2"] = [1, 2]
+            data["model"]["d"] = 40
+            p.write_text(json.dumps(data))
+        elif name in ("negative.npy", "negativeR.npy", "truncated.npy"):
+            shape = {"negative.npy": "(-4,)", "negativeR.npy": "(-2, -2)", "truncated.npy": "(4,)"}[name]
+            header = "{'descr': '<f8', 'fortran_order': False, 'shape': %s, }" % shape
+            header += " " * (118 - len(header)) + "\n"
+            data = np.ones(4).tobytes()[:20 if name == "truncated.npy" else 32]
+            p.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + data)
+        elif name == "extreme.csv":
+            p.write_text("1e300,1,-1e300,1,1,1,1,1\n")
+        elif name == "longvalue.json":
+            p.write_text(sweep_with("model", "signs", "a" * 1_000_000))
+        elif name == "twice.json":
+            p.write_text(json.dumps(sweep_base).replace('"seeds": 1', '"seeds": 1, "seeds": 2'))
         else:
             raise ValueError(f"no recipe for {name}")

@@ -95,11 +95,68 @@ def test_the_search_is_deterministic_and_respects_the_constraints():
     ({"quantity_name": "sample.overlap", "expr": "1", "where": "tau=1"}, "where"),
     ({"quantity_name": "sample.overlap", "expr": "1", "where": "delta=-1"}, "where"),
     ({"quantity_name": "weights.causal", "expr": "1", "where": "mask=both"}, "where"),
+    # short expressions whose evaluation by SymPy or mpmath would not end (one exact sum of 10^9 terms, a number
+    # of 10^9 digits, a sine needing 10^17 digits of pi): refused before anything is evaluated
+    ({"quantity_name": "sample.overlap", "expr": "H(10**9)"}, "expr"),
+    ({"quantity_name": "sample.overlap", "expr": "harmonic(999999999)"}, "expr"),
+    ({"quantity_name": "sample.overlap", "expr": "digamma(10**9)"}, "expr"),
+    ({"quantity_name": "sample.overlap", "expr": "H(10**5)"}, "expr"),
+    ({"quantity_name": "sample.overlap", "expr": "H(H(H(10)))"}, "expr"),
+    ({"quantity_name": "sample.overlap", "expr": "((((10**60)**64)**64)**64)**64"}, "expr"),
+    ({"quantity_name": "sample.overlap", "expr": "exp(exp(exp(exp(60))))"}, "expr"),
+    ({"quantity_name": "sample.overlap", "expr": "sin(exp(exp(40)))"}, "expr"),
+    # a fixed value is substituted into the proof: T = 10^9 would sum H(10^9) exactly
+    ({"quantity_name": "weights.causal", "expr": "H(T)", "where": "T=1000000000"}, "where"),
+    ({"quantity_name": "weights.causal", "expr": "1", "where": "T=100000"}, "where"),
+    ({"quantity_name": "sample.overlap", "expr": "delta", "where": "mu2=1e300"}, "where"),
+    ({"quantity_name": "sample.overlap", "expr": "1", "where": "delta=1/2, delta=1/3"}, "where"),
+    ({"quantity_name": "sample.overlap", "expr": "1", "where": "gamma<1, gamma<=2"}, "where"),
 ])
 def test_bad_input_names_its_parameter(kwargs, parameter):
     with pytest.raises(ParameterError) as info:
         check_formula(**kwargs, **FEW)
     assert info.value.parameter == parameter
+
+
+def test_a_bare_symbol_is_an_expression():
+    # L is alpha/kappa of optimal pooling on prefix:L (its formula on the sheet); SymPy's Symbol is also a Boolean,
+    # which once made every expression that simplifies to a symbol "not a scalar expression"
+    assert check_formula("alpha_over_kappa.optimal.prefix", "L", **FEW).verdict == "equal"
+    assert check_formula("alpha_over_kappa.mean.prefix", "L", **FEW).verdict == "counterexample"
+
+
+def test_an_evaluation_that_outlasts_its_budget_is_refused_naming_expr(monkeypatch):
+    # exp(exp(exp(delta))) at delta > 3 exceeds 10^(10^21): its sine needs that many digits of pi, so mpmath would
+    # not finish; nothing about it is exact, so only the time budget can stop it (1 s here instead of 10)
+    monkeypatch.setattr("verify.formula.EXPRESSION_SECONDS", 1)
+    with pytest.raises(ParameterError, match="took more than 1 s") as info:
+        check_formula("sample.overlap", "sin(exp(exp(exp(delta))))", where="delta>3", examples=5)
+    assert info.value.parameter == "expr"
+
+
+def test_the_time_budget_stops_its_block_and_gives_back_an_outer_timer():
+    import signal
+    import time
+
+    from derive.sheet.userexpr import OutOfTime, time_budget
+
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(True))
+    signal.setitimer(signal.ITIMER_REAL, 1.5)
+    try:
+        start = time.monotonic()
+        with pytest.raises(OutOfTime):
+            with time_budget(0.2):
+                while True:
+                    pass
+        assert time.monotonic() - start < 1
+        with time_budget(0.2):
+            pass
+        time.sleep(2)  # the caller's timer still fires, once
+        assert fired == [True]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_every_quantity_accepts_its_own_definition():

@@ -27,6 +27,7 @@ from processes import alive, descendants
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "sweeps" / "tiny.toml"
+AXIS = ROOT / "examples" / "sweeps" / "axis.toml"
 QUIET = io.StringIO()  # progress lines of run_sweep, unread
 
 
@@ -90,6 +91,15 @@ def test_bad_sweep_file_on_the_command_line_exits_2_with_one_line(tmp_path, caps
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and err.startswith("verify: error: sweep: ")
     assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_a_key_given_twice_in_a_json_sweep_file_is_refused(tmp_path):
+    # json keeps the last of two keys silently; the same file in TOML is refused by tomllib
+    text = json.dumps(tiny_data()).replace('"seeds": 2', '"seeds": 2, "seeds": 3')
+    (tmp_path / "twice.json").write_text(text)
+    with pytest.raises(ParameterError, match="'seeds' is given twice") as err:
+        load_sweep(tmp_path / "twice.json")
+    assert err.value.parameter == "sweep"
 
 
 def test_a_task_depends_on_its_coordinates_not_on_the_order(reference):
@@ -270,6 +280,33 @@ def test_kill_9_and_restart_give_the_uninterrupted_records(tmp_path):
     with executors.InProcess() as ex:
         run_sweep(sweep, tmp_path / "uninterrupted.jsonl", ex, log=QUIET)
     assert result_lines(read_results(results).records) == result_lines(read_results(tmp_path / "uninterrupted.jsonl").records)
+
+
+def test_a_sweep_on_the_mu2_axis_solver_resumes_and_summarizes(tmp_path, capsys):
+    # the solver every real sweep takes (demo_phase.toml, paper.toml), chosen by the default path for axis.toml's
+    # sizes; the tiny sweep is dense, which is why records of the "mu2-axis" path were once refused on resume and in
+    # --summarize
+    results, figures = tmp_path / "axis.jsonl", tmp_path / "figures"
+
+    def verify(*args):
+        status = main([*args, "--json"])
+        out, err = capsys.readouterr()
+        assert status == 0, err
+        return json.loads(out)
+
+    first = verify("sweep", str(AXIS), "--results", str(results), "--max-tasks", "7")
+    assert (first["computed"], first["remaining"]) == (7, 33)
+    again = verify("sweep", str(AXIS), "--results", str(results), "--workers", "1")
+    assert (again["done_before"], again["computed"], again["remaining"]) == (7, 33, 0)
+    records = read_results(results).records
+    assert {r["result"]["path"] for r in records.values()} == {"mu2-axis"}
+    # resumed, the records are those of one uninterrupted run
+    with executors.InProcess() as ex:
+        run_sweep(load_sweep(AXIS), tmp_path / "whole.jsonl", ex, log=QUIET)
+    assert result_lines(records) == result_lines(read_results(tmp_path / "whole.jsonl").records)
+    doc = verify("sweep", "--summarize", str(results), "--figures", str(figures))
+    assert doc["tasks"] == {"total": 40, "done": 40} and len(doc["points"]) == 20
+    assert [Path(f).name for f in doc["figures"]] == ["sweep_phase.png"] and Path(doc["figures"][0]).stat().st_size
 
 
 def test_summary_and_figures_come_from_the_results_file_alone(reference, tmp_path):

@@ -16,11 +16,16 @@ SCHEME_COLORS = {"mean": "tab:blue", "causal": "tab:orange", "optimal": "tab:gre
 
 
 def save(fig, folder: str, name: str) -> str:
-    """Write ``fig`` as ``folder/name`` (PNG, folders made as needed), close it, return the path."""
+    """Write ``fig`` as ``folder/name`` (PNG, folders made as needed, whole or not at all), close it, return the
+    path; a write error is a ``ParameterError`` naming ``figures``."""
+    from derive.files import replaced
+
     path = Path(folder) / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=130, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        with replaced(path, "figures") as f:
+            fig.savefig(f, format="png", dpi=130, bbox_inches="tight")
+    finally:
+        plt.close(fig)
     return str(path)
 
 

@@ -28,7 +28,7 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.numbers import Displayed, check_count, check_digits, format_real, parse_rational
 from derive.sheet.quantities import Quantity, prove_equal, quantity
-from derive.sheet.userexpr import parse_user_expression
+from derive.sheet.userexpr import EXPRESSION_SECONDS, OutOfTime, check_work, parse_user_expression, time_budget
 
 __all__ = ["FormulaCheck", "parse_where", "domain_points", "tolerance", "check_formula", "separate", "assert_formula",
            "MC_QUANTITIES", "DENOMINATORS"]
@@ -79,9 +79,15 @@ def parse_where(where, q: Quantity) -> tuple[dict, dict, dict]:
             clauses.append(match.groups())
     else:
         raise ParameterError("where", f"must be text or a dict, got {type(where).__name__}")
+    given = set()
     for name, op, value in clauses:
+        # one value, or one bound on each side, per name: the last of two would silently win
+        side = "=" if op in ("=", "==") else ">" if op in (">", ">=") else "<"
+        if (name, side) in given or (side == "=" and any(n == name for n, _ in given)) or (name, "=") in given:
+            raise ParameterError("where", f"{name} is constrained twice")
+        given.add((name, side))
         if name in q.options:
-            if op not in ("=", "==") or str(value).strip() not in q.options[name]:
+            if side != "=" or str(value).strip() not in q.options[name]:
                 raise ParameterError("where", f"{name} must be set with = to one of {', '.join(q.options[name])}")
             options[name] = str(value).strip()
             continue
@@ -90,15 +96,31 @@ def parse_where(where, q: Quantity) -> tuple[dict, dict, dict]:
                                           f"{', '.join(list(symbols) + list(q.options))})")
         v = parse_rational(value, f"where {name}")
         sym = symbols[name]
-        if op in ("=", "=="):
+        if side == "=":
+            _check_in_domain(q, sym, v)
             fixed[sym] = v
             continue
         b = bounds.setdefault(sym, [None, False, None, False])
-        if op in (">", ">="):
+        if side == ">":
             b[0], b[1] = v, op == ">"
         else:
             b[2], b[3] = v, op == "<"
     return fixed, bounds, options
+
+
+def _check_in_domain(q: Quantity, sym: sp.Symbol, v) -> None:
+    """Refuse a fixed value outside the parameter's range, before a proof substitutes it (``T = 10^9`` in a
+    harmonic number would be summed exactly). A range that depends on the other parameters (``mu2`` above its
+    threshold) is checked by drawing a point of the domain, before any proof too (:func:`check_formula`)."""
+    b = q.parameters[sym]
+    if b.depends is not None and not b.integer:
+        return
+    low_ok = v > b.low if b.low_open else v >= b.low
+    high_ok = v < b.high if b.high_open else v <= b.high
+    if not (low_ok and high_ok) or (b.integer and not v.is_integer):
+        raise ParameterError("where", f"{sym.name} = {v} is outside the domain of {q.name} ({q.domain}; "
+                                      f"{sym.name} in {'(' if b.low_open else '['}{b.low}, {b.high}{')' if b.high_open else ']'}"
+                                      f"{', an integer' if b.integer else ''})")
 
 
 def _between(draw, st, lo, hi, lo_open, hi_open, integer, name):
@@ -234,7 +256,8 @@ def _evaluator(q: Quantity, expr: sp.Expr, options: dict, work: int):
             pv = {**p}
             expected = q.value(pv, options) if q.options else q.value(pv)
             try:
-                got = f(*[mpmath.mpf(v.p) / v.q for v in (p[a] for a in args)])
+                with time_budget(EXPRESSION_SECONDS):
+                    got = f(*[mpmath.mpf(v.p) / v.q for v in (p[a] for a in args)])
                 got = mpmath.mpmathify(got)
                 if isinstance(got, mpmath.mpc):
                     got = got.real if got.imag == 0 else None
@@ -268,34 +291,46 @@ def check_formula(quantity_name, expr, *, where=None, mc: bool = False, digits: 
     digits = check_digits(digits)
     examples = check_count(examples, "examples", low=1, high=100000)
     seed = check_count(seed, "seed")
+    fixed, bounds, options = parse_where(where, q)
     if isinstance(expr, sp.Basic):
         unknown = {s for s in expr.free_symbols if s not in set(q.names.values())}
         if unknown:
             raise ParameterError("expr", f"unknown symbols {sorted(map(str, unknown))} for {q.name} "
                                          f"(it takes {', '.join(q.names)})")
+        check_work(expr, "expr", fixed)
         user = expr
     else:
-        user = parse_user_expression(expr, q.names)
+        user = parse_user_expression(expr, q.names, exact=fixed)
     # the sheet's names (theta, ...) stand for expressions in the parameters
     written, user = user, q.unaliased(user)
-    fixed, bounds, options = parse_where(where, q)
     tol = tolerance(digits)
     values = _evaluator(q, user, options, digits + 20)
-    proof = prove_equal(q, user, fixed=fixed, options=options)
-    if not _have_hypothesis():
+    hypothesis = _have_hypothesis()
+    if hypothesis:
+        points = domain_points(q, fixed=fixed, bounds=bounds, options=options)
+        simplest = _simplest(points, seed)  # refuses constraints no point satisfies before a proof uses them
+    try:
+        with time_budget(EXPRESSION_SECONDS):
+            proof = prove_equal(q, user, fixed=fixed, options=options)
+    except OutOfTime:
+        proof = None  # no proof is no evidence either way: the search decides
+    if not hypothesis:
         if proof is None or q.polynomial is not None:
             raise ParameterError("hypothesis", "not installed, and needed here: pip install 'attention-rmt[hypothesis]'")
         return FormulaCheck(q.name, written, "equal", None, None, None, 0, proof, q.law, digits,
                             note="Hypothesis is not installed: the proof stands, no point was evaluated",
                             names=_used_names(q, written))
-    points = domain_points(q, fixed=fixed, bounds=bounds, options=options)
-    found, evaluated = _search(points, values, tol, examples, seed)
+    try:
+        found, evaluated = _search(points, values, tol, examples, seed)
+        # the values shown are at the counterexample, or else at the simplest point of the domain (``checked_at``)
+        at = found if found is not None else simplest
+        expected, got = values(at)
+    except OutOfTime:
+        raise ParameterError("expr", f"evaluating {str(user)[:60]!r} at one point took more than {EXPRESSION_SECONDS} s "
+                                     "(a value too large or too small for its functions?)") from None
     if found is not None and proof is not None:
         # a proof and a counterexample cannot both stand: the implicit proof's branch is the wrong root here
         proof = None
-    # the values shown are at the counterexample, or else at the simplest point of the domain (``checked_at``)
-    at = found if found is not None else _simplest(points, seed)
-    expected, got = values(at)
     if found is None:
         verdict, point = ("equal" if proof else "agrees"), None
         note = None if proof else f"not proved; no counterexample in {evaluated} points of the domain"

@@ -25,6 +25,7 @@ import mpmath
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
 from derive.numbers import Displayed, parse_fraction
+from derive.resources import check_spike_ranges
 
 __all__ = ["signal_strength", "signal_cosine2", "mean_strength", "population_outlier", "population_overlap",
            "population_threshold", "population_right_edge", "sample_outlier", "sample_overlap",
@@ -312,6 +313,7 @@ def outliers_at(delta, gamma, alpha, kappa, mu2, *, sum_w=1, centered: bool = Fa
         raise ParameterError("centered", f"must be True or False, got {centered!r}")
     d_, g_ = _real(delta, "delta", positive=True), _real(gamma, "gamma")
     a_, k_, m_ = _real(alpha, "alpha"), _real(kappa, "kappa", positive=True), _real(mu2, "mu2")
+    check_spike_ranges(d_, g_, k_)  # the command line's ranges, for every caller
     f = _compiled()
     strength = f["signal_strength"](a_, m_, d_)
     cos2 = f["signal_cosine2"](m_, d_)

@@ -32,7 +32,7 @@ from derive.symbols import Formula, named
 from derive.model.signs import SignFamily, check_R, check_T
 from derive.model.spec import Scheme, parse_signs
 from derive.numbers import Displayed, check_digits, check_range, exact_sum, parse_rational, real_vector
-from derive.resources import check_weights
+from derive.resources import KAPPA_RANGE, check_weights
 
 __all__ = ["MASKS", "limit_score", "softmax_normalizer", "causal_attention", "causal_weight", "causal_weights",
            "mean_weights", "alpha", "kappa", "sum_w", "normalized", "optimal_weights",
@@ -403,8 +403,15 @@ def pooling(scheme, T_value, signs=None, *, tau=None, mask=None, digits: int = 3
     if family is not None and not isinstance(family, SignFamily):
         raise ParameterError("signs", f"must be a spec string or a SignFamily, got {type(family).__name__}")
     w, note = scheme_weights(scheme, T_value, family, tau, mask, digits)
+    k = kappa(w)
+    # weights that nearly cancel (1e300, 1, -1e300, 1) sum to 1 only with huge entries: every law and simulation
+    # downstream works in kappa's documented range, and float64 overflows far sooner
+    low, high = (sp.Rational(b.numerator, b.denominator) for b in KAPPA_RANGE)
+    if not low <= k <= high:
+        raise ParameterError("weights", f"normalized to sum 1 they have kappa = |w|^2 = {sp.N(k, 6)}, outside "
+                                        f"[{low}, {high}], the documented range of kappa (do they nearly cancel?)")
     a = family.quadratic_form(w) if family is not None else None
-    return Pooling(tuple(w), family, a, kappa(w), sum_w(w), note)
+    return Pooling(tuple(w), family, a, k, sum_w(w), note)
 
 
 def formulas() -> list[Formula]:

@@ -79,13 +79,18 @@ def _npy_array(data: bytes, path, parameter: str, max_entries: int) -> np.ndarra
         raise ParameterError(parameter, f"{path}: not a NumPy array file ({exc})".replace("\n", " ")) from None
     if dtype.kind not in "iuf" or dtype.hasobject:
         raise ParameterError(parameter, f"{path}: entries of type {dtype} are not real numbers")
+    if any(n < 0 for n in shape):
+        raise ParameterError(parameter, f"{path}: its header's shape {shape} has a negative length")
     size = int(np.prod(shape, dtype=object)) if shape else 1
     if size > max_entries:
         raise ParameterError(parameter, f"{path}: more than {max_entries} numbers (shape {shape})")
-    if size * dtype.itemsize > len(data):
-        raise ParameterError(parameter, f"{path}: shorter than its header's shape {shape}")
+    if size * dtype.itemsize > len(data) - stream.tell():
+        raise ParameterError(parameter, f"{path}: its data is shorter than its header's shape {shape} (truncated?)")
     stream.seek(0)
-    return np.load(stream, allow_pickle=False)
+    try:
+        return np.load(stream, allow_pickle=False)
+    except (ValueError, EOFError, OSError) as exc:  # a damage the header checks above did not foresee
+        raise ParameterError(parameter, f"{path}: not a readable NumPy array file ({exc})") from None
 
 
 def read_rational_array(path, parameter: str, ndmin: int, max_entries: int = MAX_ENTRIES) -> np.ndarray:

@@ -152,13 +152,9 @@ def load_weights_file(path, T) -> tuple:
 
 
 def _ratio(value, name: str, low_open: bool = True) -> Fraction:
-    from derive.resources import RATIO_RANGE
+    from derive.resources import check_documented_range
 
-    q = check_range(parse_fraction(value, name), name, low=0, low_open=low_open)
-    low, high = RATIO_RANGE
-    if q and not low <= q <= high:
-        raise ParameterError(name, f"{q} is outside [{low}, {high}], the documented range of {name}")
-    return q
+    return check_documented_range(check_range(parse_fraction(value, name), name, low=0, low_open=low_open), name)
 
 
 class Model(Displayed):
@@ -286,10 +282,6 @@ class Model(Displayed):
 
 
 def _kappa(value) -> Fraction:
-    from derive.resources import KAPPA_RANGE
+    from derive.resources import check_documented_range
 
-    q = check_range(exact_or_close(value, "kappa"), "kappa", low=0, low_open=True)
-    low, high = KAPPA_RANGE
-    if not low <= q <= high:
-        raise ParameterError("kappa", f"{q} is outside [{low}, {high}], the documented range of kappa")
-    return q
+    return check_documented_range(check_range(exact_or_close(value, "kappa"), "kappa", low=0, low_open=True), "kappa")

@@ -256,7 +256,8 @@ def formulas() -> list[Formula]:
     single = r"; one nonzero weight: $D$ diagonal and independent of the signs, so $S_1 = S_0$"
     one_src = "derive/vocabulary/signal.py:one_weight_equations"
     return [
-        Formula("the co-resolvent term along the class signs", k_of_t(), assumptions, src, lhs=named("k_t", "k"), claim="C2-C4"),
+        Formula("the co-resolvent term along the class signs", k_of_t(), assumptions,
+                "derive/vocabulary/signal.py:k_of_t", lhs=named("k_t", "k"), claim="C2-C4"),
         Formula("the model's signal outlier, its equation", e["equation"], assumptions, src, claim="C2-C4"),
         Formula("the model's signal outlier, its location", e["location"], assumptions, src, lhs=ell, claim="C2-C4"),
         Formula("the model's signal outlier, its squared overlap", e["overlap"], assumptions, src, lhs=cos2, claim="C2-C4"),

@@ -5,8 +5,8 @@ import sys
 import time
 from pathlib import Path
 
-from derive.files import check_output_folder, check_output_target
 from derive.cli.kit import add_max_memory
+from derive.files import check_output_folder, check_output_target, write_file
 from verify.progress import progress
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
@@ -16,7 +16,8 @@ HELP = "check every claim of the paper and give each a verdict with its evidence
 
 
 def add_arguments(p):
-    p.add_argument("--quick", action="store_true", help="small dimensions and few seeds (about a minute on 2 cores; the full run about 4)")
+    p.add_argument("--quick", action="store_true",
+                   help="small dimensions and few seeds (about a minute on 2 cores; the full run about 4)")
     p.add_argument("--notes", default="claims.md",
                    help="where to write the readable ledger (default claims.md in the working folder; '' for nowhere); "
                         "its evidence goes beside it, in claims.json")
@@ -70,9 +71,8 @@ def run(args):
                    for name, claims, caption in FIGURES if name in drawn]
         header = {"quick": args.quick, "seconds": time.time() - start, "date": datetime.date.today().isoformat(),
                   "provenance": provenance(), "evidence": evidence.name, "figures": figures}
-        notes.parent.mkdir(parents=True, exist_ok=True)
-        evidence.write_text(claims_json(records, header))
-        notes.write_text(claims_markdown(records, header))
+        write_file(evidence, claims_json(records, header), "notes")
+        write_file(notes, claims_markdown(records, header), "notes")
     return records
 
 

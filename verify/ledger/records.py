@@ -178,16 +178,17 @@ def _one_blas_thread() -> None:
 
 
 def _run_parallel(claims: list, config: dict, log, workers: int) -> dict:
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from verify.workers import process_pool
 
     ids = {c.id for c in claims}
     # a need outside the run is missing: evaluate says so, as in a serial run
     waiting = sorted(claims, key=lambda c: -c.cost)
     results, prepared, running, n = {}, {}, {}, len(claims)
-    # spawned, not forked: a fork would copy the parent's BLAS and numba threads in an unknown state
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_one_blas_thread) as pool:
+    # spawned, not forked (a fork would copy the parent's BLAS and numba threads in an unknown state); stopped at
+    # once by a signal, and dying with this process
+    with process_pool(workers, initializer=_one_blas_thread) as pool:
         for claim in waiting:
             if claim.prepare is not None and any(k in ids for k in claim.needs):
                 running[pool.submit(_prepare_task, claim, config)] = ("prepare", claim)

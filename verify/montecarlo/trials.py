@@ -24,7 +24,7 @@ from verify.montecarlo.lanczos import Mixing, implicit_top, mixed_top
 from verify.montecarlo.mu2_axis import Axis, Pencil, axis_top, check_mu2s, dense_axis_top
 from verify.progress import progress as progress_bar
 
-__all__ = ["PATHS", "ENGINES", "AUTO_COST_RATIO", "BLAS_BREAK_EVEN", "Trial", "Trials", "memory_model", "choose_path", "choose_engine",
+__all__ = ["PATHS", "AXIS_PATHS", "ENGINES", "AUTO_COST_RATIO", "BLAS_BREAK_EVEN", "Trial", "Trials", "memory_model", "choose_path", "choose_engine",
            "choose_axis_path", "solve", "run_trial", "run_trials", "solve_axis", "AxisTrials", "run_axis"]
 
 AUTO_COST_RATIO = 500
@@ -48,6 +48,9 @@ at about 20 GB/s: the two cost the same at :math:`\text{trials}\cdot dV \approx 
 ENGINES = ("auto", "numba", "blas")
 
 PATHS = ("dense", "implicit", "mixed", "auto")
+
+AXIS_PATHS = ("dense", "mu2-axis")
+"""The solvers :func:`choose_axis_path` chooses among, named in every record of a sweep."""
 
 
 

@@ -11,59 +11,18 @@ default), and one task per core is also the fastest way to fill the cores.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import ctypes
+import contextlib
 import itertools
-import multiprocessing
 import os
-import signal
-import sys
-import threading
-import time
 
 from derive.errors import ParameterError
 from verify.threads import blas_threads_for_children
+from verify.workers import process_pool
 
-__all__ = ["IN_FLIGHT_PER_WORKER", "DASK_HINT", "WATCH_SECONDS", "die_with", "default_workers", "InProcess", "LocalProcesses", "Dask",
-           "executor"]
+__all__ = ["IN_FLIGHT_PER_WORKER", "DASK_HINT", "default_workers", "InProcess", "LocalProcesses", "Dask", "executor"]
 
 IN_FLIGHT_PER_WORKER = 2
 DASK_HINT = "pip install attention-rmt[dask]"
-
-
-WATCH_SECONDS = 0.5
-"""How often a worker looks whether its driver is still alive (where no parent-death signal exists)."""
-
-
-def die_with(driver: int) -> None:
-    """Make this process end when the process ``driver`` ends, even by ``kill -9``: the kernel's
-    parent-death signal where this process is the driver's child (Linux), and a watch thread that polls
-    the driver every :data:`WATCH_SECONDS` everywhere (a Dask worker is the driver's grandchild). Without
-    it, a killed sweep left its workers running, and holding memory, for minutes."""
-    if sys.platform.startswith("linux") and os.getppid() == driver:
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-    def alive() -> bool:
-        try:
-            os.kill(driver, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        try:  # a killed driver that its own parent has not reaped yet is a zombie: dead
-            with open(f"/proc/{driver}/stat", "rb") as f:
-                return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-        except OSError:
-            return True
-
-    def watch():
-        while alive():
-            time.sleep(WATCH_SECONDS)
-        os._exit(1)
-
-    if not alive():  # the driver died before the signal was armed
-        os._exit(1)
-    threading.Thread(target=watch, name="die-with-driver", daemon=True).start()
 
 
 def default_workers() -> int:
@@ -91,28 +50,26 @@ class InProcess:
 
 
 class LocalProcesses:
-    """A :class:`concurrent.futures.ProcessPoolExecutor` of ``workers`` processes (default: all cores).
-
-    The workers are spawned, not forked: a fork of a process that runs threads (a Dask client, a
-    BLAS pool) may deadlock, and a spawned worker reads the one-thread BLAS settings at its start.
+    """``workers`` local processes (default: all cores) of :func:`verify.workers.process_pool`: spawned (each reads
+    the one-thread BLAS settings at its start), dying with the driver, stopped at once by an exception or a signal.
     """
 
     name = "local-processes"
 
     def __init__(self, workers: int | None = None):
         self.workers = default_workers() if workers is None else workers
-        self._env = blas_threads_for_children(1)
+        self._stack = contextlib.ExitStack()
         self._pool = None
 
     def __enter__(self):
-        self._env.__enter__()
-        self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=die_with, initargs=(os.getpid(),))
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(blas_threads_for_children(1))
+            self._pool = stack.enter_context(process_pool(self.workers))
+            self._stack = stack.pop_all()
         return self
 
     def __exit__(self, *exc):
-        self._pool.shutdown(wait=True, cancel_futures=True)
-        self._env.__exit__(*exc)
+        return self._stack.__exit__(*exc)
 
     def map_unordered(self, fn, items):
         items = iter(items)
@@ -123,15 +80,13 @@ class LocalProcesses:
                 running[self._pool.submit(fn, item)] = item
 
         submit(IN_FLIGHT_PER_WORKER * self.workers)
-        try:
-            while running:
-                done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
-                for future in done:
-                    yield running.pop(future), future.result()
-                submit(len(done))
-        finally:
-            for future in running:
-                future.cancel()
+        # no cancel of the futures still running when the consumer stops: the pool's own exit cancels or stops them
+        # (a future cancelled here and then failed by a stopped worker made Python 3.11 print a traceback)
+        while running:
+            done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+            for future in done:
+                yield running.pop(future), future.result()
+            submit(len(done))
 
 
 def _distributed():

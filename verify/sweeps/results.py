@@ -7,6 +7,7 @@ redone; a file of another sweep, or one damaged before its last line, is refused
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import fcntl
 import functools
@@ -21,7 +22,8 @@ from pathlib import Path
 
 from derive.errors import ParameterError
 from derive.files import check_output_file, read_regular_file
-from verify.sweeps.spec import SOLVER_PATHS, SPECTRAL_OUTPUTS, Sweep, canonical_json, dimensions, sweep_hash
+from verify.montecarlo.trials import AXIS_PATHS
+from verify.sweeps.spec import SPECTRAL_OUTPUTS, Sweep, canonical_json, dimensions, sweep_hash
 
 __all__ = ["MAX_RESULTS_BYTES", "FORMAT", "RESULT_FIELDS", "RECORD_FIELDS", "HEADER_START", "Scan", "scan_results",
            "header_sweep", "check_records", "read_results", "ResultsWriter", "code_version", "result_lines"]
@@ -143,7 +145,7 @@ def _result_problem(sweep: Sweep, result: dict) -> str | None:
     k, expected = sweep.settings["k"], set()
     if any(o in SPECTRAL_OUTPUTS for o in sweep.outputs):
         expected.add("path")
-        if result.get("path") not in SOLVER_PATHS[1:]:
+        if result.get("path") not in AXIS_PATHS:
             return f"path {result.get('path')!r} is not a solver"
     for name in ("top_eigenvalues", "overlaps"):
         if name in sweep.outputs:
@@ -222,7 +224,9 @@ class ResultsWriter:
     Opening takes an exclusive lock (a second sweep on the same file is refused), checks the header's
     sweep hash, truncates a torn last line, and collects the finished tasks in ``done``. Each
     :meth:`append` writes one line and ``fsync``'s it before returning, so a record that was appended
-    survives a crash, and a crash mid-write leaves at most a torn last line.
+    survives a crash, and a crash mid-write leaves at most a torn last line. A write that fails (a full disk,
+    a file-size limit) or is interrupted by a signal is taken back: the file ends after its last whole record,
+    and a file this writer created holds at least its header, or is removed.
     """
 
     def __init__(self, path, sweep: Sweep):
@@ -243,6 +247,8 @@ class ResultsWriter:
         try:
             self._open(sweep, created)
         except BaseException:
+            if created and os.fstat(self.fd).st_size == 0:
+                os.unlink(self.path)  # its header could not be written: leave no empty file
             os.close(self.fd)
             raise
 
@@ -275,10 +281,21 @@ class ResultsWriter:
 
     def append(self, record: dict):
         line = (canonical_json(record) + "\n").encode()
-        view = memoryview(line)
-        while view:
-            view = view[os.write(self.fd, view):]
-        os.fsync(self.fd)
+        end = os.lseek(self.fd, 0, os.SEEK_END)
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(self.fd, view):]
+            os.fsync(self.fd)
+        except BaseException as exc:
+            # part of the line may be on disk: cut it, so that the file never ends in a torn record while this
+            # process lives (a kill -9 mid-write still can, and the next run drops it)
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, end)
+            if isinstance(exc, OSError):
+                raise ParameterError("results", f"{self.path}: cannot be written ({exc.strerror or exc}); "
+                                                "the records before this one are kept") from None
+            raise
 
     def close(self):
         os.close(self.fd)

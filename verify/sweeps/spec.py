@@ -225,6 +225,20 @@ def normalize(data) -> dict:
     }
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs) -> dict:
+    """A JSON object whose keys are all distinct (``json`` keeps the last of two silently; TOML refuses them)."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def load_sweep_data(path) -> dict:
     """The document of a ``.toml`` or ``.json`` sweep file, parsed as data."""
     p = Path(path)
@@ -232,9 +246,11 @@ def load_sweep_data(path) -> dict:
         raise ParameterError("sweep", f"{path}: must be a .toml or .json file")
     raw = read_regular_file(p, "sweep", MAX_SWEEP_FILE_BYTES)
     try:
-        return tomllib.loads(raw.decode()) if p.suffix == ".toml" else json.loads(raw)
+        return tomllib.loads(raw.decode()) if p.suffix == ".toml" else json.loads(raw, object_pairs_hook=_unique_keys)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ParameterError("sweep", f"{path}: not valid {p.suffix[1:].upper()}: {exc}") from None
+    except _DuplicateKey as exc:
+        raise ParameterError("sweep", f"{path}: the key {exc.args[0]!r} is given twice in one object") from None
     except RecursionError:
         raise ParameterError("sweep", f"{path}: nested too deeply to be a sweep file") from None
     except ValueError as exc:

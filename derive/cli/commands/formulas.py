@@ -1,7 +1,5 @@
 """``derive formulas``: every derived result, with its SymPy form, LaTeX and assumptions."""
-from pathlib import Path
-
-from derive.errors import ParameterError
+from derive.files import check_output_target, write_file
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -20,13 +18,11 @@ def run(args):
     from derive.sheet.formulas import all_formulas
     from derive.sheet.latex import formula_sheet, record
 
+    if args.latex:
+        check_output_target(args.out, "out")  # before the sheet is made, not after
     formulas = all_formulas()
     if args.latex:
-        try:
-            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.out).write_text(formula_sheet(formulas))
-        except OSError as exc:
-            raise ParameterError("out", f"cannot write {args.out!r}: {exc.strerror or exc}") from None
+        write_file(args.out, formula_sheet(formulas), "out")
     return [record(f) for f in formulas]
 
 

@@ -1,0 +1,97 @@
+"""Worker processes that never outlive their driver (the sweep's local workers, the ledger's checks).
+
+* They are spawned, not forked: a fork of a process that runs threads (a Dask client, a BLAS pool) may deadlock.
+* They ignore SIGINT: Ctrl-C reaches the terminal's whole process group, and a worker that took it would print a
+  ``KeyboardInterrupt`` traceback of its own; the driver decides when they stop.
+* They die with the driver even when it is killed by ``kill -9`` (:func:`die_with`).
+* When the driver's work ends by an exception or a signal, :func:`process_pool` terminates them at once instead of
+  waiting for the tasks they run (a ledger check lasts half a minute), so that the driver can exit promptly and
+  nothing it started is left holding its pipes; the resource tracker of :mod:`multiprocessing` then sees its pipe
+  close and exits too.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+
+__all__ = ["WATCH_SECONDS", "die_with", "process_pool", "stop_pool"]
+
+WATCH_SECONDS = 0.5
+"""How often a worker looks whether its driver is still alive (where no parent-death signal exists)."""
+
+
+def die_with(driver: int) -> None:
+    """Make this process end when the process ``driver`` ends, even by ``kill -9``: the kernel's
+    parent-death signal where this process is the driver's child (Linux), and a watch thread that polls
+    the driver every :data:`WATCH_SECONDS` everywhere (a Dask worker is the driver's grandchild). Without
+    it, a killed sweep left its workers running, and holding memory, for minutes."""
+    if sys.platform.startswith("linux") and os.getppid() == driver:
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+    def alive() -> bool:
+        try:
+            os.kill(driver, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        try:  # a killed driver that its own parent has not reaped yet is a zombie: dead
+            with open(f"/proc/{driver}/stat", "rb") as f:
+                return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+        except OSError:
+            return True
+
+    def watch():
+        while alive():
+            time.sleep(WATCH_SECONDS)
+        os._exit(1)
+
+    if not alive():  # the driver died before the signal was armed
+        os._exit(1)
+    threading.Thread(target=watch, name="die-with-driver", daemon=True).start()
+
+
+def _start_worker(driver: int, initializer, initargs) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with(driver)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+@contextlib.contextmanager
+def process_pool(workers: int, initializer=None, initargs=()):
+    """A :class:`concurrent.futures.ProcessPoolExecutor` of ``workers`` spawned processes (each runs
+    ``initializer(*initargs)`` first) that ignore SIGINT and die with this process; an exception or a signal
+    that ends the block stops them at once (:func:`stop_pool`), a normal end waits for their tasks."""
+    pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
+                                  initargs=(os.getpid(), initializer, initargs))
+    try:
+        yield pool
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def stop_pool(pool: cf.ProcessPoolExecutor, timeout: float = 10.0) -> None:
+    """Terminate the workers of ``pool`` (SIGTERM, then SIGKILL after ``timeout`` seconds) and shut it down,
+    without waiting for the tasks they run."""
+    # Python 3.14 has pool.terminate_workers(); before it the processes are only reachable here
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+    for process in processes:
+        process.join(timeout)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    pool.shutdown(wait=True, cancel_futures=True)
