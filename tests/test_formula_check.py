@@ -88,7 +88,7 @@ def test_the_search_is_deterministic_and_respects_the_constraints():
 
 @pytest.mark.parametrize("kwargs, parameter", [
     ({"quantity_name": "sample.nope", "expr": "1"}, "quantity"),
-    ({"quantity_name": "sample.overlap", "expr": "theta"}, "expr"),
+    ({"quantity_name": "sample.overlap", "expr": "omega"}, "expr"),  # theta is the sheet's name: accepted
     ({"quantity_name": "sample.overlap", "expr": "x"}, "expr"),
     ({"quantity_name": "sample.overlap", "expr": "delta.__class__"}, "expr"),
     ({"quantity_name": "sample.overlap", "expr": "mu2**10**9"}, "expr"),
