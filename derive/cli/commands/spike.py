@@ -23,7 +23,9 @@ ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level f
                "Gaussian-equivalent pooled vectors with the same covariance, d/N -> gamma")
 
 MODEL_ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for the model's own pooled "
-                     "vectors (finite vocabulary, Poisson token reuse), exact for one nonzero weight")
+                     "vectors (finite vocabulary, Poisson token reuse), exact for one nonzero weight; for more, the "
+                     "token matrix's transforms from quenched cavity populations (the errors stated), on the real "
+                     "axis smoothed on the scale 1e-3 t")
 
 
 def add_arguments(p):
@@ -137,7 +139,9 @@ def model_spike(delta, gamma, T, weights, signs, mu2, centered=False, tau=None, 
     weights); the sample level is the finite-vocabulary law's: the signal outlier of
     :meth:`derive.vocabulary.silverstein.GeneralizedMP.spike`, the windows of ``mu2`` in which it stands in a gap of the
     (unbounded) support, and the mass of the law above it (``d`` times it: the bulk eigenvalues expected above
-    the outlier at dimension ``d``). At one nonzero weight ``W^2 = kappa`` and the raw ``S`` has no mean outlier.
+    the outlier at dimension ``d``). At one nonzero weight ``W^2 = kappa`` and the raw ``S`` has no mean outlier. For
+    more nonzero weights, :func:`derive.vocabulary.outlier.limit_spike` (estimates with ``*_error``; the raw ``S``'s
+    sample-level mean outlier is the Gaussian equivalent's, marked so).
 
     >>> doc = model_spike("1/4", "1", 1, "mean", "iid", 3, centered=True, digits=8)
     >>> doc["law"], doc["sample"]["eigenvalue"], doc["sample"]["overlap"], doc["bulk"]["right_edge"]
@@ -152,16 +156,21 @@ def model_spike(delta, gamma, T, weights, signs, mu2, centered=False, tau=None, 
     p = pooling(weights, check_T(T), signs, tau=tau, mask=mask, digits=digits)
     law = vocabulary_law(delta, gamma, p.weights)
     m = check_range(parse_rational(mu2, "mu2"), "mu2", low=0)
-    if not law.exact:
-        raise ParameterError("weights", "the model's own outlier is derived for one nonzero weight (D diagonal); "
-                                        "for more, derive spike without --T gives the Gaussian equivalent")
     doc = spike(law.delta, law.gamma, p.alpha, p.kappa, m, sum_w=p.W, centered=centered, digits=digits)
     # the windows of mu2 take seconds (a root search in every gap of the support): derived once per question
     key = {"delta": str(law.delta), "gamma": str(law.gamma), "weights": [str(w) for w in p.weights], "mu2": str(m),
            "digits": digits}
-    doc["sample"] = memo("model-spike-sample", key, lambda: _model_sample(law.diagonal(), m, digits))
+    if law.exact:
+        doc["sample"] = memo("model-spike-sample", key, lambda: _model_sample(law.diagonal(), m, digits))
+        doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
+    else:
+        key["R"] = [str(x) for x in p.R]
+        doc["sample"] = memo("model-spike-limit", key, lambda: _limit_sample(law, p, m, digits))
+        # the raw S's mean outlier at sample level is the Gaussian equivalent's (not derived for the model's own S)
+        for x in doc["other_outliers"]:
+            if x["level"] == "sample":
+                x["law"] = "gaussian-equivalent"
     doc["bulk"]["right_edge"] = "inf"
-    doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
     doc["assumptions"] = MODEL_ASSUMPTIONS
     doc["law"] = law.law
     doc["warning"] = None
@@ -178,6 +187,23 @@ def _model_sample(L, m, digits: int) -> dict:
                 "overlap": fmt(s.overlap), "mu2_critical": fmt(windows[0][0]) if windows else None,
                 "mu2_windows": [[fmt(a), fmt(b)] for a, b in windows],
                 "bulk_mass_above": None if s.mass_above is None else fmt(s.mass_above)}
+
+
+def _limit_sample(law, p, m, digits: int) -> dict:
+    """The sample level of :func:`model_spike` for more than one nonzero weight
+    (:func:`derive.vocabulary.outlier.limit_spike`): each estimate to the digits its error leaves."""
+    from derive.cli.commands.bulk import _estimate
+    from derive.vocabulary.outlier import limit_spike
+
+    r = limit_spike(law.delta, law.gamma, p.weights, p.R, m)
+    est = lambda v, e: None if v is None else _estimate(mpmath.mpf(v), mpmath.mpf(e), digits)  # noqa: E731
+    err = lambda e: None if e is None else format_real(e, 2)  # noqa: E731
+    return {"outlier": r.outlier, "eigenvalue": est(r.eigenvalue, r.eigenvalue_error),
+            "overlap": est(r.overlap, r.overlap_error) if r.outlier else "0",
+            "mu2_critical": est(r.mu2_critical, r.mu2_critical_error), "mu2_windows": None,
+            "bulk_mass_above": None if r.mass_above is None else format_real(r.mass_above, 2),
+            "eigenvalue_error": err(r.eigenvalue_error), "overlap_error": err(r.overlap_error),
+            "mu2_critical_error": err(r.mu2_critical_error)}
 
 
 def document(o, digits: int) -> dict:
