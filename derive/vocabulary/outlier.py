@@ -45,16 +45,18 @@ __all__ = ["Settings", "DEFAULT", "Point", "Curve", "LimitSpike", "limit_spike"]
 
 @dataclass(frozen=True)
 class Settings:
-    """Tokens per replica, replicas, the relative imaginary part ``eta`` on the real axis (``edge_eta`` where the
-    lower end of a gap is sought: it smooths the quenched population's isolated tokens of high degree, whose poles
-    would otherwise cut the edge into pieces on the scale :math:`1/P`), the scan's population and step."""
+    """Tokens per replica, root tokens per average (:func:`derive.vocabulary.signfield.quenched`), replicas, the
+    relative imaginary part ``eta`` on the real axis (``edge_eta`` where the lower end of a gap is sought), the scan's
+    population, step and floor (the scan stops at ``scan_floor`` times its start, or in the bulk)."""
 
     population: int = 1 << 15
+    roots: int = 1 << 17
     replicas: int = 4
     eta: float = 1e-3
     edge_eta: float = 1e-3
     scan_population: int = 1 << 13
     scan_step: float = 0.025
+    scan_floor: float = 1e-3
 
 
 DEFAULT = Settings()
@@ -62,7 +64,7 @@ DEFAULT = Settings()
 
 @dataclass(frozen=True)
 class Point:
-    """The transforms at a real ``t`` (real parts), the imaginary part of :math:`S_0`, whether the solves converged,
+    r"""The transforms at a real ``t`` (real parts), the imaginary part of :math:`S_0`, whether the solves converged,
     and the mass of the law of ``D`` above :math:`t/\delta`."""
 
     t: float
@@ -182,11 +184,11 @@ def _brackets(curve: Curve, target: float, hi: Point, lo: Point) -> list:
     return _brackets(curve, target, hi, mid) + _brackets(curve, target, mid, lo)
 
 
-def _scan(curve: Curve, t_hi: float, step: float) -> list[Point]:
+def _scan(curve: Curve, t_hi: float, step: float, floor: float) -> list[Point]:
     """Points from ``t_hi`` down by the factor ``1 - step``, until three in a row are inside the bulk (or ``t`` has
-    fallen by :math:`10^3`)."""
+    fallen to ``floor`` times ``t_hi``)."""
     points, run, tv = [], 0, t_hi
-    while tv > t_hi * 1e-3:
+    while tv > t_hi * floor:
         p = curve(tv)
         points.append(p)
         run = run + 1 if p.inside else 0
@@ -284,12 +286,12 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads) -> Lim
     s = settings
     target = -1 / mu2
     t_pop = max(alpha, 1e-3) * (delta + mu2)  # the population-level outlier (D = kappa I + (alpha - kappa) s s^T / V)
-    scan = Curve(signfield.quenched(w, R, delta, gamma, s.scan_population, signfield.replica_seed(key + "|scan", 0)),
-                 delta, s.eta, t_pop / delta)
+    scan = Curve(signfield.quenched(w, R, delta, gamma, s.scan_population, signfield.replica_seed(key + "|scan", 0),
+                                    s.roots // 4), delta, s.eta, t_pop / delta)
     t_hi = 2 * t_pop
     while scan(t_hi).S1 <= target or scan(t_hi).inside:
         t_hi *= 2
-    points = _scan(scan, t_hi, s.scan_step)
+    points = _scan(scan, t_hi, s.scan_step, s.scan_floor)
     chosen = None
     for hi, lo in zip(points, points[1:]):
         if hi.inside or lo.inside:
@@ -303,7 +305,7 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads) -> Lim
     gap = _lowest_gap(points)
 
     def solve(r: int) -> dict:
-        q = signfield.quenched(w, R, delta, gamma, s.population, signfield.replica_seed(key, r))
+        q = signfield.quenched(w, R, delta, gamma, s.population, signfield.replica_seed(key, r), s.roots)
         out = {}
         if chosen is not None:
             a, b = chosen

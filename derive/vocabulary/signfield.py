@@ -340,26 +340,59 @@ def _poisson_cdf(lam):
 
 
 @numba.njit(cache=True, nogil=True)
+def _binomial_quantile(k, p, u):
+    """The ``u``-quantile of Binomial(``k``, ``p``) (summing the masses; ``k`` is a root's count, tens at most)."""
+    if p >= 1.0:
+        return k
+    mass = (1.0 - p) ** k
+    cdf = mass
+    j = 0
+    while u > cdf and j < k:
+        mass *= (k - j) / (j + 1.0) * p / (1.0 - p)
+        j += 1
+        cdf += mass
+    return j
+
+
+@numba.njit(cache=True, nogil=True)
+def _stratified_column(state, m):
+    """The ``m`` stratified uniforms :math:`(j + U_j)/m`, shuffled."""
+    out = np.empty(m)
+    for j in range(m):
+        out[j] = (j + (_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)) / m
+    for j in range(m - 1, 0, -1):
+        i = _index(state, j + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def _root_counts(lam, tilted, samples, seed):
-    r"""The roots' counts per position and their weights: half of the roots with Poisson(``lam``) counts, half with
-    Poisson(``tilted[t]``), each half stratified per position (the quantiles :math:`(j + U_j)/m`, shuffled); the weight
-    of ``K`` is :math:`p(K)/(\frac12p(K) + \frac12\tilde p(K))`, so that the weighted mean estimates the mean over
-    the Poisson law."""
+    r"""The roots' counts per position and their weights: half of the roots with Poisson(``lam``) counts per position,
+    half with Poisson(``tilted[t]``). Independent Poisson counts are a Poisson total split by successive binomials;
+    each half draws the total and every binomial at its own column of stratified uniforms (a Latin hypercube): the
+    total, on which a root's ``X`` mostly depends, and each position's share, on which the field depends, carry
+    their laws with no sampling error. The weight of ``K`` is :math:`p(K)/(\frac12p(K) + \frac12\tilde p(K))`, so
+    that the weighted mean estimates the mean over the Poisson law."""
     state = np.array([np.uint64(seed) * np.uint64(0xD1B54A32D192ED03) | np.uint64(1)], dtype=np.uint64)
     n = tilted.shape[0]
     half = samples // 2
-    K = np.empty((2 * half, n), dtype=np.int64)
+    K = np.zeros((2 * half, n), dtype=np.int64)
     for part in range(2):
+        means = np.full(n, lam) if part == 0 else tilted.copy()
+        table = _poisson_cdf(means.sum())
+        u = np.empty((n, half))
         for t in range(n):
-            table = _poisson_cdf(lam if part == 0 else tilted[t])
-            column = np.empty(half, dtype=np.int64)
-            for j in range(half):
-                q = (j + (_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)) / half
-                column[j] = min(np.searchsorted(table, q), table.shape[0] - 1)
-            for j in range(half - 1, 0, -1):
-                i = _index(state, j + 1)
-                column[i], column[j] = column[j], column[i]
-            K[part * half:(part + 1) * half, t] = column
+            u[t] = _stratified_column(state, half)
+        for j in range(half):
+            left = min(np.searchsorted(table, u[0, j]), table.shape[0] - 1)
+            rest = means.sum()
+            for t in range(n - 1):
+                k = _binomial_quantile(left, means[t] / rest, u[t + 1, j])
+                K[part * half + j, t] = k
+                left -= k
+                rest -= means[t]
+            K[part * half + j, n - 1] = left
     logs = np.log(tilted / lam)
     shift = (tilted - lam).sum()
     weight = np.empty(2 * half)
@@ -457,9 +490,9 @@ def _stratified_poisson(rng: np.random.Generator, lam: float, shape) -> np.ndarr
     return rng.permuted(K, axis=1)
 
 
-def quenched(weights, R, delta, gamma, P: int, seed: int) -> Quenched:
+def quenched(weights, R, delta, gamma, P: int, seed: int, samples: int = 1 << 16) -> Quenched:
     """A quenched population of ``P`` tokens for the nonzero ``weights`` (floats) with sign correlation ``R`` (their
-    ``T' x T'`` block), at ``delta, gamma``."""
+    ``T' x T'`` block), at ``delta, gamma``; its averages over ``samples`` root tokens."""
     w = np.asarray(weights, dtype=float)
     R = np.asarray(R, dtype=float)
     if w.ndim != 1 or w.size == 0 or np.any(w == 0):
@@ -475,7 +508,7 @@ def quenched(weights, R, delta, gamma, P: int, seed: int) -> Quenched:
     position = np.repeat(np.tile(np.arange(n), P), K.T.ravel()).astype(np.int64)
     node = rng.integers(0, P, size=position.size)
     partners = rng.integers(0, P, size=(P, n))
-    return Quenched(w, R, 1 / lam, ptr, node, position, partners, seed)
+    return Quenched(w, R, 1 / lam, ptr, node, position, partners, seed, samples)
 
 
 def replica_seed(key: str, replica: int) -> int:
