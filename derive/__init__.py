@@ -7,7 +7,7 @@ precision (``with mpmath.workdps(P): ...``)::
     >>> import mpmath, derive
     >>> m = derive.Model(delta="1/2", gamma="1/4", T=8, weights="mean", signs="prefix:3", mu2="3/2", centered=True)
     >>> with mpmath.workdps(20):
-    ...     out = derive.spike(m)
+    ...     out = derive.spike(m, law="gaussian-equivalent")
     ...     print(out.law, mpmath.nstr(out.sample.overlap, 10), derive.weights(m).alpha)
     gaussian-equivalent 0.6185897436 7/32
 

@@ -10,7 +10,7 @@ r"""The results of the model as numbers and objects: one function per question, 
 >>> import mpmath
 >>> m = Model(delta="1/2", gamma="1/4", T=8, weights="mean", signs="prefix:3", mu2="3/2", centered=True)
 >>> with mpmath.workdps(20):
-...     o = spike(m)
+...     o = spike(m, law="gaussian-equivalent")
 ...     print(o.law, mpmath.nstr(o.sample.eigenvalue, 10), mpmath.nstr(o.sample.overlap, 10))
 gaussian-equivalent 0.6319444444 0.6185897436
 """
@@ -99,9 +99,12 @@ def spike(m: Model, law: str | None = None):
     precision: :class:`~derive.gaussian.outliers.Outliers` (``population``, ``sample``, the bulk's edges, the other
     outliers, and ``law``).
 
-    ``law=None`` answers for the model's own ``S`` where its outlier is derived (weights given, one nonzero
-    weight), else for the Gaussian-equivalent pooled vectors; ``"gaussian-equivalent"`` asks for the latter. The
-    population level is exact in the limit ``d/V -> delta`` either way.
+    ``law=None`` answers for the model's own ``S`` where the weights are given (``gamma > 0``), else for the
+    Gaussian-equivalent pooled vectors; ``"gaussian-equivalent"`` asks for the latter. The population level is exact
+    in the limit ``d/V -> delta`` either way. The model's own sample level is exact at one nonzero weight; at more it
+    is estimated from quenched cavity populations (``sample.errors``; seconds, kept between runs), and the raw ``S``'s
+    sample-level outlier of the vocabulary mean, not derived for the model's own ``S`` there, is its Gaussian
+    equivalent's.
     """
     from derive.gaussian.outliers import outliers_at
 
@@ -115,24 +118,54 @@ def spike(m: Model, law: str | None = None):
     if law not in (None, "finite-vocabulary"):
         raise ParameterError("law", f"must be one of {', '.join(LAWS)}, got {law!r}")
     if not _own_outlier(m):
-        raise ParameterError("weights", "the model's own outlier is derived for one nonzero weight (D diagonal); "
-                                        "law='gaussian-equivalent' gives the Gaussian equivalent")
+        raise ParameterError("gamma", "the model's own sample level needs the weights and gamma > 0; "
+                                      "law='gaussian-equivalent' gives the Gaussian equivalent")
+    exact = bulk(m).exact
     return replace(o, sample=vocabulary_sample(m), right_edge=mpmath.inf, law="finite-vocabulary",
-                   other_outliers=tuple(x for x in o.other_outliers if x.level == "population"))
+                   other_outliers=tuple(x for x in o.other_outliers if x.level == "population" or not exact))
 
 
 def _own_outlier(m: Model) -> bool:
-    return m.weights is not None and m.gamma > 0 and bulk(m).exact
+    return m.weights is not None and m.gamma > 0
 
 
 def vocabulary_sample(m: Model):
-    """The sample level of the model's own ``S`` (one nonzero weight): the signal outlier of the exact law, the
-    windows of ``mu2`` in which it stands in a gap of the (unbounded) support, and the mass of the law above it."""
+    """The sample level of the model's own ``S``. At one nonzero weight: the signal outlier of the exact law, the
+    windows of ``mu2`` in which it stands in a gap of the (unbounded) support, and the mass of the law above it. At
+    more: :func:`derive.vocabulary.outlier.limit_spike` (the token matrix's transforms along the class signs from
+    quenched cavity populations), with the ``errors`` of its estimates and no windows."""
     from derive.gaussian.outliers import Level
     from derive.vocabulary.signal import signal_outlier, signal_windows
 
+    if not bulk(m).exact:
+        return _limit_sample(m)
     law = bulk(m).diagonal()
     s = signal_outlier(law, m.mu2)
     windows = tuple(signal_windows(law))
     return Level(s.outlier, s.eigenvalue, s.overlap, windows[0][0] if windows else None, None, windows=windows,
                  mass_above=s.mass_above)
+
+
+_LIMIT_FIELDS = ("outlier", "eigenvalue", "eigenvalue_error", "overlap", "overlap_error", "mu2_critical",
+                 "mu2_critical_error", "mass_above")
+
+
+def _limit_sample(m: Model):
+    """:func:`derive.vocabulary.outlier.limit_spike` for the model (seconds of quenched populations), kept between runs
+    (:func:`derive.cache.memo`; the populations are seeded by the inputs, so the stored result is the one computed)."""
+    from derive.cache import memo
+    from derive.gaussian.outliers import Level
+    from derive.vocabulary.outlier import limit_spike
+
+    p = weights(m.need("signs"))
+
+    def compute():
+        r = limit_spike(m.delta, m.gamma, p.weights, p.R, m.mu2)
+        return {name: getattr(r, name) for name in _LIMIT_FIELDS}
+
+    r = memo("limit-spike", {"delta": str(m.delta), "gamma": str(m.gamma), "weights": [str(w) for w in p.weights],
+                             "R": [str(x) for x in p.R], "mu2": str(m.mu2)}, compute)
+    real = lambda name: None if r[name] is None else mpmath.mpf(r[name])  # noqa: E731
+    return Level(r["outlier"], real("eigenvalue"), real("overlap"), real("mu2_critical"), None,
+                 mass_above=real("mass_above"),
+                 errors=tuple((name, real(f"{name}_error")) for name in ("eigenvalue", "overlap", "mu2_critical")))

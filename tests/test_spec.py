@@ -30,9 +30,25 @@ def test_the_interface_example_runs_as_written():
         assert law.density("0.3") > 0
         ge = derive.bulk(m, law="gaussian-equivalent")
         assert ge.law == "gaussian-equivalent" and ge.density("0.3") > 0
-        out = derive.spike(m)
-        assert out.law in derive.LAWS and out.sample.overlap <= out.population.overlap
+        out = derive.spike(m, law="gaussian-equivalent")
+        assert out.law == "gaussian-equivalent" and out.sample.overlap <= out.population.overlap
     assert derive.__version__ and verify.__version__ == derive.__version__
+
+
+@pytest.mark.slow
+def test_the_interface_examples_model_spike():
+    # INTERFACE.md's derive.spike(m): seven nonzero weights, so the model's own limit from quenched populations
+    # (about a minute on a fresh machine, then kept): a finite-vocabulary law with stated errors, its overlap below
+    # the population level's
+    import mpmath
+
+    m = derive.Model(delta="1/2", gamma="1/4", T=8, weights="causal", mask="strict", signs="prefix:3", mu2="3/2",
+                     centered=True)
+    with mpmath.workdps(15):
+        out = derive.spike(m)
+    errors = dict(out.sample.errors)
+    assert out.law == "finite-vocabulary" and out.sample.outlier
+    assert 0 < errors["overlap"] < 1e-2 and out.sample.overlap + errors["overlap"] <= out.population.overlap
 
 
 def test_the_model_is_exact_immutable_and_compares_by_value():
@@ -88,9 +104,12 @@ def _opens(module: str, path: Path, argv: list) -> tuple[int, int]:
 def test_a_sign_file_is_opened_once_per_run(tmp_path):
     path = tmp_path / "R.csv"
     path.write_text("1,0.5,0\n0.5,1,0\n0,0,1\n")
-    spike = ["spike", "--delta", "1/2", "--gamma", "1/4", "--T", "3", "--weights", "mean", "--signs", f"file:{path}",
-             "--mu2", "2", "--json"]
-    assert _opens("derive.cli", path, spike)[1] == 1
+    pair = tmp_path / "R2.csv"
+    pair.write_text("1,0.5\n0.5,1\n")
+    # strict causal weights at T = 2 have one nonzero weight: the exact law, in seconds
+    spike = ["spike", "--delta", "1/2", "--gamma", "1/4", "--T", "2", "--weights", "causal", "--mask", "strict",
+             "--signs", f"file:{pair}", "--mu2", "2", "--json"]
+    assert _opens("derive.cli", pair, spike) == (0, 1)
     assert _opens("derive.cli", path, ["weights", "--scheme", "optimal", "--T", "3", "--signs", f"file:{path}",
                                        "--json"]) == (0, 1)
     mc = ["mc", "--d", "40", "--V", "80", "--N", "60", "--T", "3", "--signs", f"file:{path}", "--weights", "optimal",

@@ -20,7 +20,9 @@ ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level f
                "Gaussian-equivalent pooled vectors with the same covariance, d/N -> gamma")
 
 MODEL_ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for the model's own pooled "
-                     "vectors (finite vocabulary, Poisson token reuse), exact for one nonzero weight")
+                     "vectors (finite vocabulary, Poisson token reuse), exact for one nonzero weight; for more, the "
+                     "token matrix's transforms from quenched cavity populations (the errors stated), on the real "
+                     "axis smoothed on the scale 1e-3 t")
 
 MAX_WORKING_DIGITS = 4000
 """Highest working precision tried before a result is declared undecided (a point closer to a
@@ -63,8 +65,10 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
 def spike_document(m: Model, digits: int = 30) -> dict:
     r"""The document of ``derive spike`` for the model ``m``: :func:`derive.interface.spike` with every real to
     ``digits``, the working precision raised until two precisions agree on every reported real. The model's own
-    sample level (``law: finite-vocabulary``: weights with one nonzero entry) is derived once per question and kept
-    between runs (:func:`derive.cache.memo`): its windows of ``mu2`` take a root search in every gap.
+    sample level (``law: finite-vocabulary``) is derived once per question and kept between runs
+    (:func:`derive.cache.memo`): at one nonzero weight its windows of ``mu2`` take a root search in every gap; at more,
+    the quenched populations of :func:`derive.vocabulary.outlier.limit_spike` take seconds, and each estimate is
+    printed to the digits its error leaves, with the error beside it (``eigenvalue_error``, ...).
 
     >>> doc = spike_document(Model(delta="1/4", gamma=1, T=1, weights="mean", signs="iid", mu2=3, centered=True), 8)
     >>> doc["law"], doc["sample"]["eigenvalue"], doc["sample"]["overlap"], doc["bulk"]["right_edge"]
@@ -76,7 +80,7 @@ def spike_document(m: Model, digits: int = 30) -> dict:
     digits = check_digits(digits)
     if interface.model_law(m) and m.need("gamma").gamma == 0:
         raise ParameterError("gamma", "must be > 0, got 0")
-    own = interface.model_law(m) and interface.bulk(m).exact
+    own = interface.model_law(m)
 
     def evaluate(working: int):
         with mpmath.workdps(working):
@@ -90,18 +94,22 @@ def spike_document(m: Model, digits: int = 30) -> dict:
 
     doc = _agreeing(evaluate, digits)
     if not own:
-        if interface.model_law(m):
-            raise ParameterError("weights", "the model's own outlier is derived for one nonzero weight (D diagonal); "
-                                            "for more, derive spike without --T gives the Gaussian equivalent")
         doc["law"] = "gaussian-equivalent"
         doc["warning"] = gaussian_equivalent_warning(m.delta, m.gamma) if m.gamma > 0 else None
         return doc
     law = interface.bulk(m)
-    key = {"delta": str(law.delta), "gamma": str(law.gamma), "weights": [str(w) for w in law.weights],
-           "mu2": str(m.mu2), "digits": digits}
-    doc["sample"] = memo("model-spike-sample", key, lambda: _sample(m, digits))
+    if law.exact:
+        key = {"delta": str(law.delta), "gamma": str(law.gamma), "weights": [str(w) for w in law.weights],
+               "mu2": str(m.mu2), "digits": digits}
+        doc["sample"] = memo("model-spike-sample", key, lambda: _sample(m, digits))
+        doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
+    else:
+        doc["sample"] = _sample(m, digits)
+        # the raw S's sample-level mean outlier is not derived for the model's own S: its Gaussian equivalent, so named
+        for x in doc["other_outliers"]:
+            if x["level"] == "sample":
+                x["law"] = "gaussian-equivalent"
     doc["bulk"]["right_edge"] = "inf"
-    doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
     doc["assumptions"] = MODEL_ASSUMPTIONS
     doc["law"] = law.law
     doc["warning"] = None
@@ -122,16 +130,24 @@ def attention_options(m: Model, digits: int = 30) -> dict:
 
 
 def _sample(m: Model, digits: int) -> dict:
-    """The sample level of the model's own ``S`` (:func:`derive.interface.vocabulary_sample`) to ``digits``."""
+    """The sample level of the model's own ``S`` (:func:`derive.interface.vocabulary_sample`) to ``digits``, or, where
+    it is estimated, to the digits each error leaves (the errors to two)."""
     from derive.interface import vocabulary_sample
 
     with mpmath.workdps(digits + 15):
         s = vocabulary_sample(m)
-        fmt = lambda v: "inf" if v == mpmath.inf else format_real(v, digits)  # noqa: E731
-        return {"outlier": s.outlier, "eigenvalue": None if s.eigenvalue is None else fmt(s.eigenvalue),
-                "overlap": fmt(s.overlap), "mu2_critical": None if s.mu2_critical is None else fmt(s.mu2_critical),
-                "mu2_windows": [[fmt(a), fmt(b)] for a, b in s.windows],
-                "bulk_mass_above": None if s.mass_above is None else fmt(s.mass_above)}
+        if s.errors is None:
+            fmt = lambda v: "inf" if v == mpmath.inf else format_real(v, digits)  # noqa: E731
+            return {"outlier": s.outlier, "eigenvalue": None if s.eigenvalue is None else fmt(s.eigenvalue),
+                    "overlap": fmt(s.overlap), "mu2_critical": None if s.mu2_critical is None else fmt(s.mu2_critical),
+                    "mu2_windows": [[fmt(a), fmt(b)] for a, b in s.windows],
+                    "bulk_mass_above": None if s.mass_above is None else fmt(s.mass_above)}
+        errors = dict(s.errors)
+        est = lambda name: None if getattr(s, name) is None else estimate(getattr(s, name), errors[name], digits)  # noqa: E731
+        return {"outlier": s.outlier, "eigenvalue": est("eigenvalue"), "overlap": est("overlap") if s.outlier else "0",
+                "mu2_critical": est("mu2_critical"), "mu2_windows": None,
+                "bulk_mass_above": None if s.mass_above is None else format_real(s.mass_above, 2),
+                **{f"{name}_error": None if e is None else format_real(e, 2) for name, e in s.errors}}
 
 
 def outliers_document(o, digits: int) -> dict:

@@ -240,9 +240,11 @@ class Level(Displayed):
     :math:`\\mu_2` at which it exists (``None`` if :math:`\\alpha = 0`) and the threshold strength of the
     Gaussian-equivalent law. The model's own sample level (an unbounded bulk with gaps) has no threshold
     strength; it gives the ``windows`` of :math:`\\mu_2` in which the outlier stands in a gap and the
-    ``mass_above`` it of the bulk's law."""
+    ``mass_above`` it of the bulk's law. Where that law is estimated from quenched populations (more than one
+    nonzero weight), ``errors`` pairs ``eigenvalue``, ``overlap`` and ``mu2_critical`` with their errors (three
+    standard errors of the mean over independent populations)."""
 
-    _DISPLAYED = ("outlier", "eigenvalue", "overlap", "mu2_critical", "threshold", "windows", "mass_above")
+    _DISPLAYED = ("outlier", "eigenvalue", "overlap", "mu2_critical", "threshold", "windows", "mass_above", "errors")
 
     outlier: bool
     eigenvalue: mpmath.mpf | None
@@ -251,6 +253,7 @@ class Level(Displayed):
     threshold: mpmath.mpf | None
     windows: tuple | None = None
     mass_above: mpmath.mpf | None = None
+    errors: tuple | None = None
 
 
 @dataclass(frozen=True)

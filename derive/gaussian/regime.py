@@ -19,8 +19,9 @@ is at least :math:`\lambda`, with equality there), the distance at ``N/V = 16`` 
 ``T`` and the weights is in notes/finite_vocabulary.md."""
 
 
-def gaussian_equivalent_warning(delta, gamma) -> str | None:
-    r"""The warning attached to a Gaussian-equivalent answer at ``delta, gamma`` (weights unknown), or ``None``.
+def gaussian_equivalent_warning(delta, gamma, hint: str = "pass --T and --weights for the model's law") -> str | None:
+    r"""The warning attached to a Gaussian-equivalent answer at ``delta, gamma`` (weights unknown), ending with the
+    ``hint`` of where the model's own law is, or ``None``.
 
     >>> gaussian_equivalent_warning(1, "1/32") is None, gaussian_equivalent_warning(1, 1)[:40]
     (True, 'Gaussian-equivalent pooled vectors: with')
@@ -30,4 +31,4 @@ def gaussian_equivalent_warning(delta, gamma) -> str | None:
         return None
     return (f"Gaussian-equivalent pooled vectors: with N/V = delta/gamma = {lam} < {GAUSSIAN_REUSE} uses of a token per "
             "weighted position the model's own law can differ by more than Monte Carlo resolution at d = 2000 "
-            "(an atom at zero, an unbounded right tail, other outliers); pass --T and --weights for the model's law")
+            f"(an atom at zero, an unbounded right tail, other outliers); {hint}")

@@ -99,6 +99,7 @@ def conditional_summary(d, V, N, T, family, weights, mu2: float, centered: bool,
 def run(args):
     from derive.cli.documents import spike
     from derive.cli.provenance import provenance
+    from derive.gaussian.regime import gaussian_equivalent_warning
     from derive.model.spec import Model
     from verify.montecarlo.trials import run_trials
     from verify.stats import mean_ci
@@ -123,6 +124,16 @@ def run(args):
     pool = pooling_inputs(model, digits)
     theory = spike(model.delta, model.gamma, pool["alpha"], pool["kappa"], mu2, sum_w=pool["W"],
                    centered=model.centered, digits=digits)
+    if theory["warning"] is not None:
+        # the model's limit costs seconds of quenched populations (derive spike --T, kept between runs); each draw's
+        # own prediction, exact up to O(1/d), is in "conditional"
+        theory["warning"] = gaussian_equivalent_warning(
+            model.delta, model.gamma, hint=f"each draw's own prediction is under \"conditional\"; the model's limit: "
+                                           f"derive spike --delta {model.delta} --gamma {model.gamma} --T {T} "
+                                           f"--weights {args.weights} --signs {args.signs} --mu2 {args.mu2}"
+                                           + "".join(f" --{name} {getattr(args, name)}" for name in ("tau", "mask")
+                                                     if getattr(args, name) is not None)
+                                           + (" --centered" if model.centered else ""))
     # a few trials in a fresh process run faster on BLAS than after loading numba (choose_engine)
     run = run_trials(d, V, N, T, model.signs, pool["weights"], float(mu2), centered=model.centered, k=k,
                      seeds=seeds, seed0=seed0, path=args.path, engine="auto")

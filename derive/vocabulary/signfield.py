@@ -1,0 +1,523 @@
+r"""The resolvent of the token matrix along the class signs, :math:`h_D(\zeta) = \lim \frac1V s^\top(D-\zeta)^{-1}s`:
+the cavity equations of :mod:`derive.vocabulary.cavity` with a source (Gaussian belief propagation), solved on a
+quenched population.
+
+*The field.* Solve :math:`L\phi = b` on the token–sequence tree, :math:`L = \begin{pmatrix}-\zeta & \sqrt sA\\
+\sqrt sA^\top & -1\end{pmatrix}` (:math:`s = V/N`), with the source :math:`b = (s_v)_v` on the tokens and 0 on the
+sequences: the token part of :math:`\phi` is :math:`(D-\zeta)^{-1}s`. On a tree, eliminating a node's children gives
+:math:`\phi_i = G_{ii}(b_i - \sum_j L_{ij}\phi^{(i)}_j)`, :math:`\phi^{(i)}_j` the child's solution on the tree without
+``i``. A token at position ``t`` of a sequence has the edge :math:`\sqrt s\,w_t`; with the message of a token multiplied
+by its class sign (:math:`H_v = s_v\phi_v`), a sequence entered at ``t`` and left at ``u`` contributes the relative sign
+:math:`\xi_t\xi_u` of its two tokens:
+
+.. math:: H \overset{d}{=} X\Bigl(1 + s\sum_t\sum_{j=1}^{K_t} Y_{t,j}\,w_t\sum_{u\ne t}\xi^{(j)}_t\xi^{(j)}_u\,w_u
+          H_{u,j}\Bigr),\qquad \frac1V s^\top(D-\zeta)^{-1}s \to E H,
+
+``X, Y`` the variances of :mod:`derive.vocabulary.cavity` (:math:`K_t\sim\mathrm{Poisson}(\lambda)`,
+:math:`\lambda = N/V`), :math:`H_{u,j}` the field of the token at position ``u`` of the ``j``-th sequence, jointly
+distributed with its :math:`X_u`.
+
+*Only R enters.* Expanded along the tree, :math:`EH` is a sum over paths from the root; a path passes through each
+sequence once, entering at one position and leaving at another. The sequences' sign vectors are independent of each
+other and of the tree's shape (a token's class does not change its Poisson numbers of sequences, and every family is
+symmetric under a global flip, so given :math:`\xi_t` the products :math:`\xi_t\xi_u` keep their law), and ``X, Y``
+involve the weights only. So the signs along a path average to a product of :math:`R_{tu} = E\xi_t\xi_u`:
+
+.. math:: h_D = E\bar H,\qquad \bar H = X\Bigl(1 + s\sum_t\sum_{j\le K_t} Y_{t,j}\,F_{t,j}\Bigr),\quad
+          F_t = w_t\sum_{u\ne t}R_{tu}w_u\bar H_u ;
+
+the law of the family beyond ``R`` does not enter. ``iid`` signs give :math:`\bar H = X`, :math:`h_D = g_D`; so does one
+nonzero weight (no partner ``u``).
+
+*Why a quenched population.* The equation for :math:`\bar H` is affine, and its mean propagates with the multiplier
+:math:`m(\zeta)\approx g_D\sum_t Y_t w_t\sum_{u\ne t}R_{tu}w_u`; where :math:`|m| \ge 1` (strongly correlated signs,
+``zeta`` inside the bulk or left of the token matrix's own outlier along ``s``, where ``s`` is nearly an eigenvector
+of ``D`` with eigenvalue about :math:`\alpha = w^\top Rw`) the sum over paths diverges and iterating the equation
+(population dynamics) blows up, while :math:`h_D` is its analytic continuation, finite. So the population is
+*quenched*: ``P`` tokens, each with stratified Poisson numbers of child sequences per position (as
+:func:`derive.vocabulary.cavity._stratified_counts`), each sequence with ``T'`` random partner tokens, fixed once. On
+it ``X`` is the fixed point of the cavity map (iterated; at real ``zeta`` a small imaginary part ``eta`` keeps it off
+the quenched structure's own poles), and :math:`\bar H` the solution of the sparse linear system
+:math:`(I - \mathcal L)\bar H = X` (GMRES), which is the analytic continuation wherever 1 is not an eigenvalue of
+:math:`\mathcal L`. The derivatives in ``zeta`` solve the linear systems of the differentiated equations,
+:math:`\partial X = X^2(1 + s\sum w^2\sum\partial Y)`, :math:`\partial Y_t = Y_t^2s\sum_{u\ne t}w_u^2\partial X_u`,
+:math:`\partial\bar H = \partial X\,\bar H/X + Xs\sum(\partial Y\,F + Y\,\partial F)`. The quenched population is a
+random directed graph of ``P`` tokens, tree-like up to distances of order :math:`\log P`: its averages are the tree's
+up to a sampling error of order :math:`P^{-1/2}`, estimated by independent replicas.
+
+*Determinism.* A replica's population is drawn from a seed made of the parameters and the replica's index only.
+"""
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+from derive.errors import ParameterError
+from derive.vocabulary.cavity import _index, _next
+
+__all__ = ["Quenched", "Transforms", "quenched", "transforms", "replica_seed"]
+
+_TOL = 1e-12
+_J, _L = 0, 1  # the two linear maps: the Jacobian of the cavity map (for dX), the field's (for H)
+
+
+@dataclass(frozen=True)
+class Transforms:
+    r"""The averages of one quenched population at ``zeta``: :math:`g_D, g_D', h_D, h_D'`, whether every solve
+    converged (the cavity fixed point and the linear systems to :math:`10^{-12}`), the fraction ``above`` of tokens
+    whose pivot :math:`\operatorname{Re}(1/X)` is positive (the mass of the law of ``D`` above
+    :math:`\operatorname{Re}\zeta`, :mod:`derive.vocabulary.tokentop`) and the population's ``X``."""
+
+    zeta: complex
+    g: complex
+    dg: complex
+    h: complex
+    dh: complex
+    converged: bool
+    above: float = 0.0
+    X: np.ndarray = field(default=None, repr=False, compare=False)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sequences(X, partners, w2, s):
+    r""":math:`Y_t = 1/(-1 - s\sum_{u\ne t}w_u^2X_u)` of every sequence node seen from each position."""
+    P, n = partners.shape
+    Y = np.empty((P, n), dtype=np.complex128)
+    for c in range(P):
+        total = 0j
+        for u in range(n):
+            total += w2[u] * X[partners[c, u]]
+        for t in range(n):
+            a = -1.0 - s * (total - w2[t] * X[partners[c, t]])
+            Y[c, t] = 1.0 / a
+    return Y
+
+
+@numba.njit(cache=True, nogil=True)
+def _fixed_point(X, partners, ptr, node, pos, w2, s, zeta, tol, max_iterations):
+    """Iterate the cavity map in place until the largest relative change is below ``tol``; whether it was reached."""
+    P = X.shape[0]
+    for _ in range(max_iterations):
+        Y = _sequences(X, partners, w2, s)
+        change = 0.0
+        for i in range(P):
+            acc = 0j
+            for e in range(ptr[i], ptr[i + 1]):
+                acc += w2[pos[e]] * Y[node[e], pos[e]]
+            new = 1.0 / (-zeta - s * acc)
+            d = abs(new - X[i]) / (1.0 + abs(new))
+            if d > change:
+                change = d
+            X[i] = new
+        if change < tol:
+            return True
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def _coefficients(kind, X, Y, partners, ptr, node, pos, w2, C, s):
+    """The entries of ``M``, in the order of :func:`_columns`: the Jacobian of the cavity map (``kind = _J``,
+    :math:`X_i^2s^2w_t^2Y_e^2w_u^2`) or the field's map (``kind = _L``, :math:`X_isY_eC_{tu}`), for each child sequence
+    ``e`` of token ``i`` (at position ``t``) and each partner ``u != t``."""
+    P, n = partners.shape
+    E = node.shape[0]
+    out = np.empty(E * (n - 1), dtype=np.complex128)
+    for i in range(P):
+        for e in range(ptr[i], ptr[i + 1]):
+            t = pos[e]
+            y = Y[node[e], t]
+            a = (X[i] * X[i] * s * s * w2[t] * y * y) if kind == 0 else (X[i] * s * y)
+            k = e * (n - 1)
+            for u in range(n):
+                if u != t:
+                    out[k] = a * (w2[u] if kind == 0 else C[t, u])
+                    k += 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _columns(partners, node, pos):
+    """The partner token of each entry of ``M`` (:func:`_coefficients`)."""
+    n = partners.shape[1]
+    E = node.shape[0]
+    out = np.empty(E * (n - 1), dtype=np.int64)
+    for e in range(E):
+        k = e * (n - 1)
+        for u in range(n):
+            if u != pos[e]:
+                out[k] = partners[node[e], u]
+                k += 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _apply(v, values, columns, ptr, width):
+    """``(I - M) v``; token ``i``'s entries are ``width`` per child sequence, from ``ptr[i] * width``."""
+    P = v.shape[0]
+    out = np.empty(P, dtype=np.complex128)
+    for i in range(P):
+        acc = 0j
+        for k in range(ptr[i] * width, ptr[i + 1] * width):
+            acc += values[k] * v[columns[k]]
+        out[i] = v[i] - acc
+    return out
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _dot(a, b):
+    """:math:`\\bar a^\\top b` in a plain loop: a BLAS call on vectors this short costs more in threads than it computes."""
+    acc = 0j
+    for k in range(a.shape[0]):
+        acc += a[k].conjugate() * b[k]
+    return acc
+
+
+@numba.njit(cache=True, nogil=True)
+def _gmres(b, values, columns, ptr, width, tol, restart, max_restarts):
+    """Restarted GMRES for ``(I - M) x = b`` (:func:`_apply`), complex Givens rotations; whether the residual fell
+    below ``tol`` times ``|b|``."""
+    n = b.shape[0]
+    x = np.zeros(n, dtype=np.complex128)
+    bnorm = np.sqrt((np.abs(b) ** 2).sum())
+    if bnorm == 0.0:
+        return x, True
+    for _ in range(max_restarts):
+        r = b - _apply(x, values, columns, ptr, width)
+        beta = np.sqrt((np.abs(r) ** 2).sum())
+        if beta <= tol * bnorm:
+            return x, True
+        V = np.empty((restart + 1, n), dtype=np.complex128)
+        H = np.zeros((restart + 1, restart), dtype=np.complex128)
+        cs = np.zeros(restart)
+        sn = np.zeros(restart, dtype=np.complex128)
+        g = np.zeros(restart + 1, dtype=np.complex128)
+        V[0] = r / beta
+        g[0] = beta
+        k = 0
+        for j in range(restart):
+            w = _apply(V[j], values, columns, ptr, width)
+            for i in range(j + 1):
+                h = _dot(V[i], w)
+                H[i, j] = h
+                for l in range(n):
+                    w[l] -= h * V[i, l]
+            hn = np.sqrt((np.abs(w) ** 2).sum())
+            H[j + 1, j] = hn
+            if hn > 0:
+                V[j + 1] = w / hn
+            for i in range(j):
+                a0, a1 = H[i, j], H[i + 1, j]
+                H[i, j] = cs[i] * a0 + sn[i] * a1
+                H[i + 1, j] = -np.conj(sn[i]) * a0 + cs[i] * a1
+            a, bb = H[j, j], H[j + 1, j]
+            if a == 0:
+                cs[j], sn[j] = 0.0, 1.0 + 0j
+                H[j, j] = bb
+            else:
+                norm = np.sqrt(abs(a) ** 2 + abs(bb) ** 2)
+                cs[j] = abs(a) / norm
+                sn[j] = (a / abs(a)) * np.conj(bb) / norm
+                H[j, j] = (a / abs(a)) * norm
+            H[j + 1, j] = 0
+            g[j + 1] = -np.conj(sn[j]) * g[j]
+            g[j] = cs[j] * g[j]
+            k = j + 1
+            if abs(g[j + 1]) <= tol * bnorm or hn == 0:
+                break
+        y = np.zeros(k, dtype=np.complex128)
+        for i in range(k - 1, -1, -1):
+            acc = g[i]
+            for l in range(i + 1, k):
+                acc -= H[i, l] * y[l]
+            y[i] = acc / H[i, i]
+        for i in range(k):
+            for l in range(n):
+                x[l] += y[i] * V[i, l]
+    r = b - _apply(x, values, columns, ptr, width)
+    return x, np.sqrt((np.abs(r) ** 2).sum()) <= tol * bnorm
+
+
+@numba.njit(cache=True, nogil=True)
+def _field_rhs(dX, H, X, Y, partners, ptr, node, pos, w2, C, s):
+    r""":math:`\partial X\,\bar H/X + Xs\sum_e\partial Y_eF_e`, the source of the system for :math:`\partial\bar H`."""
+    P, n = partners.shape
+    out = np.empty(P, dtype=np.complex128)
+    for i in range(P):
+        acc = 0j
+        for e in range(ptr[i], ptr[i + 1]):
+            c, t = node[e], pos[e]
+            dsum = 0j
+            f = 0j
+            for u in range(n):
+                if u != t:
+                    dsum += w2[u] * dX[partners[c, u]]
+                    f += C[t, u] * H[partners[c, u]]
+            y = Y[c, t]
+            acc += y * y * s * dsum * f
+        out[i] = dX[i] * H[i] / X[i] + X[i] * s * acc
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _sequence_fields(X, dX, H, dH, partners, w2, C, s):
+    r"""Per sequence node ``c`` seen from position ``t``: :math:`Y`, :math:`\partial Y`, :math:`M = YF` and
+    :math:`\partial M = \partial Y\,F + Y\,\partial F` (what a token above it at ``t`` receives)."""
+    P, n = partners.shape
+    Y = np.empty((P, n), dtype=np.complex128)
+    dY = np.empty((P, n), dtype=np.complex128)
+    M = np.empty((P, n), dtype=np.complex128)
+    dM = np.empty((P, n), dtype=np.complex128)
+    for c in range(P):
+        total = 0j
+        dtotal = 0j
+        for u in range(n):
+            total += w2[u] * X[partners[c, u]]
+            dtotal += w2[u] * dX[partners[c, u]]
+        for t in range(n):
+            p = partners[c, t]
+            y = 1.0 / (-1.0 - s * (total - w2[t] * X[p]))
+            dy = y * y * s * (dtotal - w2[t] * dX[p])
+            f = 0j
+            df = 0j
+            for u in range(n):
+                if u != t:
+                    f += C[t, u] * H[partners[c, u]]
+                    df += C[t, u] * dH[partners[c, u]]
+            Y[c, t], dY[c, t], M[c, t], dM[c, t] = y, dy, y * f, dy * f + y * df
+    return Y, dY, M, dM
+
+
+@numba.njit(cache=True, nogil=True)
+def _roots(Y, dY, M, dM, w2, s, zeta, K, weight, seed):
+    r"""The averages over root tokens of :math:`X, \partial X, \bar H, \partial\bar H` and of
+    :math:`1\{\operatorname{Re}(1/X) > 0\}`, root ``m`` with the counts ``K[m]`` and the weight ``weight[m]``
+    (:func:`_root_counts`), its child sequences drawn from the population's (:func:`_sequence_fields`)."""
+    P, n = Y.shape
+    state = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) | np.uint64(1)], dtype=np.uint64)
+    out = np.zeros(5, dtype=np.complex128)
+    samples = K.shape[0]
+    for m in range(samples):
+        a = 0j
+        da = 0j
+        b = 0j
+        db = 0j
+        for t in range(n):
+            for _ in range(K[m, t]):
+                c = _index(state, P)
+                a += w2[t] * Y[c, t]
+                da += w2[t] * dY[c, t]
+                b += M[c, t]
+                db += dM[c, t]
+        pivot = -zeta - s * a
+        x = 1.0 / pivot
+        dx = x * x * (1.0 + s * da)
+        out[0] += weight[m] * x
+        out[1] += weight[m] * dx
+        out[2] += weight[m] * x * (1.0 + s * b)
+        out[3] += weight[m] * (dx * (1.0 + s * b) + x * s * db)
+        if pivot.real > 0:
+            out[4] += weight[m]
+    return out / samples
+
+
+@numba.njit(cache=True, nogil=True)
+def _poisson_cdf(lam):
+    """The Poisson(``lam``) distribution function on ``0..lam + 40 sqrt(lam) + 60`` (the masses from the mode outward
+    in logarithms, so that a large ``lam`` does not underflow)."""
+    size = int(lam + 40 * np.sqrt(lam) + 60)
+    mode = int(lam)
+    logp = np.empty(size)
+    logp[mode] = mode * np.log(lam) - lam - math.lgamma(mode + 1.0) if lam > 0 else 0.0
+    for k in range(mode + 1, size):
+        logp[k] = logp[k - 1] + np.log(lam / k)
+    for k in range(mode - 1, -1, -1):
+        logp[k] = logp[k + 1] - np.log(lam / (k + 1))
+    return np.cumsum(np.exp(logp))
+
+
+@numba.njit(cache=True, nogil=True)
+def _binomial_quantile(k, p, u):
+    """The ``u``-quantile of Binomial(``k``, ``p``) (summing the masses; ``k`` is a root's count, tens at most)."""
+    if p >= 1.0:
+        return k
+    mass = (1.0 - p) ** k
+    cdf = mass
+    j = 0
+    while u > cdf and j < k:
+        mass *= (k - j) / (j + 1.0) * p / (1.0 - p)
+        j += 1
+        cdf += mass
+    return j
+
+
+@numba.njit(cache=True, nogil=True)
+def _stratified_column(state, m):
+    """The ``m`` stratified uniforms :math:`(j + U_j)/m`, shuffled."""
+    out = np.empty(m)
+    for j in range(m):
+        out[j] = (j + (_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)) / m
+    for j in range(m - 1, 0, -1):
+        i = _index(state, j + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _root_counts(lam, tilted, samples, seed):
+    r"""The roots' counts per position and their weights: half of the roots with Poisson(``lam``) counts per position,
+    half with Poisson(``tilted[t]``). Independent Poisson counts are a Poisson total split by successive binomials;
+    each half draws the total and every binomial at its own column of stratified uniforms (a Latin hypercube): the
+    total, on which a root's ``X`` mostly depends, and each position's share, on which the field depends, carry
+    their laws with no sampling error. The weight of ``K`` is :math:`p(K)/(\frac12p(K) + \frac12\tilde p(K))`, so
+    that the weighted mean estimates the mean over the Poisson law."""
+    state = np.array([np.uint64(seed) * np.uint64(0xD1B54A32D192ED03) | np.uint64(1)], dtype=np.uint64)
+    n = tilted.shape[0]
+    half = samples // 2
+    K = np.zeros((2 * half, n), dtype=np.int64)
+    for part in range(2):
+        means = np.full(n, lam) if part == 0 else tilted.copy()
+        table = _poisson_cdf(means.sum())
+        u = np.empty((n, half))
+        for t in range(n):
+            u[t] = _stratified_column(state, half)
+        for j in range(half):
+            left = min(np.searchsorted(table, u[0, j]), table.shape[0] - 1)
+            rest = means.sum()
+            for t in range(n - 1):
+                k = _binomial_quantile(left, means[t] / rest, u[t + 1, j])
+                K[part * half + j, t] = k
+                left -= k
+                rest -= means[t]
+            K[part * half + j, n - 1] = left
+    logs = np.log(tilted / lam)
+    shift = (tilted - lam).sum()
+    weight = np.empty(2 * half)
+    for m in range(2 * half):
+        r = -shift
+        for t in range(n):
+            r += K[m, t] * logs[t]
+        weight[m] = 1.0 / (0.5 + 0.5 * np.exp(r))
+    return K, weight
+
+
+def _tilt(lam: float, a: np.ndarray, level: float) -> np.ndarray:
+    r"""The tilted Poisson means :math:`\lambda e^{\theta a_t}` whose weighted degree :math:`\sum_t a_tK_t` has mean
+    ``level`` (:math:`\theta = 0` where the plain mean already reaches it): the tokens whose eigenvalue lies near
+    ``level`` are then sampled as often as the typical ones."""
+    if lam * a.sum() >= level:
+        return np.full(a.size, lam)
+    lo, hi = 0.0, 1.0
+    while lam * (a * np.exp(hi * a)).sum() < level:
+        hi *= 2
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if lam * (a * np.exp(mid * a)).sum() < level else (lo, mid)
+    return lam * np.exp(hi * a)
+
+
+@dataclass(frozen=True)
+class Quenched:
+    """A quenched population: ``P`` tokens; their child sequences (edges) sorted by token (``ptr``), each with its
+    sequence node and position; per sequence node its ``T'`` partner tokens. ``w`` the nonzero weights, ``R`` their
+    correlation, ``s = V/N``."""
+
+    w: np.ndarray
+    R: np.ndarray
+    s: float
+    ptr: np.ndarray
+    node: np.ndarray
+    position: np.ndarray
+    partners: np.ndarray
+    seed: int = 0
+    samples: int = 1 << 16
+
+    @property
+    def P(self) -> int:
+        return int(self.partners.shape[0])
+
+    def _columns(self) -> np.ndarray:
+        if "columns" not in self.__dict__:
+            object.__setattr__(self, "columns", _columns(self.partners, self.node, self.position))
+        return self.__dict__["columns"]
+
+    def solve(self, zeta: complex, start=None, level: float | None = None, tol: float = _TOL,
+              max_iterations: int = 5000) -> Transforms:
+        """:class:`Transforms` at ``zeta`` (``Im zeta >= 0``), the cavity iteration started from the tokens' ``X`` at
+        ``start`` (a previous :class:`Transforms`), else from :math:`-1/\\zeta`; the roots' counts tilted towards the
+        weighted degree ``level`` (default :math:`\\operatorname{Re}\\zeta`). The roots are the same at every ``zeta``
+        of one ``level`` (common random numbers: the estimates are then smooth in ``zeta``)."""
+        zeta = complex(zeta)
+        w2 = self.w**2
+        n = self.w.size
+        C = (self.R * (1 - np.eye(n))) * np.outer(self.w, self.w)
+        args = (self.partners, self.ptr, self.node, self.position, w2)
+        X = np.full(self.P, -1 / zeta, dtype=np.complex128) if start is None else start.X.copy()
+        ok = _fixed_point(X, *args, self.s, zeta, tol, max_iterations)
+        Y = _sequences(X, self.partners, w2, self.s)
+        columns = self._columns()
+
+        def solve(kind, rhs):
+            return _gmres(rhs, _coefficients(kind, X, Y, *args, C, self.s), columns, self.ptr, n - 1, tol, 40, 50)
+
+        dX, ok1 = solve(_J, X * X)
+        if np.any(C != 0):
+            H, ok2 = solve(_L, X)
+            dH, ok3 = solve(_L, _field_rhs(dX, H, X, Y, *args, C, self.s))
+        else:
+            H, dH, ok2, ok3 = X, dX, True, True
+        lam = 1 / self.s
+        Ys, dYs, Ms, dMs = _sequence_fields(X, dX, H, dH, self.partners, w2, C, self.s)
+        tilted = _tilt(lam, self.s * w2, zeta.real if level is None else float(level))
+        K, weight = _root_counts(lam, tilted, self.samples, self.seed)
+        means = _roots(Ys, dYs, Ms, dMs, w2, self.s, zeta, K, weight, self.seed)
+        return Transforms(zeta, complex(means[0]), complex(means[1]), complex(means[2]), complex(means[3]),
+                          bool(ok and ok1 and ok2 and ok3), float(means[4].real), X)
+
+
+def _stratified_poisson(rng: np.random.Generator, lam: float, shape) -> np.ndarray:
+    """Poisson(``lam``) counts at the stratified quantiles :math:`(j + U_j)/P` of each row, shuffled: the population
+    carries the Poisson law with no sampling error in the counts (as :func:`derive.vocabulary.cavity._stratified_counts`)."""
+    from scipy.stats import poisson
+
+    n, P = shape
+    q = (np.arange(P)[None, :] + rng.random((n, P))) / P
+    cdf = poisson.cdf(np.arange(int(lam + 40 * np.sqrt(lam) + 60)), lam)
+    K = np.minimum(np.searchsorted(cdf, q, side="left"), cdf.size - 1)
+    return rng.permuted(K, axis=1)
+
+
+def quenched(weights, R, delta, gamma, P: int, seed: int, samples: int = 1 << 16) -> Quenched:
+    """A quenched population of ``P`` tokens for the nonzero ``weights`` (floats) with sign correlation ``R`` (their
+    ``T' x T'`` block), at ``delta, gamma``; its averages over ``samples`` root tokens."""
+    w = np.asarray(weights, dtype=float)
+    R = np.asarray(R, dtype=float)
+    if w.ndim != 1 or w.size == 0 or np.any(w == 0):
+        raise ParameterError("weights", "must be the nonzero weights")
+    if R.shape != (w.size, w.size):
+        raise ParameterError("signs", f"R must be {w.size} x {w.size} (the nonzero weights' positions)")
+    lam = float(delta) / float(gamma)
+    rng = np.random.default_rng(seed)
+    n = w.size
+    K = _stratified_poisson(rng, lam, (n, P))
+    ptr = np.concatenate([[0], np.cumsum(K.sum(axis=0))]).astype(np.int64)
+    # a token's edges, position by position: (t, K[t, i]) for each token i in order
+    position = np.repeat(np.tile(np.arange(n), P), K.T.ravel()).astype(np.int64)
+    node = rng.integers(0, P, size=position.size)
+    partners = rng.integers(0, P, size=(P, n))
+    return Quenched(w, R, 1 / lam, ptr, node, position, partners, seed, samples)
+
+
+def replica_seed(key: str, replica: int) -> int:
+    """The seed of replica ``replica`` of the population described by ``key``."""
+    return zlib.crc32(f"{key}|{replica}".encode())
+
+
+def transforms(zeta, weights, R, delta, gamma, P: int = 1 << 15, replicas: int = 4) -> list[Transforms]:
+    """:class:`Transforms` at ``zeta`` on ``replicas`` independent quenched populations of ``P`` tokens."""
+    key = f"{float(delta)!r}|{float(gamma)!r}|{tuple(np.asarray(weights, float).tolist())!r}|" \
+          f"{tuple(np.asarray(R, float).ravel().tolist())!r}|{P}"
+    return [quenched(weights, R, delta, gamma, P, replica_seed(key, r)).solve(complex(zeta)) for r in range(replicas)]
