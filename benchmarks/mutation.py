@@ -38,6 +38,7 @@ QUADRATURE_TEST = "tests/test_spikes.py::test_the_numeric_outliers_follow_from_t
 POPULATION_TEST = "tests/test_spikes.py::test_population_outliers_against_the_exact_covariance_of_sampled_tables"
 EDGE_TEST = "tests/test_spikes.py::test_population_outlier_meets_the_bulk_edge_at_the_threshold"
 CAVITY_TEST = "tests/test_cavity.py::test_resolvent_lies_within_the_bounds_of_the_exact_moments"
+FIELD_TEST = "tests/test_signfield.py::test_the_field_agrees_with_sampled_token_matrices_and_catches_a_one_percent_coupling_error"
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,10 @@ MUTANTS = [
            "derive/vocabulary/cavity.py", "s * (total - w2[u] * xs[u])", "1.01", (CAVITY_TEST,), ("C1",)),
     scaled("cavity coupling x1.03", "the cavity field of a sequence's other positions 3% strong (T' >= 2)",
            "derive/vocabulary/cavity.py", "s * (total - w2[u] * xs[u])", "1.03", (CAVITY_TEST,), ("C1",)),
+    scaled("sign field coupling x1.01", "the field along the class signs 1% strong (the model's limit outlier, T' >= 2)",
+           "derive/vocabulary/signfield.py", "(self.R * (1 - np.eye(n)))", "1.01", (FIELD_TEST,), ()),
+    scaled("sign field coupling x1.02", "the field along the class signs 2% strong (the model's limit outlier, T' >= 2)",
+           "derive/vocabulary/signfield.py", "(self.R * (1 - np.eye(n)))", "1.02", (FIELD_TEST,), ()),
 ]
 
 
