@@ -95,6 +95,8 @@ def test_verify_mc_theory_is_right_to_60_digits(signs, weights):
     _, mc = document(verify_main, ["mc", "--d", str(d), "--V", str(V), "--N", str(N), "--T", T, "--signs", signs,
                                    "--weights", *weights, "--mu2", "2", "--seeds", "1", "--json", "--digits", "60"])
     ref.pop("provenance")  # a command's document, of which verify mc's theory is the body
+    # the warning's last words differ: verify mc points to the draws' own predictions and to the model's limit
+    assert "conditional" in mc["theory"].pop("warning") and ref.pop("warning")
     assert not disagreements(mc["theory"], ref, 58)
 
 
