@@ -4,7 +4,9 @@ centered and raw.
 
 The trials are kept in a JSON-lines file (one line per chunk of seeds), so that a long ladder can be run in pieces
 and reported at any time: ``python -m verify.studies.limit_ladder run CASE FILE`` adds the missing chunks,
-``python -m verify.studies.limit_ladder report FILE`` prints the tables of notes/finite_vocabulary.md.
+``python -m verify.studies.limit_ladder report FILE`` prints the tables of notes/finite_vocabulary.md;
+``python -m verify.studies.limit_ladder figure CASE PNG`` draws the overlap against ``mu2`` for the case: the model's
+limit with its errors, the Gaussian equivalent, and Monte Carlo means with 95% intervals (:data:`FIGURE`).
 
 Which eigenvalue is the signal's: the one, among the top three, whose eigenvector has the largest overlap with ``u``
 (the raw ``S`` has the vocabulary mean's outlier too; the other eigenvectors' overlaps are of order ``1/d``).
@@ -19,7 +21,7 @@ import numpy as np
 
 from verify.stats import mean_ci
 
-__all__ = ["CASES", "run", "summary", "main"]
+__all__ = ["CASES", "FIGURE", "run", "summary", "figure", "main"]
 
 CASES = {
     "T8": {"T": 8, "weights": "mean", "signs": "prefix:3", "delta": "1/2", "gamma": "2", "mu2": "3/2",
@@ -34,6 +36,11 @@ CASES = {
 seeds)``."""
 
 CHUNK = 20
+
+FIGURE = {"limit_grid": (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0), "mc_points": (0.75, 1.0, 1.5, 2.0, 3.0), "d": 1000,
+          "seeds": 16}
+"""The figure's ``mu2`` values for the limit (seconds each) and for Monte Carlo (one draw per seed, solved along the
+whole axis), its dimension and seeds."""
 
 
 def _chunk(case: str, d: int, index: int, centered: bool) -> dict:
@@ -92,8 +99,58 @@ def summary(path) -> list[dict]:
     return out
 
 
+def figure(case: str, png) -> dict:
+    """Draw the centered overlap against ``mu2`` for ``case`` into ``png``; returns the plotted numbers."""
+    from fractions import Fraction
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import mpmath
+
+    import derive
+    from verify.montecarlo.trials import run_axis
+    from verify.montecarlo.draw import rung
+
+    c = CASES[case]
+    m = derive.Model(delta=c["delta"], gamma=c["gamma"], T=c["T"], weights=c["weights"], signs=c["signs"], mu2=1,
+                     centered=True)
+    limit, gaussian = [], []
+    with mpmath.workdps(15):
+        for v in FIGURE["limit_grid"]:
+            own = derive.spike(m.replace(mu2=repr(v))).sample
+            ge = derive.spike(m.replace(mu2=repr(v)), law="gaussian-equivalent").sample
+            limit.append((v, float(own.overlap), float(dict(own.errors or ())["overlap"] or 0)))
+            gaussian.append((v, float(ge.overlap)))
+    d = FIGURE["d"]
+    V, N = rung(d, Fraction(c["delta"]), Fraction(c["gamma"]))
+    pool = derive.weights(m)
+    runs = run_axis(d, V, N, c["T"], c["signs"], pool.floats(), list(FIGURE["mc_points"]), centered=True, k=3,
+                    seeds=FIGURE["seeds"], seed0=0)
+    # the signal's eigenvector: the one of the top k most aligned with u
+    mc = [(v, *mean_ci(runs.overlaps[:, i, :].max(axis=1))) for i, v in enumerate(FIGURE["mc_points"])]
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    ax.plot([g[0] for g in gaussian], [g[1] for g in gaussian], "tab:red", ls="--", label="Gaussian equivalent")
+    ax.errorbar([x[0] for x in limit], [x[1] for x in limit], yerr=[x[2] for x in limit], fmt="k-", capsize=2,
+                label="the model's limit (quenched cavity populations)")
+    ax.errorbar([x[0] for x in mc], [x[1] for x in mc], yerr=[[x[1] - x[2] for x in mc], [x[3] - x[1] for x in mc]],
+                fmt="o", color="tab:blue", capsize=3, label=f"Monte Carlo, d = {d}, V = {V}, N = {N}, {FIGURE['seeds']} seeds")
+    ax.set_xlabel("mu2")
+    ax.set_ylabel("|u_hat^T u|^2 (centered S_c)")
+    ax.set_title(f"T = {c['T']} {c['weights']}, {c['signs']}, delta = {c['delta']}, gamma = {c['gamma']} "
+                 f"(N T / V = {Fraction(c['delta']) / Fraction(c['gamma']) * c['T']})", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    return {"limit": limit, "gaussian": gaussian, "monte_carlo": mc}
+
+
 def main(argv=None) -> None:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "figure":
+        print(json.dumps(figure(argv[1], argv[2])))
+        return
     if argv and argv[0] == "run":
         run(argv[1], argv[2], tuple(argv[3:]) or ("centered", "raw"))
         return
