@@ -106,9 +106,10 @@ def test_a_sign_file_is_opened_once_per_run(tmp_path):
     path.write_text("1,0.5,0\n0.5,1,0\n0,0,1\n")
     pair = tmp_path / "R2.csv"
     pair.write_text("1,0.5\n0.5,1\n")
-    # strict causal weights at T = 2 have one nonzero weight: the exact law, in seconds
+    # strict causal weights at T = 2 have one nonzero weight: the exact law, whose windows of mu2 take 5 s at 6 digits
+    # (38 s at the default 30)
     spike = ["spike", "--delta", "1/2", "--gamma", "1/4", "--T", "2", "--weights", "causal", "--mask", "strict",
-             "--signs", f"file:{pair}", "--mu2", "2", "--json"]
+             "--signs", f"file:{pair}", "--mu2", "2", "--digits", "6", "--json"]
     assert _opens("derive.cli", pair, spike) == (0, 1)
     assert _opens("derive.cli", path, ["weights", "--scheme", "optimal", "--T", "3", "--signs", f"file:{path}",
                                        "--json"]) == (0, 1)
