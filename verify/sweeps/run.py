@@ -110,7 +110,10 @@ def run_task(job: Job) -> dict:
 
 def run_sweep(sweep: Sweep, path, executor, *, max_tasks: int | None = None, log=sys.stderr) -> dict:
     """Run the tasks of ``sweep`` not yet in the results file ``path`` on ``executor``
-    (:mod:`verify.sweeps.executors`), at most ``max_tasks`` of them; returns what was done."""
+    (:mod:`verify.sweeps.executors`), cell by cell; with ``max_tasks``, the first cells whose missing tasks reach
+    it (:meth:`Sweep.groups`: a batch stops at a cell boundary). A partly done cell (an interrupted run) is solved
+    once for its missing tasks, which get the records an uninterrupted run writes; no record is changed. Returns
+    what was done."""
     start = time.perf_counter()
     with ResultsWriter(path, sweep) as out:
         if out.repaired:
@@ -121,21 +124,22 @@ def run_sweep(sweep: Sweep, path, executor, *, max_tasks: int | None = None, log
                   f"{code_version()} (each record names its own)", file=log)
         tasks = sweep.tasks()
         pending = [t for t in tasks if t.key not in out.done]
-        todo = pending if max_tasks is None else pending[:max_tasks]
-        by_key = {t.key: t for t in todo}
+        groups = sweep.groups(pending, max_tasks)
+        todo = sum(len(group) for group in groups)
+        by_key = {t.key: t for t in pending}
         computed, first, last_report = 0, None, start
-        for group, outcomes in executor.map_unordered(run_group, sweep.groups(todo)):
+        for group, outcomes in executor.map_unordered(run_group, groups):
             for job, outcome in zip(group, outcomes):
                 out.append(sweep.record(by_key[job.key], outcome))
             computed += len(group)
             now = time.perf_counter()
             first = now - start if first is None else first
-            if now - last_report >= 10 or computed == len(todo):
+            if now - last_report >= 10 or computed == todo:
                 print(f"verify sweep: {len(tasks) - len(pending) + computed}/{len(tasks)} tasks, "
                       f"{now - start:.0f} s", file=log, flush=True)
                 last_report = now
     seconds = time.perf_counter() - start
     return {"results": str(path), "sweep_hash": sweep.hash, "tasks": len(tasks), "done_before": len(tasks) - len(pending),
-            "computed": computed, "remaining": len(pending) - computed, "repaired_bytes": out.repaired,
+            "computed": computed, "cells": len(groups), "remaining": len(pending) - computed, "repaired_bytes": out.repaired,
             "executor": executor.name, "workers": executor.workers, "seconds": seconds,
             "first_result_seconds": first}
