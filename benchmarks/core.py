@@ -13,6 +13,8 @@ Figures (each the median of several runs after a warm-up, unless said otherwise)
   being that of a large array copy (:func:`copy_bandwidth`);
 * the mu2 axis from one draw against one solve per mu2, and table passes per converged eigenpair
   against ARPACK and LOBPCG (:mod:`benchmarks.axis`);
+* a sweep run in batches of ``--max-tasks``: whole cells against the split cells of the code before
+  (:mod:`benchmarks.batches`);
 * whole processes: one ``verify mc`` trial against the naive script, ``derive spike`` from a fresh
   process, ``verify claims --quick`` and the test suite, each next to the code this work started
   from (:mod:`benchmarks.processes`).
@@ -38,6 +40,7 @@ import mpmath
 import numpy as np
 
 from benchmarks import axis as bench_axis
+from benchmarks import batches as bench_batches
 from benchmarks import mc as bench_mc
 from benchmarks import processes as bench_processes
 
@@ -298,6 +301,7 @@ def run(mode_name: str, threads: int | None = 1, log=sys.stderr) -> dict:
     result["bandwidth"] = {"copies": copies, "bytes_per_s": max(c["bytes_per_s"] for c in copies),
                            "read_bytes_per_s": max(c["read_bytes_per_s"] for c in copies)}
     result["axis"] = bench_axis.run(mode_name, threads, log)
+    result["batches"] = bench_batches.run(mode_name, log)
     result["processes"] = bench_processes.run(mode_name, log)
     result["load_end"] = os.getloadavg()[0]
     result["summary"] = summary(result)
@@ -380,6 +384,14 @@ def summary(result: dict) -> list[dict]:
                      "baseline_seconds": old, "ratio": a["ratio"],
                      **_target(f"median of {len(a['rounds'])} interleaved rounds (the {AXIS_TARGET:.0f}x target is the "
                                "paper-scale projection's, notes/sweeps.md)", None)})
+    b = result["batches"]
+    if "before" in b:
+        rows.append({"figure": f"a sweep of {b['cells']} cells x {b['mu2']} mu2 (d = {b['d']}) in batches of --max-tasks "
+                               f"{b['batch']}, whole cells (batches' CPU)", "seconds": b["now"]["cpu_s"],
+                     "baseline": "split cells (the code before issue 27)", "baseline_seconds": b["before"]["cpu_s"],
+                     "ratio": b["before"]["cpu_s"] / b["now"]["cpu_s"],
+                     **_target(f"each cell solved once ({b['now']['solves']} solves, before {b['before']['solves']}), "
+                               "records identical", b["now"]["solves"] == b["cells"] and b["identical"])})
     p = result["processes"]
     mc_rows = p["mc"]
     if "naive script" in mc_rows:
@@ -534,7 +546,8 @@ def markdown(result: dict) -> str:
     ]
     lines += _bulk_lines(result["bulk"]) + [""] + _spike_lines(result["spike"]) + [""]
     lines += bench_mc.markdown(result["mc"], bw["bytes_per_s"]) + [""] + gaps(result) + [""]
-    lines += bench_axis.markdown(result["axis"]) + [""] + bench_processes.markdown(result["processes"])
+    lines += bench_axis.markdown(result["axis"]) + [""] + bench_batches.markdown(result["batches"]) + [""]
+    lines += bench_processes.markdown(result["processes"])
     if "ledger" not in result["processes"]:
         lines.append(f"The ledger and the test suite are skipped in --{mode} (they take minutes; the full run measures them).")
     return "\n".join(lines) + "\n"

@@ -66,7 +66,7 @@ def run_group(jobs: tuple) -> list[dict]:
 def _run_group(jobs: tuple) -> list[dict]:
     r"""Run the tasks of one cell (jobs that differ only in ``mu2``, :meth:`verify.sweeps.spec.Sweep.groups`):
     one outcome per job, each the requested outputs (``result``), this worker's ``code_version`` and
-    ``timing`` (its share of the group's seconds, and the group's size).
+    ``timing`` (its share of the group's wall and CPU seconds, and the group's size).
 
     The cell's draw is solved once on the sweep's whole ``mu2`` axis (:func:`verify.montecarlo.trials.solve_axis`),
     so a task's numbers do not depend on which other tasks of its cell run with it.
@@ -77,7 +77,7 @@ def _run_group(jobs: tuple) -> list[dict]:
       of the bulk's right edge, stored with ``outliers_predicted``);
     * ``accuracy``: ridge classification (:func:`_accuracies`).
     """
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     first = jobs[0]
     spectra = _spectra(first) if any(o in SPECTRAL_OUTPUTS for o in first.outputs) else {}
     accuracies = _accuracies(jobs) if "accuracy" in first.outputs else {}
@@ -97,10 +97,11 @@ def _run_group(jobs: tuple) -> list[dict]:
         if accuracies:
             result["accuracy"], result["n_test"] = accuracies[job.mu2]
         results.append(result)
-    share = (time.perf_counter() - start) / len(jobs)
+    share, cpu_share = (time.perf_counter() - start) / len(jobs), (time.process_time() - cpu) / len(jobs)
     worker = f"{socket.gethostname()}:{os.getpid()}"
     return [{"result": result, "code_version": code_version(),
-             "timing": {"seconds": share, "group_tasks": len(jobs), "worker": worker}} for result in results]
+             "timing": {"seconds": share, "cpu_seconds": cpu_share, "group_tasks": len(jobs), "worker": worker}}
+            for result in results]
 
 
 def run_task(job: Job) -> dict:
