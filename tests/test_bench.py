@@ -37,7 +37,9 @@ def test_tiny_markdown_has_every_section_and_row(tiny_run):
     for heading in ("# Benchmarks", "## Targets and ratios", "## Memory bandwidth", "## Bulk density", "## derive spike",
                     "## Monte Carlo", "### The matrix-free paths against the bandwidth floor",
                     "### Dense and matrix-free, solve after solve", "## The largest gap to the floor",
-                    "## The mu2 axis from one draw", "### Table passes per converged eigenpair", "## Whole processes"):
+                    "## The mu2 axis from one draw", "### Table passes per converged eigenpair",
+                    "## A sweep in batches: whole cells against split cells", "## A cell of the paper's grid against its floor",
+                    "## Whole processes"):
         assert f"\n{heading}" in text or text.startswith(heading), heading
     assert "Machine:" in text and "load average" in text and "BLAS threads: 1; times are process CPU time." in text
     mode = bench.MODES["tiny"]
