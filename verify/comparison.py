@@ -27,6 +27,7 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.gaussian.outliers import outliers_at
+from verify.montecarlo.conditional import CONDITIONAL_LAW, conditional_row
 from verify.montecarlo.draw import check_model, draw, rung, sample_table
 from verify.montecarlo.observables import controls, outlier_row, table_controls
 from verify.montecarlo.population import table_covariance
@@ -34,8 +35,9 @@ from verify.montecarlo.trials import choose_path, solve
 from verify.stats import Estimate, control_variate_mean, min_detectable, richardson
 from verify.studies.finite_size import rung_seeds
 
-__all__ = ["POWER", "POPULATION_LAW", "TW_ORDER", "observe_sample", "observe_population", "extrapolate", "compare", "predictions",
-           "compare_sample", "compare_population"]
+__all__ = ["POWER", "POPULATION_LAW", "CONDITIONAL_LAW", "TW_ORDER", "observe_sample",
+           "observe_population", "extrapolate", "compare", "compare_conditional", "predictions", "compare_sample",
+           "compare_population"]
 
 POWER = 0.8
 """The probability with which a comparison detects an error of its ``min_detectable`` size."""
@@ -49,25 +51,33 @@ TW_ORDER = 2 / 3
 
 
 def observe_sample(d: int, delta, gamma, T: int, signs, weights, alpha: float, mu2: float, *, centered: bool,
-                   seeds: int, seed0: int, k: int = 4) -> dict:
+                   seeds: int, seed0: int, k: int = 4, conditional: bool = False) -> dict:
     """``seeds`` trials of the model at size ``d`` (the solver ``'auto'`` picks: dense for small ``d``, else the
     certified float32 Lanczos, whose eigenvalues agree with dense to 1e-12 and overlaps to 1e-8, for a third of
     its time at ``d = 400``): per trial the signal outlier's eigenvalue and
     overlap, the top eigenvalue and its overlap, the mean outlier's eigenvalue (raw ``S``), whether the signal
-    outlier is the top one, and the control variates (``"controls"``, ``seeds x p``)."""
+    outlier is the top one, and the control variates (``"controls"``, ``seeds x p``); with ``conditional``, also each
+    draw's conditional prediction of the signal's eigenvalue and overlap and of the mean outlier's eigenvalue
+    (:func:`conditional_row`, ``"conditional_<observable>"``)."""
     V, N = rung(d, delta, gamma)
     model = check_model(d, V, N, T, signs, weights, mu2)
     path = choose_path("auto", False, d, V, N)
-    rows, G = [], []
+    rows, G, C = [], [], []
     for seed in rung_seeds(seed0, d, seeds):
         data = draw(model, seed)
         trial = solve(model, data, k, centered, path)
         rows.append(outlier_row(trial.top_eigenvalues, trial.eigenvectors, data.E.mean(axis=1)))
         G.append(controls(model, data, centered, alpha))
+        if conditional:
+            C.append(conditional_row(data.tokens, data.weights, V, d, mu2, centered))
     cols = np.array(rows, dtype=float).T
-    return {"d": d, "V": V, "N": N, "seeds": seeds, "signal_eigenvalue": cols[0], "signal_overlap": cols[1],
-            "top_eigenvalue": cols[2], "top_overlap": cols[3], "mean_eigenvalue": cols[4],
-            "signal_on_top": cols[5].astype(bool), "mean_overlap": cols[6], "controls": np.array(G)}
+    out = {"d": d, "V": V, "N": N, "seeds": seeds, "signal_eigenvalue": cols[0], "signal_overlap": cols[1],
+           "top_eigenvalue": cols[2], "top_overlap": cols[3], "mean_eigenvalue": cols[4],
+           "signal_on_top": cols[5].astype(bool), "mean_overlap": cols[6], "controls": np.array(G)}
+    if conditional:
+        for name, col in zip(("signal_eigenvalue", "signal_overlap", "mean_eigenvalue"), np.array(C, dtype=float).T):
+            out["conditional_" + name] = col
+    return out
 
 
 def observe_population(d: int, delta, alpha: float, kappa: float, W: float, mu2: float, *, tables: int,
@@ -129,6 +139,54 @@ def compare(fine: dict, coarse: dict, predictions: dict, level: float, power: fl
     return out
 
 
+def compare_conditional(fine: dict, coarse: dict, centered: bool, level: float, power: float = POWER) -> dict:
+    r"""Monte Carlo minus each draw's conditional prediction (:func:`observe_sample` with ``conditional``), for the
+    signal outlier's eigenvalue and overlap and, on the raw ``S``, the mean outlier's eigenvalue.
+
+    Given the tokens the prediction is exact up to :math:`O(1/d)`: the difference of a draw is its Gaussian table's
+    fluctuation, :math:`O(d^{-1/2})` with mean :math:`b/d + O(d^{-2})`. Its mean at each rung is estimated with the
+    control variates (their mean is 0 whatever the tokens) over the draws that have the outlier (an eigenvalue), or all
+    draws (an overlap, predicted 0 where the draw has none; ``outlier_fraction`` says how many have it, and where
+    fewer than half do the power is absolute, ``min_detectable_abs_error``), and extrapolated from the two rungs by Richardson, which
+    removes :math:`b/d`; the comparison agrees when its interval at ``level`` holds 0. Its power, relative to the mean
+    conditional prediction at the fine rung, is ``min_detectable_rel_error``.
+
+    Returns ``{"law": "conditional", "S", "d", "seeds", "quantities": {name: {...}}, "min_detectable_rel_error",
+    "agree"}`` (JSON-ready)."""
+    names = ["signal_eigenvalue", "signal_overlap"] + ([] if centered else ["mean_eigenvalue"])
+    ratio = fine["d"] / coarse["d"]
+    out = {"law": CONDITIONAL_LAW, "S": "centered" if centered else "raw", "d": [fine["d"], coarse["d"]],
+           "seeds": [fine["seeds"], coarse["seeds"]], "agreement_level": level, "power": power, "quantities": {},
+           "min_detectable_rel_error": {}}
+    for name in names:
+        estimates, fraction = [], []
+        for rung_ in (fine, coarse):
+            diff = rung_[name] - rung_["conditional_" + name]
+            rows = np.isfinite(diff)
+            fraction.append(float(np.mean(rows)))
+            if rows.sum() < rung_["controls"].shape[1] + 3:
+                break
+            estimates.append(control_variate_mean(diff[rows], rung_["controls"][rows]))
+        if len(estimates) < 2:
+            out["quantities"][name] = {"predicted_fraction": fraction, "agree": None}
+            continue
+        at_d, limit = estimates[0], richardson(estimates[0], estimates[1], ratio)
+        half = limit.half_width(level)
+        predicted = float(np.nanmean(fine["conditional_" + name]))
+        owner = "conditional_mean_eigenvalue" if name == "mean_eigenvalue" else "conditional_signal_eigenvalue"
+        with_outlier = float(np.mean(np.isfinite(fine[owner])))
+        out["quantities"][name] = {
+            "conditional": predicted, "mc_minus_conditional": limit.value, "se": limit.se, "df": limit.df,
+            "ci": [limit.value - half, limit.value + half], "at_d": at_d.value, "at_d_se": at_d.se,
+            "predicted_fraction": fraction, "outlier_fraction": with_outlier, "agree": bool(abs(limit.value) <= half)}
+        if with_outlier >= 0.5 and predicted != 0:
+            out["min_detectable_rel_error"][name] = min_detectable(limit, level, power) / abs(predicted)
+        else:  # mostly no outlier: the overlap is compared with 0
+            out.setdefault("min_detectable_abs_error", {})[name] = min_detectable(limit, level, power)
+    out["agree"] = all(q["agree"] for q in out["quantities"].values() if q["agree"] is not None)
+    return out
+
+
 def predictions(outliers, level: str, centered: bool) -> dict:
     """What :class:`derive.gaussian.outliers.Outliers` predicts for the observables at ``level`` (``"sample"`` or
     ``"population"``): ``{observable: (limit, order of the finite-size bias)}``. With the signal outlier, its
@@ -163,22 +221,27 @@ def _located(where: dict, result: dict, fine: dict) -> dict:
 
 
 def compare_sample(d: int, delta, gamma, T: int, signs, pooling, mu2, *, centered: bool, trials: int, seed0: int,
-                   level: float, coarse: int = 4, scale=1) -> dict:
+                   level: float, coarse: int = 4, scale=1, conditional: bool = False) -> dict:
     """The sample level of one configuration against its derived outliers: ``trials`` trials at ``d`` and
     ``2 trials`` at ``d/coarse`` (:func:`observe_sample`), compared by :func:`compare`. ``pooling`` is a
     :class:`derive.model.attention.Pooling`; its weights are multiplied by ``scale`` (``alpha, kappa`` by its square,
-    ``W`` by it). The result names its matrix (``"S"``), the law its predictions are from (``"law"``) and its power."""
+    ``W`` by it). The result names its matrix (``"S"``), the law its predictions are from (``"law"``) and its power.
+    With ``conditional``, the same draws are also compared with their conditional predictions
+    (:func:`compare_conditional`, under ``"conditional"``)."""
     mu2 = sp.Rational(str(mu2))
     o = _theory(delta, gamma, pooling, mu2, scale, centered)
     w = np.array(pooling.floats()) * float(scale)
     a = float(pooling.alpha) * float(scale) ** 2
-    common = dict(T=T, signs=signs, weights=w, alpha=a, mu2=float(mu2), centered=centered)
+    common = dict(T=T, signs=signs, weights=w, alpha=a, mu2=float(mu2), centered=centered, conditional=conditional)
     fine = observe_sample(d, delta, gamma, seeds=trials, seed0=seed0, **common)
     rough = observe_sample(d // coarse, delta, gamma, seeds=2 * trials, seed0=seed0, **common)
     where = {"S": "centered" if centered else "raw", "law": o.law, "level": "sample", "delta": str(delta),
              "gamma": str(gamma), "mu2": str(mu2), "alpha_over_kappa": float(pooling.alpha / pooling.kappa), "sum_w": float(pooling.W * scale),
              "predicted_outlier": o.sample.outlier, "sample_right_edge": float(o.right_edge)}
-    return _located(where, compare(fine, rough, predictions(o, "sample", centered), level), fine)
+    result = _located(where, compare(fine, rough, predictions(o, "sample", centered), level), fine)
+    if conditional:
+        result["conditional"] = compare_conditional(fine, rough, centered, level)
+    return result
 
 
 def compare_population(d: int, delta, pooling, mu2, *, tables: int, seed0: int, level: float, coarse: int = 4,

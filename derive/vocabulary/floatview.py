@@ -97,7 +97,7 @@ class FloatView:
         return out
 
     def cdf_table(self, nodes: int = 400) -> list:
-        r"""Per run of clusters (:meth:`intervals_float`), the nodes ``x`` and its distribution function ``F`` from 0
+        r"""Per run of clusters (:meth:`intervals`), the nodes ``x`` and its distribution function ``F`` from 0
         to the run's exact mass: the density integrated by the trapezoid rule in :math:`s`, with
         :math:`x = a + (b - a)(1 - \cos\theta)/2` and :math:`\theta = \pi s^3/(s^3 + (1-s)^3)` (the integrand is
         smooth at square-root edges, and at a left edge so close to 0 that the density behaves as :math:`x^{-1/2}`

@@ -42,8 +42,8 @@ import sympy as sp
 from derive.symbols import Formula, delta, m, mu2, named
 from derive.vocabulary.silverstein import _GUARD, S0, beyond, crossing, t, x_of_t
 
-__all__ = ["S1", "zeta", "determinant", "k_of_t", "outlier_equations", "one_weight_equations", "numeric", "Spike",
-           "signal_outlier", "signal_windows", "formulas"]
+__all__ = ["S1", "zeta", "determinant", "k_of_t", "outlier_equations", "one_weight_equations", "plain_equations",
+           "numeric", "Spike", "signal_outlier", "signal_windows", "formulas"]
 
 S1 = sp.Function("S_1")(t)
 """The transform of ``D`` along the class signs, :math:`S_1(t)`: an unknown function until a token matrix is given."""
@@ -129,19 +129,29 @@ def one_weight_equations() -> dict:
 
 
 @lru_cache(maxsize=None)
-def numeric(modules: str = "numpy"):
-    r"""The location and the squared overlap as one function of
-    :math:`(t, \mu_2, S_0, S_0', S_1')` (``modules``: ``"numpy"`` or ``"mpmath"``), made from
-    :func:`outlier_equations`.
+def plain_equations() -> tuple:
+    r"""``(arguments, [location, overlap])`` of :func:`outlier_equations` with :math:`S_0, S_0', S_1'` as the plain
+    symbols ``s0, ds0, ds1``: arguments :math:`(t, \mu_2, S_0, S_0', S_1')`.
 
-    >>> f = numeric(); f(2.0, 1.0, 0.25, 0.5, 0.5)
-    [1.5, -0.25]
+    >>> plain_equations()[1]
+    [t*(1 - s0), (-ds0*t - s0 + 1)/(ds1*mu2*t)]
     """
     s0, ds0, ds1 = sp.symbols("s0 ds0 ds1")
     e = outlier_equations()
     plain = {sp.Derivative(S0, t): ds0, sp.Derivative(S1, t): ds1}
-    exprs = [e[k].subs(plain).subs(S0, s0) for k in ("location", "overlap")]
-    return sp.lambdify((t, mu2, s0, ds0, ds1), exprs, modules=modules)
+    return (t, mu2, s0, ds0, ds1), [e[k].subs(plain).subs(S0, s0) for k in ("location", "overlap")]
+
+
+@lru_cache(maxsize=None)
+def numeric(modules: str = "numpy"):
+    r"""The location and the squared overlap as one function of
+    :math:`(t, \mu_2, S_0, S_0', S_1')` (``modules``: ``"numpy"`` or ``"mpmath"``), made from
+    :func:`plain_equations`.
+
+    >>> f = numeric(); f(2.0, 1.0, 0.25, 0.5, 0.5)
+    [1.5, -0.25]
+    """
+    return sp.lambdify(*plain_equations(), modules=modules)
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.symbols import Formula, named
 from derive.symbols import delta, m, z
+from derive.vocabulary.gaps import convex_gaps
 
 __all__ = ["t", "c", "summand", "S0", "x_of_t", "silverstein_equation", "Gap", "GeneralizedMP", "float_population",
            "solve_float", "scan_float", "x_float", "crossing", "near", "beyond", "formulas"]
@@ -419,9 +420,8 @@ def solve_float(law: GeneralizedMP, zs: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=256)
 def scan_float(law: GeneralizedMP) -> tuple:
-    """Every gap ``k >= 1`` of ``law`` between two atoms of its float64 population, found in float64 at once: the minimum
-    of the convex ``C`` on each interval (a grid of 256 points, then golden-section search around the best),
-    then both crossings of ``C = 1`` by bisection. Returns the gaps as :class:`Gap` of floats. A gap narrower
+    """Every gap ``k >= 1`` of ``law`` between two atoms of its float64 population, found in float64 at once
+    (:func:`derive.vocabulary.gaps.convex_gaps`, a grid of 256 points per interval). Returns the gaps as :class:`Gap` of floats. A gap narrower
     than a 256th of its interval may be missed; the density there is zero on a set of that width."""
     cs, ps = float_population(law)
     f, d = _compiled(1)[1], float(law.delta)
@@ -431,34 +431,7 @@ def scan_float(law: GeneralizedMP) -> tuple:
         s1 = ps @ f[1](cs[:, None], tv[None, :], d)
         return (s0 + tv * s1).real
 
-    lo, hi = cs[:-1], cs[1:]
-    n = len(lo)
-    u = (np.arange(256) + 0.5) / 256
-    grid = lo[:, None] + (hi - lo)[:, None] * u[None, :]
-    values = C(grid.ravel()).reshape(n, 256)
-    best = np.argmin(values, axis=1)
-    a = lo + (hi - lo) * np.maximum(best - 1, 0) / 256
-    b = lo + (hi - lo) * np.minimum(best + 2, 256) / 256
-    golden = (np.sqrt(5) - 1) / 2
-    for _ in range(60):
-        x1, x2 = b - golden * (b - a), a + golden * (b - a)
-        left = C(x1) < C(x2)
-        a, b = np.where(left, a, x1), np.where(left, x2, b)
-    tmin = (a + b) / 2
-    has = C(tmin) < 1
-
-    def crossing(left_end, right_end, decreasing):
-        l, r = left_end.copy(), right_end.copy()
-        for _ in range(64):
-            mid = (l + r) / 2
-            above = C(mid) > 1
-            move_left = above if decreasing else ~above
-            l, r = np.where(move_left, mid, l), np.where(move_left, r, mid)
-        return (l + r) / 2
-
-    idx = np.flatnonzero(has)
-    ta = crossing(lo[idx], tmin[idx], True)
-    tb = crossing(tmin[idx], hi[idx], False)
+    idx, ta, tb = convex_gaps(C, cs[:-1], cs[1:], points=256)
     xa = x_float(law, ta)
     xb = x_float(law, tb)
     return tuple(Gap(int(k) + 1, a_, b_, xa_, xb_) for k, a_, b_, xa_, xb_ in zip(idx, ta, tb, xa, xb))

@@ -34,7 +34,7 @@ from derive.model.spec import parse_signs
 from derive.numbers import check_count, parse_fraction
 from verify.montecarlo.signs import sample_signs
 
-__all__ = ["Model", "check_model", "Draw", "draw", "balanced_signs", "sample_table", "sample_sequences",
+__all__ = ["Model", "check_model", "Draw", "draw", "drawn_tokens", "balanced_signs", "sample_table", "sample_sequences",
            "mixing_matrix", "pooled", "ratios", "rung", "streams"]
 
 # ----------------------------------------------------------------------------------------------
@@ -251,6 +251,13 @@ def draw(model: Model, seed, table: np.ndarray | None = None) -> Draw:
     s = balanced_signs(model.V)
     xi, tokens = sample_sequences(seq_rng, model.family, s, model.N, model.T)
     return Draw(E, s, xi, tokens, model.weights, start_rng.standard_normal(model.d))
+
+
+def drawn_tokens(model: Model, seed) -> np.ndarray:
+    """The tokens (``N x T``) of :func:`draw`'s trial ``seed`` without drawing its table (the sequences have their own
+    stream): what a prediction conditional on the tokens needs."""
+    _, seq_rng, _ = streams(seed, 3)
+    return sample_sequences(seq_rng, model.family, balanced_signs(model.V), model.N, model.T)[1]
 
 
 def _positive(delta, gamma) -> tuple[Fraction, Fraction]:

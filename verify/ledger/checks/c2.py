@@ -9,12 +9,13 @@ from derive.model import expectations as ex
 from derive.gaussian import outliers as O
 from derive.gaussian import spikes
 from derive.gaussian.outliers import outliers_at
-from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, POINT_TARGET, THRESHOLD_TARGET, outlier_comparison,
-                                         pool, population_comparison, resolves, unbounded_support_note)
+from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, POINT_TARGET, THRESHOLD_TARGET, margin, outcome,
+                                         outlier_comparison, pool, population_comparison, resolution_to_full,
+                                         unbounded_support_note)
 from verify.ledger.records import decide
 from verify.stats import Estimate, min_detectable
 
-__all__ = ["POPULATION", "SAMPLE", "derived", "evidence_c2", "fitted_threshold", "rule_c2", "check_c2"]
+__all__ = ["POPULATION", "SAMPLE", "derived", "evidence_c2", "fitted_threshold", "fit_outcome", "rule_c2", "check_c2"]
 
 POPULATION = {"scheme": "mean", "signs": "iid", "below": [0.3], "above": [1.2, 2.0, 3.0]}
 """Population level (exact covariance of sampled tables, centered): mean pooling of i.i.d. signs at ``T = 8``
@@ -94,6 +95,7 @@ def evidence_c2(cfg: dict) -> dict:
         point["population_outlier_predicted"] = outliers_at(
             DELTA, SAMPLE["gamma"], m.alpha, m.kappa, point["mu2"], centered=True).population.outlier
     return {
+        "resolution_to_full": resolution_to_full(cfg),
         "ordering": {"coefficients_in_x": [str(c) for c in proof["coefficients_in_x"]],
                      "P_at_population_threshold": str(proof["P_at_population_threshold"]),
                      "proved_for_all_delta_gamma_kappa": proof["proved"],
@@ -107,21 +109,37 @@ def evidence_c2(cfg: dict) -> dict:
     }
 
 
-def rule_c2(evidence: dict) -> dict:
-    """The verdict of C2 from its evidence alone.
+def fit_outcome(fit: dict, resolution: float = 1.0) -> str:
+    """A fitted threshold against the derived one, as :func:`verify.ledger.checks.common.outcome` does a comparison:
+    within, beyond or unresolved against ``THRESHOLD_TARGET`` relative to the derived threshold."""
+    lo, hi = (x - fit["derived_mu2_critical"] for x in fit["ci"])
+    tolerance = THRESHOLD_TARGET * abs(fit["derived_mu2_critical"])
+    m = margin((hi - lo) / 2, resolution)
+    if -tolerance + m <= lo and hi <= tolerance - m:
+        return "within"
+    return "beyond" if lo > tolerance + m or hi < -tolerance - m else "unresolved"
 
-    * inconclusive: a level without points on both sides of its threshold, a point (other than between the
-      thresholds) where the derived outlier or its absence disagrees with the Monte Carlo, a fitted threshold that
-      disagrees with the derived one, too little power (a point that cannot resolve ``POINT_TARGET``, a fitted
-      threshold that cannot resolve ``THRESHOLD_TARGET``), or no point between the thresholds;
+
+def rule_c2(evidence: dict) -> dict:
+    """The verdict of C2 from its evidence alone. Each Monte Carlo point is an equivalence test against
+    ``POINT_TARGET`` (:func:`verify.ledger.checks.common.outcome`: the margin makes a coarser run's decided outcome the
+    full run's), against the derived formula and, at the sample level, against the draws' conditional predictions
+    (the model's own outlier given the tokens; points with a predicted outlier); the fitted thresholds against
+    ``THRESHOLD_TARGET`` (:func:`fit_outcome`).
+
+    * inconclusive: a level without points on both sides of its threshold; a point, a conditional comparison or a
+      fitted threshold that cannot tell; a point (other than between the thresholds) beyond the target, or a
+      conditional comparison beyond it, or a fitted threshold beyond it (the derivation is then wrong or incomplete
+      there); or no point between the thresholds;
     * refuted: the sample threshold is above the population one at no point of the grid, or a point between the
       thresholds shows a sample outlier (one transition, not two);
     * corrected: both transitions are seen where derived, but they are successive only on part of the grid;
-    * confirmed: both transitions seen on both sides where derived, fitted thresholds agreeing, and the ordering
-      proved for every delta, gamma, kappa > 0 (or, unproved, holding on every point of the grid: the reason
+    * confirmed: both transitions seen on both sides where derived, fitted thresholds within the target, and the
+      ordering proved for every delta, gamma, kappa > 0 (or, unproved, holding on every point of the grid: the reason
       then says "on a grid").
     """
     order = evidence.get("ordering", {})
+    res = evidence.get("resolution_to_full", 1.0)
     levels = {name: evidence.get(name) or {} for name in ("population", "sample")}
     for name, lv in levels.items():
         pts = lv.get("points") or []
@@ -129,28 +147,37 @@ def rule_c2(evidence: dict) -> dict:
             return decide("inconclusive", f"the {name} level has no points on both sides of its threshold")
     between = [p for p in levels["sample"]["points"]
                if not p["predicted_outlier"] and p.get("population_outlier_predicted")]
-    for name, lv in levels.items():
-        bad = [str(p["mu2"]) for p in lv["points"] if not p["agree"] and not any(p is q for q in between)]
-        if bad:
-            return decide("inconclusive", f"at the {name} level the derived outlier disagrees with Monte Carlo at "
-                                          f"mu2 = {', '.join(bad)}")
-        if not lv["fit"]["agree"]:
-            return decide("inconclusive", f"the fitted {name} threshold {lv['fit']['mu2_fitted']:.4g} disagrees with "
-                                          f"the derived {lv['fit']['derived_mu2_critical']:.4g}")
-    weak = [f"{name} mu2 = {p['mu2']}" for name, lv in levels.items() for p in lv["points"]
-            if not resolves(p, POINT_TARGET)]
-    weak += [f"the {name} threshold" for name, lv in levels.items()
-             if lv["fit"].get("min_detectable_rel_error", np.inf) > THRESHOLD_TARGET]
+    said = {(name, str(p["mu2"])): outcome(p, POINT_TARGET, res) for name, lv in levels.items() for p in lv["points"]}
+    given = {(name, str(p["mu2"])): outcome(p["conditional"], POINT_TARGET, res) for name, lv in levels.items()
+             for p in lv["points"] if "conditional" in p and p["predicted_outlier"]}
+    fits = {name: fit_outcome(lv["fit"], res) for name, lv in levels.items()}
+    bad = [f"{name} mu2 = {mu2}" for (name, mu2), v in given.items() if v == "beyond"]
+    if bad:
+        return decide("inconclusive", "Monte Carlo departs from the draws' conditional predictions at "
+                      + ", ".join(bad) + ": the derivation of the model's own outlier is wrong or incomplete there")
+    weak = [f"{name} mu2 = {mu2}" for outcomes in (said, given) for (name, mu2), v in outcomes.items()
+            if v == "unresolved"]
+    weak += [f"the {name} threshold" for name, v in fits.items() if v == "unresolved"]
     if weak:
-        return decide("inconclusive", "too little power at " + ", ".join(weak))
+        return decide("inconclusive", "too little power to resolve the target errors (or a finer run's verdict) at "
+                      + ", ".join(dict.fromkeys(weak)))
+    for name, lv in levels.items():
+        off = [str(p["mu2"]) for p in lv["points"] if said[(name, str(p["mu2"]))] == "beyond"
+               and not any(p is q for q in between)]
+        if off:
+            return decide("inconclusive", f"at the {name} level the derived outlier departs from Monte Carlo beyond "
+                                          f"the target at mu2 = {', '.join(off)}")
+        if fits[name] == "beyond":
+            return decide("inconclusive", f"the fitted {name} threshold {lv['fit']['mu2_fitted']:.4g} departs from "
+                                          f"the derived {lv['fit']['derived_mu2_critical']:.4g} beyond the target")
     on_grid, grid_size = order.get("successive_on_a_grid", [0, 0])
-    if (grid_size and on_grid == 0) or any(not p["agree"] for p in between):
+    if (grid_size and on_grid == 0) or any(said[("sample", str(p["mu2"]))] == "beyond" for p in between):
         return decide("refuted", "a sample outlier is seen between the thresholds, or the sample threshold is "
                                  "above the population one nowhere on the grid: the transitions are not successive")
     if not between:
         return decide("inconclusive", "no point between the thresholds")
-    seen = ("both transitions are seen on both sides of their derived thresholds and the fitted thresholds agree; "
-            "the sample threshold is ")
+    seen = ("both transitions are seen on both sides of their derived thresholds and the fitted thresholds are within "
+            "the target; the sample threshold is ")
     if order.get("proved_for_all_delta_gamma_kappa"):
         return decide("confirmed", seen + "proved the larger for every delta, gamma, kappa > 0")
     if grid_size and on_grid == grid_size:

@@ -6,8 +6,9 @@ import math
 import numpy as np
 from scipy import stats
 
-from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, GAMMA, SIGNS, THRESHOLD_TARGET, T, ks_distance, pool,
-                                         resolves, scheme_floats, theory, trials)
+from verify.ledger.checks.c2 import fit_outcome
+from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, FULL, GAMMA, POINT_TARGET, SIGNS, TARGET, T,
+                                         ks_distance, margin, outcome, pool, scheme_floats, theory, trials)
 from verify.ledger.records import decide
 from verify.montecarlo.draw import rung
 
@@ -50,64 +51,84 @@ def histogram_ladder(cfg: dict) -> dict:
     return out
 
 
+def _count(outcomes: list) -> dict:
+    return {k: outcomes.count(k) for k in ("within", "beyond", "unresolved")}
+
+
 def evidence_c9(cfg: dict, needs: dict, histograms: dict | None = None) -> dict:
-    """The histogram ladder (:func:`histogram_ladder`, computed here unless given), and the outlier and threshold
-    comparisons of C4 and C2 (read from their records)."""
+    """The histogram ladder (:func:`histogram_ladder`, computed here unless given), and the outcomes
+    (:func:`verify.ledger.checks.common.outcome`) of the outlier and threshold comparisons of C4 and C2 (read from
+    their records): against the formulas, and against the draws' conditional predictions."""
     if histograms is None:
         histograms = histogram_ladder(cfg)
     records = {k: r.record for k, r in needs.items()}
     c4, c2 = records["C4"]["evidence"], records["C2"]["evidence"]
     runs = c4.get("runs", [])
+    r4, r2 = c4.get("resolution_to_full", 1.0), c2.get("resolution_to_full", 1.0)
+    target = c4.get("target", TARGET)
     points = [p for lv in ("population", "sample") for p in c2.get(lv, {}).get("points", [])]
+    fits = [fit_outcome(c2[lv]["fit"], r2) for lv in ("population", "sample") if "fit" in c2.get(lv, {})]
     return {"histograms": histograms, "rate_split": RATE_SPLIT,
-            "outliers": {"runs": len(runs), "agreeing": sum(r["agree"] for r in runs),
-                         "resolving_target": sum(resolves(r) for r in runs),
-                         "raw_runs": sum(r["S"] == "raw" for r in runs)},
-            "thresholds": {"points": len(points), "agreeing": sum(p["agree"] for p in points),
-                           "fits_agreeing": [lv for lv in ("population", "sample")
-                                             if c2.get(lv, {}).get("fit", {}).get("agree")
-                                             and c2[lv]["fit"]["min_detectable_rel_error"] <= THRESHOLD_TARGET]}}
+            "histogram_resolution_to_full": min(1.0, (cfg["hist_seeds"] / FULL["hist_seeds"]) ** 0.5),
+            "outliers": {"runs": len(runs), "raw_runs": sum(r["S"] == "raw" for r in runs),
+                         "formula": _count([outcome(r, target, r4) for r in runs]),
+                         "conditional": _count([outcome(r["conditional"], target, r4) for r in runs
+                                                if "conditional" in r])},
+            "thresholds": {"points": len(points), "fits": _count(fits),
+                           "formula": _count([outcome(p, POINT_TARGET, r2) for p in points]),
+                           "conditional": _count([outcome(p["conditional"], POINT_TARGET, r2) for p in points
+                                                  if "conditional" in p and p["predicted_outlier"]])}}
 
 
-def _histogram(h: dict) -> str:
+def _histogram(h: dict, resolution: float = 1.0) -> str:
     lo, hi = h["rate_ci"]
-    return "follows" if lo > RATE_SPLIT else "departs" if hi < RATE_SPLIT else "unresolved"
+    m = margin((hi - lo) / 2, resolution)
+    return "follows" if lo > RATE_SPLIT + m else "departs" if hi < RATE_SPLIT - m else "unresolved"
 
 
 def rule_c9(evidence: dict) -> dict:
-    """The verdict of C9 from its evidence alone.
+    """The verdict of C9 from its evidence alone: the outcomes of C4's and C2's comparisons, and each histogram's decay
+    rate against :data:`RATE_SPLIT` (with the margin of a run coarser than the full one,
+    :func:`verify.ledger.checks.common.margin`).
 
-    * inconclusive: no outlier runs or threshold points, one that disagrees or lacks power, a threshold fit that
-      disagrees, or a histogram whose decay rate is unresolved;
+    * inconclusive: no outlier runs, threshold points or histograms; a comparison or a fit that cannot tell; a
+      departure from the draws' conditional predictions or of a threshold (see C2, C4); a histogram whose decay rate is
+      unresolved; the histogram of mean pooling departing while another follows;
     * refuted: the histograms depart from the claimed law for every spectrum, spread weights included;
-    * corrected: outliers and thresholds agree, the histograms follow the claimed law for mean pooling but depart
-      from it for some concentrated weights (the correction of C1);
-    * confirmed: outliers, thresholds and every histogram agree.
+    * corrected: the outliers depart from the formulas beyond the target where the conditional predictions hold
+      (the formula is not the model's law there), or the histograms follow the claimed law for mean pooling but
+      depart from it for some concentrated weights (the correction of C1);
+    * confirmed: outliers, thresholds and every histogram within their targets.
     """
     out, th, hist = evidence.get("outliers") or {}, evidence.get("thresholds") or {}, evidence.get("histograms") or {}
     if not out.get("runs") or not th.get("points") or not hist:
         return decide("inconclusive", "outlier runs, threshold points or histograms are missing")
-    if out["agreeing"] < out["runs"] or out["resolving_target"] < out["runs"] or th["agreeing"] < th["points"] \
-            or len(th.get("fits_agreeing", [])) < 2:  # fits that disagree or cannot resolve THRESHOLD_TARGET
-        return decide("inconclusive", "an outlier or threshold comparison disagrees or lacks power (see C2, C4)")
-    status = {k: _histogram(h) for k, h in hist.items()}
+    counts = [out["formula"], out["conditional"], th["formula"], th["conditional"], th["fits"]]
+    if any(c["unresolved"] for c in counts) or out["conditional"]["beyond"] or th["conditional"]["beyond"] \
+            or th["formula"]["beyond"] or th["fits"]["beyond"]:
+        return decide("inconclusive", "an outlier or threshold comparison cannot tell, or departs from the draws' "
+                                      "conditional predictions or from a threshold (see C2, C4)")
+    status = {k: _histogram(h, evidence.get("histogram_resolution_to_full", 1.0)) for k, h in hist.items()}
     if any(s == "unresolved" for s in status.values()):
         return decide("inconclusive", "the decay of the histogram distance is unresolved for "
                       + ", ".join(k for k, s in status.items() if s == "unresolved"))
     departs = [k for k, s in status.items() if s == "departs"]
     if len(departs) == len(status):
         return decide("refuted", "every histogram departs from the claimed bulk law")
-    if departs:
-        if any(k.startswith("mean") for k in departs):
-            return decide("inconclusive", "the histogram of mean pooling departs from the claimed law")
-        return decide("corrected", "outliers and thresholds agree; the histograms of " + ", ".join(departs) +
-                      " depart from the claimed law",
-                      "outlier locations, overlaps and detectability agree with the derived formulas (raw and "
-                      "centered S); the histograms follow the claimed density for mean pooling but not for "
-                      + ", ".join(departs) + ", as the correction of C1 allows")
+    if departs and any(k.startswith("mean") for k in departs):
+        return decide("inconclusive", "the histogram of mean pooling departs from the claimed law")
+    if departs or out["formula"]["beyond"]:
+        parts = ([f"the histograms of {', '.join(departs)} depart from the claimed law"] if departs else []) + \
+                ([f"{out['formula']['beyond']} outlier runs depart from the formulas beyond their target (C4)"]
+                 if out["formula"]["beyond"] else [])
+        return decide("corrected", "; ".join(parts),
+                      "outlier locations, overlaps and detectability agree with the derived formulas (raw and centered "
+                      "S) where tokens are reused often, and with each draw's conditional prediction everywhere; "
+                      + "; ".join(parts) + ", as the corrections of C1 and C4 allow")
     return decide("confirmed", f"{out['runs']} outlier runs ({out['raw_runs']} on the raw S) and {th['points']} "
-                               "threshold points agree within their power, and every histogram's distance to the "
-                               "claimed law decays at the rate of eigenvalue rigidity")
+                               "threshold points are within their targets, against the formulas and against the draws' "
+                               "conditional predictions, and every histogram's distance to the claimed law decays at "
+                               "the rate of eigenvalue rigidity")
 
 
 def check_c9(cfg: dict, needs: dict, histograms: dict | None = None) -> dict:

@@ -22,7 +22,7 @@ from verify.montecarlo.trials import run_trials
 
 __all__ = ["unbounded_support_note", "QUICK", "FULL", "COMPARISONS", "AGREEMENT_LEVEL", "TARGET", "POINT_TARGET", "THRESHOLD_TARGET", "DELTA", "GAMMA", "T", "SIGNS", "fmt", "bulk_cdf",
            "pool", "scheme_floats", "theory", "trials", "ks_distance", "outlier_comparison", "population_comparison",
-           "resolves", "rung"]
+           "resolves", "resolution_to_full", "margin", "outcome", "OUTCOMES", "rung"]
 
 QUICK = {"d": 600, "seeds": 6, "compare_d": 400, "coarse": 4, "trials": 120, "population_tables": 60, "hist_seeds": 16,
          "classify_d": 200, "classify_seeds": 12, "T_max": 32}
@@ -120,10 +120,11 @@ def outlier_comparison(cfg: dict, delta, gamma, scheme: str, mu2, *, centered: b
                        scale=1) -> dict:
     """:func:`verify.comparison.compare_sample` for a scheme of the ledger's configuration: the fine rung
     ``cfg["compare_d"]`` with ``more * cfg["trials"]`` trials, the coarse one ``d/cfg["coarse"]``, weights times
-    ``scale``, at the ledger's level."""
+    ``scale``, at the ledger's level; against the derived formula (the limit, extrapolated from the two rungs) and,
+    under ``"conditional"``, against each draw's conditional prediction (the model's own outlier given its tokens)."""
     out = compare_sample(cfg["compare_d"], delta, gamma, T, SIGNS, pool(scheme), mu2, centered=centered,
                          trials=more * cfg["trials"], seed0=seed0, level=AGREEMENT_LEVEL, coarse=cfg["coarse"],
-                         scale=scale)
+                         scale=scale, conditional=True)
     return {"scheme": scheme, **out}
 
 
@@ -141,6 +142,68 @@ def resolves(comparison: dict, target: dict = TARGET) -> bool:
     return bool(rel or absolute) and all(
         v <= target["overlap" if name.endswith("overlap") else "eigenvalue"] for name, v in rel.items()) and all(
         v <= target["absent_overlap"] for v in absolute.values())
+
+
+OUTCOMES = ("within", "beyond", "unresolved")
+"""What a comparison says of a derived value against a tolerance: the error is within it, beyond it, or the interval
+straddles it."""
+
+
+def resolution_to_full(cfg: dict) -> float:
+    r"""How finely a run's comparisons resolve against the full run's: their standard errors scale as
+    :math:`(dK)^{-1/2}` (notes/power.md), so the full run's are this fraction of the run's own (1 for the full
+    run itself)."""
+    return min(1.0, ((cfg["compare_d"] * cfg["trials"]) / (FULL["compare_d"] * FULL["trials"])) ** 0.5)
+
+
+def margin(half: float, resolution: float) -> float:
+    r"""The margin a run coarser than the full one keeps from a tolerance: twice the full run's half-width,
+    ``2 * resolution * half``; none for the full run. If both intervals hold the truth, a coarse run's interval inside
+    :math:`\pm(	au - m)` puts the full run's inside :math:`\pm	au`, and one outside :math:`\pm(	au + m)` puts the
+    full run's outside :math:`\pm	au`: a coarse run's decided outcome is the full run's."""
+    return 2 * resolution * half if resolution < 1 else 0.0
+
+
+def _quantity_outcome(error: float, ci: list, tolerance: float, resolution: float) -> str:
+    lo, hi = ci
+    m = margin((hi - lo) / 2, resolution)
+    if -tolerance + m <= lo and hi <= tolerance - m:
+        return "within"
+    if lo > tolerance + m or hi < -tolerance - m:
+        return "beyond"
+    return "unresolved"
+
+
+def outcome(comparison: dict, target: dict = TARGET, resolution: float = 1.0) -> str:
+    """Equivalence testing of one comparison against the tolerances of ``target`` (relative to the predicted value of
+    each quantity, its kind read off its name; absolute, ``absent_overlap``, where 0 is predicted): ``"within"`` if
+    every quantity's interval of Monte Carlo minus prediction lies inside the tolerance less :func:`margin`,
+    ``"beyond"`` if one lies outside it plus the margin, else ``"unresolved"``. Works for a comparison with the
+    derived limit (:func:`verify.comparison.compare`) and with the conditional predictions
+    (:func:`verify.comparison.compare_conditional`, quantities without a prediction left out).
+
+    >>> c = {"quantities": {"signal_overlap": {"predicted": 0.5, "extrapolated": 0.51, "ci": [0.506, 0.514]}}}
+    >>> outcome(c), outcome(c, resolution=0.5), outcome(c, {"overlap": 0.004, "eigenvalue": 0.01})
+    ('within', 'unresolved', 'beyond')
+    """
+    found = []
+    for name, q in comparison.get("quantities", {}).items():
+        if "mc_minus_conditional" in q:
+            # draws mostly without the outlier: the prediction is its absence
+            p = q["conditional"] if q.get("outlier_fraction", 1.0) >= 0.5 else 0.0
+            error = q["mc_minus_conditional"]
+            ci = q["ci"]
+        elif "predicted" in q:
+            p, error = q["predicted"], q["extrapolated"] - q["predicted"]
+            ci = [q["ci"][0] - q["predicted"], q["ci"][1] - q["predicted"]]
+        else:
+            continue
+        kind = "overlap" if name.endswith("overlap") else "eigenvalue"
+        tolerance = target[kind] * abs(p) if p else target["absent_overlap"]
+        found.append(_quantity_outcome(error, ci, tolerance, resolution))
+    if not found:
+        return "unresolved"
+    return "beyond" if "beyond" in found else "unresolved" if "unresolved" in found else "within"
 
 
 @lru_cache(maxsize=None)

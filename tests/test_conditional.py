@@ -1,0 +1,229 @@
+"""The model's outliers and bulk conditional on one draw's token matrix (derive/vocabulary/conditional.py).
+
+Exact checks (each against an independent computation): the spectral measures of every route (``D``, its Gram matrix,
+the secular equation of a diagonal ``D``) against the resolvent's quadratic forms solved directly; the Lanczos
+quadrature against the exact measures; one atom (``D = I``) against the spiked rectangular model's closed forms
+(Benaych-Georges and Nadakuditi 2012) and the Marchenko-Pastur law. These catch any error of the formulas themselves:
+a location or overlap 2% off fails ``test_one_atom_is_the_spiked_rectangular_model``.
+
+Monte Carlo of the model, draw by draw: Monte Carlo minus the draw's conditional prediction
+(:func:`verify.comparison.compare_conditional`). *Tolerance.* Given the tokens, the prediction is exact up to the
+fluctuation of the Gaussian table: a draw's difference is :math:`O(d^{-1/2})` with mean :math:`b/d + O(d^{-2})` (a
+smooth function of quadratic forms with mean-zero first-order fluctuations; measured at ``T = 2``: ``b`` about -4 on
+the eigenvalue and +2 on the overlap, from ``d = 50`` to 400). Richardson's extrapolation from ``d`` and ``d/4`` removes
+``b/d``, and the test asks its interval at level ``LEVEL`` to hold 0: no allowance is added, the ``O(d^{-2})``
+remainder (about ``b/d^2 = 3e-4`` at ``d = 120``) is below a tenth of the interval. Each test states, and bounds, the
+smallest relative error it detects with probability 0.8 (``min_detectable_rel_error``).
+"""
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+from derive.errors import ParameterError
+from derive.model.attention import pooling
+from derive.vocabulary import conditional as cond
+from derive.vocabulary.conditional import (SpectralMeasures, conditional_bulk, conditional_outliers,
+                                           conditional_prediction, quadrature_transforms, spectral_measures,
+                                           token_matrix)
+from verify.comparison import compare_conditional, observe_sample
+from verify.montecarlo.dense import dense_top
+from verify.montecarlo.draw import check_model, draw, rung
+from verify.studies.vocabulary import ks_distance
+
+LEVEL = 1 - 0.01 / 3
+"""The level of each Monte Carlo quantity: Bonferroni over the (at most three) quantities of a comparison, so that a
+test of a true formula fails with probability at most 1%."""
+
+
+def _draw(T, scheme, signs, delta, gamma, d, seed=0, mask=None, mu2=1.0):
+    p = pooling(scheme, T, signs, mask=mask)
+    V, N = rung(d, delta, gamma)
+    model = check_model(d, V, N, T, signs, np.array(p.floats()), mu2)
+    return model, draw(model, seed)
+
+
+def _resolvent_forms(D, s, delta, tv):
+    """``S_0, S_1`` at a (complex) ``t`` from the resolvent of ``D`` itself: a linear solve, no eigenvectors."""
+    V = len(s)
+    zeta = tv / delta
+    R = np.linalg.inv(D - zeta * np.eye(V))
+    return (1 + zeta * np.trace(R) / V) / delta, (1 + zeta * (s @ R @ s) / V) / delta
+
+
+# ---------------------------------------------------------------------------------------------------
+# exact checks
+
+
+@pytest.mark.parametrize("T, scheme, mask, gamma, centered", [
+    (3, "causal", "inclusive", "1/2", False),   # V < N: D itself
+    (3, "causal", "inclusive", "2", True),      # V > N: the Gram matrix
+    (2, "mean", None, "4", False),
+    (1, "mean", None, "1/2", True),             # diagonal: the secular equation
+    (1, "mean", None, "2", False),
+])
+def test_measures_are_the_resolvent_of_D(T, scheme, mask, gamma, centered):
+    model, data = _draw(T, scheme, "iid", "1/2", gamma, 60, mask=mask)
+    m = spectral_measures(data.A, data.s, model.d, centered)
+    D = token_matrix(data.A, centered)
+    for tv in (0.3 + 0.2j, 1.0 + 0.05j, 2.5 * m.c[-1] + 0j):
+        s0, s1 = _resolvent_forms(D, data.s, m.delta, tv)
+        assert abs(m.S0(tv) - s0) < 1e-9 and abs(m.S1(tv) - s1) < 1e-9
+    assert abs(m.p.sum() - np.linalg.matrix_rank(D, tol=1e-9 * np.abs(D).max()) / model.V) < 1e-12
+    assert m.q.sum() <= 1 + 1e-12 and m.r.sum() <= 1 + 1e-12
+
+
+def test_quadrature_agrees_with_the_exact_measures():
+    model, data = _draw(8, "causal", "prefix:3", "1/2", "1/4", 150, mask="strict", mu2=1.5)
+    for centered in (True, False):
+        exact = conditional_outliers(spectral_measures(data.A, data.s, 150, centered), 1.5, mean=not centered)
+        quad_t = quadrature_transforms(data.A, data.s, 150, centered)
+        quad = conditional_outliers(quad_t, 1.5, mean=not centered)
+        e, q = exact.signal, quad.signal
+        # S_1 by Gauss quadrature at a point far from the spectrum is exact to rounding; S_0 by the probes within
+        # four of their standard errors, which are below 1e-3 of the values
+        assert abs(q.t - e.t) < 1e-9 * e.t
+        assert abs(q.eigenvalue - e.eigenvalue) <= 4 * q.eigenvalue_error + 1e-12
+        assert abs(q.overlap - e.overlap) <= 4 * q.overlap_error + 1e-12
+        assert q.eigenvalue_error < 1e-3 * e.eigenvalue and q.overlap_error < 1e-3
+        if not centered:
+            assert abs(quad.mean.eigenvalue - exact.mean.eigenvalue) <= 4 * quad.mean.eigenvalue_error + 1e-12
+            assert exact.mean.overlap < 1e-2 and exact.signal.overlap > 0.5
+    # deterministic: the probes are seeded from the token matrix
+    assert np.array_equal(quadrature_transforms(data.A, data.s, 150, False).S0_probes(2.0), quad_t.S0_probes(2.0))
+
+
+@pytest.mark.parametrize("delta, mu2", [(0.5, 3.0), (0.25, 1.2), (2.0, 5.0)])
+def test_one_atom_is_the_spiked_rectangular_model(delta, mu2):
+    # D = I: S = (1/V)(Z + sqrt(mu2) u s^T)(...)^T is the rank-one perturbation of a rectangular Gaussian matrix with
+    # theta^2 = mu2, c = d/V = delta: sigma^2 = (1 + theta^2)(c + theta^2)/theta^2 and
+    # |u_hat^T u|^2 = 1 - c(1 + theta^2)/(theta^2(theta^2 + c)) above theta^2 = sqrt(c) (Benaych-Georges and
+    # Nadakuditi 2012, section 3.1), no outlier below
+    m = SpectralMeasures(np.array([delta]), np.array([1.0]), np.array([1.0]), np.array([0.0]), delta, 10**6)
+    o = conditional_outliers(m, mu2)
+    assert o.signal.eigenvalue == pytest.approx((1 + mu2) * (delta + mu2) / mu2, rel=1e-12)
+    assert o.signal.overlap == pytest.approx(1 - delta * (1 + mu2) / (mu2 * (mu2 + delta)), rel=1e-12)
+    assert o.right_edge == pytest.approx((1 + np.sqrt(delta)) ** 2, rel=1e-12)
+    assert conditional_outliers(m, 0.9 * np.sqrt(delta)).signal is None
+
+
+def test_one_atom_bulk_is_marchenko_pastur():
+    delta = 0.25
+    L = conditional_bulk(SpectralMeasures(np.array([delta]), np.array([1.0]), np.array([1.0]), np.array([0.0]),
+                                          delta, 10**6))
+    a, b = (1 - np.sqrt(delta)) ** 2, (1 + np.sqrt(delta)) ** 2
+    x = np.linspace(a + 0.01, b - 0.01, 7)
+    assert np.allclose(L.density(x), np.sqrt((b - x) * (x - a)) / (2 * np.pi * delta * x), rtol=1e-9)
+    assert L.atom_at_zero == 0 and float(L.cdf(b + 1)) == pytest.approx(1.0, abs=1e-12)
+    # the median of MP(1/4) by quadrature of the closed form
+    grid = np.linspace(a, b, 200001)
+    F = np.cumsum(np.sqrt(np.maximum((b - grid) * (grid - a), 0)) / (2 * np.pi * delta * grid)) * (grid[1] - grid[0])
+    assert float(L.cdf(grid[np.searchsorted(F, 0.5)])) == pytest.approx(0.5, abs=1e-4)
+
+
+def test_bad_input_is_refused():
+    model, data = _draw(2, "mean", "iid", "1/2", "1", 20)
+    with pytest.raises(ParameterError, match="s"):
+        spectral_measures(data.A, data.s[:-2], 20)
+    with pytest.raises(ParameterError, match="d"):
+        spectral_measures(data.A, data.s, 0)
+    with pytest.raises(ParameterError, match="mu2"):
+        conditional_prediction(data.A, data.s, 20, -1.0)
+    with pytest.raises(ParameterError, match="method"):
+        conditional_prediction(data.A, data.s, 20, 1.0, method="dense")
+    with pytest.raises(ParameterError, match="A"):
+        spectral_measures(sps.csc_matrix((4, 3)), [1, 1, -1, -1], 2)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Monte Carlo, draw by draw
+
+
+def _comparison(T, scheme, signs, delta, gamma, mu2, centered, d, trials, mask=None, seed0=7):
+    p = pooling(scheme, T, signs, mask=mask)
+    w, alpha = np.array(p.floats()), float(p.alpha)
+    common = dict(T=T, signs=signs, weights=w, alpha=alpha, mu2=mu2, centered=centered, seed0=seed0,
+                  conditional=True)
+    fine = observe_sample(d, delta, gamma, seeds=trials, **common)
+    coarse = observe_sample(d // 4, delta, gamma, seeds=2 * trials, **common)
+    return compare_conditional(fine, coarse, centered, LEVEL)
+
+
+def _agrees(result, resolve: dict):
+    """Every quantity's interval holds 0 at ``LEVEL``, the draws predict the outlier (all at ``d``, nine in ten at
+    ``d/4``), and each comparison resolves what ``resolve`` says (``{quantity: relative error}``)."""
+    q = result["quantities"]
+    for name, entry in q.items():
+        if entry["agree"] is None:
+            continue
+        # every draw has the outlier at d; at d/4 a few may not (its root inside a cluster of tokens seen equally
+        # often: no isolated eigenvalue there), and the eigenvalue is compared on the draws that have it
+        fine, coarse = entry["predicted_fraction"]
+        assert fine == 1.0 and coarse >= 0.9, (name, entry["predicted_fraction"])
+        assert entry["agree"], (name, entry)
+    for name, bound in resolve.items():
+        assert result["min_detectable_rel_error"][name] <= bound, (name, result["min_detectable_rel_error"])
+
+
+# (T, scheme, mask, signs, delta, gamma, mu2, centered, d, trials, resolve)
+DEFAULT = [
+    # the issue's T = 1 case (delta = gamma = 1/2, mu2 = 7/2, centered): the secular equation, cheap
+    (1, "mean", None, "iid", "1/2", "1/2", 3.5, True, 160, 48, {"signal_eigenvalue": 0.03, "signal_overlap": 0.06}),
+    # T = 2, N T / V = 1, raw S
+    (2, "mean", None, "iid", "1/2", "1", 3.0, False, 160, 48, {"signal_eigenvalue": 0.05, "signal_overlap": 0.15}),
+    # T = 8 strict causal on prefix:3, N T / V = 2, centered
+    (8, "causal", "strict", "prefix:3", "1/2", "2", 3.0, True, 160, 48,
+     {"signal_eigenvalue": 0.04, "signal_overlap": 0.06}),
+]
+
+# mu2 such that every draw has the outlier at both rungs (the coarse one, d = 100, loses it first next to a cluster)
+SLOW = [
+    (1, "mean", None, "iid", "1/2", "1/2", 3.5, False, 400, 96, {}),
+    (2, "mean", None, "iid", "1/2", "1", 3.0, True, 400, 96, {}),
+    (2, "causal", "inclusive", "iid", "1/2", "1", 3.0, True, 400, 96, {}),
+    (2, "optimal", None, "prefix:2", "1/2", "1", 3.0, False, 400, 96, {}),
+    (2, "causal", "strict", "iid", "1/2", "1", 5.0, True, 400, 96, {}),  # one nonzero weight
+    (8, "mean", None, "prefix:3", "1/2", "2", 1.5, True, 400, 128, {}),
+    (8, "mean", None, "prefix:3", "1/2", "1/4", 0.9, False, 400, 96, {}),  # the mean outlier on top
+    (8, "causal", "inclusive", "iid", "1/2", "1/4", 3.0, True, 400, 96, {}),
+    (8, "causal", "strict", "prefix:3", "1/2", "1/4", 3.0, False, 400, 96, {}),
+    (8, "optimal", None, "prefix:3", "1", "1/2", 3.0, True, 400, 96, {}),
+    (8, "optimal", None, "iid", "1/2", "2", 4.0, False, 400, 96, {}),
+]
+
+
+@pytest.mark.parametrize("T, scheme, mask, signs, delta, gamma, mu2, centered, d, trials, resolve", DEFAULT)
+def test_monte_carlo_minus_conditional(T, scheme, mask, signs, delta, gamma, mu2, centered, d, trials, resolve):
+    _agrees(_comparison(T, scheme, signs, delta, gamma, mu2, centered, d, trials, mask=mask), resolve)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("T, scheme, mask, signs, delta, gamma, mu2, centered, d, trials, resolve", SLOW)
+def test_monte_carlo_minus_conditional_every_scheme(T, scheme, mask, signs, delta, gamma, mu2, centered, d, trials,
+                                                    resolve):
+    _agrees(_comparison(T, scheme, signs, delta, gamma, mu2, centered, d, trials, mask=mask),
+            {"signal_eigenvalue": 0.03, **resolve})
+
+
+@pytest.mark.parametrize("T, scheme, mask", [(2, "mean", None), (8, "causal", "strict")])
+def test_conditional_bulk_follows_the_draw(T, scheme, mask):
+    # given D only the table is random: the ESD is within O(1/d) of the conditional bulk (eigenvalue rigidity), so
+    # d KS stays flat (measured 2.0 to 3.8 at T = 2 and 8 from d = 100 to 800, one draw each, 3 seeds); against the
+    # model's limit law it grows like sqrt(d) (notes/finite_vocabulary.md: 12 to 14 at d = 2000). The bound 8 is the
+    # T = 1 test's; D's spectrum 20% off gives d KS above it here (10% off: 5.3 and 5.6, not resolved by one draw)
+    model, data = _draw(T, scheme, "iid", "1", "1", 200, seed=3, mask=mask, mu2=0.0)
+    _, _, spectrum = dense_top(data.E, data.A, 1, True, True)
+    m = spectral_measures(data.A, data.s, 200, True)
+    assert 200 * ks_distance(spectrum, conditional_bulk(m).cdf) < 8
+    off = SpectralMeasures(m.c * 1.2, m.p, m.q, m.r, m.delta, m.V)
+    assert 200 * ks_distance(spectrum, conditional_bulk(off).cdf) > 8
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("T, scheme, mask", [(2, "mean", None), (8, "causal", "strict")])
+def test_conditional_bulk_ladder_is_flat(T, scheme, mask):
+    values = {}
+    for d in (100, 200, 400, 800):
+        model, data = _draw(T, scheme, "iid", "1", "1", d, seed=5, mask=mask, mu2=0.0)
+        _, _, spectrum = dense_top(data.E, data.A, 1, True, True)
+        values[d] = d * ks_distance(spectrum, conditional_bulk(spectral_measures(data.A, data.s, d, True)).cdf)
+    assert max(values.values()) < 8, values

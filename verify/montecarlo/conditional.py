@@ -1,0 +1,29 @@
+"""Each trial's conditional prediction: the model's outliers given the trial's own tokens
+(:mod:`derive.vocabulary.conditional`), as the numbers a Monte Carlo comparison puts next to the trial's. Loads
+neither SymPy nor SciPy (a ``verify mc`` process from a warm derivation cache)."""
+from __future__ import annotations
+
+from derive.vocabulary.conditional import conditional_prediction
+from derive.vocabulary.tokenmatrix import TokenMatrix
+from verify.montecarlo.draw import balanced_signs
+
+__all__ = ["CONDITIONAL_LAW", "conditional_row"]
+
+CONDITIONAL_LAW = "conditional"
+"""The law of the predictions conditional on each draw's token matrix: the model's own outliers given the tokens,
+exact up to :math:`O(1/d)`."""
+
+
+def conditional_row(tokens, weights, V: int, d: int, mu2: float, centered: bool) -> tuple:
+    """The conditional prediction of one draw given its ``tokens`` (``N x T``) and pooling ``weights``:
+    ``(signal eigenvalue, signal overlap, mean-outlier eigenvalue)``, NaN for an outlier the draw does not have (its
+    overlap then 0).
+
+    >>> import numpy as np
+    >>> [round(x, 12) for x in conditional_row(np.arange(8)[:, None] % 4, [1.0], 4, 2, 3.0, False)]   # D = I: 14/3
+    [4.666666666667, 0.809523809524, nan]
+    """
+    o = conditional_prediction(TokenMatrix.from_tokens(tokens, weights, V), balanced_signs(V), d, mu2, centered)
+    sig, mean = o.signal, o.mean
+    nan = float("nan")
+    return (sig.eigenvalue if sig else nan, sig.overlap if sig else 0.0, mean.eigenvalue if mean else nan)
