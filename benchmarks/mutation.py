@@ -30,13 +30,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Mutant", "MUTANTS", "run", "ledger_verdicts", "markdown"]
+__all__ = ["Mutant", "scaled", "MUTANTS", "run", "ledger_verdicts", "markdown"]
 
 
 POWER_TEST = "tests/test_mc_properties.py::test_a_five_percent_error_in_an_outlier_or_its_overlap_would_be_seen"
 QUADRATURE_TEST = "tests/test_spikes.py::test_the_numeric_outliers_follow_from_the_population_stieltjes_transform"
 POPULATION_TEST = "tests/test_spikes.py::test_population_outliers_against_the_exact_covariance_of_sampled_tables"
 EDGE_TEST = "tests/test_spikes.py::test_population_outlier_meets_the_bulk_edge_at_the_threshold"
+CAVITY_TEST = "tests/test_cavity.py::test_resolvent_lies_within_the_bounds_of_the_exact_moments"
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,12 @@ class Mutant:
     new: str
     first: tuple[str, ...]
     touches: tuple[str, ...]
+
+
+def scaled(name: str, what: str, path: str, expression: str, factor: str, first: tuple, touches: tuple) -> Mutant:
+    """The mutant that multiplies the one occurrence of ``expression`` in ``path`` by ``factor`` (a Python literal):
+    a formula made ``factor`` times too large, in one line of :data:`MUTANTS`."""
+    return Mutant(name, what, path, expression, f"{factor} * {expression}", first, touches)
 
 
 MUTANTS = [
@@ -125,6 +132,10 @@ MUTANTS = [
     Mutant("T = 1 token law", "the token counts Poisson(1.1 lambda) instead of Poisson(lambda)", "derive/vocabulary/tokenreuse.py",
            '    X = Poisson("n_v", lam)', '    X = Poisson("n_v", lam * sp.Rational(11, 10))',
            ("tests/test_tokenreuse.py",), ("C1",)),
+    scaled("cavity coupling x1.01", "the cavity field of a sequence's other positions 1% strong (T' >= 2)",
+           "derive/vocabulary/cavity.py", "s * (total - w2[u] * xs[u])", "1.01", (CAVITY_TEST,), ("C1",)),
+    scaled("cavity coupling x1.03", "the cavity field of a sequence's other positions 3% strong (T' >= 2)",
+           "derive/vocabulary/cavity.py", "s * (total - w2[u] * xs[u])", "1.03", (CAVITY_TEST,), ("C1",)),
 ]
 
 

@@ -81,7 +81,7 @@ def bulk(m: Model, law: str = "finite-vocabulary"):
 
 
 def _scalars(m: Model) -> dict:
-    """``alpha``, ``kappa``, ``sum_w`` of the model: given, or from its weights (an irrational ``alpha``, from weights
+    """``alpha`` (``None`` without signs), ``kappa``, ``sum_w`` of the model: given, or from its weights (an irrational ``alpha``, from weights
     with ten guard digits, as the rational within ``10^-(dps + 20)`` of it at the current precision ``dps``)."""
     from derive.model.spec import exact_or_close
 
@@ -89,9 +89,8 @@ def _scalars(m: Model) -> dict:
     if m.weights is None:
         return {"alpha": m.alpha, "kappa": m.need("kappa").kappa, "sum_w": 1 if m.sum_w is None else m.sum_w}
     p = weights(m, digits + 10)
-    if p.alpha is None:
-        raise ParameterError("signs", "is required: alpha = w^T R w needs the sign family")
-    return {name: exact_or_close(value, name, digits) for name, value in
+    # alpha needs the sign family; the bulk does not (spike refuses a missing one)
+    return {name: None if value is None else exact_or_close(value, name, digits) for name, value in
             (("alpha", p.alpha), ("kappa", p.kappa), ("sum_w", p.W))}
 
 
@@ -108,6 +107,8 @@ def spike(m: Model, law: str | None = None):
 
     m = _model(m).need("delta", "gamma", "mu2")
     s = _scalars(m)
+    if s["alpha"] is None:
+        raise ParameterError("signs", "is required: alpha = w^T R w needs the sign family")
     o = outliers_at(m.delta, m.gamma, s["alpha"], s["kappa"], m.mu2, sum_w=s["sum_w"], centered=m.centered)
     if law == "gaussian-equivalent" or (law is None and not _own_outlier(m)):
         return o

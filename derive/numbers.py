@@ -271,3 +271,85 @@ def format_exact(x) -> str | None:
     if not isinstance(x, sp.Basic):
         raise ParameterError("x", f"not a number: {x!r}")
     return str(x) if x.is_Rational else None
+
+
+DISPLAY_DIGITS = 12
+"""Significant digits of the reals a notebook shows (:class:`Displayed`)."""
+
+
+def _shown(value, latex: bool) -> str:
+    """One field's value as a notebook shows it: exact numbers exactly, reals to :data:`DISPLAY_DIGITS` digits,
+    SymPy expressions typeset (LaTeX) or as text, sequences of at most eight items in full."""
+    import html
+
+    sp = sys.modules.get("sympy")
+    if isinstance(value, Displayed):
+        return value._display_table(latex)
+    if isinstance(value, dict):
+        return ", ".join(f"{_shown(k, latex)} = {_shown(v, latex)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        items = [_shown(v, latex) for v in value[:8]]
+        more = [r"\dots" if latex else "..."] if len(value) > 8 else []
+        return ("[" if not latex else r"\left[") + ", ".join(items + more) + ("]" if not latex else r"\right]")
+    if isinstance(value, mpmath.mpf):
+        text = mpmath.nstr(value, DISPLAY_DIGITS)
+    elif isinstance(value, float):
+        text = f"{value:.{DISPLAY_DIGITS}g}"
+    elif sp is not None and isinstance(value, sp.Basic) and value.is_number and not value.is_Rational:
+        text = str(sp.N(value, DISPLAY_DIGITS))
+    elif sp is not None and isinstance(value, sp.Basic) and not value.is_Number:
+        return sp.latex(value) if latex else html.escape(str(value))
+    elif hasattr(value, "spec"):
+        text = value.spec
+    else:
+        text = str(value)
+    if latex:
+        return r"\text{" + text.replace("_", r"\_") + "}" if not re.fullmatch(r"[-0-9./e+]+", text) else text
+    return html.escape(text)
+
+
+class Displayed:
+    """Rich display in a notebook for a result object: ``_repr_html_`` (a table of its fields) and ``_repr_latex_``
+    (the same as a LaTeX array), the fields those of ``_DISPLAYED`` (attributes or properties) that are not ``None``,
+    under the title ``_display_title()``.
+
+    >>> class Point(Displayed):
+    ...     _DISPLAYED = ("x", "law")
+    ...     x, law = Fraction(1, 3), "exact"
+    >>> print(Point()._repr_latex_())
+    $$\\begin{array}{ll}\\textbf{Point} & \\\\ \\text{x} & 1/3 \\\\ \\text{law} & \\text{exact}\\end{array}$$
+    """
+
+    __slots__ = ()
+    _DISPLAYED: tuple = ()
+
+    def _display_title(self) -> str:
+        return type(self).__name__
+
+    def _display_rows(self) -> list:
+        rows = []
+        for name in self._DISPLAYED:
+            value = getattr(self, name, None)
+            if value is not None and value != ():
+                rows.append((name, value))
+        return rows
+
+    def _display_table(self, latex: bool) -> str:
+        import html
+
+        rows = self._display_rows()
+        if latex:
+            body = " \\\\ ".join(r"\text{" + name.replace("_", r"\_") + "} & " + _shown(v, True) for name, v in rows)
+            return rf"\begin{{array}}{{ll}}\textbf{{{self._display_title()}}} & \\ {body}\end{{array}}"
+        cells = "".join(f"<tr><td style='text-align:left'>{html.escape(name)}</td>"
+                        f"<td style='text-align:left'>{_shown(v, False)}</td></tr>" for name, v in rows)
+        return f"<table><tr><th colspan='2' style='text-align:left'>{html.escape(self._display_title())}</th></tr>{cells}</table>"
+
+    def _repr_latex_(self) -> str:
+        return "$$" + self._display_table(True) + "$$"
+
+    def _repr_html_(self) -> str:
+        return self._display_table(False)
+
+
+__all__ += ["DISPLAY_DIGITS", "Displayed"]

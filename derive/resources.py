@@ -52,7 +52,8 @@ KAPPA_RANGE = (Fraction(1, 10**30), Fraction(10**30))
 guess are in float64)."""
 
 MAX_TRIAL_BYTES = 2 * 2**30
-"""Most memory one Monte Carlo trial may hold (2 GiB), whichever command runs it."""
+"""Most memory one Monte Carlo trial may hold where the memory available cannot be read (2 GiB); elsewhere the limit
+is the user's (``--max-memory``) or a share of what is available (:func:`trial_limit`)."""
 
 SOLVERS = ("dense", "dense-axis", "lanczos", "lanczos-f32")
 """The memory models of :func:`trial_bytes` (module docstring); :func:`verify.montecarlo.trials.memory_model` names
@@ -204,19 +205,20 @@ def _largest(named: dict) -> str:
 
 def check_trial(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0,
                 solver: str = "dense") -> None:
-    """Refuse a trial whose memory with ``solver`` (:func:`trial_bytes`) exceeds :data:`MAX_TRIAL_BYTES`, naming
-    the largest of the dimensions behind it.
+    """Refuse a trial whose memory with ``solver`` (:func:`trial_bytes`) exceeds the limit (:func:`trial_limit`), naming
+    the largest of the dimensions behind it and the option that sets the limit.
 
-    >>> check_trial(2, 2, 10**8, 10)
+    >>> check_trial(2, 2, 10**8, 10)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    derive.errors.ParameterError: N: one trial at d = 2, V = 2, N = 100000000, T = 10 needs 46 GiB (more than the 2 GiB limit)
+    derive.errors.ParameterError: N: one trial at d = 2, V = 2, N = 100000000, T = 10 needs 46.2 GiB, more than the ...
     """
     terms = _trial_terms(d, V, N, T, kind, extra, solver)
     need = sum(terms.values())
-    if need > MAX_TRIAL_BYTES:
+    limit, source = trial_limit()
+    if need > limit:
         raise ParameterError(_largest(terms), f"one trial at d = {d}, V = {V}, N = {N}, T = {T} needs "
-                                              f"{need / 2**30:.0f} GiB (more than the {MAX_TRIAL_BYTES // 2**30} GiB limit)")
+                                              f"{_gib(need)}, more than the {_gib(limit)} limit per trial ({source})")
     if kind == "gauss" and T > MAX_GAUSS_T:
         raise ParameterError("T", f"gauss:rho signs are sampled for T <= {MAX_GAUSS_T}, got {T}")
 
@@ -326,3 +328,150 @@ def check_axis(n: int, name: str) -> None:
     """
     if n > MAX_AXIS:
         raise ParameterError(name, f"at most {MAX_AXIS} values, got {n}")
+
+
+MEMORY_VARIABLE = "ATTENTION_RMT_MAX_MEMORY"
+"""The environment variable that carries the per-trial memory limit (bytes, or a size such as ``8GiB``) from a
+command to the worker processes it spawns; :func:`set_max_memory` sets it."""
+
+MEMORY_SHARE = Fraction(1, 2)
+"""The share of the available memory that the trials running at once may hold by default (the rest is left to the
+interpreter, its libraries and the machine's other users)."""
+
+_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "kib": 2**10, "m": 10**6, "mb": 10**6, "mib": 2**20,
+          "g": 10**9, "gb": 10**9, "gib": 2**30, "t": 10**12, "tb": 10**12, "tib": 2**40}
+
+
+def parse_size(text, name: str = "max-memory") -> int:
+    """A memory size in bytes from ``8GiB``, ``512MiB``, ``2.5GB``, ``1e9`` or a plain number of bytes (powers of 1024
+    for ``KiB``/``MiB``/``GiB``/``TiB``, of 1000 for ``kB``/``MB``/``GB``/``TB``; case is ignored).
+
+    >>> parse_size("8GiB"), parse_size("1.5 gb"), parse_size(2**22)
+    (8589934592, 1500000000, 4194304)
+    """
+    import re
+
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*", str(text))
+    unit = match and match.group(2).lower()
+    if not match or unit not in _UNITS:
+        raise ParameterError(name, f"not a memory size: {str(text)[:40]!r} (write e.g. 8GiB, 512MiB, 2GB)")
+    size = int(Fraction(match.group(1)) * _UNITS[unit])
+    if size < 2**20:
+        raise ParameterError(name, f"{str(text).strip()} is less than 1 MiB")
+    return size
+
+
+def _read_int(path: str) -> int | None:
+    try:
+        with open(path) as f:
+            text = f.read().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def available_memory() -> int | None:
+    """The memory this process may still use, in bytes: the least of the machine's available memory
+    (``MemAvailable`` of ``/proc/meminfo``, else ``sysconf``), what the control group leaves (``memory.max`` less
+    ``memory.current``, cgroup v2 or v1) and the address-space limit (``RLIMIT_AS``); ``None`` where none can be read.
+
+    >>> m = available_memory(); m is None or m > 0
+    True
+    """
+    import os
+
+    found = []
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    if not found:
+        try:
+            found.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (ValueError, OSError, AttributeError):
+            pass
+    for limit, used in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                        ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        cap, current = _read_int(limit), _read_int(used)
+        if cap is not None and cap < 2**60:
+            found.append(max(0, cap - (current or 0)))
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            found.append(soft)
+    except (ImportError, ValueError, OSError):
+        pass
+    found = [x for x in found if x > 0]
+    return min(found) if found else None
+
+
+def default_trial_limit(workers: int = 1) -> tuple[int, str]:
+    """The default per-trial limit and how it was chosen: :data:`MEMORY_SHARE` of :func:`available_memory`, shared by
+    ``workers`` trials running at once, or :data:`MAX_TRIAL_BYTES` where the memory cannot be read.
+
+    >>> limit, source = default_trial_limit(); limit > 0 and isinstance(source, str)
+    True
+    """
+    available = available_memory()
+    if available is None:
+        return MAX_TRIAL_BYTES, "the memory available is unknown; --max-memory SIZE changes it"
+    share = int(available * MEMORY_SHARE) // max(1, workers)
+    each = f", shared by {workers} workers" if workers > 1 else ""
+    return share, f"half of the {_gib(available)} available{each}; --max-memory SIZE changes it"
+
+
+def trial_limit() -> tuple[int, str]:
+    """The memory one trial may hold, and where the limit comes from: the size in :data:`MEMORY_VARIABLE` (set by
+    ``--max-memory``, :func:`set_max_memory` or the user), else :func:`default_trial_limit` (for the number of
+    workers a command wrote there as ``default:N``)."""
+    import os
+
+    given = os.environ.get(MEMORY_VARIABLE, "").strip()
+    if given.startswith("default:"):
+        workers = given[len("default:"):]
+        return default_trial_limit(int(workers) if workers.isdigit() else 1)
+    if given:
+        return parse_size(given, MEMORY_VARIABLE), f"set by --max-memory {given}"
+    return default_trial_limit()
+
+
+def set_max_memory(size=None, workers: int = 1) -> int:
+    """Set the per-trial memory limit of this process and of the workers it spawns (through
+    :data:`MEMORY_VARIABLE`): ``size`` as :func:`parse_size` reads it, or ``None`` for the default share of the
+    available memory among ``workers`` trials at once (a size the user put in :data:`MEMORY_VARIABLE` stays);
+    returns the limit in bytes.
+
+    >>> import os
+    >>> set_max_memory("3GiB"), os.environ[MEMORY_VARIABLE], trial_limit()
+    (3221225472, '3GiB', (3221225472, 'set by --max-memory 3GiB'))
+    >>> _ = os.environ.pop(MEMORY_VARIABLE)
+    """
+    import os
+
+    if size is not None:
+        limit = parse_size(size)
+        os.environ[MEMORY_VARIABLE] = str(size).strip()
+        return limit
+    given = os.environ.get(MEMORY_VARIABLE, "").strip()
+    if given and not given.startswith("default:"):
+        return parse_size(given, MEMORY_VARIABLE)
+    os.environ[MEMORY_VARIABLE] = f"default:{max(1, int(workers))}"
+    return default_trial_limit(workers)[0]
+
+
+def _gib(n: int) -> str:
+    """``n`` bytes in GiB, one decimal.
+
+    >>> _gib(3 * 2**30 + 2**29)
+    '3.5 GiB'
+    """
+    return f"{n / 2**30:.1f} GiB"
+
+
+__all__ += ["MEMORY_VARIABLE", "MEMORY_SHARE", "parse_size", "available_memory", "default_trial_limit", "trial_limit",
+            "set_max_memory"]

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.printing.latex import LatexPrinter
 
-__all__ = ["NAMES", "named", "Formula", "delta", "gamma", "kappa", "alpha", "W", "mu2", "theta", "m", "z", "x", "V", "d", "N",
+__all__ = ["NAMES", "named", "SheetPrinter", "Formula", "delta", "gamma", "kappa", "alpha", "W", "mu2", "theta", "m", "z", "x", "V", "d", "N",
            "t", "s", "u", "T", "L", "tau", "r", "rho"]
 
 delta = sp.Symbol("delta", positive=True)
@@ -63,6 +64,24 @@ def named(plain: str, tex: str, cls=sp.Symbol, **assumptions):
     return obj
 
 
+class SheetPrinter(LatexPrinter):
+    """SymPy's LaTeX printer with the names of the literature (:data:`derive.symbols.NAMES`)."""
+
+    def _print_Symbol(self, expr, style="plain"):
+        return NAMES.get(expr.name) or super()._print_Symbol(expr, style)
+
+    def _print_harmonic(self, expr):
+        if len(expr.args) != 1:
+            return super()._print_harmonic(expr)
+        return rf"H_{{{self._print(expr.args[0])}}}"
+
+    def _print_Indexed(self, expr):
+        return rf"{self._print(expr.base.label)}_{{{','.join(self._print(i) for i in expr.indices)}}}"
+
+    def _print_AppliedUndef(self, expr):
+        return rf"{self._print(sp.Symbol(expr.func.__name__))}({', '.join(self._print(a) for a in expr.args)})"
+
+
 @dataclass(frozen=True)
 class Formula:
     """One derived result: ``lhs = expr`` (``expr`` alone when it is already an equation), its assumptions
@@ -74,6 +93,17 @@ class Formula:
     source: str
     lhs: sp.Basic | None = None
     claim: str = "model"
+
+    def _repr_latex_(self) -> str:
+        """The equation as a notebook typesets it, with the literature's names (:data:`NAMES`)."""
+        printer = SheetPrinter()
+        return f"$${printer.doprint(self.equation.lhs)} = {printer.doprint(self.equation.rhs)}$$"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return (f"<p><b>{html.escape(self.name)}</b> ({html.escape(self.claim)})</p><p>{self._repr_latex_()}</p>"
+                f"<p><i>Assumptions:</i> {html.escape(self.assumptions)}</p>")
 
     @property
     def equation(self) -> sp.Equality:

@@ -93,3 +93,19 @@ def pytest_terminal_summary(terminalreporter):
                                     f"{len(_BAD_INPUTS.escaped)} escaped")
         for line in _BAD_INPUTS.escaped[:20]:
             terminalreporter.write_line(f"  escaped: {line}")
+
+
+@pytest.fixture
+def script():
+    """A loader of the checkout's ``scripts/NAME.py`` as a module (they are not installed): ``script("apidoc")``."""
+    import importlib.util
+    from pathlib import Path
+
+    def load(name: str):
+        path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(f"scripts_{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load

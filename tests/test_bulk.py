@@ -236,7 +236,7 @@ def test_cli_document():
     out = _cli("--delta", "1/2", "--gamma", "0.25", "--kappa", "1/8", "--x", "0.05,0.1,-1,1", "--digits", "20")
     assert out.returncode == 0
     doc = json.loads(out.stdout)
-    assert set(doc) == {"law", "support", "atom_at_zero", "density", "polynomial", "warning"}
+    assert set(doc) == {"law", "support", "atom_at_zero", "density", "polynomial", "warning", "provenance"}
     # INTERFACE.md: without --T the answer is for Gaussian-equivalent pooled vectors, and N/V = 2 < 16 warns
     assert doc["law"] == "gaussian-equivalent" and "--T" in doc["warning"]
     assert doc["atom_at_zero"] == "0" and doc["density"][2:] == ["0", "0"]
@@ -259,3 +259,17 @@ def test_cli_bad_input(args, parameter):
     out = _cli(*args)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and f"error: {parameter}:" in out.stderr
+
+
+def test_cli_grid_and_plot(tmp_path):
+    out = _cli("--delta", "1/2", "--gamma", "1/4", "--kappa", "1/8", "--x", "0.1:0.3:3,1/2", "--digits", "12",
+               "--plot", str(tmp_path / "d.png"))
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    # 0.1, 0.2, 0.3 and 1/2: README's values at 0.1, 0.3, 0.5
+    assert doc["density"][0] == "3.29023379746" and doc["density"][2] == "0.987681261784" and doc["density"][3] == "0"
+    assert (tmp_path / "d.png").read_bytes()[:4] == b"\x89PNG"
+    for x, reason in (("0:1", "malformed grid"), ("0:1:1", "must be an integer >= 2"),
+                      ("0:1:1000000000000", "at most")):
+        bad = _cli("--delta", "1", "--gamma", "1", "--kappa", "1", "--x", x)
+        assert bad.returncode == 2 and reason in bad.stderr and bad.stdout == "", (x, bad.stderr)

@@ -55,3 +55,14 @@ def test_mc_bad_input_exits_2_with_one_line(capsys, change, parameter):
     assert out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("verify: error: ") and parameter in lines[0]
+
+
+def test_mc_plot_draws_each_seed_against_the_theory(capsys, tmp_path):
+    path = tmp_path / "mc" / "trials.png"
+    assert main(["mc", "--d", "60", "--V", "120", "--N", "240", "--T", "2", "--signs", "iid", "--weights", "mean",
+                 "--mu2", "2", "--seeds", "3", "--plot", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert path.read_bytes()[:4] == b"\x89PNG" and len(doc["top_eigenvalues"]) == 3
+    assert main(["mc", "--d", "60", "--V", "120", "--N", "240", "--T", "2", "--signs", "iid", "--weights", "mean",
+                 "--mu2", "2", "--seeds", "3", "--plot", "/dev/null/x.png"]) == 2
+    assert "plot" in capsys.readouterr().err

@@ -72,3 +72,37 @@ def test_bad_weight_files(capsys, tmp_path, content, reason):
     status, out, err = run(capsys, "--scheme", f"file:{path}", "--T", "3")
     assert status == 2 and out == "" and len(err.splitlines()) == 1
     assert err.startswith("derive: error: weights:") and reason in err
+
+
+def test_the_causal_weights_name_their_mask_and_tau_and_other_schemes_do_not(capsys):
+    doc = json.loads(run(capsys, "--scheme", "causal", "--T", "3")[1])
+    assert (doc["mask"], doc["tau"]) == ("inclusive", "0")  # the default, named
+    doc = json.loads(run(capsys, "--scheme", "causal", "--T", "3", "--mask", "strict", "--tau", "1/2")[1])
+    assert (doc["mask"], doc["tau"]) == ("strict", "0.5")
+    doc = json.loads(run(capsys, "--scheme", "mean", "--T", "3")[1])
+    assert doc["mask"] is None and doc["tau"] is None
+
+
+def test_the_readable_output_says_what_alpha_needs_and_which_mask_is_the_papers(capsys):
+    assert main(["weights", "--scheme", "causal", "--T", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "alpha: needs --signs" in out and "None" not in out
+    assert "mask = inclusive (the default; the paper's harmonic form H_{T-1} - H_{t-1} is the strict mask's)" in out
+
+
+def test_every_mask_help_puts_the_papers_form_next_to_the_default(capsys):
+    from verify.cli import main as verify_main
+
+    for prog, argv in ((main, ["weights"]), (main, ["bulk"]), (main, ["spike"]), (verify_main, ["mc"]),
+                       (verify_main, ["ladder"])):
+        with pytest.raises(SystemExit):
+            prog([*argv, "--help"])
+        flat = " ".join(capsys.readouterr().out.split())
+        assert "inclusive (keys s <= t; the default)" in flat and "are the strict mask's" in flat, argv
+
+
+def test_the_models_own_law_of_causal_weights_names_them(capsys):
+    assert main(["bulk", "--delta", "1", "--gamma", "1", "--T", "2", "--weights", "causal", "--mask", "strict",
+                 "--x", "1", "--digits", "5", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["mask"], doc["tau"]) == ("strict", "0")

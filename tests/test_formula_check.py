@@ -88,7 +88,7 @@ def test_the_search_is_deterministic_and_respects_the_constraints():
 
 @pytest.mark.parametrize("kwargs, parameter", [
     ({"quantity_name": "sample.nope", "expr": "1"}, "quantity"),
-    ({"quantity_name": "sample.overlap", "expr": "theta"}, "expr"),
+    ({"quantity_name": "sample.overlap", "expr": "omega"}, "expr"),  # theta is the sheet's name: accepted
     ({"quantity_name": "sample.overlap", "expr": "x"}, "expr"),
     ({"quantity_name": "sample.overlap", "expr": "delta.__class__"}, "expr"),
     ({"quantity_name": "sample.overlap", "expr": "mu2**10**9"}, "expr"),
@@ -205,3 +205,44 @@ def test_without_hypothesis_a_proof_still_stands_and_a_search_is_refused(monkeyp
     with pytest.raises(ParameterError) as info:
         check_formula("signal.strength", "alpha*mu2")
     assert info.value.parameter == "hypothesis"
+
+
+def test_the_mask_not_a_degenerate_point_is_what_separates_the_papers_causal_form():
+    # the paper's form is the strict mask's (proved there); with the default mask the first point of the domain,
+    # T = 1, leaves it undefined (0/0): the check shows where both are defined and differ instead (T = 2)
+    c = check_formula("weights.causal", "(harmonic(T-1) - harmonic(t-1))/(T-1)", **FEW)
+    assert c.verdict == "counterexample"
+    assert c.separated_by == "equal for the strict mask; differs for the inclusive mask (the default)"
+    assert c.got is not None and c.point[sp.Symbol("T", integer=True, positive=True)] == 2
+    assert [o["where"] for o in c.conditions][:2] == ["mask=inclusive", "mask=strict"]
+    assert c.conditions[1]["verdict"] == "equal"
+
+
+def test_tau_separates_the_inclusive_form_and_a_fixed_condition_is_not_probed():
+    # the inclusive mask's weights are H_T - H_{t-1} at tau = 0 only
+    c = check_formula("weights.causal", "(harmonic(T) - harmonic(t-1))/T", **FEW)
+    assert c.separated_by.startswith("equal for the inclusive mask (the default) at tau = 0; differs for tau > 0")
+    fixed = check_formula("weights.causal", "(harmonic(T) - harmonic(t-1))/T", where="mask=strict", **FEW)
+    assert fixed.verdict == "counterexample" and all("mask" not in o["where"] for o in fixed.conditions)
+    # a quantity without conditions reports none
+    plain = check_formula("sample.overlap", "mu2/(mu2 + delta)", **FEW)
+    assert plain.conditions == () and plain.separated_by is None
+
+
+def test_the_sheets_names_are_accepted_and_stand_for_what_the_sheet_defines():
+    # the sheet writes the population outlier as ell(theta) with theta = alpha (mu2 + delta)
+    ell = "theta*(delta*kappa - kappa - theta)/(delta*kappa - theta)"
+    c = check_formula("population.eigenvalue", ell, **FEW)
+    assert c.verdict == "equal" and set(c.names) == {"theta"}
+    assert check_formula("population.eigenvalue", f"1.02*{ell}", **FEW).verdict == "counterexample"
+    assert check_formula("population.mu2_critical", "theta/alpha - delta", **FEW).verdict == "equal"
+    assert check_formula("weights.causal", "(H(T-1) - H(s-1))/(T-1)", where="mask=strict", **FEW).verdict == "equal"
+    assert check_formula("bulk.population_right_edge", "lambda_H - theta_c + kappa*(delta + sqrt(delta))",
+                         **FEW).verdict == "equal"
+    # every name of the sheet that a quantity defines is accepted by it
+    for name in QUANTITIES:
+        q = quantity(name)
+        for alias, (symbol, expression, _) in q.aliases.items():
+            assert q.unaliased(symbol) == expression
+    with pytest.raises(ParameterError, match="unknown name 'theta'"):
+        check_formula("bulk.atom_at_zero", "2*theta", **FEW)

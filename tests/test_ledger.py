@@ -1,4 +1,6 @@
 """The ledger machinery: a check that fails never reads as a verdict."""
+import pytest
+
 from verify.ledger.records import Claim, run_claim
 from verify.ledger.report import claims_markdown, verdict_table
 
@@ -133,3 +135,44 @@ def test_every_check_runs_and_each_monte_carlo_comparison_names_its_matrix_and_p
     assert seen >= 19  # C2: 8 points, C3: 2 points and the claim on the same draws, C4: 6, C5: 1
     # at this size C4 cannot resolve 1% on an eigenvalue: it must say so rather than confirm
     assert results["C4"].record["verdict"] == "inconclusive" and "power" in results["C4"].record["reason"]
+
+
+def test_the_report_shows_its_figures_and_provenance_and_the_evidence_goes_beside_it(tmp_path):
+    import json
+
+    from derive.cli.provenance import provenance
+    from verify.ledger.report import claims_json
+
+    recs = [run_claim(Claim("C1", "one", lambda cfg: {"verdict": "corrected", "reason": "r", "derived": "d",
+                                                      "evidence": {"histograms": {"x": 0.5}}}), {})]
+    header = {"quick": True, "seconds": 3.2, "date": "2026-12-04", "provenance": provenance(), "evidence": "claims.json",
+              "figures": [(("C1", "C9"), "figures/spectra.png", "Eigenvalues")]}
+    md = claims_markdown(recs, header)
+    assert "![spectra.png](figures/spectra.png)" in md and "*Eigenvalues.*" in md
+    assert "```json" not in md and "**Evidence.** `claims.json`, `C1`: `histograms`." in md
+    assert f"commit {provenance()['commit'][:12]}" in md if provenance()["commit"] else "no git commit" in md
+    doc = json.loads(claims_json(recs, header))
+    assert doc["claims"]["C1"]["evidence"] == {"histograms": {"x": "0.5"}}
+    assert doc["provenance"] == provenance() and doc["run"] == {"quick": True, "date": "2026-12-04", "seconds": 3}
+
+
+def _without_run(text: str) -> str:
+    """A ledger file without the lines that name its run (date, duration, provenance)."""
+    import re
+
+    text = re.sub(r"(?m)^(Run: |Produced by ).*$", "", text)
+    return re.sub(r'(?s)"run": \{.*?\},\n "provenance": \{.*?\n \},', "", text)
+
+
+@pytest.mark.slow
+def test_the_quick_ledger_reproduces_the_committed_one(tmp_path):
+    # notes/reproducibility.md: on the pinned versions a rerun gives the committed report and evidence byte for byte,
+    # but for the run's date, duration and provenance
+    from pathlib import Path
+
+    from verify.cli import main
+
+    notes = Path(__file__).resolve().parents[1] / "notes"
+    main(["claims", "--quick", "--notes", str(tmp_path / "claims.md"), "--figures", str(tmp_path / "figures")])
+    for name in ("claims.md", "claims.json"):
+        assert _without_run((tmp_path / name).read_text()) == _without_run((notes / name).read_text()), name

@@ -57,3 +57,46 @@ def test_the_paper_scale_sweep_fits_the_limit_on_its_solver():
     assert sweep.settings["path"] == "implicit"
     d, V, N = 10_000, 20_000, 200_000
     assert trial_bytes(d, V, N, 8, solver="lanczos") <= MAX_TRIAL_BYTES < trial_bytes(d, V, N, 8, solver="dense")
+
+
+def test_the_memory_limit_is_the_users_and_the_refusal_names_the_flag(capsys, monkeypatch):
+    from derive import resources
+    from verify.cli import main
+
+    monkeypatch.delenv(resources.MEMORY_VARIABLE, raising=False)
+    # a trial of the solver that will run (mixed: float32 Lanczos), refused above the user's limit, the flag named
+    argv = ["mc", "--d", "8000", "--V", "8000", "--N", "8000", "--T", "1", "--signs", "iid", "--weights", "mean",
+            "--mu2", "3", "--seeds", "1"]
+    need = trial_bytes(8000, 8000, 8000, 1, solver="lanczos-f32")
+    assert 2**29 < need < 2**30
+    assert main([*argv, "--max-memory", "512MiB"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "needs 0.8 GiB, more than the 0.5 GiB limit per trial (set by --max-memory 512MiB)" in err[0]
+    # ... and by default the limit is half of what this process may use, shared by the trials run at once
+    monkeypatch.setattr(resources, "available_memory", lambda: 12 * 2**30)
+    monkeypatch.delenv(resources.MEMORY_VARIABLE, raising=False)
+    assert resources.set_max_memory(None) == 6 * 2**30 and resources.trial_limit()[0] == 6 * 2**30
+    assert resources.set_max_memory(None, workers=3) == 2 * 2**30
+    assert "shared by 3 workers; --max-memory SIZE changes it" in resources.trial_limit()[1]
+    with pytest.raises(resources.ParameterError, match="more than the 2.0 GiB limit per trial"):
+        resources.check_trial(8000, 8000, 8000, 1, solver="dense")
+    # a size the user exported stays when no flag is given; where nothing can be read, the old 2 GiB
+    monkeypatch.setenv(resources.MEMORY_VARIABLE, "5GiB")
+    assert resources.set_max_memory(None) == 5 * 2**30
+    monkeypatch.delenv(resources.MEMORY_VARIABLE)
+    monkeypatch.setattr(resources, "available_memory", lambda: None)
+    assert resources.default_trial_limit() == (MAX_TRIAL_BYTES, "the memory available is unknown; --max-memory SIZE "
+                                                                 "changes it")
+    assert main([*argv, "--max-memory", "a lot"]) == 2
+    assert "max-memory: not a memory size" in capsys.readouterr().err
+
+
+def test_the_available_memory_respects_the_address_space_limit():
+    import resource
+    import subprocess
+    import sys
+
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30)); "
+            "from derive.resources import available_memory; print(available_memory())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert int(out) <= 3 * 2**30

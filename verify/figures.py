@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 __all__ = ["SCHEME_COLORS", "save", "spectra_figure", "phase_figure", "overlap_figure", "weights_figure",
-           "accuracy_figure"]
+           "accuracy_figure", "mc_figure"]
 
 SCHEME_COLORS = {"mean": "tab:blue", "causal": "tab:orange", "optimal": "tab:green"}
 
@@ -29,17 +29,20 @@ def save(fig, folder: str, name: str) -> str:
     return str(path)
 
 
-def spectra_figure(folder, panels: list[dict]) -> str:
-    """(a) Eigenvalue histograms of ``S_c`` with the derived bulk density and predicted outliers."""
+def spectra_figure(folder, panels: list[dict], title: str = "") -> str:
+    """(a) Eigenvalue histograms of ``S_c`` with the derived bulk density and predicted outliers; ``title`` names the
+    parameters the panels share."""
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.3), sharey=False)
     for ax, p in zip(np.atleast_1d(axes), panels):
         ax.hist(p["eigenvalues"], bins=80, density=True, color="0.75", label="Monte Carlo")
         ax.plot(p["x"], p["density"], color="k", lw=1.2, label=r"$\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)$")
         if p.get("outlier") is not None:
             ax.axvline(p["outlier"], color="tab:red", ls="--", lw=1, label="predicted outlier")
-        ax.set_title(f"{p['scheme']} pooling (d={p['d']})")
+        ax.set_title(f"{p['scheme']} pooling (d={p['d']}, V={p['V']}, N={p['N']}, mu2={p['mu2']})", fontsize=9)
         ax.set_xlabel("eigenvalue")
     np.atleast_1d(axes)[0].legend(fontsize=7)
+    if title:
+        fig.suptitle(title, fontsize=9, y=1.02)
     return save(fig, folder, "spectra.png")
 
 
@@ -87,14 +90,56 @@ def weights_figure(folder, weights: dict, title: str) -> str:
     return save(fig, folder, "weights.png")
 
 
-def accuracy_figure(folder, mu2_grid, acc: dict, title: str) -> str:
-    """(e) Ridge classification test accuracy against ``mu2`` with 95% intervals."""
-    fig, ax = plt.subplots(figsize=(5.2, 3.4))
-    for name, (mean, lo, hi) in acc.items():
-        ax.errorbar(mu2_grid, mean, yerr=[np.asarray(mean) - lo, np.asarray(hi) - mean], fmt="o-", ms=3,
-                    color=SCHEME_COLORS[name], capsize=2, label=name)
-    ax.set_xlabel(r"$\mu_2$")
-    ax.set_ylabel("test accuracy")
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7)
+def accuracy_figure(folder, families: dict, title: str) -> str:
+    """(e) Ridge classification test accuracy against ``mu2`` with 95% intervals, one panel per sign family
+    (``families``: family -> ``(mu2 grid, {scheme: (mean, lo, hi)}, alpha/kappa order worst to best)``)."""
+    fig, axes = plt.subplots(1, len(families), figsize=(4.6 * len(families), 3.4), sharey=True)
+    for ax, (family, (mu2_grid, acc, order)) in zip(np.atleast_1d(axes), families.items()):
+        for name, (mean, lo, hi) in acc.items():
+            ax.errorbar(mu2_grid, mean, yerr=[np.asarray(mean) - lo, np.asarray(hi) - mean], fmt="o-", ms=3,
+                        color=SCHEME_COLORS[name], capsize=2, label=name)
+        ax.set_xlabel(r"$\mu_2$")
+        ax.set_title(f"{family}: alpha/kappa order {' < '.join(order)}", fontsize=9)
+        ax.legend(fontsize=7)
+    np.atleast_1d(axes)[0].set_ylabel("test accuracy")
+    fig.suptitle(title, fontsize=9, y=1.02)
     return save(fig, folder, "accuracy.png")
+
+
+def mc_figure(path, tops, overlaps, theory: dict, caption: str) -> str:
+    """``verify mc --plot``: (left) the top eigenvalues of each seed against the derived signal outlier, the other
+    outliers and the right edge of the bulk; (right) the squared overlap of the top eigenvector with ``u`` per seed,
+    their mean with its 95% interval, and the derived overlap. ``caption`` names the parameters."""
+    from verify.stats import mean_ci
+
+    tops, overlaps = np.asarray(tops, dtype=float), np.asarray(overlaps, dtype=float)
+    seeds = np.arange(tops.shape[0])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.5, 3.6))
+    for j in range(tops.shape[1]):
+        left.plot(seeds, tops[:, j], "o", ms=3, color="k" if j == 0 else "0.6",
+                  label="top eigenvalue" if j == 0 else ("next ones" if j == 1 else None))
+    sample = theory.get("sample", {})
+    if sample.get("eigenvalue") is not None:
+        left.axhline(float(sample["eigenvalue"]), color="tab:red", ls="--", lw=1, label="derived signal outlier")
+    for other in theory.get("other_outliers", []):
+        if other.get("level", "sample") == "sample" and other.get("eigenvalue") is not None:
+            left.axhline(float(other["eigenvalue"]), color="tab:purple", ls="-.", lw=1, label="derived other outlier")
+    edge = theory.get("bulk", {}).get("right_edge")
+    if edge not in (None, "inf"):
+        left.axhline(float(edge), color="tab:blue", ls=":", lw=1, label="right edge of the bulk")
+    left.set_xlabel("seed")
+    left.set_ylabel("eigenvalue of S")
+    left.legend(fontsize=7)
+    right.plot(seeds, overlaps[:, 0], "o", ms=3, color="k", label=r"$|\hat u^\top u|^2$ per seed")
+    if len(seeds) > 1:
+        mean, lo, hi = mean_ci(overlaps[:, 0])
+        right.errorbar([seeds.mean()], [mean], yerr=[[mean - lo], [hi - mean]], fmt="s", color="tab:green", capsize=3,
+                       label="mean, 95% interval")
+    if sample.get("overlap") is not None:
+        right.axhline(float(sample["overlap"]), color="tab:red", ls="--", lw=1, label="derived overlap")
+    right.set_xlabel("seed")
+    right.set_ylabel("squared overlap with u")
+    right.legend(fontsize=7)
+    fig.suptitle(f"{caption}; theory: {theory.get('law', '')} law", fontsize=8)
+    target = Path(path)
+    return save(fig, str(target.parent), target.name)

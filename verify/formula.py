@@ -20,17 +20,17 @@ from __future__ import annotations
 import math
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import mpmath
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.numbers import check_count, check_digits, format_real, parse_rational
+from derive.numbers import Displayed, check_count, check_digits, format_real, parse_rational
 from derive.sheet.quantities import Quantity, prove_equal, quantity
 from derive.sheet.userexpr import EXPRESSION_SECONDS, OutOfTime, check_work, parse_user_expression, time_budget
 
-__all__ = ["FormulaCheck", "parse_where", "domain_points", "tolerance", "check_formula", "assert_formula",
+__all__ = ["FormulaCheck", "parse_where", "domain_points", "tolerance", "check_formula", "separate", "assert_formula",
            "MC_QUANTITIES", "DENOMINATORS"]
 
 DENOMINATORS = (1, 2, 3, 4, 5, 8, 10, 16, 100, 1000, 10**6, 10**12)
@@ -197,11 +197,17 @@ def domain_points(q: Quantity, *, fixed: dict | None = None, bounds: dict | None
 
 
 @dataclass(frozen=True)
-class FormulaCheck:
+class FormulaCheck(Displayed):
     """The result of :func:`check_formula`. ``point`` (exact rationals and options) is where the two values
     ``expected`` (the derived quantity) and ``got`` (the user's expression) differ, ``None`` unless the
     verdict is ``counterexample``; otherwise the two values are those at ``checked_at``, the simplest point of
-    the domain. ``mc`` is the Monte Carlo document when one was asked for."""
+    the domain. ``mc`` is the Monte Carlo document when one was asked for. ``names`` says what each formula-sheet
+    name the expression used stands for (``theta``, ...). After a counterexample, ``conditions`` holds the checks
+    under each setting of a condition the user left free (the mask, ``tau = 0``, ``T`` above a point where the
+    expression is undefined) and ``separated_by`` says in words which one separates the two forms."""
+
+    _DISPLAYED = ("quantity", "verdict", "separated_by", "expr", "names", "law", "point", "checked_at", "expected", "got",
+                  "proof", "note")
 
     quantity: str
     expr: sp.Expr
@@ -216,6 +222,9 @@ class FormulaCheck:
     mc: dict | None = None
     note: str | None = None
     checked_at: dict | None = None
+    names: dict | None = None
+    conditions: tuple = ()
+    separated_by: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -230,7 +239,12 @@ class FormulaCheck:
                 "checked_at": text(self.checked_at),
                 "examples": self.examples, "proof": self.proof, "quantity": self.quantity, "expr": str(self.expr),
                 "law": self.law, "tolerance": format_real(tolerance(self.digits), 3), "note": self.note,
-                **({"mc": self.mc} if self.mc is not None else {})}
+                **({"mc": self.mc} if self.mc is not None else {}),
+                **({"names": self.names} if self.names else {}),
+                **({"separated_by": self.separated_by,
+                    "conditions": [{"where": c["where"], "verdict": c["verdict"], "point": text(c["point"]),
+                                    "expected": fmt(c["expected"]), "got": fmt(c["got"])} for c in self.conditions]}
+                   if self.conditions else {})}
 
 
 def _evaluator(q: Quantity, expr: sp.Expr, options: dict, work: int):
@@ -260,9 +274,12 @@ def _differ(expected, got, tol) -> bool:
 
 
 def check_formula(quantity_name, expr, *, where=None, mc: bool = False, digits: int = 30, examples: int = 200,
-                  seed: int = 0, mc_d: int = 1000, mc_seeds: int = 8) -> FormulaCheck:
+                  seed: int = 0, mc_d: int = 1000, mc_seeds: int = 8, conditions: bool = True) -> FormulaCheck:
     r"""Check the closed form ``expr`` (text, or a SymPy expression in :mod:`derive.symbols`) of the derived
     quantity ``quantity_name`` (:data:`derive.sheet.quantities.QUANTITIES`) on its domain, restricted by ``where``.
+    The expression may use the formula sheet's names (``theta`` for the strength of the signal term, ...:
+    :attr:`derive.sheet.quantities.Quantity.aliases`). With ``conditions``, a counterexample is followed by
+    :func:`separate`: which condition (mask, ``tau``, ``T``) separates the two forms.
 
     >>> check_formula("bulk.population_right_edge", "kappa*(1 + sqrt(delta))**2").verdict
     'equal'
@@ -276,14 +293,16 @@ def check_formula(quantity_name, expr, *, where=None, mc: bool = False, digits: 
     seed = check_count(seed, "seed")
     fixed, bounds, options = parse_where(where, q)
     if isinstance(expr, sp.Basic):
-        unknown = {s for s in expr.free_symbols if s not in set(q.parameters)}
+        unknown = {s for s in expr.free_symbols if s not in set(q.names.values())}
         if unknown:
             raise ParameterError("expr", f"unknown symbols {sorted(map(str, unknown))} for {q.name} "
-                                         f"(it takes {', '.join(q.symbols)})")
+                                         f"(it takes {', '.join(q.names)})")
         check_work(expr, "expr", fixed)
         user = expr
     else:
-        user = parse_user_expression(expr, q.symbols, exact=fixed)
+        user = parse_user_expression(expr, q.names, exact=fixed)
+    # the sheet's names (theta, ...) stand for expressions in the parameters
+    written, user = user, q.unaliased(user)
     tol = tolerance(digits)
     values = _evaluator(q, user, options, digits + 20)
     hypothesis = _have_hypothesis()
@@ -298,8 +317,9 @@ def check_formula(quantity_name, expr, *, where=None, mc: bool = False, digits: 
     if not hypothesis:
         if proof is None or q.polynomial is not None:
             raise ParameterError("hypothesis", "not installed, and needed here: pip install 'attention-rmt[hypothesis]'")
-        return FormulaCheck(q.name, user, "equal", None, None, None, 0, proof, q.law, digits,
-                            note="Hypothesis is not installed: the proof stands, no point was evaluated")
+        return FormulaCheck(q.name, written, "equal", None, None, None, 0, proof, q.law, digits,
+                            note="Hypothesis is not installed: the proof stands, no point was evaluated",
+                            names=_used_names(q, written))
     try:
         found, evaluated = _search(points, values, tol, examples, seed)
         # the values shown are at the counterexample, or else at the simplest point of the domain (``checked_at``)
@@ -318,8 +338,105 @@ def check_formula(quantity_name, expr, *, where=None, mc: bool = False, digits: 
         point = {**found, **options}
         verdict, note = "counterexample", None if got is not None else "the expression is undefined or not real here"
     mc_doc = monte_carlo(q, at, (expected, got), digits, d=mc_d, seeds=mc_seeds, seed0=seed) if mc else None
-    return FormulaCheck(q.name, user, verdict, point, expected, got, evaluated, proof, q.law, digits, mc_doc, note,
-                        {**at, **options})
+    check = FormulaCheck(q.name, written, verdict, point, expected, got, evaluated, proof, q.law, digits, mc_doc, note,
+                         {**at, **options}, _used_names(q, written))
+    if conditions and verdict == "counterexample":
+        check = separate(check, q, written, where, digits=digits, examples=examples, seed=seed)
+    return check
+
+
+def _used_names(q: Quantity, written: sp.Expr) -> dict | None:
+    """What each formula-sheet name in the user's expression stands for."""
+    used = {name: meaning for name, (symbol, _, meaning) in q.aliases.items() if symbol in written.free_symbols}
+    return used or None
+
+
+def _constrained(where) -> set:
+    """The names the user's ``where`` constrains."""
+    if isinstance(where, dict):
+        return set(map(str, where))
+    if isinstance(where, str):
+        return {m.group(1) for part in where.split(",") if (m := _WHERE.match(part))}
+    return set()
+
+
+def _where_with(where, clause: str):
+    """``where`` (text, a dict or ``None``) with one more clause."""
+    if isinstance(where, dict):
+        where = ", ".join(f"{k}={v}" for k, v in where.items())
+    return f"{where}, {clause}" if where and str(where).strip() else clause
+
+
+def _clauses(where: dict) -> str:
+    """Conditions as ``--where`` writes them: ``mask=strict, T>1``."""
+    return ", ".join(f"T>{v}" if k == "T>" else f"{k}={v}" for k, v in where.items())
+
+
+def _outcome(where: dict, c: FormulaCheck) -> dict:
+    return {"where": _clauses(where), "verdict": c.verdict, "point": c.point, "expected": c.expected, "got": c.got}
+
+
+def _setting(where: dict, defaults: dict) -> str:
+    words = []
+    for name, value in where.items():
+        if name == "mask":
+            words.append(f"the {value} mask" + (" (the default)" if defaults.get(name) == value else ""))
+        elif name == "T>":
+            words.append(f"T > {value}")
+        else:
+            words.append(f"{name} = {value}")
+    return " at ".join(words) if words else "the default settings"
+
+
+def separate(check: FormulaCheck, q: Quantity, expr, where, **kwargs) -> FormulaCheck:
+    r"""After a counterexample, the condition that separates the user's form from the derived one: the check run
+    again under each value of an option the user left free (the causal ``mask``), and, where it still fails, at
+    ``tau = 0`` and for ``T`` above a point where the expression is undefined (a form that is right from ``T = 2``
+    on is not blamed on ``T = 1``); ``kwargs`` go to :func:`check_formula`. The returned check keeps its verdict (the
+    one of the default settings) and carries the outcomes in ``conditions`` and the words in ``separated_by``; when
+    its own point left the expression undefined and one where both are defined and differ exists, it shows that one.
+
+    >>> c = check_formula("weights.causal", "(harmonic(T-1)-harmonic(t-1))/(T-1)", examples=30)
+    >>> c.verdict, c.separated_by
+    ('counterexample', 'equal for the strict mask; differs for the inclusive mask (the default)')
+    """
+    taken = _constrained(where)
+    defaults = {name: values[0] for name, values in q.options.items()}
+    rerun = lambda clauses: check_formula(q.name, expr, where=_where_with(where, _clauses(clauses)),  # noqa: E731
+                                          conditions=False, **kwargs)
+    settings = [({}, check)]
+    free = [name for name in q.options if name not in taken]
+    if free:
+        name = free[0]
+        chosen = (check.point or {}).get(name, defaults[name])
+        settings = [({name: v}, check if v == chosen else rerun({name: v})) for v in q.options[name]]
+    outcomes = [_outcome(w, c) for w, c in settings]
+    holds, fails = [], []
+    for w, c in settings:
+        if c.ok:
+            holds.append(f"{c.verdict} for {_setting(w, defaults)}")
+            continue
+        refined = None
+        tau_at = (c.point or {}).get(q.symbols.get("tau"))
+        if tau_at is not None and tau_at != 0 and "tau" not in taken:
+            at_zero = rerun({**w, "tau": 0})
+            outcomes.append(_outcome({**w, "tau": 0}, at_zero))
+            if at_zero.ok:
+                refined = f"{at_zero.verdict} for {_setting({**w, 'tau': 0}, defaults)}; differs for tau > 0"
+        T0 = (c.point or {}).get(q.symbols.get("T"))
+        if refined is None and T0 is not None and c.got is None and "T" not in taken:
+            above = rerun({**w, "T>": T0})
+            outcomes.append(_outcome({**w, "T>": T0}, above))
+            if above.ok:
+                refined = f"{above.verdict} for {_setting({**w, 'T>': T0}, defaults)}; undefined at T = {T0}"
+            elif above.got is not None and c is check:
+                check = replace(check, point=above.point, expected=above.expected, got=above.got,
+                                checked_at=above.checked_at,
+                                note=f"yours is undefined at T = {T0} too (and differs where both are defined, shown)")
+        fails.append(refined or f"differs for {_setting(w, defaults)}")
+    if len(outcomes) == 1:
+        return check
+    return replace(check, conditions=tuple(outcomes), separated_by="; ".join(holds + fails))
 
 
 def _have_hypothesis() -> bool:

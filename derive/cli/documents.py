@@ -14,7 +14,7 @@ from derive.model.spec import Model
 from derive.numbers import check_digits, format_exact, format_real
 
 __all__ = ["ASSUMPTIONS", "MODEL_ASSUMPTIONS", "MAX_WORKING_DIGITS", "spike", "spike_document", "outliers_document",
-           "weights_document", "bulk_document", "estimate"]
+           "weights_document", "bulk_document", "estimate", "attention_options"]
 
 ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for "
                "Gaussian-equivalent pooled vectors with the same covariance, d/N -> gamma")
@@ -105,7 +105,20 @@ def spike_document(m: Model, digits: int = 30) -> dict:
     doc["assumptions"] = MODEL_ASSUMPTIONS
     doc["law"] = law.law
     doc["warning"] = None
-    return doc
+    return doc | attention_options(m, digits)
+
+
+def attention_options(m: Model, digits: int = 30) -> dict:
+    """``{"mask": ..., "tau": ...}``: what the causal weights of ``m`` were computed with (both ``None`` for another
+    scheme), named in every document that depends on them (INTERFACE.md).
+
+    >>> attention_options(Model(T=4, weights="causal")), attention_options(Model(T=4, weights="mean"))
+    ({'mask': 'inclusive', 'tau': '0'}, {'mask': None, 'tau': None})
+    """
+    scheme = m.weights
+    if scheme is None or scheme.name != "causal":
+        return {"mask": None, "tau": None}
+    return {"mask": scheme.mask, "tau": format_real(scheme.tau, digits)}
 
 
 def _sample(m: Model, digits: int) -> dict:
@@ -168,7 +181,7 @@ def weights_document(m: Model, digits: int = 30) -> dict:
             "kappa": real(k),
             "alpha_over_kappa": real(None if a is None else a / k),
             "note": note,
-        }
+        } | attention_options(m, digits)
 
 
 def bulk_document(m: Model, points: list, digits: int = 30) -> dict:
@@ -180,7 +193,7 @@ def bulk_document(m: Model, points: list, digits: int = 30) -> dict:
     digits = check_digits(digits)
     check_density_work(len(points), digits)
     if interface.model_law(m):
-        return _vocabulary_bulk(interface.bulk(m), points, digits)
+        return _vocabulary_bulk(interface.bulk(m), points, digits) | attention_options(m, digits)
     from derive.gaussian import bulk
     from derive.gaussian.regime import gaussian_equivalent_warning
 

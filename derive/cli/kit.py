@@ -2,7 +2,8 @@
 
 A command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and
 ``run(args) -> object`` (a JSON-ready document), and optionally ``exit_status(doc) -> int`` (the status once
-the document is printed; 0 without it). Bad input, from argparse or from a
+the document is printed; 0 without it), ``render(doc) -> str`` (its output without ``--json``) and ``EPILOG`` (text
+printed as written after the options of its ``--help``). Bad input, from argparse or from a
 :class:`ParameterError`, ends with exit status 2 and one line on stderr. SIGINT and SIGTERM end a command with
 one line on stderr and status 130 or 143 (128 plus the signal's number), once every ``with`` block on the way out
 has closed: worker processes stopped, partial files removed (:class:`Interrupted`).
@@ -21,8 +22,9 @@ import threading
 
 from derive.errors import ParameterError
 
-__all__ = ["SCHEMES", "SIGN_SPECS", "MASK_CHOICES", "QUANTITIES", "STOP_SIGNALS", "Interrupted", "listed", "version",
-           "readable", "run_cli"]
+__all__ = ["SCHEMES", "SIGN_SPECS", "MASK_CHOICES", "MASK_HELP", "QUANTITY_MEANINGS", "QUANTITIES", "MEMORY_HELP",
+           "add_max_memory", "STOP_SIGNALS", "Interrupted", "plain", "listed", "version", "readable", "with_provenance",
+           "run_cli"]
 
 SCHEMES = ("mean", "causal", "optimal", "file:PATH")
 """The weight schemes a command line accepts (``file:PATH``: a ``.npy`` or ``.csv`` of weights)."""
@@ -33,13 +35,60 @@ SIGN_SPECS = ("iid", "prefix:L", "suffix:L", "markov:r", "gauss:rho", "file:PATH
 MASK_CHOICES = ("inclusive", "strict")
 """The masks of causal attention (the keys of :data:`derive.model.attention.MASKS`)."""
 
-QUANTITIES = ("signal.strength", "signal.cosine2", "mean.strength", "population.theta_critical",
-              "population.eigenvalue", "population.overlap", "population.mu2_critical", "sample.theta_critical",
-              "sample.eigenvalue", "sample.overlap", "sample.mu2_critical", "bulk.right_edge",
-              "bulk.population_right_edge", "bulk.density", "bulk.atom_at_zero", "weights.causal",
-              "alpha_over_kappa.mean.prefix", "alpha_over_kappa.mean.suffix", "alpha_over_kappa.optimal.prefix")
-"""The names ``verify formula --quantity`` accepts: the quantities of :mod:`derive.sheet.quantities` (kept here so that
-building the command line imports no SymPy)."""
+MASK_HELP = ("inclusive (keys s <= t; the default) or strict (keys s < t). The paper's harmonic weights "
+             "w_t ~ H_{T-1} - H_{t-1} (C6) are the strict mask's, at any tau; the inclusive mask gives "
+             "H_T - H_{t-1} at tau = 0")
+"""The help of every ``--mask``: the default, and which mask the paper's harmonic form holds for."""
+
+QUANTITY_MEANINGS = {
+    "signal.strength":
+        "theta_s = alpha (mu2 + delta), the strength of the signal term of the population covariance",
+    "signal.cosine2": "the squared cosine of the signal direction mu + Z s/V with u",
+    "mean.strength": "W^2 delta, the strength of the vocabulary-mean term of the raw S",
+    "population.theta_critical":
+        "theta_c, the strength above which a rank-one term of the population covariance makes an outlier",
+    "population.eigenvalue": "the population outlier ell(theta_s) of the signal term (N = oo)",
+    "population.overlap": "the limit of |u_hat^T u|^2 for the population outlier",
+    "population.mu2_critical": "the smallest mu2 at which the population outlier exists",
+    "sample.theta_critical":
+        "theta_c^N, the threshold strength of a rank-one term at the sample level (d/N -> gamma)",
+    "sample.eigenvalue": "the sample outlier psi(ell(theta_s)) of the signal term",
+    "sample.overlap": "the limit of |u_hat^T u|^2 for the sample outlier",
+    "sample.mu2_critical": "the smallest mu2 at which the sample outlier exists",
+    "bulk.right_edge": "the right edge of the bulk kappa (MP_delta boxtimes MP_gamma)",
+    "bulk.population_right_edge": "the right edge of the population bulk kappa MP_delta",
+    "bulk.density": "the density of the bulk kappa (MP_delta boxtimes MP_gamma) at x",
+    "bulk.atom_at_zero": "the mass of that bulk at zero",
+    "weights.causal":
+        "the d -> oo limit weight w_t of causal attention (outputs averaged; sum 1), for --where mask=inclusive (default) or mask=strict",
+    "alpha_over_kappa.mean.prefix": "alpha/kappa of mean pooling on prefix:L",
+    "alpha_over_kappa.mean.suffix": "alpha/kappa of mean pooling on suffix:L",
+    "alpha_over_kappa.optimal.prefix": "alpha/kappa of optimal pooling on prefix:L",
+}
+"""The names ``verify formula --quantity`` accepts and what each is: the quantities of :mod:`derive.sheet.quantities`
+(kept here so that building the command line imports no SymPy)."""
+
+QUANTITIES = tuple(QUANTITY_MEANINGS)
+
+MEMORY_HELP = ("most memory one Monte Carlo trial may hold, e.g. 8GiB or 512MiB (default: half of the memory available, "
+               "shared by the trials that run at once); a larger trial is refused before anything is drawn")
+"""The help of every ``--max-memory`` (the commands that draw)."""
+
+
+def add_max_memory(p) -> None:
+    """The ``--max-memory SIZE`` option of a command that draws (:func:`derive.resources.set_max_memory` reads it)."""
+    p.add_argument("--max-memory", default=None, metavar="SIZE", help=MEMORY_HELP)
+
+
+def plain(text: str | None) -> str | None:
+    """``text`` without reStructuredText markup, as a terminal shows it (a docstring made into a ``--help``).
+
+    >>> plain("The ``derive`` command line, see :func:`derive.weights`")
+    'The derive command line, see derive.weights'
+    """
+    if text is None:
+        return None
+    return re.sub(r"``([^`]*)``", r"\1", re.sub(r":[a-z]+:`~?([^`]*)`", r"\1", text))
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -167,6 +216,16 @@ def _print_human(doc, out):
     print(doc if isinstance(doc, str) else readable(doc), file=out)
 
 
+def with_provenance(doc):
+    """A command's JSON document with the ``"provenance"`` of the run (:func:`derive.cli.provenance.provenance`)
+    added as its last key; a document that is a list (``derive formulas``, ``verify claims``) is left as it is."""
+    if not isinstance(doc, dict) or "provenance" in doc:
+        return doc
+    from derive.cli.provenance import provenance
+
+    return {**doc, "provenance": provenance()}
+
+
 def run_cli(prog: str, description: str, command_modules: list[str], argv=None) -> int:
     """Parse ``argv``, run the chosen command, print its document; return the exit status."""
     with _stop_signals(prog) as received:
@@ -180,13 +239,16 @@ def run_cli(prog: str, description: str, command_modules: list[str], argv=None) 
 
 
 def _run(prog: str, description: str, command_modules: list[str], argv=None) -> int:
-    parser = _OneLineParser(prog=prog, description=description)
+    parser = _OneLineParser(prog=prog, description=plain(description))
     parser.add_argument("--version", action=_Version, prog=prog)
     sub = parser.add_subparsers(dest="command", parser_class=_OneLineParser)
     commands = {}
     for path in command_modules:
         module = importlib.import_module(path)
-        p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        # a command's EPILOG (a list laid out by hand) is printed as written, after the options
+        epilog = getattr(module, "EPILOG", None)
+        p = sub.add_parser(module.NAME, help=plain(module.HELP), description=plain(module.HELP), epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter if epilog else argparse.HelpFormatter)
         p.add_argument("--version", action=_Version, prog=prog)
         p.add_argument("--json", action="store_true", help="print exactly one JSON document")
         module.add_arguments(p)
@@ -201,7 +263,7 @@ def _run(prog: str, description: str, command_modules: list[str], argv=None) -> 
         return 2
     try:
         if args.json:
-            print(json.dumps(doc))
+            print(json.dumps(with_provenance(doc)))
         else:
             human = getattr(commands[args.command], "render", None)
             _print_human(human(doc) if human else doc, sys.stdout)

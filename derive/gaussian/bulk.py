@@ -31,7 +31,7 @@ import sympy as sp
 from derive.gaussian import freeprob as fp
 from derive.errors import ParameterError
 from derive.resources import KAPPA_RANGE, MAX_RATIO_PRODUCT, RATIO_RANGE, bulk_parameters
-from derive.numbers import check_digits, parse_rational
+from derive.numbers import Displayed, check_digits, parse_rational
 
 __all__ = ["BulkLaw", "law", "parameters", "support", "density", "density_float", "stieltjes", "real_root",
            "RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE"]
@@ -75,7 +75,7 @@ class _Poly:
 
 
 @dataclass(frozen=True)
-class BulkLaw:
+class BulkLaw(Displayed):
     r"""The bulk law :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)` at exact parameters
     (the Gaussian-equivalent law of the model; see :mod:`derive.vocabulary.tokenreuse` for the finite vocabulary's):
     its cubic, discriminant, validated support and atom, and its density and Stieltjes transform.
@@ -88,6 +88,8 @@ class BulkLaw:
     ...     print(mpmath.nstr(L.density("1/2"), 15), L.support, L.atom_at_zero)
     0.318309886183791 ((0, 27/4),) 0
     """
+
+    _DISPLAYED = ("law", "delta", "gamma", "kappa", "support", "atom_at_zero", "polynomial")
 
     delta: sp.Rational
     gamma: sp.Rational

@@ -24,7 +24,7 @@ import mpmath
 
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
-from derive.numbers import parse_fraction
+from derive.numbers import Displayed, parse_fraction
 from derive.resources import check_spike_ranges
 
 __all__ = ["signal_strength", "signal_cosine2", "mean_strength", "population_outlier", "population_overlap",
@@ -234,13 +234,15 @@ def critical_mu2(theta, alpha, delta) -> mpmath.mpf | None:
 
 
 @dataclass(frozen=True)
-class Level:
+class Level(Displayed):
     """The signal outlier at one level (population or sample): whether it exists, its eigenvalue
     (``None`` if not), the limit of :math:`|\\hat u^T u|^2` (0 without outlier), the smallest
     :math:`\\mu_2` at which it exists (``None`` if :math:`\\alpha = 0`) and the threshold strength of the
     Gaussian-equivalent law. The model's own sample level (an unbounded bulk with gaps) has no threshold
     strength; it gives the ``windows`` of :math:`\\mu_2` in which the outlier stands in a gap and the
     ``mass_above`` it of the bulk's law."""
+
+    _DISPLAYED = ("outlier", "eigenvalue", "overlap", "mu2_critical", "threshold", "windows", "mass_above")
 
     outlier: bool
     eigenvalue: mpmath.mpf | None
@@ -252,8 +254,10 @@ class Level:
 
 
 @dataclass(frozen=True)
-class OtherOutlier:
+class OtherOutlier(Displayed):
     """An outlier that is not the signal's: its cause, level, eigenvalue and overlap with ``u``."""
+
+    _DISPLAYED = ("cause", "level", "eigenvalue", "overlap")
 
     cause: str
     level: str
@@ -262,8 +266,11 @@ class OtherOutlier:
 
 
 @dataclass(frozen=True)
-class Outliers:
-    """Everything the derivation says about the outliers of ``S`` (or ``S_c``) at given scalars."""
+class Outliers(Displayed):
+    """Everything the derivation says about the outliers of ``S`` (or ``S_c``) at given scalars (a notebook shows
+    it as a table)."""
+
+    _DISPLAYED = ("law", "population", "sample", "right_edge", "population_right_edge", "other_outliers")
 
     population: Level
     sample: Level

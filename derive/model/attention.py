@@ -31,7 +31,7 @@ from derive.symbols import T, s, t, tau, u
 from derive.symbols import Formula, named
 from derive.model.signs import SignFamily, check_R, check_T
 from derive.model.spec import Scheme, parse_signs
-from derive.numbers import check_digits, check_range, exact_sum, parse_rational, real_vector
+from derive.numbers import Displayed, check_digits, check_range, exact_sum, parse_rational, real_vector
 from derive.resources import KAPPA_RANGE, check_weights
 
 __all__ = ["MASKS", "limit_score", "softmax_normalizer", "causal_attention", "causal_weight", "causal_weights",
@@ -367,10 +367,12 @@ def scheme_weights(scheme, T_value, family: SignFamily | None = None, tau_value=
 
 
 @dataclass(frozen=True)
-class Pooling:
+class Pooling(Displayed):
     r"""A pooling scheme resolved: the weights (sum 1), the exact ``R`` of the sign family (``None``
     without one), :math:`\alpha = w^\top R w` (``None`` without ``R``), :math:`\kappa = \|w\|^2`,
-    :math:`W = \sum_t w_t` and a note when the weights are not unique."""
+    :math:`W = \sum_t w_t` and a note when the weights are not unique. A notebook shows it as a table."""
+
+    _DISPLAYED = ("weights", "family", "alpha", "kappa", "W", "note")
 
     weights: tuple
     family: SignFamily | None
@@ -417,7 +419,10 @@ def formulas() -> list[Formula]:
     out = [Formula("limit attention logit", limit_score(t, s),
                    "$d \\to \\infty$, $\\mu_2$ fixed, distinct tokens in the sequence", f"{src}:limit_score",
                    named("e_ts", r"e_{ts}"), claim="C6")]
-    for mask, window in (("inclusive", "keys $s \\le t$"), ("strict", "keys $s < t$ (outputs $t = 2, \\dots, T$)")):
+    for mask, window in (("inclusive", "keys $s \\le t$ (the default mask of the tools; the paper's harmonic form "
+                                       "$H_{T-1} - H_{t-1}$ is not this mask's)"),
+                         ("strict", "keys $s < t$ (outputs $t = 2, \\dots, T$; the paper's harmonic form "
+                                    "$H_{T-1} - H_{t-1}$ holds for this mask only, at any $\\tau$)")):
         hyp = f"$d \\to \\infty$, softmax over {window}, outputs averaged; $\\tau \\ge 0$"
         out.append(Formula(f"causal attention entry, {mask} mask", causal_attention(mask), hyp,
                            f"{src}:causal_attention", named(f"A_ts_{mask}", rf"A^{{\mathrm{{{mask}}}}}_{{ts}}"),

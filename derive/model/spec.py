@@ -23,7 +23,7 @@ from fractions import Fraction
 
 from derive.errors import ParameterError
 from derive.model.signs import SignFamily, check_T, family
-from derive.numbers import check_count, check_range, parse_fraction
+from derive.numbers import Displayed, check_count, check_range, parse_fraction
 
 __all__ = ["Scheme", "Model", "SCHEME_NAMES", "MASKS", "exact_or_close", "parse_signs", "load_weights_file"]
 
@@ -157,7 +157,7 @@ def _ratio(value, name: str, low_open: bool = True) -> Fraction:
     return check_documented_range(check_range(parse_fraction(value, name), name, low=0, low_open=low_open), name)
 
 
-class Model:
+class Model(Displayed):
     r"""The model of PAPER.md, its parameters exact (:class:`fractions.Fraction`) and checked once.
 
     Keywords (all optional; give what the question needs):
@@ -177,6 +177,7 @@ class Model:
 
     __slots__ = ("delta", "gamma", "d", "V", "N", "T", "signs", "weights", "mu2", "centered", "alpha", "kappa",
                  "sum_w")
+    _DISPLAYED = __slots__
 
     def __init__(self, *, delta=None, gamma=None, d=None, V=None, N=None, T=None, signs=None, weights=None, tau=None,
                  mask=None, mu2=None, centered=False, alpha=None, kappa=None, sum_w=None):

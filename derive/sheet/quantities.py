@@ -25,11 +25,11 @@ import sympy as sp
 
 from derive.model import expectations as ex
 from derive.gaussian import spikes
-from derive.cli.kit import QUANTITIES
+from derive.cli.kit import QUANTITIES, QUANTITY_MEANINGS
 from derive.errors import ParameterError
 from derive.symbols import L, T, W, alpha, delta, gamma, kappa, mu2, t, tau, theta, x
 
-__all__ = ["y", "Bound", "Quantity", "QUANTITIES", "quantity", "prove_equal"]
+__all__ = ["y", "Bound", "Quantity", "QUANTITIES", "SHEET_NAMES", "quantity", "prove_equal"]
 
 y = sp.Symbol("y", real=True)
 """The placeholder for the quantity itself in an implicit definition :math:`P(y) = 0`."""
@@ -69,13 +69,69 @@ class Quantity:
 
     @property
     def symbols(self) -> dict:
-        """The parameters by name (the names a user's expression may use)."""
+        """The parameters by name."""
         return {s.name: s for s in self.parameters}
+
+    @property
+    def aliases(self) -> dict:
+        """The formula sheet's names that stand for an expression in this quantity's parameters (``theta``, the
+        strength of the signal term, where ``alpha, mu2, delta`` are parameters): name -> ``(symbol, expression,
+        meaning)``, from :data:`SHEET_NAMES`.
+
+        >>> sorted(quantity("sample.overlap").aliases)
+        ['cos2_s', 'lambda_H', 'sigma2_H', 'theta', 'theta_c', 'theta_s']
+        """
+        own = _OWN_NAMES.get(self.name, {})
+        out = {}
+        for name, (expression, meaning) in (SHEET_NAMES | own).items():
+            if expression.free_symbols <= set(self.parameters) and name not in self.symbols:
+                out[name] = (sp.Symbol(name, **_ASSUMPTIONS.get(name, {"real": True})), expression, meaning)
+        return out
+
+    @property
+    def names(self) -> dict:
+        """Every name a user's expression may use: the parameters and the sheet's :attr:`aliases`."""
+        return self.symbols | {name: symbol for name, (symbol, _, _) in self.aliases.items()}
+
+    def unaliased(self, expr: sp.Expr) -> sp.Expr:
+        """``expr`` with each sheet name of :attr:`aliases` replaced by what it stands for.
+
+        >>> quantity("signal.strength").unaliased(sp.Symbol("theta", positive=True) + 1)
+        alpha*(delta + mu2) + 1
+        """
+        return expr.xreplace({symbol: expression for symbol, expression, _ in self.aliases.values()})
 
     def defined(self, options: dict) -> tuple[sp.Expr | None, sp.Expr | None]:
         """``(definition, polynomial)`` for the chosen ``options`` (callables of the options are applied)."""
         pick = lambda e: e(options) if callable(e) else e  # noqa: E731
         return pick(self.definition), pick(self.polynomial)
+
+
+SHEET_NAMES = {
+    "theta": (alpha * (mu2 + delta), "theta_s = alpha (mu2 + delta), the strength of the signal term"),
+    "theta_s": (alpha * (mu2 + delta), "the strength of the signal term, alpha (mu2 + delta)"),
+    "cos2_s": (mu2 / (mu2 + delta), "the squared cosine of the signal direction with u, mu2/(mu2 + delta)"),
+    "theta_m": (W**2 * delta, "the strength of the vocabulary-mean term of the raw S, W^2 delta"),
+    "sigma2_H": (kappa, "the scale of the population bulk, kappa"),
+    "theta_c": (kappa * (delta + sp.sqrt(delta)), "the population threshold strength, kappa (delta + sqrt(delta))"),
+    "lambda_H": (kappa * (1 + sp.sqrt(delta)) ** 2, "the right edge of the population bulk, kappa (1 + sqrt(delta))^2"),
+}
+"""The names of the formula sheet (``derive formulas``) that a user's closed form may use besides the parameters,
+each with the expression in the model's scalars it stands for; a quantity accepts those whose expression is in its
+parameters (:attr:`Quantity.aliases`)."""
+
+_OWN_NAMES = {
+    "population.mu2_critical": {"theta": (kappa * (delta + sp.sqrt(delta)),
+                                          "theta_c, the strength at the population threshold (the sheet's "
+                                          "mu2(theta) = theta/alpha - delta at theta = theta_c)")},
+    "weights.causal": {"s": (t, "the position, as the sheet's w_s writes it (t here)")},
+}
+"""Where a sheet name means something else: ``theta`` in ``population.mu2_critical`` is the threshold strength, and the
+sheet writes the causal weight ``w_s`` in the position ``s``."""
+
+_ASSUMPTIONS = {"theta": {"positive": True}, "theta_s": {"nonnegative": True}, "cos2_s": {"nonnegative": True},
+                "theta_m": {"nonnegative": True}, "sigma2_H": {"positive": True}, "theta_c": {"positive": True},
+                "lambda_H": {"positive": True}, "s": {"integer": True, "positive": True}}
 
 
 def _mp(v) -> mpmath.mpf:
@@ -163,64 +219,64 @@ def _registry() -> dict:
         return causal_weight(options["mask"]).subs(s, t)
 
     qs = [
-        Quantity("signal.strength", "strength theta_s of the signal term of the population covariance",
+        Quantity("signal.strength", QUANTITY_MEANINGS["signal.strength"],
                  {alpha: Bound(*_NONNEG), mu2: Bound(sp.Integer(0), sp.Integer(16)), delta: ratios[delta]},
                  lambda p: o.signal_strength(p[alpha], p[mu2], p[delta]), "alpha >= 0, mu2 >= 0, delta > 0", pop_law,
                  definition=strength),
-        Quantity("signal.cosine2", "squared cosine of the signal direction mu + Z s/V with u",
+        Quantity("signal.cosine2", QUANTITY_MEANINGS["signal.cosine2"],
                  {mu2: Bound(sp.Integer(0), sp.Integer(16)), delta: ratios[delta]},
                  lambda p: o.signal_cosine2(p[mu2], p[delta]), "mu2 >= 0, delta > 0", pop_law, definition=cos2),
-        Quantity("mean.strength", "strength W^2 delta of the vocabulary-mean term of the raw S",
+        Quantity("mean.strength", QUANTITY_MEANINGS["mean.strength"],
                  {W: Bound(sp.Integer(-2), sp.Integer(2)), delta: ratios[delta]},
                  lambda p: o.mean_strength(p[W], p[delta]), "delta > 0", pop_law, definition=terms["mean_strength"]),
-        Quantity("population.theta_critical", "population threshold strength theta_c of a rank-one term",
+        Quantity("population.theta_critical", QUANTITY_MEANINGS["population.theta_critical"],
                  {delta: ratios[delta], kappa: ratios[kappa]}, lambda p: o.population_threshold(p[delta], p[kappa]),
                  "delta, kappa > 0", pop_law, definition=theta_c),
-        Quantity("population.eigenvalue", "population outlier ell(theta_s) of the signal term", pop_params,
+        Quantity("population.eigenvalue", QUANTITY_MEANINGS["population.eigenvalue"], pop_params,
                  lambda p: o.population_outlier(_signal(p), p[delta], p[kappa]), pop_exists, pop_law,
                  definition=spikes.population_outlier_location().subs(at_signal)),
-        Quantity("population.overlap", "limit of |u_hat^T u|^2 for the population outlier", pop_params,
+        Quantity("population.overlap", QUANTITY_MEANINGS["population.overlap"], pop_params,
                  lambda p: o.population_overlap(_signal(p), p[delta], p[kappa]) * o.signal_cosine2(p[mu2], p[delta]),
                  pop_exists, pop_law, definition=spikes.population_overlap().subs(at_signal) * cos2),
-        Quantity("population.mu2_critical", "smallest mu2 at which the population outlier exists",
+        Quantity("population.mu2_critical", QUANTITY_MEANINGS["population.mu2_critical"],
                  {delta: ratios[delta], kappa: ratios[kappa], alpha: _below_alpha(_pop)},
                  lambda p: o.critical_mu2(_pop(p), p[alpha], p[delta]),
                  "alpha > 0 and alpha delta < theta_c (no outlier at mu2 = 0)", pop_law,
                  definition=spikes.critical_mu2().subs(theta, theta_c)),
-        Quantity("sample.theta_critical", "sample threshold strength theta_c^N of a rank-one term",
+        Quantity("sample.theta_critical", QUANTITY_MEANINGS["sample.theta_critical"],
                  {delta: ratios[delta], gamma: ratios[gamma], kappa: ratios[kappa]}, _sample,
                  "delta, gamma, kappa > 0", sample_law, polynomial=sample_poly.subs(theta, y),
                  branch="the only root with y > delta kappa (one sign change of the polynomial in y - delta kappa)"),
-        Quantity("sample.eigenvalue", "sample outlier psi(ell(theta_s)) of the signal term", sample_params,
+        Quantity("sample.eigenvalue", QUANTITY_MEANINGS["sample.eigenvalue"], sample_params,
                  lambda p: o.sample_outlier(_signal(p), p[delta], p[gamma], p[kappa]), sample_exists, sample_law,
                  definition=spikes.sample_outlier_location().subs(at_signal)),
-        Quantity("sample.overlap", "limit of |u_hat^T u|^2 for the sample outlier", sample_params,
+        Quantity("sample.overlap", QUANTITY_MEANINGS["sample.overlap"], sample_params,
                  lambda p: o.sample_overlap(_signal(p), p[delta], p[gamma], p[kappa]) * o.signal_cosine2(p[mu2], p[delta]),
                  sample_exists, sample_law,
                  definition=(spikes.population_overlap() * spikes.sample_overlap_factor()).subs(at_signal) * cos2),
-        Quantity("sample.mu2_critical", "smallest mu2 at which the sample outlier exists",
+        Quantity("sample.mu2_critical", QUANTITY_MEANINGS["sample.mu2_critical"],
                  {delta: ratios[delta], gamma: ratios[gamma], kappa: ratios[kappa], alpha: _below_alpha(_sample)},
                  lambda p: o.critical_mu2(_sample(p), p[alpha], p[delta]),
                  "alpha > 0 and alpha delta < theta_c^N (no outlier at mu2 = 0)", sample_law,
                  polynomial=sample_poly.subs(theta, alpha * (y + delta)),
                  branch="the only root with alpha (y + delta) > delta kappa"),
-        Quantity("bulk.right_edge", "right edge of the bulk kappa (MP_delta boxtimes MP_gamma)",
+        Quantity("bulk.right_edge", QUANTITY_MEANINGS["bulk.right_edge"],
                  {delta: ratios[delta], gamma: ratios[gamma], kappa: ratios[kappa]},
                  lambda p: law(p[delta], p[gamma], p[kappa]).edges()[-1][1], "delta, gamma, kappa > 0", sample_law,
                  polynomial=edge_polynomial(bulk_polynomial()).subs(z, y), branch="the largest real root"),
-        Quantity("bulk.population_right_edge", "right edge of the population bulk kappa MP_delta",
+        Quantity("bulk.population_right_edge", QUANTITY_MEANINGS["bulk.population_right_edge"],
                  {delta: ratios[delta], kappa: ratios[kappa]}, lambda p: o.population_right_edge(p[delta], p[kappa]),
                  "delta, kappa > 0", pop_law, definition=spikes.population_right_edge()),
-        Quantity("bulk.density", "density of the bulk kappa (MP_delta boxtimes MP_gamma) at x",
+        Quantity("bulk.density", QUANTITY_MEANINGS["bulk.density"],
                  {delta: ratios[delta], gamma: ratios[gamma], kappa: ratios[kappa],
                   x: Bound(sp.Integer(0), sp.Integer(100), low_open=True, high_open=True, depends=_support_x)},
                  lambda p: law(p[delta], p[gamma], p[kappa]).density(p[x]),
                  "x inside the last interval of the support", sample_law,
                  branch="Im m(x + i0)/pi on the Stieltjes branch of the bulk cubic"),
-        Quantity("bulk.atom_at_zero", "mass of the bulk at zero", {delta: ratios[delta], gamma: ratios[gamma]},
+        Quantity("bulk.atom_at_zero", QUANTITY_MEANINGS["bulk.atom_at_zero"], {delta: ratios[delta], gamma: ratios[gamma]},
                  lambda p: _mp(law(p[delta], p[gamma], 1).atom_at_zero), "delta, gamma > 0", sample_law,
                  definition=atom_at_zero(bulk_polynomial())),
-        Quantity("weights.causal", "d -> oo limit weight w_t of causal attention (outputs averaged; sum 1)",
+        Quantity("weights.causal", QUANTITY_MEANINGS["weights.causal"],
                  {T: Bound(sp.Integer(1), sp.Integer(64), integer=True,
                            depends=lambda p: (2 if p["mask"] == "strict" else 1, 64)),
                   t: Bound(sp.Integer(1), sp.Integer(64), integer=True, depends=lambda p: (1, p[T])),
@@ -228,13 +284,13 @@ def _registry() -> dict:
                  causal_value, "1 <= t <= T <= 64, 0 <= tau <= 10 (strict mask: T >= 2)",
                  "exact (the limit d -> oo of the model's attention weights)", definition=causal_definition,
                  options={"mask": ("inclusive", "strict")}),
-        Quantity("alpha_over_kappa.mean.prefix", "alpha/kappa of mean pooling on prefix:L", block,
+        Quantity("alpha_over_kappa.mean.prefix", QUANTITY_MEANINGS["alpha_over_kappa.mean.prefix"], block,
                  _pooling_quotient("mean", "prefix"), "1 <= L <= T <= 64", "exact",
                  definition=mean_block_quotient("prefix").xreplace(to_block)),
-        Quantity("alpha_over_kappa.mean.suffix", "alpha/kappa of mean pooling on suffix:L", block,
+        Quantity("alpha_over_kappa.mean.suffix", QUANTITY_MEANINGS["alpha_over_kappa.mean.suffix"], block,
                  _pooling_quotient("mean", "suffix"), "1 <= L <= T <= 64", "exact",
                  definition=mean_block_quotient("suffix").xreplace(to_block)),
-        Quantity("alpha_over_kappa.optimal.prefix", "alpha/kappa of optimal pooling on prefix:L", block,
+        Quantity("alpha_over_kappa.optimal.prefix", QUANTITY_MEANINGS["alpha_over_kappa.optimal.prefix"], block,
                  _pooling_quotient("optimal", "prefix"), "1 <= L <= T <= 64", "exact",
                  definition=optimal_block_quotient("prefix").xreplace(to_block)),
     ]

@@ -22,7 +22,7 @@ import sympy as sp
 
 from derive.vocabulary import tokengraph
 from derive.errors import ParameterError
-from derive.numbers import check_range, parse_rational, real_vector
+from derive.numbers import Displayed, check_range, parse_rational, real_vector
 from derive.vocabulary.populations import PoissonPopulation
 from derive.vocabulary.silverstein import GeneralizedMP
 
@@ -30,8 +30,10 @@ __all__ = ["VocabularyLaw", "Distribution", "vocabulary_law"]
 
 
 @dataclass(frozen=True)
-class VocabularyLaw:
+class VocabularyLaw(Displayed):
     """The model's own limiting spectral law at ``delta, gamma`` and pooling weights (normalized to sum 1)."""
+
+    _DISPLAYED = ("law", "delta", "gamma", "weights", "kappa", "reuse", "exact", "atom_at_zero")
 
     delta: sp.Rational
     gamma: sp.Rational

@@ -25,7 +25,7 @@ from derive.symbols import Formula, named
 from derive.numbers import check_count
 from derive.symbols import delta, gamma
 
-__all__ = ["moments_from_free_cumulants", "token_count_moments", "wishart_moments", "bulk_moments",
+__all__ = ["moments_from_free_cumulants", "token_count_moments", "wishart_moments", "bulk_moments", "d_space_moments",
            "fourth_moment_excess", "formulas"]
 
 
@@ -96,9 +96,22 @@ def bulk_moments(kind: str, n: int = 4) -> tuple:
 def _bulk_moments(kind: str, n: int) -> tuple:
     lam = delta / gamma
     law_D = {"claimed": wishart_moments(1 / lam, n), "T=1": token_count_moments(lam, n)}[kind]
+    return tuple(sp.factor(m) for m in d_space_moments(law_D, n))
+
+
+def d_space_moments(law_D, n: int) -> tuple:
+    r"""Moments ``m_1..m_n`` of the ``d``-space bulk of :math:`S = \frac1V ZDZ^\top` from the moments
+    ``m_0..m_n`` of the law of ``D`` (SymPy expressions), in ``delta``: the ``V``-space law is the free Poisson law
+    of rate ``delta`` (every free cumulant ``delta``) :math:`\boxtimes` that of ``D``, and
+    :math:`m_k^{(d)} = m_k^{(V)}/\delta` (``V/d`` zero eigenvalues removed).
+
+    >>> d_space_moments([1, 1, 2], 2)   # D with the moments of MP_1
+    (1, 2*delta + 1)
+    """
+    n = check_count(n, "n", low=1, high=fp.MAX_PARTITION_ORDER)
     free_poisson = moments_from_free_cumulants([delta] * n, n)
     v_space = fp.free_multiplicative_moments(free_poisson, law_D)
-    return tuple(sp.factor(v_space[k] / delta) for k in range(1, n + 1))
+    return tuple(sp.expand(v_space[k] / delta) for k in range(1, n + 1))
 
 
 def fourth_moment_excess() -> sp.Expr:

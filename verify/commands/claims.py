@@ -1,7 +1,11 @@
 """``verify claims``: the ledger of every claim of the paper, checked now (in one process per core)."""
 import datetime
+import os
 import sys
 import time
+from pathlib import Path
+
+from derive.cli.kit import add_max_memory
 from derive.files import check_output_folder, check_output_target, write_file
 from verify.progress import progress
 
@@ -12,29 +16,36 @@ HELP = "check every claim of the paper and give each a verdict with its evidence
 
 
 def add_arguments(p):
-    p.add_argument("--quick", action="store_true", help="small dimensions and few seeds (about 3 minutes)")
+    p.add_argument("--quick", action="store_true",
+                   help="small dimensions and few seeds (about two minutes on 2 cores; the full run about 7)")
     p.add_argument("--notes", default="claims.md",
-                   help="where to write the readable ledger (default claims.md in the working folder; '' for nowhere)")
+                   help="where to write the readable ledger (default claims.md in the working folder; '' for nowhere); "
+                        "its evidence goes beside it, in claims.json")
     p.add_argument("--figures", default="figures",
                    help="folder for the figures (default figures/ in the working folder; '' for none)")
     p.add_argument("--workers", default=None,
                    help="processes that run the checks (default: one per core, at most one per check); the records do not "
                         "depend on it")
+    add_max_memory(p)
 
 
 def run(args):
     from verify.ledger.records import check_workers
 
+    from derive.resources import set_max_memory
+
     workers = None if args.workers is None else check_workers(args.workers)  # None: one per core
+    set_max_memory(args.max_memory, workers or os.cpu_count() or 1)
     # the outputs are checked before the run, not after it
     if args.notes:
         check_output_target(args.notes, "notes")
+        check_output_target(_evidence_path(args.notes), "notes")
     if args.figures:
         check_output_folder(args.figures, "figures")
     # the ledger's modules are imported here, not at the top: the command line builds every parser first
     from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
     from verify.ledger.records import run_ledger
-    from verify.ledger.report import claims_markdown, jsonable
+    from verify.ledger.report import claims_json, claims_markdown, jsonable
 
     cfg = dict(QUICK if args.quick else FULL)
     cfg["figures"] = args.figures
@@ -51,10 +62,23 @@ def run(args):
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
     if args.notes:
-        header = {"quick": args.quick, "seconds": time.time() - start,
-                  "date": datetime.date.today().isoformat()}
-        write_file(args.notes, claims_markdown(records, header), "notes")
+        from derive.cli.provenance import provenance
+        from verify.ledger.claims import FIGURES
+
+        notes, evidence = Path(args.notes), _evidence_path(args.notes)
+        drawn = {Path(p).name for p in paths} if args.figures else set()
+        figures = [(claims, Path(os.path.relpath(Path(args.figures) / name, notes.parent)).as_posix(), caption)
+                   for name, claims, caption in FIGURES if name in drawn]
+        header = {"quick": args.quick, "seconds": time.time() - start, "date": datetime.date.today().isoformat(),
+                  "provenance": provenance(), "evidence": evidence.name, "figures": figures}
+        write_file(evidence, claims_json(records, header), "notes")
+        write_file(notes, claims_markdown(records, header), "notes")
     return records
+
+
+def _evidence_path(notes) -> Path:
+    """The JSON file of the evidence beside the report: ``claims.md`` -> ``claims.json``."""
+    return Path(notes).with_suffix(".json")
 
 
 def render(records):

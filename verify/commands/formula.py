@@ -1,27 +1,44 @@
 """``verify formula``: a user's closed form of a derived quantity, proved equal, or refuted at a point."""
-from derive.cli.kit import QUANTITIES
+import textwrap
 
-__all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
+from derive.cli.kit import QUANTITIES, QUANTITY_MEANINGS, add_max_memory
+
+__all__ = ["NAME", "HELP", "EPILOG", "add_arguments", "run", "render", "exit_status"]
 
 NAME = "formula"
 HELP = "check your closed form of a derived quantity: a proof, a counterexample at a simple point, or agreement"
 
 
+EPILOG = "the quantities:\n" + "\n".join(
+    textwrap.fill(meaning, 100, initial_indent=f"  {name:<32}", subsequent_indent=" " * 34)
+    for name, meaning in QUANTITY_MEANINGS.items()) + "\n\n" + "\n\n".join(textwrap.fill(text, 100, break_on_hyphens=False) for text in (
+    "population.* are exact in the limit d/V -> delta; sample.* and bulk.* are for the Gaussian-equivalent law (the "
+    "paper's); weights.* and alpha_over_kappa.* are exact.",
+    "An expression may also use the formula sheet's names where the quantity's parameters define them: theta "
+    "(theta_s = alpha (mu2 + delta)), theta_c, cos2_s, theta_m, sigma2_H, lambda_H, and s for t in weights.causal "
+    "(derive formulas lists the sheet)."))
+
+
 def add_arguments(p):
     p.add_argument("--quantity", required=True, choices=QUANTITIES, metavar="Q",
-                   help=f"the derived quantity, one of: {', '.join(QUANTITIES)}")
+                   help="the derived quantity (each with its meaning below)")
     p.add_argument("--expr", required=True,
-                   help="a SymPy expression in the quantity's symbols (delta, gamma, alpha, kappa, mu2, W, x, T, t, tau, L)")
+                   help="a SymPy expression in the quantity's symbols (delta, gamma, alpha, kappa, mu2, W, x, T, t, tau, "
+                        "L) and the sheet's names (theta, ...)")
     p.add_argument("--where", default=None,
                    help="constraints on the domain searched, e.g. 'delta=1/2, gamma<1, mask=strict'")
     p.add_argument("--mc", action="store_true", help="add a Monte Carlo of the model at the point (sample.eigenvalue, sample.overlap)")
     p.add_argument("--examples", default="200", help="points Hypothesis evaluates when no proof is found (default 200)")
     p.add_argument("--seed", default="0", help="seed of the search and of the Monte Carlo (default 0)")
     p.add_argument("--digits", default=30, help="significant digits of the comparison and of every real (default 30)")
+    add_max_memory(p)
 
 
 def run(args):
+    from derive.resources import set_max_memory
     from verify.formula import check_formula  # here: building the parser must not import SymPy
+
+    set_max_memory(args.max_memory)
 
     return check_formula(args.quantity, args.expr, where=args.where, mc=args.mc, digits=args.digits,
                          examples=args.examples, seed=args.seed).as_dict()
@@ -33,7 +50,12 @@ def exit_status(doc) -> int:
 
 
 def render(doc) -> str:
-    lines = [f"{doc['quantity']}: {doc['verdict']}", f"  yours:   {doc['expr']}", f"  law:     {doc['law']}"]
+    lines = [f"{doc['quantity']}: {doc['verdict']}"]
+    if doc.get("separated_by"):
+        lines.append(f"  condition: {doc['separated_by']}")
+    lines += [f"  yours:   {doc['expr']}", f"  law:     {doc['law']}"]
+    for name, meaning in (doc.get("names") or {}).items():
+        lines.append(f"  {name}: {meaning}")
     if doc["proof"]:
         lines.append(f"  proof:   {doc['proof']}")
     where = doc["point"] or doc["checked_at"]

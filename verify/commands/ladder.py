@@ -1,6 +1,6 @@
 """``verify ladder``: the signal outlier of Monte Carlo against the derived limit over a ladder of d."""
 
-from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, add_max_memory, listed
 from derive.numbers import check_count, json_reals
 from verify.montecarlo.trials import PATHS
 from verify.progress import progress
@@ -25,15 +25,19 @@ def add_ladder_arguments(p, weights: bool = True):
     if weights:
         p.add_argument("--weights", default="mean", metavar=listed(SCHEMES), help="weight scheme (default mean)")
     p.add_argument("--tau", default=None, help="causal only: attention temperature (default 0, attention-gap 1)")
-    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only (default inclusive)")
+    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only: " + MASK_HELP)
     p.add_argument("--mu2", default="2", help="signal strength ||mu||^2 (default 2)")
     p.add_argument("--seeds", default="8", help="trials per dimension (default 8)")
     p.add_argument("--seed0", default="0", help="root seed (default 0)")
     p.add_argument("--path", default="auto", metavar=listed(PATHS), help="eigensolver (default auto)")
+    add_max_memory(p)
 
 
 def ladder_options(args) -> dict:
-    """The validated common options as keyword arguments."""
+    """The validated common options as keyword arguments (the memory limit is set on the way)."""
+    from derive.resources import set_max_memory
+
+    set_max_memory(args.max_memory)
     return {"ds": [x.strip() for x in str(args.d).split(",")], "delta": args.delta, "gamma": args.gamma,
             "T": check_count(args.T, "T", low=1), "signs": args.signs, "mu2": args.mu2,
             "seeds": check_count(args.seeds, "seeds", low=2), "seed0": check_count(args.seed0, "seed0"), "path": args.path}

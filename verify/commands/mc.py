@@ -3,11 +3,11 @@ import math
 
 import numpy as np
 
-from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, add_max_memory, listed
 from derive.errors import ParameterError
 from derive.numbers import check_count, check_digits, format_real
-from derive.resources import MAX_MU2, check_trials
-from verify.montecarlo.trials import PATHS
+from derive.resources import MAX_MU2, check_trials, set_max_memory
+from verify.montecarlo.trials import PATHS, choose_path, memory_model
 
 __all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "pooling_inputs", "run"]
 
@@ -22,7 +22,7 @@ def add_arguments(p):
     p.add_argument("--signs", required=True, metavar=listed(SIGN_SPECS), help="sign family")
     p.add_argument("--weights", required=True, metavar=listed(SCHEMES), help="weight scheme")
     p.add_argument("--tau", default=None, help="causal only: attention temperature (default 0)")
-    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only (default inclusive)")
+    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only: " + MASK_HELP)
     p.add_argument("--mu2", required=True, help="signal strength ||mu||^2")
     p.add_argument("--seeds", default="8", help="number of independent trials (default 8)")
     p.add_argument("--seed0", default="0", help="root seed (default 0)")
@@ -31,6 +31,9 @@ def add_arguments(p):
     p.add_argument("--path", default="auto", metavar=listed(PATHS),
                    help="eigensolver (default auto: dense when small, else mixed; mixed: float32 Lanczos, float64-certified)")
     p.add_argument("--digits", default=30, help="significant digits of the theory's reals")
+    add_max_memory(p)
+    p.add_argument("--plot", default=None, metavar="PATH",
+                   help="also draw the top eigenvalues and overlaps of each seed against the theory (PNG)")
 
 
 def pooling_inputs(model, digits: int) -> dict:
@@ -95,10 +98,16 @@ def conditional_summary(d, V, N, T, family, weights, mu2: float, centered: bool,
 
 def run(args):
     from derive.cli.documents import spike
+    from derive.cli.provenance import provenance
     from derive.model.spec import Model
     from verify.montecarlo.trials import run_trials
     from verify.stats import mean_ci
 
+    set_max_memory(args.max_memory)
+    if args.plot:
+        from derive.files import check_output_target
+
+        check_output_target(args.plot, "plot")
     model = Model(d=args.d, V=args.V, N=args.N, T=args.T, signs=args.signs, weights=args.weights, tau=args.tau,
                   mask=args.mask, mu2=args.mu2, centered=args.centered)
     d, V, N, T, mu2 = model.d, model.V, model.N, model.T, model.mu2
@@ -109,7 +118,8 @@ def run(args):
     if mu2 > MAX_MU2:
         raise ParameterError("mu2", f"must be <= {MAX_MU2} for a float64 simulation, got {args.mu2}")
     digits = check_digits(args.digits)
-    check_trials(d, V, N, T, seeds, model.signs.kind)
+    # the memory of the solver that will run (the dense model overstates a matrix-free trial several times over)
+    check_trials(d, V, N, T, seeds, model.signs.kind, solver=memory_model(choose_path(args.path, False, d, V, N)))
     pool = pooling_inputs(model, digits)
     theory = spike(model.delta, model.gamma, pool["alpha"], pool["kappa"], mu2, sum_w=pool["W"],
                    centered=model.centered, digits=digits)
@@ -128,6 +138,13 @@ def run(args):
                 "reuse": str(model.delta / model.gamma * T)}
     if model.weights.name == "causal":
         realized.update(tau=str(model.weights.tau), mask=model.weights.mask)
+    made = provenance()
+    if args.plot:
+        from derive.cli.plot import model_caption
+        from verify.figures import mc_figure
+
+        mc_figure(args.plot, tops, overlaps, theory, f"Monte Carlo: {model_caption(model)}, d={d}, V={V}, N={N}, "
+                                                   f"{seeds} seeds")
     return {
         "top_eigenvalues": [[fmt(x) for x in row] for row in tops],
         "overlap": {"mean": fmt(ov[0]), "ci95": [fmt(ov[1]), fmt(ov[2])]},
@@ -140,4 +157,7 @@ def run(args):
         "weights": pool["weights_text"],
         "interval": "Student-t 95% over seeds (infinite for one seed: reported as null)",
         "path": run.path,
+        # INTERFACE.md's keys; the whole provenance follows as the document's last key (derive.cli.kit.run_cli)
+        "version": made["version"] or "unknown (not installed)",
+        "commit": made["commit"],
     }

@@ -5,8 +5,10 @@
 
 (Its throughput benchmark is ``python -m benchmarks sweeps``, in the checkout.)
 """
+import os
 from pathlib import Path
 
+from derive.cli.kit import add_max_memory
 from derive.errors import ParameterError
 from derive.numbers import check_count, format_real
 
@@ -26,6 +28,7 @@ def add_arguments(p):
                                        "that differ only in mu2, solved together; the rest on a later run)")
     p.add_argument("--summarize", metavar="RESULTS", help="summarize a results file instead of running a sweep")
     p.add_argument("--figures", help="with --summarize: folder of the figures (default: the results file's folder)")
+    add_max_memory(p)
 
 
 def _count(value, name):
@@ -34,7 +37,7 @@ def _count(value, name):
 
 def _only(args, mode, allowed):
     given = {"file": args.file, "results": args.results, "workers": args.workers, "scheduler": args.scheduler,
-             "max-tasks": args.max_tasks, "figures": args.figures}
+             "max-tasks": args.max_tasks, "figures": args.figures, "max-memory": args.max_memory}
     for name, value in given.items():
         if value is not None and name not in allowed:
             raise ParameterError(name, f"does not go with {mode}")
@@ -50,11 +53,15 @@ def run(args):
     from verify.sweeps.spec import load_sweep
     from verify.sweeps.run import run_sweep
 
-    _only(args, "a sweep run", {"file", "results", "workers", "scheduler", "max-tasks"})
+    _only(args, "a sweep run", {"file", "results", "workers", "scheduler", "max-tasks", "max-memory"})
     if args.file is None:
         raise ParameterError("file", "name a sweep file (or use --summarize RESULTS)")
     if args.workers is not None and args.scheduler is not None and args.scheduler != "local-dask":
         raise ParameterError("workers", "an existing Dask cluster has its own workers; --workers is for local runs")
+    from derive.resources import set_max_memory
+
+    set_max_memory(args.max_memory, 1 if args.scheduler not in (None, "local-dask") else
+                   _count(args.workers, "workers") or os.cpu_count() or 1)
     sweep = load_sweep(args.file)
     results = args.results or Path(args.file).with_suffix(".results.jsonl").name
     with executors.executor(args.scheduler, _count(args.workers, "workers")) as ex:

@@ -24,7 +24,7 @@ from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_axis
 from verify.stats import mean_ci
 
-__all__ = ["QUICK", "FULL", "CLAIMS", "draw_figures"]
+__all__ = ["QUICK", "FULL", "CLAIMS", "FIGURES", "draw_figures"]
 
 
 # cost: seconds of each check in one --quick run on one core (2026-12-03), used only to start the long ones first
@@ -51,6 +51,23 @@ CLAIMS = [
 ]
 
 
+FIGURES = (
+    ("spectra.png", ("C1", "C9"), "Eigenvalues of the centered S_c (one draw per scheme, T = 8, prefix:3, delta = 1/2, "
+                                  "gamma = 1/4, mu2 = 3/2) against the Gaussian-equivalent density and the predicted "
+                                  "outlier"),
+    ("phase_diagram.png", ("C2", "C3"), "Monte Carlo overlap over (gamma, mu2) for mean pooling with the population and "
+                                        "sample thresholds"),
+    ("overlap_vs_mu2.png", ("C4", "C9"), "Overlap of the top eigenvector of S_c with u against mu2: theory curves and "
+                                         "Monte Carlo means with 95% intervals"),
+    ("weights.png", ("C5", "C6", "C7"), "The weights of mean pooling, causal attention's limit (strict mask, tau = 0) "
+                                        "and the optimal scheme on prefix:3, T = 8"),
+    ("accuracy.png", ("C8",), "Ridge classification accuracy: prefix:3, where the claimed order holds, and suffix:2, "
+                              "where causal attention falls below mean pooling as alpha/kappa says"),
+)
+"""The ledger's figures (file name, the claims each illustrates, caption), in the order :func:`draw_figures`
+draws them; ``claims.md`` shows each under its claims."""
+
+
 def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
     """Figures (a)-(e) of the ledger into ``cfg["figures"]``; (a) and (e) reuse the artifacts of the C1 and
     C8 checks in ``results`` (``{id: Result}``). ``report(done, total)``, if given, hears of each Monte Carlo
@@ -60,13 +77,17 @@ def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
     folder, paths = cfg["figures"], []
     artifacts = {k: v for r in results.values() for k, v in r.artifacts.items()}
     schemes = {name: scheme_floats(name) for name in ("mean", "causal", "optimal")}
+    setting = f"T={T}, {SIGNS}, $\\delta$={DELTA}, $\\gamma$={GAMMA}, causal: strict mask, $\\tau$=0"
     if "spectra" in artifacts:
-        paths.append(figures.spectra_figure(folder, artifacts["spectra"]))
+        paths.append(figures.spectra_figure(folder, artifacts["spectra"], f"centered $S_c$, one draw each, {setting}; "
+                                            "density: the Gaussian-equivalent law"))
     paths.append(figures.weights_figure(folder, {n: v[0] for n, v in schemes.items()},
-                                        f"weights on T = {T} ({SIGNS}; causal: strict mask)"))
+                                        f"weights on T = {T} ({SIGNS}; causal: strict mask, tau = 0; sum 1)"))
     if "accuracy" in artifacts:
-        grid, acc = artifacts["accuracy"]
-        paths.append(figures.accuracy_figure(folder, grid, acc, f"ridge classification, {SIGNS}, T = {T}"))
+        a = artifacts["accuracy"]
+        paths.append(figures.accuracy_figure(
+            folder, a["families"], f"ridge classification (C8), T={T}, d={a['d']}, V={a['V']}, N={a['N']} "
+                                   f"(N/2 test), {a['seeds']} paired seeds, 95% intervals; causal: strict mask, tau=0"))
     d = cfg["d"]
     V, N = rung(d, DELTA, GAMMA)
     curves, points = {}, {}
@@ -94,7 +115,8 @@ def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
         tick("overlap")
         points[name] = (mu_mc, *(np.array([s_[i] for s_ in stats_]) for i in range(3)))
     paths.append(figures.overlap_figure(folder, curves, points,
-                                        f"centered $S_c$, $\\delta$={DELTA}, $\\gamma$={GAMMA}, d={d}, {cfg['seeds']} seeds"))
+                                        f"centered $S_c$, {setting}, d={d}, V={V}, N={N}, {cfg['seeds']} seeds; "
+                                        "curves: Gaussian-equivalent theory"))
     w, a, k = schemes["mean"]
     grid = np.zeros((len(mus), len(gammas)))
     for j, g in enumerate(gammas):
@@ -104,5 +126,6 @@ def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
     crit = lambda g, level: float(theory(DELTA, repr(float(g)), "mean", 1).level(level).mu2_critical)  # noqa: E731
     paths.append(figures.phase_figure(folder, mus, gammas, grid, lambda g: crit(g, "population"),
                                       lambda g: crit(g, "sample"),
-                                      f"mean pooling, {SIGNS}, T={T}, $\\delta$={DELTA}, d={dd}, one draw per column"))
+                                      f"mean pooling, centered $S_c$, {SIGNS}, T={T}, $\\delta$={DELTA}, d={dd}, "
+                                      "one draw per column; thresholds: Gaussian-equivalent theory"))
     return paths

@@ -120,7 +120,10 @@ def outlier_ladder(ds, delta, gamma, T: int, signs: str, scheme: str, mu2, *, ce
         fits[f"{name}_rms"] = fit(rows, lambda r: r[name]["rms"])
         if all(r[name]["bias_resolved"] for r in rows):
             fits[f"{name}_bias"] = fit(rows, lambda r: r[name]["bias"]["mean"])
+    causal = scheme == "causal"
     return {"parameters": {"delta": str(delta), "gamma": str(gamma), "T": T, "signs": signs, "scheme": scheme,
-                           "mu2": str(mu2), "centered": centered, "seeds": int(seeds), "seed0": int(seed0)},
+                           "mu2": str(mu2), "centered": centered, "seeds": int(seeds), "seed0": int(seed0),
+                           "mask": (mask or "inclusive") if causal else None,
+                           "tau": str(tau if tau is not None else 0) if causal else None},
             "weights": w, "predicted": {"eigenvalue": predicted[0], "overlap": predicted[1]},
             "theory": theory, "rows": rows, "fits": fits}

@@ -1,7 +1,8 @@
 """``derive bulk``: the limiting spectral law of S, the model's own (with ``--T``) or its Gaussian equivalent."""
-from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, listed
 from derive.errors import ParameterError
-from derive.numbers import check_digits, parse_fraction
+from derive.files import check_output_target
+from derive.numbers import check_count, check_digits, parse_fraction
 from derive.resources import bulk_parameters, check_density_work, check_points
 
 __all__ = ["NAME", "HELP", "add_arguments", "run"]
@@ -21,17 +22,39 @@ def add_arguments(p):
                    help="with --T: sign family (needed by --weights optimal only)")
     p.add_argument("--tau", default=None, help="with --weights causal: attention temperature tau >= 0 (default 0)")
     p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES),
-                   help="with --weights causal: inclusive (keys s <= t, default) or strict (s < t)")
-    p.add_argument("--x", required=True, help="comma-separated points X1,X2,... for the density")
+                   help="with --weights causal: " + MASK_HELP)
+    p.add_argument("--x", required=True,
+                   help="the points of the density: X1,X2,... and/or grids start:stop:num (num points from start "
+                        "to stop, both included: 0:2:201), e.g. 0.01:1:100,1.5")
+    p.add_argument("--plot", default=None, metavar="PATH",
+                   help="also draw the density at the points (PNG), with the law and its parameters in the title")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
 
 def _points(text: str) -> list:
+    """The exact points of ``--x``: numbers and ``start:stop:num`` grids, separated by commas.
+
+    >>> [str(x) for x in _points("0:1:3,2")]
+    ['0', '1/2', '1', '2']
+    """
     items = text.split(",")
-    check_points(len(items), "x")
     if not text.strip() or any(not item.strip() for item in items):
-        raise ParameterError("x", f"malformed list {text!r} (use X1,X2,...)")
-    return [parse_fraction(item, "x") for item in items]
+        raise ParameterError("x", f"malformed list {text!r} (use X1,X2,... or start:stop:num)")
+    grids = [item.split(":") for item in items]
+    for g in grids:
+        if len(g) not in (1, 3):
+            raise ParameterError("x", f"malformed grid {':'.join(g)!r} (use start:stop:num)")
+    # the count is checked before a grid's points are made: a num of 10^12 is refused, not built
+    counts = [1 if len(g) == 1 else check_count(g[2], "x", low=2) for g in grids]
+    check_points(sum(counts), "x")
+    out = []
+    for g, n in zip(grids, counts):
+        if len(g) == 1:
+            out.append(parse_fraction(g[0], "x"))
+            continue
+        start, stop = parse_fraction(g[0], "x"), parse_fraction(g[1], "x")
+        out += [start + (stop - start) * i / (n - 1) for i in range(n)]
+    return out
 
 
 def run(args):
@@ -45,20 +68,27 @@ def run(args):
             raise ParameterError("weights", "is required with --T (mean, causal, optimal, file:PATH)")
         model = Model(delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, tau=args.tau,
                       mask=args.mask, signs=args.signs)
-        return _document(model, args.x, digits)
+        return _document(model, args.x, digits, args.plot)
     for name in ("weights", "signs", "tau", "mask"):
         if getattr(args, name) is not None:
             raise ParameterError(name, "belongs to the model's own law: give --T with it")
     if args.kappa is None:
         raise ParameterError("kappa", "is required for the Gaussian-equivalent law (or give --T and --weights)")
     delta, gamma, kappa = bulk_parameters(args.delta, args.gamma, args.kappa)
-    return _document(Model(delta=delta, gamma=gamma, kappa=kappa), args.x, digits)
+    return _document(Model(delta=delta, gamma=gamma, kappa=kappa), args.x, digits, args.plot)
 
 
-def _document(model, x: str, digits: int) -> dict:
+def _document(model, x: str, digits: int, plot: str | None) -> dict:
     points = _points(x)
     check_density_work(len(points), digits)
+    if plot:
+        check_output_target(plot, "plot")
     # imported once the input is read (SymPy loads with it): bad input is refused at once
     from derive.cli.documents import bulk_document
 
-    return bulk_document(model, points, digits)
+    doc = bulk_document(model, points, digits)
+    if plot:
+        from derive.cli.plot import bulk_plot
+
+        bulk_plot(doc, points, model, plot)
+    return doc

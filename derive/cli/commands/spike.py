@@ -2,7 +2,7 @@
 ``S`` with ``--T --weights --signs`` (finite vocabulary), else for Gaussian-equivalent pooled vectors."""
 from __future__ import annotations
 
-from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, listed
 from derive.errors import ParameterError
 
 __all__ = ["NAME", "HELP", "add_arguments", "run"]
@@ -24,7 +24,7 @@ def add_arguments(p):
     p.add_argument("--signs", default=None, metavar=listed(SIGN_SPECS), help="with --T: the sign family")
     p.add_argument("--tau", default=None, help="with --weights causal: attention temperature tau >= 0 (default 0)")
     p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES),
-                   help="with --weights causal: inclusive (keys s <= t, default) or strict (s < t)")
+                   help="with --weights causal: " + MASK_HELP)
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
 

@@ -1,5 +1,5 @@
 """``derive weights``: pooling weights of a scheme, normalized to sum 1, with alpha and kappa."""
-from derive.cli.kit import MASK_CHOICES, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, listed
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -13,7 +13,7 @@ def add_arguments(p):
     p.add_argument("--signs", default=None, metavar=listed(SIGN_SPECS), help="sign family")
     p.add_argument("--tau", default=None, help="causal only: attention temperature tau >= 0 (default 0)")
     p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES),
-                   help="causal only: inclusive (keys s <= t, default) or strict (s < t)")
+                   help="causal only: " + MASK_HELP)
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
 
@@ -31,8 +31,15 @@ def run(args):
 
 
 def render(doc):
-    lines = [f"w = [{', '.join(doc['exact'] or doc['weights'])}]",
-             f"kappa = {doc['kappa']}", f"alpha = {doc['alpha']}", f"alpha/kappa = {doc['alpha_over_kappa']}"]
+    lines = [f"w = [{', '.join(doc['exact'] or doc['weights'])}]", f"kappa = {doc['kappa']}"]
+    if doc["alpha"] is None:
+        lines += ["alpha: needs --signs (alpha = w^T R w)", "alpha/kappa: needs --signs"]
+    else:
+        lines += [f"alpha = {doc['alpha']}", f"alpha/kappa = {doc['alpha_over_kappa']}"]
+    if doc["mask"] is not None:
+        paper = ("the paper's harmonic form H_{T-1} - H_{t-1}" if doc["mask"] == "strict"
+                 else "the default; the paper's harmonic form H_{T-1} - H_{t-1} is the strict mask's")
+        lines.append(f"mask = {doc['mask']} ({paper}), tau = {doc['tau']}")
     if doc["note"]:
         lines.append(f"note: {doc['note']}")
     return "\n".join(lines)

@@ -171,7 +171,7 @@ def _panels(cfg: dict) -> list:
         _, _, spectra = trials(1, 11, d, V, N, T, SIGNS, w, 1.5, centered=True)
         th = theory(DELTA, GAMMA, scheme, "1.5")
         x = np.linspace(0, 1.15 * float(spectra[0][0]), 600)
-        panels.append({"scheme": scheme, "d": d, "eigenvalues": spectra[0], "x": x,
+        panels.append({"scheme": scheme, "d": d, "V": V, "N": N, "mu2": 1.5, "eigenvalues": spectra[0], "x": x,
                        "density": bulk.density_float(DELTA, GAMMA, pool(scheme).kappa, x),
                        "outlier": float(th.sample.eigenvalue) if th.sample.outlier else None})
     return panels
