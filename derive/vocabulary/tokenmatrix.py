@@ -2,11 +2,10 @@ r"""A draw's token matrix as a sparse operator, in NumPy alone (a ``verify mc`` 
 
 ``A`` (``V x N``): :math:`A_{vn}` the sum of the weights of the positions of sequence ``n`` that hold token ``v``, so
 that the pooled vectors are :math:`EA` and :math:`D = \frac VN AA^\top` (:mod:`derive.vocabulary.conditional`). It is
-kept as its nonzero entries sorted by row, and for products as a padded ``N x L`` table of each column's rows and
-values (``L`` the most entries of a column, at most ``T``): :math:`A^\top Y` gathers the rows of ``Y`` and sums each
-column's ``L`` terms, :math:`AX` adds them into their rows by ``np.bincount`` (at ``verify mc``'s ``V = 4000``,
-``N = 8000``, ``T = 8`` twice as fast as sums by ``np.add.reduceat`` over sorted entries; the Lanczos quadrature of a
-trial applies :math:`AA^\top` some 60 times, and ``notes/benchmarks.md`` times the whole process).
+kept as its nonzero entries sorted by row, and for products as :class:`PaddedColumns`: an ``L x N`` table of each
+column's rows and values (``L`` the most entries of a column, at most ``T``), whose products run NumPy's loops along
+``N``. The Lanczos quadrature of a ``verify mc`` trial applies :math:`AA^\top` to some 300 vectors, and the solver's
+mixing (:class:`verify.montecarlo.lanczos.Mixing`) applies it once a step; ``notes/benchmarks.md`` times the process.
 """
 from __future__ import annotations
 
@@ -18,7 +17,59 @@ import numpy as np
 
 from derive.errors import ParameterError
 
-__all__ = ["TokenMatrix"]
+__all__ = ["PaddedColumns", "TokenMatrix"]
+
+
+@dataclass(frozen=True)
+class PaddedColumns:
+    r"""A ``V x N`` sparse matrix :math:`A` as the rows and values of its columns' entries, ``rows[l, n]`` and
+    ``values[l, n]`` for ``l < L`` (``L x N``; a column with fewer entries padded with value 0, any row), and its
+    products with blocks of vectors one vector at a time: each is a gather or a ``np.bincount`` over the ``L N`` slots,
+    whose loops run along ``N`` (in the ``N x L`` layout the inner loops run over the ``L`` slots of one column, four
+    times slower at ``L = 8``).
+
+    >>> P = PaddedColumns(np.array([[0, 1], [1, 0]]), np.array([[0.5, 2.0], [1.0, 0.0]]), 2)   # A = [[.5, 0], [1, 2]]
+    >>> P.transpose_times(np.array([1.0, 10.0])).ravel(), P.times(np.array([1.0, 10.0])).ravel()
+    (array([10.5, 20. ]), array([ 0.5, 21. ]))
+    >>> P.gram_times(np.array([1.0, 0.0])).ravel()   # A A^T e_0
+    array([0.25, 0.5 ])
+    """
+
+    rows: np.ndarray
+    values: np.ndarray
+    V: int
+
+    @property
+    def N(self) -> int:
+        return self.rows.shape[1]
+
+    @cached_property
+    def _flat(self) -> np.ndarray:
+        return np.ascontiguousarray(self.rows, dtype=np.intp).ravel()
+
+    def _columns(self, X, n: int) -> np.ndarray:
+        """``X`` (``n`` rows, a vector is one column) as float64 columns, each contiguous: ``m x n``."""
+        return np.ascontiguousarray(np.asarray(X, dtype=float).reshape(n, -1).T)
+
+    def transpose_times(self, Y) -> np.ndarray:
+        """:math:`A^\\top Y` for ``Y`` with ``V`` rows: ``N x m``."""
+        cols = self._columns(Y, self.V)
+        rows = self._flat.reshape(self.rows.shape)
+        return np.stack([np.einsum("ln,ln->n", self.values, y[rows]) for y in cols], axis=1)
+
+    def times(self, X) -> np.ndarray:
+        """:math:`AX` for ``X`` with ``N`` rows: ``V x m``."""
+        return np.stack([self._scatter(x) for x in self._columns(X, self.N)], axis=1)
+
+    def gram_times(self, Y) -> np.ndarray:
+        """:math:`AA^\\top Y` for ``Y`` with ``V`` rows, one vector at a time: ``V x m``."""
+        rows = self._flat.reshape(self.rows.shape)
+        return np.stack([self._scatter(np.einsum("ln,ln->n", self.values, y[rows])) for y in self._columns(Y, self.V)],
+                        axis=1)
+
+    def _scatter(self, x: np.ndarray) -> np.ndarray:
+        """:math:`Ax` for one vector ``x`` (``N``)."""
+        return np.bincount(self._flat, weights=(self.values * x).ravel(), minlength=self.V)
 
 
 @dataclass(frozen=True)
@@ -85,30 +136,27 @@ class TokenMatrix:
         return self.cols[order], self.rows[order], self.vals[order]
 
     @cached_property
-    def _padded(self) -> tuple[np.ndarray, np.ndarray]:
-        """Column ``n``'s rows and values in row ``n`` of two ``N x L`` arrays, padded with row 0 and value 0."""
+    def padded(self) -> PaddedColumns:
+        """The matrix as :class:`PaddedColumns`, padded with row 0 and value 0."""
         cols, rows, vals = self._by_col
         counts = np.bincount(cols, minlength=self.N)
         width = int(counts.max(initial=0)) or 1
         slot = np.arange(len(cols)) - np.repeat(np.cumsum(counts) - counts, counts)
-        R, W = np.zeros((self.N, width), dtype=np.intp), np.zeros((self.N, width))
-        R[cols, slot], W[cols, slot] = rows, vals
-        return R, W
+        R, W = np.zeros((width, self.N), dtype=np.intp), np.zeros((width, self.N))
+        R[slot, cols], W[slot, cols] = rows, vals
+        return PaddedColumns(R, W, self.V)
 
     def times(self, X) -> np.ndarray:
         """:math:`AX` for ``X`` with ``N`` rows (a vector is one column): ``V x m``."""
-        X = np.asarray(X, dtype=float).reshape(self.N, -1)
-        R, W = self._padded
-        out = np.empty((self.V, X.shape[1]))
-        for c in range(X.shape[1]):
-            out[:, c] = np.bincount(R.ravel(), weights=(W * X[:, c, None]).ravel(), minlength=self.V)
-        return out
+        return self.padded.times(X)
 
     def transpose_times(self, Y) -> np.ndarray:
         """:math:`A^\\top Y` for ``Y`` with ``V`` rows: ``N x m``."""
-        Y = np.asarray(Y, dtype=float).reshape(self.V, -1)
-        R, W = self._padded
-        return np.einsum("nl,nlm->nm", W, Y[R])
+        return self.padded.transpose_times(Y)
+
+    def gram_times(self, Y) -> np.ndarray:
+        """:math:`AA^\\top Y` for ``Y`` with ``V`` rows: ``V x m``."""
+        return self.padded.gram_times(Y)
 
     def dense(self) -> np.ndarray:
         out = np.zeros((self.V, self.N))
@@ -131,15 +179,15 @@ class TokenMatrix:
         >>> A.frobenius2_of_gram(), float(np.sum((A.dense() @ A.dense().T) ** 2))
         (163.0, 163.0)
         """
-        R, W = self._padded
+        R, W = self.padded.rows, self.padded.values
         total = float(np.sum(self.row_sums(2) ** 2))
-        i, j = np.triu_indices(R.shape[1], 1)
-        real = (W[:, i] != 0) & (W[:, j] != 0)
+        i, j = np.triu_indices(R.shape[0], 1)
+        real = (W[i] != 0) & (W[j] != 0)
         if not real.any():
             return total
-        a, b = R[:, i][real], R[:, j][real]
+        a, b = R[i][real], R[j][real]
         keys = np.minimum(a, b).astype(np.int64) * self.V + np.maximum(a, b)
-        values = (W[:, i] * W[:, j])[real]
+        values = (W[i] * W[j])[real]
         order = np.argsort(keys)
         keys, values = keys[order], values[order]
         starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
