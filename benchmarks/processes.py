@@ -25,7 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["BASELINE", "NAIVE", "MC", "SPIKE", "MODES", "baseline_tree", "code_env", "timed", "rounds", "run", "markdown"]
+__all__ = ["BASELINE", "NAIVE", "MC", "SPIKE", "MODES", "baseline_tree", "code_env", "timed", "rounds", "mc_rounds", "run",
+           "markdown"]
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "2792ba3"
@@ -70,9 +71,13 @@ def baseline_tree(folder: Path, commit: str = BASELINE) -> Path | None:
 
 
 def code_env(code: Path, threads: int | None, cache: Path | None = None) -> dict:
+    """The environment of a command run by ``code``: BLAS limited to ``threads`` (``None``: the library's choice).
+    Python writes bytecode, as in a user's shell: a process that finds none (``PYTHONDONTWRITEBYTECODE`` set)
+    compiles every module of the project again, 40 ms of a ``verify mc`` trial."""
     from verify.threads import BLAS_THREAD_VARIABLES, thread_environment
 
     env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES} if threads is None else thread_environment(threads)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), os.environ.get("PYTHONPATH")]))
     if cache is not None:
         env["ATTENTION_RMT_CACHE_DIR"] = str(cache)
@@ -110,10 +115,26 @@ def _summary(times: dict, reference: str) -> dict:
     out = {}
     for name, runs in times.items():
         out[name] = {"cpu_s": statistics.median(r["cpu_s"] for r in runs), "wall_s": statistics.median(r["wall_s"] for r in runs),
+                     "cpu_ratios": [a["cpu_s"] / b["cpu_s"] for a, b in zip(times[reference], runs)],
                      "cpu_ratio": statistics.median(a["cpu_s"] / b["cpu_s"] for a, b in zip(times[reference], runs)),
                      "wall_ratio": statistics.median(a["wall_s"] / b["wall_s"] for a, b in zip(times[reference], runs)),
                      "runs": len(runs)}
     return out
+
+
+def mc_rounds(codes: dict, mode: str, n: int, tmp: Path, log=sys.stderr) -> dict:
+    """One ``verify mc`` trial (:data:`MC`) by each of ``codes`` (``name -> checkout``) against the naive script,
+    ``n`` rounds round-robin: their medians and ratios (:func:`_summary`)."""
+    python = sys.executable
+    mc = [f"--{k}={v}" for k, v in MC.items()] + ["--weights", "mean", "--seeds", "1", "--json"]
+    if mode == "tiny":
+        mc = [a.replace("2000", "40").replace("4000", "80").replace("8000", "160") for a in mc]
+    print("bench: verify mc against the naive script, whole processes ...", file=log, flush=True)
+    commands = {"naive script": ([python, "-c", NAIVE], code_env(ROOT, 1), tmp)} if mode != "tiny" else {}
+    commands.update({f"verify mc ({name})": ([python, "-m", "verify.cli", "mc", *mc], code_env(code, 1), tmp)
+                     for name, code in codes.items()})
+    times = rounds(commands, n, mode != "tiny")  # tiny mode checks that the harness runs, nothing more
+    return _summary(times, "naive script" if mode != "tiny" else "verify mc (now)")
 
 
 def run(mode: str, log=sys.stderr) -> dict:
@@ -125,16 +146,8 @@ def run(mode: str, log=sys.stderr) -> dict:
         # tiny mode checks the harness only: the code before would first compile its numba kernels
         base = baseline_tree(tmp) if mode != "tiny" else None
         codes = {"now": ROOT, **({"before": base} if base is not None else {})}
-        mc = [f"--{k}={v}" for k, v in MC.items()] + ["--weights", "mean", "--seeds", "1", "--json"]
-        if mode == "tiny":
-            mc = [a.replace("2000", "40").replace("4000", "80").replace("8000", "160") for a in mc]
-        print("bench: verify mc against the naive script, whole processes ...", file=log, flush=True)
-        commands = {"naive script": ([python, "-c", NAIVE], code_env(ROOT, 1), tmp)} if mode != "tiny" else {}
-        commands.update({f"verify mc ({name})": ([python, "-m", "verify.cli", "mc", *mc], code_env(code, 1), tmp)
-                         for name, code in codes.items()})
+        out["mc"] = mc_rounds(codes, mode, n, tmp, log)
         warm = mode != "tiny"  # tiny mode checks that the harness runs, nothing more
-        times = rounds(commands, n, warm)
-        out["mc"] = _summary(times, "naive script" if mode != "tiny" else "verify mc (now)")
         print("bench: derive spike from a fresh process ...", file=log, flush=True)
         spike = {f"derive spike ({name})": ([python, "-m", "derive.cli", *SPIKE], code_env(code, 1), tmp)
                  for name, code in codes.items()}

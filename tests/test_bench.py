@@ -6,6 +6,7 @@ import json
 import pytest
 
 from benchmarks import core as bench
+from benchmarks import cost
 from benchmarks import mc as bench_mc
 from benchmarks.__main__ import main
 
@@ -68,3 +69,22 @@ def test_bad_threads_is_one_line_on_stderr(capsys):
     assert main(["all", "--tiny", "--threads", "-1"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and "threads" in captured.err
+
+
+def test_cost_writes_each_part_into_its_own_section(tmp_path):
+    # a part run again replaces its section and leaves the text around it (and the other parts) as they were
+    out = tmp_path / "benchmarks.md"
+    out.write_text("# Benchmarks\n\nearlier text\n")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for _ in range(2):
+            assert main(["cost", "--tiny", "--parts", "mc", "--out", str(out)]) == 0
+    text = out.read_text()
+    begin, end = cost.markers("mc")
+    assert text.startswith("# Benchmarks\n\nearlier text\n") and text.count(begin) == 1 and text.count(end) == 1
+    assert "| verify mc (now) |" in text and "python -m benchmarks cost --parts mc --tiny" in text
+    assert cost.splice(text, "batches", "B") == text + "\nB\n"
+
+
+def test_cost_refuses_an_unknown_part(capsys):
+    assert main(["cost", "--tiny", "--parts", "mc,bogus", "--out", ""]) == 2
+    assert "parts" in capsys.readouterr().err

@@ -1,0 +1,140 @@
+r"""The cost of the paper's grid and of one ``verify mc`` trial, part by part (``python -m benchmarks cost``), each part
+written into its own section of ``notes/benchmarks.md``:
+
+* ``batches``: a sweep run to the end in batches of ``--max-tasks``, whole cells against the split cells of the code
+  before (:mod:`benchmarks.batches`);
+* ``cell``: a cell of the paper's grid at ``d = 10^4`` against its floor, alone and two at once, and the grid's
+  projection (:mod:`benchmarks.cell`);
+* ``mc``: one ``verify mc`` trial, its conditional theory included, against the naive script and against the code of
+  :data:`benchmarks.processes.BASELINE`, round-robin (:func:`benchmarks.processes.mc_rounds`).
+
+A part takes minutes; each is a run of its own, whose section says when, at which commit and load it ran, and whose
+ratios compare timings of that run only (the machine is shared: absolute times move with the other jobs).
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from derive.errors import ParameterError
+from derive.files import write_file
+
+__all__ = ["PARTS", "MC_ROUNDS", "markers", "run_part", "section", "splice", "bench"]
+
+PARTS = ("batches", "cell", "mc")
+MC_ROUNDS = {"full": 7, "quick": 5, "tiny": 1}
+"""Rounds of the ``mc`` part (after a warm-up run of each command)."""
+
+
+def markers(part: str) -> tuple[str, str]:
+    return f"<!-- cost:{part}:begin -->", f"<!-- cost:{part}:end -->"
+
+
+def run_part(part: str, mode: str, log=sys.stderr) -> dict:
+    """The numbers of one part in ``mode`` (``full``, ``quick`` or ``tiny``)."""
+    from benchmarks import batches, cell, processes
+
+    if part == "batches":
+        return batches.run(mode, log)
+    if part == "cell":
+        return cell.run(mode, log)
+    out = {"baseline": processes.BASELINE, "rounds": MC_ROUNDS[mode], "load_start": os.getloadavg()[0]}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        base = processes.baseline_tree(tmp) if mode != "tiny" else None
+        codes = {"now": processes.ROOT, **({"before": base} if base is not None else {})}
+        out["mc"] = processes.mc_rounds(codes, mode, out["rounds"], tmp, log)
+    out["load_end"] = os.getloadavg()[0]
+    return out
+
+
+def _mc_lines(r: dict) -> list[str]:
+    from benchmarks.core import PROCESS_TARGET
+    from benchmarks.processes import MC
+
+    lines = ["## verify mc with the conditional theory against the naive script", "",
+             f"One `verify mc` trial at d = {MC['d']} (V = {MC['V']}, N = {MC['N']}, T = {MC['T']}, {MC['signs']}, mean "
+             "pooling, mu2 = 3/2, raw S, top 4, default path; its document holds the Gaussian-equivalent theory and the "
+             "conditional prediction of the draw, the Lanczos quadrature of its token matrix) against the naive script "
+             "(pooled vectors as a dense d x N matrix, S = C C^T/N, numpy.linalg.eigh), and against `verify mc` of commit "
+             f"{r['baseline']} (before issue 17, no conditional block); one BLAS thread each. {r['rounds']} rounds "
+             "round-robin after a warm-up run of each; CPU time of each process (wall beside it); ratio: the naive script's "
+             "time over the command's in the same round, median (min to max) over rounds.", "",
+             "| command | CPU (s), median | wall (s), median | ratio, CPU: median (min to max) | ratio, wall |",
+             "|---|---|---|---|---|"]
+    for name, x in r["mc"].items():
+        lines.append(f"| {name} | {x['cpu_s']:.2f} | {x['wall_s']:.2f} | {x['cpu_ratio']:.1f}x "
+                     f"({min(x['cpu_ratios']):.1f}x to {max(x['cpu_ratios']):.1f}x) | {x['wall_ratio']:.1f}x |")
+    now = r["mc"].get("verify mc (now)")
+    if now is not None and "naive script" in r["mc"]:
+        met = now["cpu_ratio"] >= PROCESS_TARGET
+        lines += ["", f"Target >= {PROCESS_TARGET:.0f}x (CPU, median over rounds): {'met' if met else '**not met**'} "
+                      f"({now['cpu_ratio']:.2f}x)."]
+    return lines
+
+
+def _cell_verdict(r: dict) -> list[str]:
+    from benchmarks.cell import floor
+    from benchmarks.core import CELL_FLOOR_FACTOR
+
+    lines = [""]
+    for g in r["gammas"]:
+        for name, workers in (("alone", [r["alone"][g]]), ("two at once", r["pairs"][g])):
+            ratios = []
+            for w in workers:
+                c = w["cells"][-1]
+                f = floor(c, w["t_rng"], w["read_bytes_per_s"])
+                ratios.append((f["ratio"], c, f))
+            ratio, c, f = max(ratios, key=lambda x: x[0])
+            rest = c["cpu_s"] - c["generate_s"] - c["passes_s"]
+            met = ratio <= CELL_FLOOR_FACTOR
+            lines.append(f"- gamma {g}, {name} (the worker's last cell{', the slower worker' if len(workers) > 1 else ''}): "
+                         f"cell / floor = {ratio:.2f} (target <= {CELL_FLOOR_FACTOR}: {'met' if met else '**not met**'}); "
+                         f"generation {c['generate_s']:.2f} s against its floor {f['generate_s']:.2f} s, "
+                         f"{c['passes']} passes {c['passes_s']:.2f} s against {f['passes_s']:.2f} s, "
+                         f"the rest {rest:.2f} s (no floor).")
+    return lines
+
+
+def section(part: str, result: dict, mode: str) -> str:
+    """The part's section of notes/benchmarks.md: its markers, the run's provenance and its tables."""
+    from benchmarks import batches, cell
+    from benchmarks.core import revision
+
+    rev = revision()
+    begin, end = markers(part)
+    dirty = f" (uncommitted changes in {', '.join(rev['uncommitted'])})" if rev["uncommitted"] else ""
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    body = {"batches": batches.markdown, "cell": lambda r: cell.markdown(r) + _cell_verdict(r), "mc": _mc_lines}[part](result)
+    head = (f"*Measured by `python -m benchmarks cost --parts {part}{'' if mode == 'full' else ' --' + mode}` on {when} "
+            f"at commit {rev['head']}{dirty}, on {os.cpu_count()} cores shared with other jobs: 1-minute load average "
+            f"{result['load_start']:.2f} at the start and {result['load_end']:.2f} at the end.*")
+    return "\n".join([begin, body[0], "", head, *body[1:], end])
+
+
+def splice(text: str, part: str, new: str) -> str:
+    """``text`` with the part's section replaced by ``new`` (appended if it has none)."""
+    begin, end = markers(part)
+    if begin in text and end in text:
+        return text[:text.index(begin)] + new + text[text.index(end) + len(end):]
+    return text + ("\n" if text and not text.endswith("\n") else "") + "\n" + new + "\n"
+
+
+def bench(mode: str, parts, out, log=sys.stderr) -> dict:
+    """Run ``parts`` one after the other, each written into its section of ``out`` (if given) as soon as it ends."""
+    parts = list(parts)
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown or not parts:
+        raise ParameterError("parts", f"must name some of {', '.join(PARTS)}, got {','.join(parts)!r}")
+    results, sections = {}, []
+    for part in parts:
+        results[part] = run_part(part, mode, log)
+        sections.append(section(part, results[part], mode))
+        if out:
+            target = Path(out)
+            write_file(target, splice(target.read_text() if target.exists() else "", part, sections[-1]), "out")
+    return {"mode": mode, "parts": parts, "results": results, "written": str(out) if out else None,
+            "markdown": "\n\n".join(sections)}
