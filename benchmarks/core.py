@@ -72,6 +72,9 @@ PROCESS_TARGET, COLD_TARGET, LEDGER_TARGET, SUITE_TARGET, AXIS_TARGET = 8.0, 0.3
 ledger within 60 s and the suite within 2 minutes (wall, default threads); the mu2 axis >= 20x."""
 CELL_FLOOR_FACTOR = 1.5
 """Issue 27: a cell of the paper's grid within 1.5 times its floor (:mod:`benchmarks.cell`)."""
+RECORDS_AGREE = 1e-12
+"""Issue 27: the records of a sweep in batches of whole cells agree with those of the code before to rounding (the
+block passes' order of summation changed; :mod:`benchmarks.batches`)."""
 
 
 @dataclass(frozen=True)
@@ -397,7 +400,8 @@ def summary(result: dict) -> list[dict]:
                      "baseline": "split cells (the code before issue 27)", "baseline_seconds": b["before"]["cpu_s"],
                      "ratio": b["before"]["cpu_s"] / b["now"]["cpu_s"],
                      **_target(f"each cell solved once ({b['now']['solves']} solves, before {b['before']['solves']}), "
-                               "records identical", b["now"]["solves"] == b["cells"] and b["identical"])})
+                               f"records within {RECORDS_AGREE:.0e} of the code before's",
+                               b["now"]["solves"] == b["cells"] and b["difference"] <= RECORDS_AGREE)})
     c = result["cell"]
     for g in c["gammas"]:
         w = c["alone"][g]
