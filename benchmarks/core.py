@@ -72,9 +72,10 @@ PROCESS_TARGET, COLD_TARGET, LEDGER_TARGET, SUITE_TARGET, AXIS_TARGET = 8.0, 0.3
 ledger within 60 s and the suite within 2 minutes (wall, default threads); the mu2 axis >= 20x."""
 CELL_FLOOR_FACTOR = 1.5
 """Issue 27: a cell of the paper's grid within 1.5 times its floor (:mod:`benchmarks.cell`)."""
-RECORDS_AGREE = 1e-12
-"""Issue 27: the records of a sweep in batches of whole cells agree with those of the code before to rounding (the
-block passes' order of summation changed; :mod:`benchmarks.batches`)."""
+RECORDS_AGREE = 1e-10
+"""Issue 27: the records of a sweep in batches of whole cells agree with those of the code before (whose block passes
+summed in another order; :mod:`benchmarks.batches`) to the accuracy the axis solver certifies: residuals below
+:data:`verify.montecarlo.lanczos.TOL` = 1e-8, eigenvalues to 1e-10 relative when the relative gap is 1e-6."""
 
 
 @dataclass(frozen=True)
