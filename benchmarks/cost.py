@@ -6,7 +6,8 @@ written into its own section of ``notes/benchmarks.md``:
 * ``cell``: a cell of the paper's grid at ``d = 10^4`` against its floor, alone and two at once, and the grid's
   projection (:mod:`benchmarks.cell`);
 * ``mc``: one ``verify mc`` trial, its conditional theory included, against the naive script and against the code of
-  :data:`benchmarks.processes.BASELINE`, round-robin (:func:`benchmarks.processes.mc_rounds`).
+  :data:`benchmarks.processes.BASELINE`, round-robin (:func:`benchmarks.processes.mc_rounds`), and where a trial's
+  CPU time goes (:func:`stages`: imports, the table, the solve, the conditional prediction).
 
 A part takes minutes; each is a run of its own, whose section says when, at which commit and load it ran, and whose
 ratios compare timings of that run only (the machine is shared: absolute times move with the other jobs).
@@ -14,19 +15,77 @@ ratios compare timings of that run only (the machine is shared: absolute times m
 from __future__ import annotations
 
 import datetime
+import json
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from derive.errors import ParameterError
 from derive.files import write_file
 
-__all__ = ["PARTS", "MC_ROUNDS", "markers", "run_part", "section", "splice", "bench"]
+__all__ = ["PARTS", "MC_ROUNDS", "STAGES", "markers", "stages", "run_part", "section", "splice", "bench", "main"]
 
 PARTS = ("batches", "cell", "mc")
 MC_ROUNDS = {"full": 7, "quick": 5, "tiny": 1}
 """Rounds of the ``mc`` part (after a warm-up run of each command)."""
+
+
+STAGES = ("table", "solve", "conditional", "theory")
+"""The timed stages of a ``verify mc`` trial (:func:`stages`)."""
+
+
+def stages(argv: list[str]) -> dict:
+    """CPU seconds of the stages of ``verify mc ARGV`` run in this process: the imports of the command, the draw's
+    table (:func:`verify.montecarlo.draw.sample_table`), the eigensolve (:func:`verify.montecarlo.trials.solve`), the
+    conditional prediction (:func:`verify.commands.mc.conditional_summary`), the Gaussian-equivalent theory
+    (:func:`derive.cli.documents.spike`), and the whole."""
+    import contextlib
+    import importlib
+    import io
+
+    start = time.process_time()
+    import verify.cli
+    import verify.commands.mc
+    import verify.montecarlo.trials
+    import derive.cli.documents
+
+    imported = time.process_time()
+    spent = dict.fromkeys(STAGES, 0.0)
+    draw_module = importlib.import_module("verify.montecarlo.draw")  # the package exports a function of that name
+    for name, module, attribute in (("table", draw_module, "sample_table"), ("solve", verify.montecarlo.trials, "solve"),
+                                    ("conditional", verify.commands.mc, "conditional_summary"),
+                                    ("theory", derive.cli.documents, "spike")):
+        def timed(*args, _f=getattr(module, attribute), _name=name, **kwargs):
+            t0 = time.process_time()
+            try:
+                return _f(*args, **kwargs)
+            finally:
+                spent[_name] += time.process_time() - t0
+        setattr(module, attribute, timed)
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = verify.cli.main(["mc", *argv])
+    if status:
+        raise RuntimeError(f"verify mc {' '.join(argv)}: exit {status}")
+    return {"imports": imported - start, **spent, "total": time.process_time() - start}
+
+
+def _stage_runs(runs: int, tmp: Path) -> list[dict]:
+    """:func:`stages` of :data:`benchmarks.processes.MC`'s trial, each run a fresh process (after a warm-up run)."""
+    from benchmarks.processes import MC, ROOT, code_env
+
+    argv = [f"--{k}={v}" for k, v in MC.items()] + ["--weights", "mean", "--seeds", "1", "--json"]
+    out = []
+    for _ in range(runs + 1):
+        done = subprocess.run([sys.executable, "-m", "benchmarks.cost", "--stages", *argv], env=code_env(ROOT, 1),
+                              cwd=tmp, capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"benchmarks.cost --stages: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+        out.append(json.loads(done.stdout))
+    return out[1:]
 
 
 def markers(part: str) -> tuple[str, str]:
@@ -47,6 +106,9 @@ def run_part(part: str, mode: str, log=sys.stderr) -> dict:
         base = processes.baseline_tree(tmp) if mode != "tiny" else None
         codes = {"now": processes.ROOT, **({"before": base} if base is not None else {})}
         out["mc"] = processes.mc_rounds(codes, mode, out["rounds"], tmp, log)
+        if mode != "tiny":
+            print("bench: the stages of a verify mc trial ...", file=log, flush=True)
+            out["stages"] = _stage_runs(out["rounds"], tmp)
     out["load_end"] = os.getloadavg()[0]
     return out
 
@@ -68,6 +130,16 @@ def _mc_lines(r: dict) -> list[str]:
     for name, x in r["mc"].items():
         lines.append(f"| {name} | {x['cpu_s']:.2f} | {x['wall_s']:.2f} | {x['cpu_ratio']:.1f}x "
                      f"({min(x['cpu_ratios']):.1f}x to {max(x['cpu_ratios']):.1f}x) | {x['wall_ratio']:.1f}x |")
+    if r.get("stages"):
+        runs = r["stages"]
+        rest = [x["total"] - x["imports"] - sum(x[s] for s in STAGES) for x in runs]
+        lines += ["", "Where a trial's CPU time goes (this checkout, the same command run in-process with its stages "
+                      f"timed, {len(runs)} fresh processes after a warm-up; median, interpreter start-up excluded): "
+                  + ", ".join(f"{name} {statistics.median(x[name] for x in runs):.3f} s"
+                              for name in ("imports", *STAGES)) + f", the rest {statistics.median(rest):.3f} s; "
+                  f"total {statistics.median(x['total'] for x in runs):.3f} s. The conditional prediction costs "
+                  f"{statistics.median(x['conditional'] / x['solve'] for x in runs):.2f} times the draw's eigensolve "
+                  "(median of the runs' ratios)."]
     now = r["mc"].get("verify mc (now)")
     if now is not None and "naive script" in r["mc"]:
         met = now["cpu_ratio"] >= PROCESS_TARGET
@@ -138,3 +210,18 @@ def bench(mode: str, parts, out, log=sys.stderr) -> dict:
             write_file(target, splice(target.read_text() if target.exists() else "", part, sections[-1]), "out")
     return {"mode": mode, "parts": parts, "results": results, "written": str(out) if out else None,
             "markdown": "\n\n".join(sections)}
+
+
+def main(argv=None) -> int:
+    """``python -m benchmarks.cost --stages ARGS``: :func:`stages` of ``verify mc ARGS`` as one JSON document."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] != ["--stages"]:
+        print("usage: python -m benchmarks.cost --stages VERIFY_MC_ARGS (run by `python -m benchmarks cost`)",
+              file=sys.stderr)
+        return 2
+    print(json.dumps(stages(argv[1:])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
