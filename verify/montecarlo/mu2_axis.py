@@ -247,11 +247,13 @@ def block_lanczos(pencil: Pencil, converged, max_size: int | None = None) -> Kry
         Ynext = Yt.T.copy()
         old, before = basis[:n + b], np.linalg.norm(W, axis=0)
         H = old @ W
-        W -= old.T @ H
-        Ynext -= images[:n + b].T @ H
+        # (H^T old)^T rather than old^T H: BLAS streams the rows of the C-ordered basis twice as fast (at d = 10^4 the
+        # reorthogonalization was a tenth of a cell)
+        W -= (H.T @ old).T
+        Ynext -= (H.T @ images[:n + b]).T
         if np.any(np.linalg.norm(W, axis=0) < REORTHOGONALIZE_AGAIN * before):
             # the image would inherit the cancelled rounding (lanczos._lanczos_steps): recompute it
-            W -= old.T @ (old @ W)
+            W -= ((old @ W).T @ old).T
             Ynext = transpose_product(Z, W)
             passes += 1
         scale = max(scale, np.abs(Aj).sum(axis=0).max() + np.linalg.norm(W, axis=0).max())
