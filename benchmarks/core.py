@@ -13,10 +13,6 @@ Figures (each the median of several runs after a warm-up, unless said otherwise)
   being that of a large array copy (:func:`copy_bandwidth`);
 * the mu2 axis from one draw against one solve per mu2, and table passes per converged eigenpair
   against ARPACK and LOBPCG (:mod:`benchmarks.axis`);
-* a sweep run in batches of ``--max-tasks``: whole cells against the split cells of the code before
-  (:mod:`benchmarks.batches`);
-* a cell of the paper's grid at ``d = 10^4`` against its floor, alone and two at once, and the grid's projection
-  (:mod:`benchmarks.cell`);
 * whole processes: one ``verify mc`` trial against the naive script, ``derive spike`` from a fresh
   process, ``verify claims --quick`` and the test suite, each next to the code this work started
   from (:mod:`benchmarks.processes`).
@@ -42,8 +38,6 @@ import mpmath
 import numpy as np
 
 from benchmarks import axis as bench_axis
-from benchmarks import batches as bench_batches
-from benchmarks import cell as bench_cell
 from benchmarks import mc as bench_mc
 from benchmarks import processes as bench_processes
 
@@ -70,12 +64,6 @@ BULK_TARGET, FLOAT_TARGET, FLOAT_ERROR = 5.0, 10.0, 1e-13
 PROCESS_TARGET, COLD_TARGET, LEDGER_TARGET, SUITE_TARGET, AXIS_TARGET = 8.0, 0.3, 60.0, 120.0, 20.0
 """Issue 17: ``verify mc`` as a process >= 8x the naive script; ``derive spike`` cold < 0.3 s; the quick
 ledger within 60 s and the suite within 2 minutes (wall, default threads); the mu2 axis >= 20x."""
-CELL_FLOOR_FACTOR = 1.5
-"""Issue 27: a cell of the paper's grid within 1.5 times its floor (:mod:`benchmarks.cell`)."""
-RECORDS_AGREE = 1e-10
-"""Issue 27: the records of a sweep in batches of whole cells agree with those of the code before (whose block passes
-summed in another order; :mod:`benchmarks.batches`) to the accuracy the axis solver certifies: residuals below
-:data:`verify.montecarlo.lanczos.TOL` = 1e-8, eigenvalues to 1e-10 relative when the relative gap is 1e-6."""
 
 
 @dataclass(frozen=True)
@@ -310,8 +298,6 @@ def run(mode_name: str, threads: int | None = 1, log=sys.stderr) -> dict:
     result["bandwidth"] = {"copies": copies, "bytes_per_s": max(c["bytes_per_s"] for c in copies),
                            "read_bytes_per_s": max(c["read_bytes_per_s"] for c in copies)}
     result["axis"] = bench_axis.run(mode_name, threads, log)
-    result["batches"] = bench_batches.run(mode_name, log)
-    result["cell"] = bench_cell.run(mode_name, log)
     result["processes"] = bench_processes.run(mode_name, log)
     result["load_end"] = os.getloadavg()[0]
     result["summary"] = summary(result)
@@ -394,25 +380,6 @@ def summary(result: dict) -> list[dict]:
                      "baseline_seconds": old, "ratio": a["ratio"],
                      **_target(f"median of {len(a['rounds'])} interleaved rounds (the {AXIS_TARGET:.0f}x target is the "
                                "paper-scale projection's, notes/sweeps.md)", None)})
-    b = result["batches"]
-    if "before" in b:
-        rows.append({"figure": f"a sweep of {b['cells']} cells x {b['mu2']} mu2 (d = {b['d']}) in batches of --max-tasks "
-                               f"{b['batch']}, whole cells (batches' CPU)", "seconds": b["now"]["cpu_s"],
-                     "baseline": "split cells (the code before issue 27)", "baseline_seconds": b["before"]["cpu_s"],
-                     "ratio": b["before"]["cpu_s"] / b["now"]["cpu_s"],
-                     **_target(f"each cell solved once ({b['now']['solves']} solves, before {b['before']['solves']}), "
-                               f"records within {RECORDS_AGREE:.0e} of the code before's",
-                               b["now"]["solves"] == b["cells"] and b["difference"] <= RECORDS_AGREE)})
-    c = result["cell"]
-    for g in c["gammas"]:
-        w = c["alone"][g]
-        cell = w["cells"][-1]
-        f = bench_cell.floor(cell, w["t_rng"], w["read_bytes_per_s"])
-        rows.append({"figure": f"a cell of the paper's grid, d = {c['d']}, gamma = {g}, alone (CPU, the worker's cell "
-                               f"{len(w['cells'])})", "seconds": cell["cpu_s"],
-                     "baseline": "its floor: generation + passes at the read bandwidth", "baseline_seconds": f["floor_s"],
-                     "ratio": 1 / f["ratio"], **_target(f"cell <= {CELL_FLOOR_FACTOR}x floor (ratio >= "
-                                                        f"{1 / CELL_FLOOR_FACTOR:.2f})", f["ratio"] <= CELL_FLOOR_FACTOR)})
     p = result["processes"]
     mc_rows = p["mc"]
     if "naive script" in mc_rows:
@@ -567,9 +534,7 @@ def markdown(result: dict) -> str:
     ]
     lines += _bulk_lines(result["bulk"]) + [""] + _spike_lines(result["spike"]) + [""]
     lines += bench_mc.markdown(result["mc"], bw["bytes_per_s"]) + [""] + gaps(result) + [""]
-    lines += bench_axis.markdown(result["axis"]) + [""] + bench_batches.markdown(result["batches"]) + [""]
-    lines += bench_cell.markdown(result["cell"]) + [""]
-    lines += bench_processes.markdown(result["processes"])
+    lines += bench_axis.markdown(result["axis"]) + [""] + bench_processes.markdown(result["processes"])
     if "ledger" not in result["processes"]:
         lines.append(f"The ledger and the test suite are skipped in --{mode} (they take minutes; the full run measures them).")
     return "\n".join(lines) + "\n"

@@ -39,7 +39,6 @@ def test_tiny_markdown_has_every_section_and_row(tiny_run):
                     "## Monte Carlo", "### The matrix-free paths against the bandwidth floor",
                     "### Dense and matrix-free, solve after solve", "## The largest gap to the floor",
                     "## The mu2 axis from one draw", "### Table passes per converged eigenpair",
-                    "## A sweep in batches: whole cells against split cells", "## A cell of the paper's grid against its floor",
                     "## Whole processes"):
         assert f"\n{heading}" in text or text.startswith(heading), heading
     assert "Machine:" in text and "load average" in text and "BLAS threads: 1; times are process CPU time." in text
@@ -83,6 +82,9 @@ def test_cost_writes_each_part_into_its_own_section(tmp_path):
     assert text.startswith("# Benchmarks\n\nearlier text\n") and text.count(begin) == 1 and text.count(end) == 1
     assert "| verify mc (now) |" in text and "python -m benchmarks cost --parts mc --tiny" in text
     assert cost.splice(text, "batches", "B") == text + "\nB\n"
+    # `all` rewrites the page and keeps the parts' sections
+    kept = cost.carry(text, "# Benchmarks\n\nnew run\n")
+    assert kept.startswith("# Benchmarks\n\nnew run\n") and text[text.index(begin):text.index(end)] in kept
 
 
 def test_cost_refuses_an_unknown_part(capsys):
