@@ -19,7 +19,7 @@ from derive.cli.documents import spike
 from verify.sweeps import executors
 from verify.cli import main
 from verify.sweeps.results import RESULT_FIELDS, ResultsWriter, read_results, result_lines
-from verify.sweeps.run import run_sweep, run_task
+from verify.sweeps.run import run_sweep, run_task, table_buffer
 from verify.sweeps.spec import Sweep, load_sweep
 from verify.sweeps.report import summarize
 
@@ -156,6 +156,17 @@ def test_local_processes_give_the_in_process_records(reference, tmp_path):
         doc = run_sweep(sweep, tmp_path / "local.jsonl", ex, log=QUIET)
     assert doc["computed"] == len(sweep.tasks())
     assert result_lines(read_results(tmp_path / "local.jsonl").records) == lines
+
+
+def test_each_thread_keeps_its_own_table():
+    # a Dask worker runs cells in several threads of one process: a table shared between them was overwritten by one
+    # cell while another solved on it (the Dask test below then failed now and then)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        ready = pool.map(lambda _: (time.sleep(0.05), table_buffer(3, 4))[1], range(2))
+        a, b = list(ready)
+    assert a is not b and table_buffer(3, 4) is table_buffer(3, 4)
 
 
 def test_dask_gives_the_same_records_and_resumes_after_an_interruption(reference, tmp_path):

@@ -6,6 +6,7 @@ import math
 import os
 import socket
 import sys
+import threading
 import time
 
 import numpy as np
@@ -17,18 +18,20 @@ from verify.threads import limit_blas_threads
 __all__ = ["table_buffer", "run_group", "run_task", "run_sweep"]
 
 
-_TABLE: list = []
-"""The table this worker process keeps between its cells (:func:`table_buffer`)."""
+_TABLE = threading.local()
+"""The table each thread of this worker keeps between its cells (:func:`table_buffer`): per thread, since a Dask
+worker runs cells in several threads of one process at once."""
 
 
 def table_buffer(d: int, V: int) -> np.ndarray:
-    """A ``d x V`` float64 array for a cell's table, the same one for every cell of this shape that this process
+    """A ``d x V`` float64 array for a cell's table, the same one for every cell of this shape that this thread
     runs: a fresh table of ``10^4 x 2 10^4`` spent about as long in page faults as in drawing its numbers
     (notes/benchmarks.md). A table of another shape replaces it (the old one released first)."""
-    if not _TABLE or _TABLE[0].shape != (d, V):
-        _TABLE.clear()
-        _TABLE.append(np.empty((d, V)))
-    return _TABLE[0]
+    table = getattr(_TABLE, "table", None)
+    if table is None or table.shape != (d, V):
+        _TABLE.table = None
+        _TABLE.table = table = np.empty((d, V))
+    return table
 
 
 def _spectra(job: Job) -> dict:
