@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -213,11 +214,12 @@ def splice(text: str, part: str, new: str) -> str:
 
 
 def carry(old: str, new: str) -> str:
-    """``new`` with the sections of every part that ``old`` holds (``python -m benchmarks all`` rewrites the page, and
-    keeps the parts this module measured in runs of their own)."""
-    for part in PARTS:
+    """``new`` with every marked section of ``old`` (:func:`markers`: the parts this module measured in runs of their
+    own, and the sections written by hand beside them), which ``python -m benchmarks all`` keeps when it rewrites
+    the page."""
+    for part in re.findall(r"<!-- cost:([\w-]+):begin -->", old):
         begin, end = markers(part)
-        if begin in old and end in old:
+        if end in old:
             new = splice(new, part, old[old.index(begin):old.index(end) + len(end)])
     return new
 
