@@ -114,7 +114,7 @@ def run(mode: str, log=sys.stderr) -> dict:
         codes = {"now": ROOT, **({"before": base} if base is not None else {})}
         kept = {}
         for name, code in codes.items():
-            env = code_env(code, 1)
+            env = code_env(code, 1, tmp / f"cache-{name}")
             if mode != "tiny":
                 run_batches(sweep_file, tmp / f"warm-{name}.jsonl", env, tmp, limit=1)
             results = tmp / f"{name}.jsonl"

@@ -90,8 +90,8 @@ def _stage_runs(runs: int, tmp: Path) -> list[dict]:
     argv = [f"--{k}={v}" for k, v in MC.items()] + ["--weights", "mean", "--seeds", "1", "--json"]
     out = []
     for _ in range(runs + 1):
-        done = subprocess.run([sys.executable, "-m", "benchmarks.cost", "--stages", *argv], env=code_env(ROOT, 1),
-                              cwd=tmp, capture_output=True, text=True)
+        done = subprocess.run([sys.executable, "-m", "benchmarks.cost", "--stages", *argv],
+                              env=code_env(ROOT, 1, tmp / "cache-now"), cwd=tmp, capture_output=True, text=True)
         if done.returncode:
             raise RuntimeError(f"benchmarks.cost --stages: exit {done.returncode}: {done.stderr.strip()[-300:]}")
         out.append(json.loads(done.stdout))

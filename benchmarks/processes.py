@@ -71,9 +71,12 @@ def baseline_tree(folder: Path, commit: str = BASELINE) -> Path | None:
 
 
 def code_env(code: Path, threads: int | None, cache: Path | None = None) -> dict:
-    """The environment of a command run by ``code``: BLAS limited to ``threads`` (``None``: the library's choice).
-    Python writes bytecode, as in a user's shell: a process that finds none (``PYTHONDONTWRITEBYTECODE`` set)
-    compiles every module of the project again, 40 ms of a ``verify mc`` trial."""
+    """The environment of a command run by ``code``: BLAS limited to ``threads`` (``None``: the library's choice), the
+    derivation cache in ``cache`` (give each code its own: a checkout that finds the cache folder of another
+    version of ``derive`` deletes it and derives again, a second of SymPy, so two versions run in turn, or another
+    checkout on the machine, would each pay it on every run). Python writes bytecode, as in a user's shell: a
+    process that finds none (``PYTHONDONTWRITEBYTECODE`` set) compiles every module of the project again, 40 ms of
+    a ``verify mc`` trial."""
     from verify.threads import BLAS_THREAD_VARIABLES, thread_environment
 
     env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES} if threads is None else thread_environment(threads)
@@ -131,7 +134,8 @@ def mc_rounds(codes: dict, mode: str, n: int, tmp: Path, log=sys.stderr) -> dict
         mc = [a.replace("2000", "40").replace("4000", "80").replace("8000", "160") for a in mc]
     print("bench: verify mc against the naive script, whole processes ...", file=log, flush=True)
     commands = {"naive script": ([python, "-c", NAIVE], code_env(ROOT, 1), tmp)} if mode != "tiny" else {}
-    commands.update({f"verify mc ({name})": ([python, "-m", "verify.cli", "mc", *mc], code_env(code, 1), tmp)
+    commands.update({f"verify mc ({name})": ([python, "-m", "verify.cli", "mc", *mc],
+                                             code_env(code, 1, tmp / f"cache-{name}"), tmp)
                      for name, code in codes.items()})
     times = rounds(commands, n, mode != "tiny")  # tiny mode checks that the harness runs, nothing more
     return _summary(times, "naive script" if mode != "tiny" else "verify mc (now)")
@@ -149,7 +153,8 @@ def run(mode: str, log=sys.stderr) -> dict:
         out["mc"] = mc_rounds(codes, mode, n, tmp, log)
         warm = mode != "tiny"  # tiny mode checks that the harness runs, nothing more
         print("bench: derive spike from a fresh process ...", file=log, flush=True)
-        spike = {f"derive spike ({name})": ([python, "-m", "derive.cli", *SPIKE], code_env(code, 1), tmp)
+        spike = {f"derive spike ({name})": ([python, "-m", "derive.cli", *SPIKE], code_env(code, 1, tmp / f"cache-{name}"),
+                                            tmp)
                  for name, code in codes.items()}
         reference = "derive spike (before)" if base is not None else "derive spike (now)"
         out["spike"] = _summary(rounds(spike, max(n, 3) if warm else n, warm), reference)
@@ -163,7 +168,8 @@ def run(mode: str, log=sys.stderr) -> dict:
             if not enabled:
                 continue
             print(f"bench: {name}, default threads ...", file=log, flush=True)
-            commands = {f"{name} ({code_name})": ([python, *argv], code_env(code, None), code if name == "suite" else tmp)
+            commands = {f"{name} ({code_name})": ([python, *argv], code_env(code, None, tmp / f"cache-{code_name}"),
+                                                  code if name == "suite" else tmp)
                         for code_name, code in codes.items()}
             out[name] = _summary(rounds(commands, 1, warm=False), f"{name} (before)" if base is not None else f"{name} (now)")
     out["load_end"] = os.getloadavg()[0]
