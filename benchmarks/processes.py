@@ -88,7 +88,8 @@ def code_env(code: Path, threads: int | None, cache: Path | None = None) -> dict
 
 
 def timed(argv, env: dict, cwd: Path) -> dict:
-    """CPU and wall seconds of one process (and its children) running ``argv``, and its standard output."""
+    """CPU seconds (user and system), user seconds and wall seconds of one process (and its children) running
+    ``argv``, and its standard output."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
@@ -96,8 +97,8 @@ def timed(argv, env: dict, cwd: Path) -> dict:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, argv[:4]))} ...: exit {done.returncode}: {done.stderr.strip()[-300:]}")
-    return {"cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), "wall_s": wall,
-            "stdout": done.stdout}
+    user = after.ru_utime - before.ru_utime
+    return {"cpu_s": user + (after.ru_stime - before.ru_stime), "user_s": user, "wall_s": wall, "stdout": done.stdout}
 
 
 def rounds(commands: dict, n: int, warm: bool = True) -> dict:
@@ -119,6 +120,8 @@ def _summary(times: dict, reference: str) -> dict:
     for name, runs in times.items():
         out[name] = {"cpu_s": statistics.median(r["cpu_s"] for r in runs), "wall_s": statistics.median(r["wall_s"] for r in runs),
                      "cpu_ratios": [a["cpu_s"] / b["cpu_s"] for a, b in zip(times[reference], runs)],
+                     "user_s": statistics.median(r["user_s"] for r in runs),
+                     "user_ratio": statistics.median(a["user_s"] / b["user_s"] for a, b in zip(times[reference], runs)),
                      "cpu_ratio": statistics.median(a["cpu_s"] / b["cpu_s"] for a, b in zip(times[reference], runs)),
                      "wall_ratio": statistics.median(a["wall_s"] / b["wall_s"] for a, b in zip(times[reference], runs)),
                      "runs": len(runs)}
