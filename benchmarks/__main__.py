@@ -3,7 +3,7 @@ import sys
 
 from derive.cli.kit import run_cli
 
-COMMANDS = ["benchmarks.cmd_all", "benchmarks.cmd_sweeps", "benchmarks.cmd_mutation", "benchmarks.cmd_vocabulary"]
+COMMANDS = ["benchmarks.cmd_all", "benchmarks.cmd_cost", "benchmarks.cmd_sweeps", "benchmarks.cmd_mutation", "benchmarks.cmd_vocabulary"]
 
 
 def main(argv=None) -> int:

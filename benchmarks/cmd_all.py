@@ -1,10 +1,12 @@
 """``python -m benchmarks all``: every benchmark in one run, each figure with its baseline, written to notes/benchmarks.md."""
 import sys
+from pathlib import Path
 
 from derive.errors import ParameterError
 from derive.numbers import json_reals
 from derive.files import check_output_target, write_file
 from benchmarks import core as bench
+from benchmarks.cost import carry
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -34,7 +36,8 @@ def run(args):
         check_output_target(out, "out")  # before the run, not after it
     result = bench.run(mode, threads or None, log=sys.stderr)
     if out:
-        write_file(out, bench.markdown(result), "out")
+        old = Path(out).read_text() if Path(out).exists() else ""
+        write_file(out, carry(old, bench.markdown(result)), "out")
     doc = json_reals(result, 4)
     doc["written"] = out or None
     return doc

@@ -25,7 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["BASELINE", "NAIVE", "MC", "SPIKE", "MODES", "baseline_tree", "timed", "rounds", "run", "markdown"]
+__all__ = ["BASELINE", "NAIVE", "MC", "SPIKE", "MODES", "baseline_tree", "code_env", "timed", "rounds", "mc_rounds", "run",
+           "markdown"]
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "2792ba3"
@@ -58,21 +59,28 @@ MODES = {"full": {"rounds": 5, "ledger": True, "suite": True}, "quick": {"rounds
          "tiny": {"rounds": 1, "ledger": False, "suite": False}}
 
 
-def baseline_tree(folder: Path) -> Path | None:
-    """:data:`BASELINE` unpacked into ``folder`` (``None`` outside a git checkout)."""
-    target = folder / "baseline"
+def baseline_tree(folder: Path, commit: str = BASELINE) -> Path | None:
+    """``commit`` (default :data:`BASELINE`) unpacked into ``folder`` (``None`` outside a git checkout)."""
+    target = folder / f"baseline-{commit}"
     target.mkdir()
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", BASELINE], capture_output=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], capture_output=True)
     if archive.returncode != 0:
         return None
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
     return target
 
 
-def _env(code: Path, threads: int | None, cache: Path | None = None) -> dict:
+def code_env(code: Path, threads: int | None, cache: Path | None = None) -> dict:
+    """The environment of a command run by ``code``: BLAS limited to ``threads`` (``None``: the library's choice), the
+    derivation cache in ``cache`` (give each code its own: a checkout that finds the cache folder of another
+    version of ``derive`` deletes it and derives again, a second of SymPy, so two versions run in turn, or another
+    checkout on the machine, would each pay it on every run). Python writes bytecode, as in a user's shell: a
+    process that finds none (``PYTHONDONTWRITEBYTECODE`` set) compiles every module of the project again, 40 ms of
+    a ``verify mc`` trial."""
     from verify.threads import BLAS_THREAD_VARIABLES, thread_environment
 
     env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES} if threads is None else thread_environment(threads)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), os.environ.get("PYTHONPATH")]))
     if cache is not None:
         env["ATTENTION_RMT_CACHE_DIR"] = str(cache)
@@ -80,7 +88,8 @@ def _env(code: Path, threads: int | None, cache: Path | None = None) -> dict:
 
 
 def timed(argv, env: dict, cwd: Path) -> dict:
-    """CPU and wall seconds of one process (and its children) running ``argv``."""
+    """CPU seconds (user and system), user seconds and wall seconds of one process (and its children) running
+    ``argv``, and its standard output."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
@@ -88,7 +97,8 @@ def timed(argv, env: dict, cwd: Path) -> dict:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, argv[:4]))} ...: exit {done.returncode}: {done.stderr.strip()[-300:]}")
-    return {"cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), "wall_s": wall}
+    user = after.ru_utime - before.ru_utime
+    return {"cpu_s": user + (after.ru_stime - before.ru_stime), "user_s": user, "wall_s": wall, "stdout": done.stdout}
 
 
 def rounds(commands: dict, n: int, warm: bool = True) -> dict:
@@ -109,10 +119,29 @@ def _summary(times: dict, reference: str) -> dict:
     out = {}
     for name, runs in times.items():
         out[name] = {"cpu_s": statistics.median(r["cpu_s"] for r in runs), "wall_s": statistics.median(r["wall_s"] for r in runs),
+                     "cpu_ratios": [a["cpu_s"] / b["cpu_s"] for a, b in zip(times[reference], runs)],
+                     "user_s": statistics.median(r["user_s"] for r in runs),
+                     "user_ratio": statistics.median(a["user_s"] / b["user_s"] for a, b in zip(times[reference], runs)),
                      "cpu_ratio": statistics.median(a["cpu_s"] / b["cpu_s"] for a, b in zip(times[reference], runs)),
                      "wall_ratio": statistics.median(a["wall_s"] / b["wall_s"] for a, b in zip(times[reference], runs)),
                      "runs": len(runs)}
     return out
+
+
+def mc_rounds(codes: dict, mode: str, n: int, tmp: Path, log=sys.stderr) -> dict:
+    """One ``verify mc`` trial (:data:`MC`) by each of ``codes`` (``name -> checkout``) against the naive script,
+    ``n`` rounds round-robin: their medians and ratios (:func:`_summary`)."""
+    python = sys.executable
+    mc = [f"--{k}={v}" for k, v in MC.items()] + ["--weights", "mean", "--seeds", "1", "--json"]
+    if mode == "tiny":
+        mc = [a.replace("2000", "40").replace("4000", "80").replace("8000", "160") for a in mc]
+    print("bench: verify mc against the naive script, whole processes ...", file=log, flush=True)
+    commands = {"naive script": ([python, "-c", NAIVE], code_env(ROOT, 1), tmp)} if mode != "tiny" else {}
+    commands.update({f"verify mc ({name})": ([python, "-m", "verify.cli", "mc", *mc],
+                                             code_env(code, 1, tmp / f"cache-{name}"), tmp)
+                     for name, code in codes.items()})
+    times = rounds(commands, n, mode != "tiny")  # tiny mode checks that the harness runs, nothing more
+    return _summary(times, "naive script" if mode != "tiny" else "verify mc (now)")
 
 
 def run(mode: str, log=sys.stderr) -> dict:
@@ -124,24 +153,17 @@ def run(mode: str, log=sys.stderr) -> dict:
         # tiny mode checks the harness only: the code before would first compile its numba kernels
         base = baseline_tree(tmp) if mode != "tiny" else None
         codes = {"now": ROOT, **({"before": base} if base is not None else {})}
-        mc = [f"--{k}={v}" for k, v in MC.items()] + ["--weights", "mean", "--seeds", "1", "--json"]
-        if mode == "tiny":
-            mc = [a.replace("2000", "40").replace("4000", "80").replace("8000", "160") for a in mc]
-        print("bench: verify mc against the naive script, whole processes ...", file=log, flush=True)
-        commands = {"naive script": ([python, "-c", NAIVE], _env(ROOT, 1), tmp)} if mode != "tiny" else {}
-        commands.update({f"verify mc ({name})": ([python, "-m", "verify.cli", "mc", *mc], _env(code, 1), tmp)
-                         for name, code in codes.items()})
+        out["mc"] = mc_rounds(codes, mode, n, tmp, log)
         warm = mode != "tiny"  # tiny mode checks that the harness runs, nothing more
-        times = rounds(commands, n, warm)
-        out["mc"] = _summary(times, "naive script" if mode != "tiny" else "verify mc (now)")
         print("bench: derive spike from a fresh process ...", file=log, flush=True)
-        spike = {f"derive spike ({name})": ([python, "-m", "derive.cli", *SPIKE], _env(code, 1), tmp)
+        spike = {f"derive spike ({name})": ([python, "-m", "derive.cli", *SPIKE], code_env(code, 1, tmp / f"cache-{name}"),
+                                            tmp)
                  for name, code in codes.items()}
         reference = "derive spike (before)" if base is not None else "derive spike (now)"
         out["spike"] = _summary(rounds(spike, max(n, 3) if warm else n, warm), reference)
         if warm:
             first = tmp / "empty-cache"
-            out["spike_first_ever"] = timed([python, "-m", "derive.cli", *SPIKE], _env(ROOT, 1, first), tmp)
+            out["spike_first_ever"] = timed([python, "-m", "derive.cli", *SPIKE], code_env(ROOT, 1, first), tmp)
             shutil.rmtree(first, ignore_errors=True)
         for name, enabled, argv in (("ledger", settings["ledger"], ["-m", "verify.cli", "claims", "--quick", "--json",
                                                                      "--notes", "", "--figures", str(tmp / "figures")]),
@@ -149,7 +171,8 @@ def run(mode: str, log=sys.stderr) -> dict:
             if not enabled:
                 continue
             print(f"bench: {name}, default threads ...", file=log, flush=True)
-            commands = {f"{name} ({code_name})": ([python, *argv], _env(code, None), code if name == "suite" else tmp)
+            commands = {f"{name} ({code_name})": ([python, *argv], code_env(code, None, tmp / f"cache-{code_name}"),
+                                                  code if name == "suite" else tmp)
                         for code_name, code in codes.items()}
             out[name] = _summary(rounds(commands, 1, warm=False), f"{name} (before)" if base is not None else f"{name} (now)")
     out["load_end"] = os.getloadavg()[0]

@@ -1,6 +1,8 @@
 import atexit
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -26,6 +28,31 @@ for _name in BLAS_THREAD_VARIABLES:
 if "ATTENTION_RMT_CACHE_DIR" not in os.environ:
     os.environ["ATTENTION_RMT_CACHE_DIR"] = tempfile.mkdtemp(prefix="attention-rmt-cache-")
     atexit.register(shutil.rmtree, os.environ["ATTENTION_RMT_CACHE_DIR"], True)
+
+# numba's kernels, compiled into its cache once while the test workers start and collect, so that no worker (nor a
+# command a test starts) compiles them again: on a fresh checkout every worker compiled the same kernels
+# (verify/montecarlo/precompile.py; notes/benchmarks.md measures the first run)
+_PRECOMPILE: list = []
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return  # a worker, or no workers: one process compiles each kernel once anyway
+    for part in ("solvers", "cavity"):
+        _PRECOMPILE.append(subprocess.Popen([sys.executable, "-m", "verify.montecarlo.precompile", part],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    # the controller hands out no test before this returns: the workers start on a filled cache
+    while _PRECOMPILE:
+        process = _PRECOMPILE.pop()
+        _, err = process.communicate()
+        if process.returncode:  # the tests that need the kernels compile them, and fail if they cannot
+            reporter = node.config.pluginmanager.get_plugin("terminalreporter")
+            reporter.write_line(f"precompiling numba's kernels failed: {err.decode(errors='replace').strip()[-300:]}")
+
 
 settings.register_profile(
     "ci", derandomize=True, deadline=None, max_examples=60,

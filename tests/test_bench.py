@@ -6,6 +6,7 @@ import json
 import pytest
 
 from benchmarks import core as bench
+from benchmarks import cost
 from benchmarks import mc as bench_mc
 from benchmarks.__main__ import main
 
@@ -37,7 +38,8 @@ def test_tiny_markdown_has_every_section_and_row(tiny_run):
     for heading in ("# Benchmarks", "## Targets and ratios", "## Memory bandwidth", "## Bulk density", "## derive spike",
                     "## Monte Carlo", "### The matrix-free paths against the bandwidth floor",
                     "### Dense and matrix-free, solve after solve", "## The largest gap to the floor",
-                    "## The mu2 axis from one draw", "### Table passes per converged eigenpair", "## Whole processes"):
+                    "## The mu2 axis from one draw", "### Table passes per converged eigenpair",
+                    "## Whole processes"):
         assert f"\n{heading}" in text or text.startswith(heading), heading
     assert "Machine:" in text and "load average" in text and "BLAS threads: 1; times are process CPU time." in text
     mode = bench.MODES["tiny"]
@@ -66,3 +68,35 @@ def test_bad_threads_is_one_line_on_stderr(capsys):
     assert main(["all", "--tiny", "--threads", "-1"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and "threads" in captured.err
+
+
+def test_cost_writes_each_part_into_its_own_section(tmp_path, monkeypatch):
+    # a part run again replaces its section and leaves the text around it (and the other parts) as they were; the
+    # part's numbers are those of two made-up rounds (the tiny `all` run above runs the harness's processes)
+    from benchmarks import processes
+
+    rounds = {name: [{"cpu_s": c, "user_s": c / 2, "wall_s": c} for c in cpus]
+              for name, cpus in (("naive script", (4.0, 5.0)), ("verify mc (now)", (0.5, 0.5)))}
+    made_up = {"baseline": "2792ba3", "rounds": 2, "load_start": 1.0, "load_end": 1.0,
+               "mc": processes._summary(rounds, "naive script")}
+    monkeypatch.setattr(cost, "run_part", lambda part, mode, log: made_up)
+    out = tmp_path / "benchmarks.md"
+    out.write_text("# Benchmarks\n\nearlier text\n")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for _ in range(2):
+            assert main(["cost", "--tiny", "--parts", "mc", "--out", str(out)]) == 0
+    text = out.read_text()
+    begin, end = cost.markers("mc")
+    assert text.startswith("# Benchmarks\n\nearlier text\n") and text.count(begin) == 1 and text.count(end) == 1
+    assert "| verify mc (now) | 0.50 | 0.25 | 0.50 | 9.0x (8.0x to 10.0x) | 9.0x | 9.0x |" in text
+    assert "Target >= 8x (CPU, median over rounds): met" in text
+    assert "python -m benchmarks cost --parts mc --tiny" in text
+    assert cost.splice(text, "batches", "B") == text + "\nB\n"
+    # `all` rewrites the page and keeps the parts' sections
+    kept = cost.carry(text, "# Benchmarks\n\nnew run\n")
+    assert kept.startswith("# Benchmarks\n\nnew run\n") and text[text.index(begin):text.index(end)] in kept
+
+
+def test_cost_refuses_an_unknown_part(capsys):
+    assert main(["cost", "--tiny", "--parts", "mc,bogus", "--out", ""]) == 2
+    assert "parts" in capsys.readouterr().err

@@ -25,6 +25,7 @@ from derive.vocabulary import conditional as cond
 from derive.vocabulary.conditional import (SpectralMeasures, conditional_bulk, conditional_outliers,
                                            conditional_prediction, quadrature_transforms, spectral_measures,
                                            token_matrix)
+from derive.vocabulary.tokenmatrix import TokenMatrix
 from verify.comparison import compare_conditional, observe_sample
 from verify.montecarlo.dense import dense_top
 from verify.montecarlo.draw import check_model, draw, rung
@@ -118,6 +119,23 @@ def test_one_atom_bulk_is_marchenko_pastur():
     grid = np.linspace(a, b, 200001)
     F = np.cumsum(np.sqrt(np.maximum((b - grid) * (grid - a), 0)) / (2 * np.pi * delta * grid)) * (grid[1] - grid[0])
     assert float(L.cdf(grid[np.searchsorted(F, 0.5)])) == pytest.approx(0.5, abs=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_token_matrix_products_are_the_dense_ones(seed):
+    # ragged columns (a token repeated within a sequence is one entry; entries(...) adds empty columns and a zero),
+    # against the dense matrix: exact up to the order of summation
+    rng = np.random.default_rng(seed)
+    V, N, T = 7, 40, 5
+    tokens = rng.integers(0, V, size=(N, T))
+    A = TokenMatrix.from_tokens(tokens, rng.normal(size=(N, T)), V)
+    B = TokenMatrix.entries(V, N + 3, A.rows, A.cols, A.vals * np.array([0.0] + [1.0] * (len(A.vals) - 1)))
+    for M in (A, B):
+        dense = M.dense()
+        X, Y = rng.normal(size=(M.N, 3)), rng.normal(size=(V, 2))
+        assert np.allclose(M.times(X), dense @ X, rtol=0, atol=1e-12)
+        assert np.allclose(M.transpose_times(Y), dense.T @ Y, rtol=0, atol=1e-12)
+        assert M.frobenius2_of_gram() == pytest.approx(float(np.sum((dense @ dense.T) ** 2)), rel=1e-12)
 
 
 def test_bad_input_is_refused():

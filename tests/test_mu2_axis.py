@@ -58,7 +58,7 @@ def test_block_sweep_is_one_block_step(block, dtype, d):
     E = rng.standard_normal((d, V)).astype(dtype)
     R, P = rng.standard_normal((V, block)).astype(dtype), rng.standard_normal((d, block))
     W, Yt = np.empty((d, block)), np.empty((block, V))
-    block_sweep(E, np.ascontiguousarray(R.T), P, W, Yt, np.empty((block, V), dtype), np.empty(8, dtype))
+    block_sweep(E, np.ascontiguousarray(R.T), P, W, Yt, np.empty((block, V), dtype), np.empty(16, dtype))
     E64, R64 = E.astype(np.float64), R.astype(np.float64)
     # the bounds of tests/test_lanczos.py: 1e-12 of the absolute sums in float64, (V + 64) u in float32
     rel = 1e-12 if dtype == np.float64 else (V + 64) * 2.0**-24

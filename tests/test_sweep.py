@@ -19,7 +19,7 @@ from derive.cli.documents import spike
 from verify.sweeps import executors
 from verify.cli import main
 from verify.sweeps.results import RESULT_FIELDS, ResultsWriter, read_results, result_lines
-from verify.sweeps.run import run_sweep, run_task
+from verify.sweeps.run import run_sweep, run_task, table_buffer
 from verify.sweeps.spec import Sweep, load_sweep
 from verify.sweeps.report import summarize
 
@@ -158,6 +158,17 @@ def test_local_processes_give_the_in_process_records(reference, tmp_path):
     assert result_lines(read_results(tmp_path / "local.jsonl").records) == lines
 
 
+def test_each_thread_keeps_its_own_table():
+    # a Dask worker runs cells in several threads of one process: a table shared between them was overwritten by one
+    # cell while another solved on it (the Dask test below then failed now and then)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        ready = pool.map(lambda _: (time.sleep(0.05), table_buffer(3, 4))[1], range(2))
+        a, b = list(ready)
+    assert a is not b and table_buffer(3, 4) is table_buffer(3, 4)
+
+
 def test_dask_gives_the_same_records_and_resumes_after_an_interruption(reference, tmp_path):
     distributed = pytest.importorskip("distributed")
     sweep, _, lines = reference
@@ -168,7 +179,8 @@ def test_dask_gives_the_same_records_and_resumes_after_an_interruption(reference
             first = run_sweep(sweep, path, ex, max_tasks=5, log=QUIET)
         with executors.Dask(client=client) as ex:
             rest = run_sweep(sweep, path, ex, log=QUIET)
-    assert (first["computed"], rest["done_before"], rest["computed"]) == (5, 5, len(sweep.tasks()) - 5)
+    # cells of 2 tasks (2 values of mu2): a batch of 5 stops after the third cell
+    assert (first["computed"], first["cells"], rest["done_before"], rest["computed"]) == (6, 3, 6, len(sweep.tasks()) - 6)
     assert result_lines(read_results(path).records) == lines
 
 
@@ -282,31 +294,64 @@ def test_kill_9_and_restart_give_the_uninterrupted_records(tmp_path):
     assert result_lines(read_results(results).records) == result_lines(read_results(tmp_path / "uninterrupted.jsonl").records)
 
 
-def test_a_sweep_on_the_mu2_axis_solver_resumes_and_summarizes(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def axis_reference(tmp_path_factory):
+    """``examples/sweeps/axis.toml`` run uninterrupted in this process: ``(results path, result lines by task)``."""
+    path = tmp_path_factory.mktemp("axis") / "whole.jsonl"
+    with executors.InProcess() as ex:
+        run_sweep(load_sweep(AXIS), path, ex, log=QUIET)
+    return path, result_lines(read_results(path).records)
+
+
+def _verify(capsys, *args):
+    status = main([*args, "--json"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    return json.loads(out)
+
+
+def test_a_sweep_on_the_mu2_axis_solver_resumes_and_summarizes(axis_reference, tmp_path, capsys):
     # the solver every real sweep takes (demo_phase.toml, paper.toml), chosen by the default path for axis.toml's
     # sizes; the tiny sweep is dense, which is why records of the "mu2-axis" path were once refused on resume and in
     # --summarize
     results, figures = tmp_path / "axis.jsonl", tmp_path / "figures"
-
-    def verify(*args):
-        status = main([*args, "--json"])
-        out, err = capsys.readouterr()
-        assert status == 0, err
-        return json.loads(out)
-
-    first = verify("sweep", str(AXIS), "--results", str(results), "--max-tasks", "7")
-    assert (first["computed"], first["remaining"]) == (7, 33)
-    again = verify("sweep", str(AXIS), "--results", str(results), "--workers", "1")
-    assert (again["done_before"], again["computed"], again["remaining"]) == (7, 33, 0)
+    # 4 cells of 10 values of mu2: a batch of 7 tasks is the first whole cell
+    first = _verify(capsys, "sweep", str(AXIS), "--results", str(results), "--max-tasks", "7")
+    assert (first["computed"], first["cells"], first["remaining"]) == (10, 1, 30)
+    again = _verify(capsys, "sweep", str(AXIS), "--results", str(results), "--workers", "1")
+    assert (again["done_before"], again["computed"], again["cells"], again["remaining"]) == (10, 30, 3, 0)
     records = read_results(results).records
     assert {r["result"]["path"] for r in records.values()} == {"mu2-axis"}
     # resumed, the records are those of one uninterrupted run
-    with executors.InProcess() as ex:
-        run_sweep(load_sweep(AXIS), tmp_path / "whole.jsonl", ex, log=QUIET)
-    assert result_lines(records) == result_lines(read_results(tmp_path / "whole.jsonl").records)
-    doc = verify("sweep", "--summarize", str(results), "--figures", str(figures))
+    assert result_lines(records) == axis_reference[1]
+    doc = _verify(capsys, "sweep", "--summarize", str(results), "--figures", str(figures))
     assert doc["tasks"] == {"total": 40, "done": 40} and len(doc["points"]) == 20
     assert [Path(f).name for f in doc["figures"]] == ["sweep_phase.png"] and Path(doc["figures"][0]).stat().st_size
+
+
+def test_batches_complete_partly_done_cells_without_changing_a_record(axis_reference, tmp_path, capsys):
+    # a results file whose cells are partly done, as a batch of the first 7 tasks in task order left it before
+    # batches stopped at cell boundaries (or a kill between two appends of one cell): 2, 2, 2 and 1 of the 10 values
+    # of mu2 in the 4 cells (gamma, seed); each batch of --max-tasks 1 then solves exactly one cell, once, and
+    # writes the records of its missing tasks, those of the uninterrupted run, after the kept lines
+    whole, reference = axis_reference
+    sweep = load_sweep(AXIS)
+    first = {task.key for task in sweep.tasks()[:7]}
+    header, *lines = whole.read_bytes().splitlines(keepends=True)
+    kept = header + b"".join(line for line in lines if tuple(json.loads(line)["task"]) in first)
+    results = tmp_path / "partial.jsonl"
+    results.write_bytes(kept)
+    batches = []
+    while len(read_results(results).records) < len(reference):
+        doc = _verify(capsys, "sweep", str(AXIS), "--results", str(results), "--max-tasks", "1", "--workers", "1")
+        batches.append((doc["computed"], doc["cells"]))
+    # cells in the order of their first missing task: (gamma 1, seed 1) lacks mu2's second value first
+    assert batches == [(9, 1), (8, 1), (8, 1), (8, 1)]
+    assert results.read_bytes().startswith(kept)
+    records = read_results(results).records
+    assert result_lines(records) == reference
+    # each new record names the group it was solved in: the missing tasks of its cell, not the cell's 10
+    assert sorted({r["timing"]["group_tasks"] for key, r in records.items() if key not in first}) == [8, 9]
 
 
 def test_summary_and_figures_come_from_the_results_file_alone(reference, tmp_path):

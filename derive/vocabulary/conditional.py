@@ -68,6 +68,10 @@ PROBES = 8
 STEPS = 30
 """Lanczos steps per starting vector (:func:`quadrature_transforms`)."""
 
+_AGAIN = 0.5**0.5
+"""A second Gram-Schmidt pass of the quadrature's Lanczos runs when the first leaves less than this fraction of the
+norm (Kahan and Parlett's "twice is enough", the solver's :data:`verify.montecarlo.orthogonalize.REORTHOGONALIZE_AGAIN`)."""
+
 EXACT_BELOW = 500
 """``method='auto'`` of :func:`conditional_prediction` eigen-decomposes ``D`` (or its Gram matrix) when the smaller
 of ``V, N`` is at most this, and uses the Lanczos quadrature above it (a diagonal ``D`` is always exact)."""
@@ -364,10 +368,14 @@ def _lanczos(apply, X: np.ndarray, steps: int, vectors: bool = False):
         w = apply(q)
         alpha[j] = np.sum(q * w, axis=0)
         w = w - alpha[j] * q - (beta[j - 1] * previous if j else 0)
-        for _ in range(2):
-            basis = Q[:, : j + 1]
+        before = np.linalg.norm(w, axis=0)
+        basis = Q[:, : j + 1]
+        for _ in range(2):  # twice only when the first pass cancels much of w ("twice is enough")
             w -= np.matmul(np.matmul(basis, w.T[:, :, None]).transpose(0, 2, 1), basis)[:, 0].T
-        beta[j] = np.linalg.norm(w, axis=0)
+            beta[j] = np.linalg.norm(w, axis=0)
+            if np.all(beta[j] >= _AGAIN * before):
+                break
+            before = beta[j]
         scale = max(scale, float(np.max(np.abs(alpha[: j + 1]))))
         stop = (beta[j] <= 1e-10 * scale) & (length == steps)
         length[stop] = j + 1
@@ -504,7 +512,7 @@ def quadrature_transforms(A, s, d: int, centered: bool = False, probes: int = PR
     rho = V / N**2
 
     def raw(X):
-        return (V / N) * A.times(A.transpose_times(X))
+        return (V / N) * A.gram_times(X)
 
     def apply(X):
         return raw(X) - rho * np.outer(b, b @ X) if centered else raw(X)

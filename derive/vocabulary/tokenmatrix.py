@@ -2,7 +2,10 @@ r"""A draw's token matrix as a sparse operator, in NumPy alone (a ``verify mc`` 
 
 ``A`` (``V x N``): :math:`A_{vn}` the sum of the weights of the positions of sequence ``n`` that hold token ``v``, so
 that the pooled vectors are :math:`EA` and :math:`D = \frac VN AA^\top` (:mod:`derive.vocabulary.conditional`). It is
-kept as its nonzero entries sorted by row; products gather and sum by ``np.add.reduceat``.
+kept as its nonzero entries sorted by row, and for products as :class:`PaddedColumns`: an ``L x N`` table of each
+column's rows and values (``L`` the most entries of a column, at most ``T``), whose products run NumPy's loops along
+``N``. The Lanczos quadrature of a ``verify mc`` trial applies :math:`AA^\top` to some 300 vectors, and the solver's
+mixing (:class:`verify.montecarlo.lanczos.Mixing`) applies it once a step; ``notes/benchmarks.md`` times the process.
 """
 from __future__ import annotations
 
@@ -14,16 +17,59 @@ import numpy as np
 
 from derive.errors import ParameterError
 
-__all__ = ["TokenMatrix"]
+__all__ = ["PaddedColumns", "TokenMatrix"]
 
 
-def _sums(keys: np.ndarray, values: np.ndarray, n: int, m: int) -> np.ndarray:
-    """``out[k] = sum of values[i] over keys[i] == k`` (``n`` rows of ``m`` columns), keys sorted."""
-    out = np.zeros((n, m))
-    if len(keys):
-        starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-        out[keys[starts]] = np.add.reduceat(values, starts, axis=0)
-    return out
+@dataclass(frozen=True)
+class PaddedColumns:
+    r"""A ``V x N`` sparse matrix :math:`A` as the rows and values of its columns' entries, ``rows[l, n]`` and
+    ``values[l, n]`` for ``l < L`` (``L x N``; a column with fewer entries padded with value 0, any row), and its
+    products with blocks of vectors one vector at a time: each is a gather or a ``np.bincount`` over the ``L N`` slots,
+    whose loops run along ``N`` (in the ``N x L`` layout the inner loops run over the ``L`` slots of one column, four
+    times slower at ``L = 8``).
+
+    >>> P = PaddedColumns(np.array([[0, 1], [1, 0]]), np.array([[0.5, 2.0], [1.0, 0.0]]), 2)   # A = [[.5, 0], [1, 2]]
+    >>> P.transpose_times(np.array([1.0, 10.0])).ravel(), P.times(np.array([1.0, 10.0])).ravel()
+    (array([10.5, 20. ]), array([ 0.5, 21. ]))
+    >>> P.gram_times(np.array([1.0, 0.0])).ravel()   # A A^T e_0
+    array([0.25, 0.5 ])
+    """
+
+    rows: np.ndarray
+    values: np.ndarray
+    V: int
+
+    @property
+    def N(self) -> int:
+        return self.rows.shape[1]
+
+    @cached_property
+    def _flat(self) -> np.ndarray:
+        return np.ascontiguousarray(self.rows, dtype=np.intp).ravel()
+
+    def _columns(self, X, n: int) -> np.ndarray:
+        """``X`` (``n`` rows, a vector is one column) as float64 columns, each contiguous: ``m x n``."""
+        return np.ascontiguousarray(np.asarray(X, dtype=float).reshape(n, -1).T)
+
+    def transpose_times(self, Y) -> np.ndarray:
+        """:math:`A^\\top Y` for ``Y`` with ``V`` rows: ``N x m``."""
+        cols = self._columns(Y, self.V)
+        rows = self._flat.reshape(self.rows.shape)
+        return np.stack([np.einsum("ln,ln->n", self.values, y[rows]) for y in cols], axis=1)
+
+    def times(self, X) -> np.ndarray:
+        """:math:`AX` for ``X`` with ``N`` rows: ``V x m``."""
+        return np.stack([self._scatter(x) for x in self._columns(X, self.N)], axis=1)
+
+    def gram_times(self, Y) -> np.ndarray:
+        """:math:`AA^\\top Y` for ``Y`` with ``V`` rows, one vector at a time: ``V x m``."""
+        rows = self._flat.reshape(self.rows.shape)
+        return np.stack([self._scatter(np.einsum("ln,ln->n", self.values, y[rows])) for y in self._columns(Y, self.V)],
+                        axis=1)
+
+    def _scatter(self, x: np.ndarray) -> np.ndarray:
+        """:math:`Ax` for one vector ``x`` (``N``)."""
+        return np.bincount(self._flat, weights=(self.values * x).ravel(), minlength=self.V)
 
 
 @dataclass(frozen=True)
@@ -89,26 +135,28 @@ class TokenMatrix:
         order = np.argsort(self.cols, kind="stable")
         return self.cols[order], self.rows[order], self.vals[order]
 
+    @cached_property
+    def padded(self) -> PaddedColumns:
+        """The matrix as :class:`PaddedColumns`, padded with row 0 and value 0."""
+        cols, rows, vals = self._by_col
+        counts = np.bincount(cols, minlength=self.N)
+        width = int(counts.max(initial=0)) or 1
+        slot = np.arange(len(cols)) - np.repeat(np.cumsum(counts) - counts, counts)
+        R, W = np.zeros((width, self.N), dtype=np.intp), np.zeros((width, self.N))
+        R[slot, cols], W[slot, cols] = rows, vals
+        return PaddedColumns(R, W, self.V)
+
     def times(self, X) -> np.ndarray:
         """:math:`AX` for ``X`` with ``N`` rows (a vector is one column): ``V x m``."""
-        X = np.asarray(X, dtype=float).reshape(self.N, -1)
-        return _sums(self.rows, self.vals[:, None] * X[self.cols], self.V, X.shape[1])
+        return self.padded.times(X)
 
     def transpose_times(self, Y) -> np.ndarray:
-        """:math:`A^\\top Y` for ``Y`` with ``V`` rows: ``N x m`` (a sum over each column's entries, a reshape when
-        every column has as many)."""
-        Y = np.asarray(Y, dtype=float).reshape(self.V, -1)
-        cols, rows, vals = self._by_col
-        products = vals[:, None] * Y[rows]
-        if self._uniform:
-            return products.reshape(self.N, -1, Y.shape[1]).sum(axis=1)
-        return _sums(cols, products, self.N, Y.shape[1])
+        """:math:`A^\\top Y` for ``Y`` with ``V`` rows: ``N x m``."""
+        return self.padded.transpose_times(Y)
 
-    @cached_property
-    def _uniform(self) -> bool:
-        """Whether every column holds the same number of entries (at least one)."""
-        counts = np.bincount(self.cols, minlength=self.N)
-        return bool(self.N and counts.min() == counts.max() > 0)
+    def gram_times(self, Y) -> np.ndarray:
+        """:math:`AA^\\top Y` for ``Y`` with ``V`` rows: ``V x m``."""
+        return self.padded.gram_times(Y)
 
     def dense(self) -> np.ndarray:
         out = np.zeros((self.V, self.N))
@@ -124,23 +172,26 @@ class TokenMatrix:
         return bool(np.bincount(self.cols, minlength=self.N).max(initial=0) <= 1)
 
     def frobenius2_of_gram(self) -> float:
-        r""":math:`\|AA^\top\|_F^2 = \sum_{v,v'}(\sum_n A_{vn}A_{v'n})^2`: every pair of entries of a sequence, summed
-        by token pair."""
-        cols, rows, vals = self._by_col
-        if not len(cols):
-            return 0.0
-        starts = np.flatnonzero(np.concatenate([[True], cols[1:] != cols[:-1]]))
-        width = int(np.diff(np.concatenate([starts, [len(cols)]])).max())
-        slot = np.arange(len(cols)) - np.repeat(starts, np.diff(np.concatenate([starts, [len(cols)]])))
-        R = np.full((len(starts), width), -1, dtype=np.int64)
-        W = np.zeros((len(starts), width))
-        seq = np.repeat(np.arange(len(starts)), np.diff(np.concatenate([starts, [len(cols)]])))
-        R[seq, slot], W[seq, slot] = rows, vals
-        pair = (R[:, :, None] >= 0) & (R[:, None, :] >= 0)
-        keys = (R[:, :, None] * self.V + R[:, None, :])[pair]
-        values = (W[:, :, None] * W[:, None, :])[pair]
-        _, index = np.unique(keys, return_inverse=True)
-        return float(np.sum(np.bincount(index, weights=values) ** 2))
+        r""":math:`\|AA^\top\|_F^2 = \sum_{v,v'}(\sum_n A_{vn}A_{v'n})^2`: the diagonal from the row sums of
+        :math:`A_{vn}^2`, and every pair of distinct tokens of a sequence (its entries), summed by token pair, twice.
+
+        >>> A = TokenMatrix.from_tokens(np.array([[0, 1], [1, 0], [2, 2]]), [1.0, 2.0], 3)
+        >>> A.frobenius2_of_gram(), float(np.sum((A.dense() @ A.dense().T) ** 2))
+        (163.0, 163.0)
+        """
+        R, W = self.padded.rows, self.padded.values
+        total = float(np.sum(self.row_sums(2) ** 2))
+        i, j = np.triu_indices(R.shape[0], 1)
+        real = (W[i] != 0) & (W[j] != 0)
+        if not real.any():
+            return total
+        a, b = R[i][real], R[j][real]
+        keys = np.minimum(a, b).astype(np.int64) * self.V + np.maximum(a, b)
+        values = (W[i] * W[j])[real]
+        order = np.argsort(keys)
+        keys, values = keys[order], values[order]
+        starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+        return total + 2 * float(np.sum(np.add.reduceat(values, starts) ** 2))
 
     def digest(self) -> int:
         """A 64-bit number determined by the entries: the seed of anything drawn from them."""

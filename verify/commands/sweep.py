@@ -24,7 +24,8 @@ def add_arguments(p):
     p.add_argument("--workers", help="local worker processes (default: all cores; 1 runs in this process)")
     p.add_argument("--scheduler", help="a Dask scheduler address, or local-dask for a LocalCluster on this machine "
                                        "(needs: pip install attention-rmt[dask])")
-    p.add_argument("--max-tasks", help="stop after this many new tasks (the rest on a later run)")
+    p.add_argument("--max-tasks", help="stop after the first cells whose new tasks reach this many (a cell: the tasks "
+                                       "that differ only in mu2, solved together; the rest on a later run)")
     p.add_argument("--summarize", metavar="RESULTS", help="summarize a results file instead of running a sweep")
     p.add_argument("--figures", help="with --summarize: folder of the figures (default: the results file's folder)")
     add_max_memory(p)
@@ -81,5 +82,6 @@ def render(doc) -> str:
         lines += [f"  figure: {f}" for f in doc["figures"]]
         return "\n".join(lines)
     return (f"{doc['results']}: {doc['done_before'] + doc['computed']}/{doc['tasks']} tasks done "
-            f"({doc['done_before']} before, {doc['computed']} now on {doc['executor']} x{doc['workers']}, "
+            f"({doc['done_before']} before, {doc['computed']} now in {doc['cells']} cell{'' if doc['cells'] == 1 else 's'} "
+            f"on {doc['executor']} x{doc['workers']}, "
             f"{doc['remaining']} left) in {doc['seconds']} s")

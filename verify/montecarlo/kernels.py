@@ -110,15 +110,61 @@ def lanczos_sweep(E, r, x, xprev, alpha, beta, w, y, partial, wblock):
             y[k] += wi * e[k]
 
 
+@njit(fastmath=FASTMATH, boundscheck=False, inline="always")
+def _eight_dots_two(e0, e1, e2, e3, e4, e5, e6, e7, r, q, zero):
+    # the dot products of eight rows with two vectors: each load of a row serves both
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = zero
+    b0 = b1 = b2 = b3 = b4 = b5 = b6 = b7 = zero
+    for k in range(r.shape[0]):
+        rk, qk = r[k], q[k]
+        x = e0[k]
+        a0 += x * rk
+        b0 += x * qk
+        x = e1[k]
+        a1 += x * rk
+        b1 += x * qk
+        x = e2[k]
+        a2 += x * rk
+        b2 += x * qk
+        x = e3[k]
+        a3 += x * rk
+        b3 += x * qk
+        x = e4[k]
+        a4 += x * rk
+        b4 += x * qk
+        x = e5[k]
+        a5 += x * rk
+        b5 += x * qk
+        x = e6[k]
+        a6 += x * rk
+        b6 += x * qk
+        x = e7[k]
+        a7 += x * rk
+        b7 += x * qk
+    return (a0, a1, a2, a3, a4, a5, a6, a7), (b0, b1, b2, b3, b4, b5, b6, b7)
+
+
+@njit(fastmath=FASTMATH, boundscheck=False, inline="always")
+def _eight_updates_two(p, q, e0, e1, e2, e3, e4, e5, e6, e7, w, v):
+    # p += sum_r w_r e_r and q += sum_r v_r e_r: each load of the eight rows serves both
+    for k in range(p.shape[0]):
+        x0, x1, x2, x3, x4, x5, x6, x7 = e0[k], e1[k], e2[k], e3[k], e4[k], e5[k], e6[k], e7[k]
+        p[k] += ((w[0] * x0 + w[1] * x1) + (w[2] * x2 + w[3] * x3)) + ((w[4] * x4 + w[5] * x5) + (w[6] * x6 + w[7] * x7))
+        q[k] += ((v[0] * x0 + v[1] * x1) + (v[2] * x2 + v[3] * x3)) + ((v[4] * x4 + v[5] * x5) + (v[6] * x6 + v[7] * x7))
+
+
 @njit(fastmath=FASTMATH, boundscheck=False, cache=True)
 def block_sweep(E, Rt, P, W, Yt, partial, wblock):
     r"""One block Lanczos step's pass over the table: :math:`W = E R - P` and :math:`Y = E^T W`, reading
     each row of ``E`` once from memory (:func:`lanczos_sweep` for a block of ``b`` vectors).
 
-    ``E`` is ``d x V`` (C order, float32 or float64) and ``Rt`` (``b x V``, :math:`R^T`) has its dtype;
+    ``E`` is ``d x V`` (C order, float32 or float64) and ``Rt`` (``b x V``, :math:`R^T`) float32 or float64;
     ``P`` and ``W`` (``d x b``) and ``Yt`` (``b x V``, :math:`Y^T`) are float64; ``partial`` (``b x V``)
-    and ``wblock`` (``8``) are scratch arrays of the table's dtype. ``W`` and ``Yt`` are overwritten.
-    Each block of eight rows serves the ``b`` columns in turn while it is in cache.
+    and ``wblock`` (``16``) are scratch arrays of ``Rt``'s dtype, the type of the arithmetic (a float32 table with a
+    float64 ``Rt`` is read in float32 and summed in float64). ``W`` and ``Yt`` are overwritten.
+    Each block of eight rows serves the ``b`` columns in turn while it is in cache; at ``b = 2`` (the block of the
+    mu2 axis) both columns at once, so that the block is read twice (its dot products, then its updates) rather than
+    four times: 1.4 times faster at ``d = 10^4``, ``V = 2d`` (notes/benchmarks.md).
     """
     d, V = E.shape
     b = Rt.shape[0]
@@ -130,20 +176,29 @@ def block_sweep(E, Rt, P, W, Yt, partial, wblock):
     for q in range(blocks):
         i = 8 * q
         e0, e1, e2, e3, e4, e5, e6, e7 = _eight_rows(E, i)
-        for c in range(b):
-            s0, s1, s2, s3, s4, s5, s6, s7 = _eight_dots(e0, e1, e2, e3, e4, e5, e6, e7, Rt[c], Rt[c, 0] - Rt[c, 0])
-            W[i, c] = s0 - P[i, c]
-            W[i + 1, c] = s1 - P[i + 1, c]
-            W[i + 2, c] = s2 - P[i + 2, c]
-            W[i + 3, c] = s3 - P[i + 3, c]
-            W[i + 4, c] = s4 - P[i + 4, c]
-            W[i + 5, c] = s5 - P[i + 5, c]
-            W[i + 6, c] = s6 - P[i + 6, c]
-            W[i + 7, c] = s7 - P[i + 7, c]
+        if b == 2:
+            s, t = _eight_dots_two(e0, e1, e2, e3, e4, e5, e6, e7, Rt[0], Rt[1], Rt[0, 0] - Rt[0, 0])
             for r in range(8):
-                wblock[r] = W[i + r, c]
-            _eight_updates(partial[c], e0, e1, e2, e3, e4, e5, e6, e7, wblock[0], wblock[1], wblock[2], wblock[3],
-                           wblock[4], wblock[5], wblock[6], wblock[7])
+                W[i + r, 0] = s[r] - P[i + r, 0]
+                W[i + r, 1] = t[r] - P[i + r, 1]
+                wblock[r] = W[i + r, 0]
+                wblock[8 + r] = W[i + r, 1]
+            _eight_updates_two(partial[0], partial[1], e0, e1, e2, e3, e4, e5, e6, e7, wblock[:8], wblock[8:])
+        else:
+            for c in range(b):
+                s0, s1, s2, s3, s4, s5, s6, s7 = _eight_dots(e0, e1, e2, e3, e4, e5, e6, e7, Rt[c], Rt[c, 0] - Rt[c, 0])
+                W[i, c] = s0 - P[i, c]
+                W[i + 1, c] = s1 - P[i + 1, c]
+                W[i + 2, c] = s2 - P[i + 2, c]
+                W[i + 3, c] = s3 - P[i + 3, c]
+                W[i + 4, c] = s4 - P[i + 4, c]
+                W[i + 5, c] = s5 - P[i + 5, c]
+                W[i + 6, c] = s6 - P[i + 6, c]
+                W[i + 7, c] = s7 - P[i + 7, c]
+                for r in range(8):
+                    wblock[r] = W[i + r, c]
+                _eight_updates(partial[c], e0, e1, e2, e3, e4, e5, e6, e7, wblock[0], wblock[1], wblock[2], wblock[3],
+                               wblock[4], wblock[5], wblock[6], wblock[7])
         if (q + 1) % 8 == 0 or q == blocks - 1:
             for c in range(b):
                 for k in range(V):

@@ -49,10 +49,12 @@ from __future__ import annotations
 import math
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from derive.errors import ParameterError
+from derive.vocabulary.tokenmatrix import PaddedColumns
 from verify.montecarlo.orthogonalize import reorthogonalize
 
 __all__ = ["ENGINES", "INVARIANT_ULPS", "MAX_STRIDE", "TOL", "TOL_FLOAT32",
@@ -259,17 +261,17 @@ class Mixing:
     def N(self) -> int:
         return self.rows.shape[0]
 
+    @cached_property
+    def _columns(self) -> PaddedColumns:
+        """The columns in the ``L x N`` layout whose NumPy products run along ``N``."""
+        return PaddedColumns(np.ascontiguousarray(self.rows.T, dtype=np.intp), np.ascontiguousarray(self.values.T), self.V)
+
     def apply(self, Y: np.ndarray) -> np.ndarray:
-        """:math:`M Y/N` in NumPy (gathers and ``bincount``; the compiled loop of
-        :func:`verify.montecarlo.kernels.mix` serves the numba engine's steps)."""
+        """:math:`M Y/N` in NumPy (:meth:`derive.vocabulary.tokenmatrix.PaddedColumns.gram_times`; the compiled loop
+        of :func:`verify.montecarlo.kernels.mix` serves the numba engine's steps)."""
         Y = np.asarray(Y, dtype=np.float64)
         block = Y.reshape(self.V, -1)
-        dots = np.einsum("nl,nlc->nc", self.values, block[self.rows])  # a_n^T y for every column n
-        out = np.empty(block.shape)
-        flat = self.rows.ravel()
-        for c in range(block.shape[1]):
-            out[:, c] = np.bincount(flat, weights=(self.values * dots[:, c:c + 1]).ravel(), minlength=self.V)
-        out /= self.N
+        out = self._columns.gram_times(block) / self.N
         if len(self.abar):
             out -= np.outer(self.abar, self.abar @ block)
         return out.reshape(Y.shape)

@@ -105,7 +105,7 @@ class Pencil:
         Ms = mixing.apply(np.asarray(s, dtype=np.float64))
         W, Yt = np.empty((d, 1)), np.empty((1, V))
         compiled_kernels().block_sweep(Z, Ms[None, :].astype(Z.dtype), np.zeros((d, 1)), W, Yt, np.empty((1, V), Z.dtype),
-                    np.empty(8, Z.dtype))
+                    np.empty(16, Z.dtype))
         return cls(Z, mixing, W[:, 0], Yt[0], float(np.dot(s, Ms)))
 
     @property
@@ -225,7 +225,7 @@ def block_lanczos(pencil: Pencil, converged, max_size: int | None = None) -> Kry
     basis[:b], images[:b] = X1.T, Y1.T
     diagonal, couplings = [], []
     W, Yt = np.empty((d, b)), np.empty((b, V))
-    partial, wblock = np.empty((b, V), Z.dtype), np.empty(8, Z.dtype)
+    partial, wblock = np.empty((b, V), Z.dtype), np.empty(16, Z.dtype)
     passes, scale, check, history = 0, 0.0, 1, None
     invariant_level = INVARIANT_ULPS * np.finfo(Z.dtype).eps
     rng = np.random.default_rng(d)
@@ -247,11 +247,13 @@ def block_lanczos(pencil: Pencil, converged, max_size: int | None = None) -> Kry
         Ynext = Yt.T.copy()
         old, before = basis[:n + b], np.linalg.norm(W, axis=0)
         H = old @ W
-        W -= old.T @ H
-        Ynext -= images[:n + b].T @ H
+        # (H^T old)^T rather than old^T H: BLAS streams the rows of the C-ordered basis twice as fast (at d = 10^4 the
+        # reorthogonalization was a tenth of a cell)
+        W -= (H.T @ old).T
+        Ynext -= (H.T @ images[:n + b]).T
         if np.any(np.linalg.norm(W, axis=0) < REORTHOGONALIZE_AGAIN * before):
             # the image would inherit the cancelled rounding (lanczos._lanczos_steps): recompute it
-            W -= old.T @ (old @ W)
+            W -= ((old @ W).T @ old).T
             Ynext = transpose_product(Z, W)
             passes += 1
         scale = max(scale, np.abs(Aj).sum(axis=0).max() + np.linalg.norm(W, axis=0).max())

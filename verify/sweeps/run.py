@@ -6,6 +6,7 @@ import math
 import os
 import socket
 import sys
+import threading
 import time
 
 import numpy as np
@@ -14,7 +15,23 @@ from verify.sweeps.results import ResultsWriter, code_version
 from verify.sweeps.spec import CLASSIFICATION_STREAM, SPECTRAL_OUTPUTS, SPECTRUM_STREAM, Job, Sweep, task_seed
 from verify.threads import limit_blas_threads
 
-__all__ = ["run_group", "run_task", "run_sweep"]
+__all__ = ["table_buffer", "run_group", "run_task", "run_sweep"]
+
+
+_TABLE = threading.local()
+"""The table each thread of this worker keeps between its cells (:func:`table_buffer`): per thread, since a Dask
+worker runs cells in several threads of one process at once."""
+
+
+def table_buffer(d: int, V: int) -> np.ndarray:
+    """A ``d x V`` float64 array for a cell's table, the same one for every cell of this shape that this thread
+    runs: a fresh table of ``10^4 x 2 10^4`` spent about as long in page faults as in drawing its numbers
+    (notes/benchmarks.md). A table of another shape replaces it (the old one released first)."""
+    table = getattr(_TABLE, "table", None)
+    if table is None or table.shape != (d, V):
+        _TABLE.table = None
+        _TABLE.table = table = np.empty((d, V))
+    return table
 
 
 def _spectra(job: Job) -> dict:
@@ -26,7 +43,7 @@ def _spectra(job: Job) -> dict:
     model = check_model(job.d, job.V, job.N, job.T, job.signs, list(job.weights), 0.0, solver=None)
     path = choose_axis_path(job.path, job.d, job.V, job.N, len(job.mu2_axis))
     check_trial(model.d, model.V, model.N, model.T, model.family.kind, solver=memory_model(path, axis=True))
-    data = draw(model, task_seed(job.root_seed, job.draw_key, SPECTRUM_STREAM))
+    data = draw(model, task_seed(job.root_seed, job.draw_key, SPECTRUM_STREAM), table_buffer(model.d, model.V))
     axis = solve_axis(data, job.mu2_axis, job.k, job.centered, path)
     return {mu2: (axis.path, axis.values[i], axis.overlaps[i]) for i, mu2 in enumerate(job.mu2_axis)}
 
@@ -66,7 +83,7 @@ def run_group(jobs: tuple) -> list[dict]:
 def _run_group(jobs: tuple) -> list[dict]:
     r"""Run the tasks of one cell (jobs that differ only in ``mu2``, :meth:`verify.sweeps.spec.Sweep.groups`):
     one outcome per job, each the requested outputs (``result``), this worker's ``code_version`` and
-    ``timing`` (its share of the group's seconds, and the group's size).
+    ``timing`` (its share of the group's wall and CPU seconds, and the group's size).
 
     The cell's draw is solved once on the sweep's whole ``mu2`` axis (:func:`verify.montecarlo.trials.solve_axis`),
     so a task's numbers do not depend on which other tasks of its cell run with it.
@@ -77,7 +94,7 @@ def _run_group(jobs: tuple) -> list[dict]:
       of the bulk's right edge, stored with ``outliers_predicted``);
     * ``accuracy``: ridge classification (:func:`_accuracies`).
     """
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     first = jobs[0]
     spectra = _spectra(first) if any(o in SPECTRAL_OUTPUTS for o in first.outputs) else {}
     accuracies = _accuracies(jobs) if "accuracy" in first.outputs else {}
@@ -97,10 +114,11 @@ def _run_group(jobs: tuple) -> list[dict]:
         if accuracies:
             result["accuracy"], result["n_test"] = accuracies[job.mu2]
         results.append(result)
-    share = (time.perf_counter() - start) / len(jobs)
+    share, cpu_share = (time.perf_counter() - start) / len(jobs), (time.process_time() - cpu) / len(jobs)
     worker = f"{socket.gethostname()}:{os.getpid()}"
     return [{"result": result, "code_version": code_version(),
-             "timing": {"seconds": share, "group_tasks": len(jobs), "worker": worker}} for result in results]
+             "timing": {"seconds": share, "cpu_seconds": cpu_share, "group_tasks": len(jobs), "worker": worker}}
+            for result in results]
 
 
 def run_task(job: Job) -> dict:
@@ -110,7 +128,10 @@ def run_task(job: Job) -> dict:
 
 def run_sweep(sweep: Sweep, path, executor, *, max_tasks: int | None = None, log=sys.stderr) -> dict:
     """Run the tasks of ``sweep`` not yet in the results file ``path`` on ``executor``
-    (:mod:`verify.sweeps.executors`), at most ``max_tasks`` of them; returns what was done."""
+    (:mod:`verify.sweeps.executors`), cell by cell; with ``max_tasks``, the first cells whose missing tasks reach
+    it (:meth:`Sweep.groups`: a batch stops at a cell boundary). A partly done cell (an interrupted run) is solved
+    once for its missing tasks, which get the records an uninterrupted run writes; no record is changed. Returns
+    what was done."""
     start = time.perf_counter()
     with ResultsWriter(path, sweep) as out:
         if out.repaired:
@@ -121,21 +142,22 @@ def run_sweep(sweep: Sweep, path, executor, *, max_tasks: int | None = None, log
                   f"{code_version()} (each record names its own)", file=log)
         tasks = sweep.tasks()
         pending = [t for t in tasks if t.key not in out.done]
-        todo = pending if max_tasks is None else pending[:max_tasks]
-        by_key = {t.key: t for t in todo}
+        groups = sweep.groups(pending, max_tasks)
+        todo = sum(len(group) for group in groups)
+        by_key = {t.key: t for t in pending}
         computed, first, last_report = 0, None, start
-        for group, outcomes in executor.map_unordered(run_group, sweep.groups(todo)):
+        for group, outcomes in executor.map_unordered(run_group, groups):
             for job, outcome in zip(group, outcomes):
                 out.append(sweep.record(by_key[job.key], outcome))
             computed += len(group)
             now = time.perf_counter()
             first = now - start if first is None else first
-            if now - last_report >= 10 or computed == len(todo):
+            if now - last_report >= 10 or computed == todo:
                 print(f"verify sweep: {len(tasks) - len(pending) + computed}/{len(tasks)} tasks, "
                       f"{now - start:.0f} s", file=log, flush=True)
                 last_report = now
     seconds = time.perf_counter() - start
     return {"results": str(path), "sweep_hash": sweep.hash, "tasks": len(tasks), "done_before": len(tasks) - len(pending),
-            "computed": computed, "remaining": len(pending) - computed, "repaired_bytes": out.repaired,
+            "computed": computed, "cells": len(groups), "remaining": len(pending) - computed, "repaired_bytes": out.repaired,
             "executor": executor.name, "workers": executor.workers, "seconds": seconds,
             "first_result_seconds": first}
