@@ -9,7 +9,9 @@ without importing SymPy. :func:`memo` keeps small exact results (JSON) the same 
 Files live in a folder named by a key (:func:`derivation_key`): the SHA-256 of the source of every
 module of the :mod:`derive` package, of SymPy's release file (its version) and of the Python and
 mpmath versions. Any change to the derivation or to the SymPy that performs it names another folder,
-so a stale file is never read; the stale folders are deleted when a new one is made. A file that
+so a stale file is never read; a folder that no run has read or written for :data:`STALE_AFTER` seconds is deleted when
+another is written (two checkouts of different versions on one machine keep their own folders instead of deleting
+each other's at every switch, which cost a second of SymPy each time). A file that
 does not compile, does not parse or lacks a function is treated as missing. Where the folder cannot
 be written the results are still made, in memory, on every run.
 
@@ -28,7 +30,7 @@ from pathlib import Path
 
 import mpmath
 
-__all__ = ["ENVIRONMENT", "cache_dir", "derivation_key", "mpmath_source", "mpmath_functions", "memo"]
+__all__ = ["ENVIRONMENT", "STALE_AFTER", "cache_dir", "derivation_key", "mpmath_source", "mpmath_functions", "memo"]
 
 ENVIRONMENT = "ATTENTION_RMT_CACHE_DIR"
 """The environment variable naming the cache folder (``off``: no cache)."""
@@ -120,9 +122,14 @@ def _folder() -> Path | None:
     return None if folder is None else folder / f"derive-{derivation_key()[:32]}"
 
 
+STALE_AFTER = 7 * 24 * 3600
+"""Seconds after its last use at which the folder of another key is deleted."""
+
+
 def _write(target: Path, text: str) -> None:
-    """Write ``text`` to ``target`` atomically; the folders of other keys go (they can never be read again)."""
+    """Write ``text`` to ``target`` atomically; the folders of other keys unused for :data:`STALE_AFTER` go."""
     import shutil
+    import time
 
     from derive.errors import ParameterError
     from derive.files import write_file
@@ -130,7 +137,8 @@ def _write(target: Path, text: str) -> None:
     try:
         write_file(target, text, "cache")  # a reader sees the old file or the whole new one
         for stale in target.parent.parent.iterdir():
-            if stale.is_dir() and stale != target.parent and _KEY_FOLDER.match(stale.name):
+            if (stale.is_dir() and stale != target.parent and _KEY_FOLDER.match(stale.name)
+                    and time.time() - stale.stat().st_mtime > STALE_AFTER):
                 shutil.rmtree(stale, ignore_errors=True)
     except (OSError, ParameterError):
         pass  # a read-only or full disk: the results stay in memory for this run
@@ -140,9 +148,14 @@ def _read(target: Path | None) -> str | None:
     if target is None:
         return None
     try:
-        return target.read_text()
+        text = target.read_text()
     except (OSError, UnicodeDecodeError):
         return None
+    try:
+        os.utime(target.parent)  # the folder's last use, by which stale folders are told apart
+    except OSError:
+        pass
+    return text
 
 
 def mpmath_functions(name: str, names, build) -> dict:

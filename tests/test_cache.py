@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import mpmath
 import pytest
@@ -56,11 +57,25 @@ def test_a_changed_derivation_names_another_folder_and_the_stale_one_goes(folder
     cache.mpmath_functions("t", ("f",), _table)
     old = next(folder.glob("derive-*"))
     (folder / "unrelated").mkdir()  # a folder of the user's own is never touched
+    recent = folder / ("derive-" + "e" * 32)  # another checkout's, used an hour ago: kept
+    recent.mkdir()
+    unused = time.time() - cache.STALE_AFTER - 60
+    os.utime(old, (unused, unused))
+    os.utime(recent, (time.time() - 3600,) * 2)
     monkeypatch.setattr(cache, "derivation_key", lambda: "f" * 64)
     x, y = sp.symbols("x y", positive=True)
     changed = cache.mpmath_functions("t", ("f",), lambda: {"f": ((x, y), x + y)})
     assert changed["f"](2, 3) == 5  # not the stale sqrt(x) 2/7 + ...
-    assert not old.exists() and (folder / "unrelated").exists()
+    assert not old.exists() and recent.exists() and (folder / "unrelated").exists()
+
+
+def test_reading_a_folder_marks_it_used(folder):
+    cache.mpmath_functions("t", ("f",), _table)
+    used = next(folder.glob("derive-*"))
+    long_ago = time.time() - cache.STALE_AFTER - 60
+    os.utime(used, (long_ago, long_ago))
+    cache.mpmath_functions("t", ("f",), _table)
+    assert time.time() - used.stat().st_mtime < cache.STALE_AFTER
 
 
 def test_the_key_follows_the_source_of_derive(folder, monkeypatch, tmp_path):
