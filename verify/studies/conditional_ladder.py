@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-__all__ = ["CASES", "run_case", "table", "main"]
+__all__ = ["CASES", "run_case", "table", "prediction_ladder", "extrapolate", "ladder_table", "main"]
 
 CASES = (
     ("T = 1, delta = gamma = 1/2, mu2 = 7/2", dict(T=1, weights="mean", signs="iid", delta="1/2", gamma="1/2",
@@ -75,13 +75,63 @@ def table(name: str, rows: list) -> str:
     return "\n".join(lines)
 
 
+def prediction_ladder(parameters: dict, sizes) -> list:
+    """The mean over draws of the conditional overlap at each ``(d, seeds)`` of ``sizes`` (seed0 = d), with its
+    standard error: ``[(d, seeds, mean, se), ...]``."""
+    out = []
+    for d, seeds in sizes:
+        values = [float(s["overlap"]) for s in run_case(parameters, d, seeds, seed0=d)["conditional"]["per_seed"]]
+        mean = sum(values) / len(values)
+        se = (sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values)) ** 0.5
+        out.append((d, seeds, mean, se))
+    return out
+
+
+def extrapolate(ladder) -> tuple[float, float]:
+    """The weighted least-squares fit ``mean = L + b/d`` over the ladder: ``(L, its standard error)``."""
+    import numpy as np
+
+    d, y, se = (np.array([row[i] for row in ladder], dtype=float) for i in (0, 2, 3))
+    X, W = np.c_[np.ones_like(d), 1 / d], np.diag(1 / se**2)
+    cov = np.linalg.inv(X.T @ W @ X)
+    return float((cov @ X.T @ W @ y)[0]), float(cov[0, 0] ** 0.5)
+
+
+def ladder_table(name: str, parameters: dict, ladder) -> str:
+    """Markdown: the ladder of mean conditional overlaps, its ``1/d`` extrapolation, the model's limit (``derive spike
+    --T``) and the Gaussian equivalent, each with its distance to the extrapolation in standard errors."""
+    import mpmath
+
+    import derive
+
+    m = derive.Model(delta=parameters["delta"], gamma=parameters["gamma"], T=parameters["T"],
+                     weights=parameters["weights"], signs=parameters["signs"], mu2=parameters["mu2"], centered=True)
+    with mpmath.workdps(15):
+        own, ge = derive.spike(m).sample, derive.spike(m, law="gaussian-equivalent").sample
+    L, se = extrapolate(ladder)
+    limit = f"{float(own.overlap):.4f}" + (f" ± {float(dict(own.errors)['overlap']):.4f}" if own.errors else "")
+    lines = [f"**{name}**", "", "| d | seeds | mean conditional overlap ± se |", "|---|---|---|"]
+    lines += [f"| {d} | {n} | {mean:.4f} ± {s:.4f} |" for d, n, mean, s in ladder]
+    lines += ["", f"Extrapolated (L + b/d): {L:.4f} ± {se:.4f}; the model's limit {limit} "
+                  f"({(L - float(own.overlap)) / se:+.1f} se); the Gaussian equivalent {float(ge.overlap):.4f} "
+                  f"({(L - float(ge.overlap)) / se:+.1f} se)."]
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=16)
     p.add_argument("--case", type=int, action="append", help="index into CASES (default: all)")
+    p.add_argument("--ladder", default=None, help="d:seeds,... : the mean conditional overlap along these sizes "
+                                                  "against the model's limit and the Gaussian equivalent")
     args = p.parse_args(argv)
     for i in args.case if args.case is not None else range(len(CASES)):
         name, parameters, sizes = CASES[i]
+        if args.ladder:
+            sizes = [tuple(int(x) for x in item.split(":")) for item in args.ladder.split(",")]
+            print(ladder_table(name, parameters, prediction_ladder(parameters, sizes)), flush=True)
+            print(flush=True)
+            continue
         rows = [(d, run_case(parameters, d, args.seeds)) for d in sizes]
         print(table(name, rows), flush=True)
         print(flush=True)
