@@ -185,18 +185,21 @@ def _density(t):
 
 
 @numba.njit(cache=True, nogil=True)
+def _replica_arrays(n, P):
+    """A replica's working arrays: the token variances ``X`` and their derivatives, the sequence variances ``Y`` (started
+    at -1) and theirs, one sequence's ``xs`` and ``dxs``, and the counts ``K``."""
+    return (np.empty(P, dtype=np.complex128), np.zeros(P, dtype=np.complex128), np.full((n, P), -1.0 + 0j),
+            np.zeros((n, P), dtype=np.complex128), np.empty(n, dtype=np.complex128), np.empty(n, dtype=np.complex128),
+            np.empty((n, P), dtype=np.int32))
+
+
+@numba.njit(cache=True, nogil=True)
 def solve_point(x, w2, s, lam, delta, P, stages, stage_sweeps, average_sweeps, rounds, seed):
     """The root ``t`` of :math:`t(1 - S_0(t)) = x`, the density there and the change of the density in the last
     round of averaging (a measure of how far the root search still was from converged), for one replica."""
     state = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) | np.uint64(1)], dtype=np.uint64)
     n = w2.shape[0]
-    X = np.empty(P, dtype=np.complex128)
-    dX = np.zeros(P, dtype=np.complex128)
-    Y = np.full((n, P), -1.0 + 0j)
-    dY = np.zeros((n, P), dtype=np.complex128)
-    xs = np.empty(n, dtype=np.complex128)
-    dxs = np.empty(n, dtype=np.complex128)
-    K = np.empty((n, P), dtype=np.int32)
+    X, dX, Y, dY, xs, dxs, K = _replica_arrays(n, P)
     eta0 = 1.0 + abs(x)
     t = complex(x, eta0)
     zeta = t / delta
@@ -329,13 +332,7 @@ def solve_transform(z, w2, s, lam, delta, fold, P, relax_sweeps, average_sweeps,
     state = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) | np.uint64(1)], dtype=np.uint64)
     n = w2.shape[0]
     negative_axis = z.imag == 0
-    X = np.empty(P, dtype=np.complex128)
-    dX = np.zeros(P, dtype=np.complex128)
-    Y = np.full((n, P), -1.0 + 0j)
-    dY = np.zeros((n, P), dtype=np.complex128)
-    xs = np.empty(n, dtype=np.complex128)
-    dxs = np.empty(n, dtype=np.complex128)
-    K = np.empty((n, P), dtype=np.int32)
+    X, dX, Y, dY, xs, dxs, K = _replica_arrays(n, P)
     t = z
     zeta = t / delta if fold else z
     for i in range(P):
