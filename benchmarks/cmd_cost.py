@@ -8,7 +8,7 @@ __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
 NAME = "cost"
 HELP = ("time the sweep in batches of --max-tasks, a paper cell against its floor (and the grid's projection), and "
-        "verify mc against the naive script; write each part's section of notes/benchmarks.md")
+        "verify mc against the naive script, and the sweep's client at the paper's scale; write each part's section of notes/benchmarks.md")
 
 
 def add_arguments(p):

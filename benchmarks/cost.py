@@ -7,7 +7,9 @@ written into its own section of ``notes/benchmarks.md``:
   projection (:mod:`benchmarks.cell`);
 * ``mc``: one ``verify mc`` trial, its conditional theory included, against the naive script and against the code of
   :data:`benchmarks.processes.BASELINE`, round-robin (:func:`benchmarks.processes.mc_rounds`), and where a trial's
-  CPU time goes (:func:`stages`: imports, the table, the solve, the conditional prediction).
+  CPU time goes (:func:`stages`: imports, the table, the solve, the conditional prediction);
+* ``client``: the sweep's own overhead for the paper's 1440 cells, its solves stubbed, in the client's process and on
+  a Dask ``LocalCluster`` (:mod:`benchmarks.client`).
 
 A part takes minutes; each is a run of its own, whose section says when, at which commit and load it ran, and whose
 ratios compare timings of that run only (the machine is shared: absolute times move with the other jobs).
@@ -31,7 +33,7 @@ from derive.files import write_file
 __all__ = ["PARTS", "MC_ROUNDS", "CELL_FLOOR_FACTOR", "RECORDS_AGREE", "STAGES", "markers", "stages", "run_part", "section",
            "splice", "carry", "bench", "main"]
 
-PARTS = ("batches", "cell", "mc")
+PARTS = ("batches", "cell", "mc", "client")
 MC_ROUNDS = {"full": 7, "quick": 5, "tiny": 1}
 """Rounds of the ``mc`` part (after a warm-up run of each command)."""
 
@@ -104,10 +106,12 @@ def markers(part: str) -> tuple[str, str]:
 
 def run_part(part: str, mode: str, log=sys.stderr) -> dict:
     """The numbers of one part in ``mode`` (``full``, ``quick`` or ``tiny``)."""
-    from benchmarks import batches, cell, processes
+    from benchmarks import batches, cell, client, processes
 
     if part == "batches":
         return batches.run(mode, log)
+    if part == "client":
+        return client.run(mode, log)
     if part == "cell":
         return cell.run(mode, log)
     out = {"baseline": processes.BASELINE, "rounds": MC_ROUNDS[mode], "load_start": os.getloadavg()[0]}
@@ -195,14 +199,15 @@ def _cell_verdict(r: dict) -> list[str]:
 
 def section(part: str, result: dict, mode: str) -> str:
     """The part's section of notes/benchmarks.md: its markers, the run's provenance and its tables."""
-    from benchmarks import batches, cell
-    from benchmarks.core import revision
+    from benchmarks import batches, cell, client
+    from benchmarks.core import NOTES, revision
 
     rev = revision()
     begin, end = markers(part)
     dirty = f" (uncommitted changes in {', '.join(rev['uncommitted'])})" if rev["uncommitted"] else ""
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    body = {"batches": lambda r: batches.markdown(r) + _batches_verdict(r), "cell": lambda r: cell.markdown(r) + _cell_verdict(r), "mc": _mc_lines}[part](result)
+    body = {"batches": lambda r: batches.markdown(r) + _batches_verdict(r), "cell": lambda r: cell.markdown(r) + _cell_verdict(r), "mc": _mc_lines,
+            "client": lambda r: client.markdown(r, NOTES.read_text() if NOTES.exists() else "")}[part](result)
     head = (f"*Measured by `python -m benchmarks cost --parts {part}{'' if mode == 'full' else ' --' + mode}` on {when} "
             f"at commit {rev['head']}{dirty}, on {os.cpu_count()} cores shared with other jobs: 1-minute load average "
             f"{result['load_start']:.2f} at the start and {result['load_end']:.2f} at the end.*")

@@ -100,3 +100,18 @@ def test_cost_writes_each_part_into_its_own_section(tmp_path, monkeypatch):
 def test_cost_refuses_an_unknown_part(capsys):
     assert main(["cost", "--tiny", "--parts", "mc,bogus", "--out", ""]) == 2
     assert "parts" in capsys.readouterr().err
+
+
+def test_client_part_runs_the_sweep_with_stubbed_solves(capsys):
+    # the harness of `cost --parts client`: its child processes run the sweep to the end in the client's process and
+    # on a LocalCluster, the stub's records pass the results file's checks, and the resume finds nothing to do
+    from benchmarks import client
+
+    result = client.run("tiny", log=io.StringIO())
+    runs = list(result["runs"].values())
+    assert [x["executor"] for x in runs] == list(client.EXECUTORS)
+    for x in runs:
+        assert x["run"]["computed"] == x["run"]["tasks"] == 480 and x["run"]["cells"] == 12
+        assert x["resume"]["computed"] == 0 and x["resume"]["cells"] == 0
+    text = "\n".join(client.markdown(result))
+    assert "| now | in-process |" in text and "| now | Dask LocalCluster, 2 workers |" in text

@@ -147,8 +147,7 @@ def run_sweep(sweep: Sweep, path, executor, *, max_tasks: int | None = None, log
         by_key = {t.key: t for t in pending}
         computed, first, last_report = 0, None, start
         for group, outcomes in executor.map_unordered(run_group, groups):
-            for job, outcome in zip(group, outcomes):
-                out.append(sweep.record(by_key[job.key], outcome))
+            out.append(*(sweep.record(by_key[job.key], outcome) for job, outcome in zip(group, outcomes)))
             computed += len(group)
             now = time.perf_counter()
             first = now - start if first is None else first

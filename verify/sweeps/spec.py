@@ -280,10 +280,16 @@ def dimensions(params: dict) -> dict:
     >>> dimensions({"d": 30, "delta": "1/2", "gamma": "1/3", "T": 4})
     {'d': 30, 'V': 60, 'N': 90, 'T': 4}
     """
+    return dict(_dimensions(params["d"], params["delta"], params["gamma"], params["T"]))
+
+
+@functools.lru_cache(maxsize=None)
+def _dimensions(d, delta, gamma, T) -> tuple:
+    # memoized: a paper-scale sweep asks for the dimensions of its 4 800 points once per task and per record
     from verify.montecarlo.draw import rung
 
-    V, N = rung(params["d"], params["delta"], params["gamma"])
-    return {"d": params["d"], "V": V, "N": N, "T": params["T"]}
+    V, N = rung(d, delta, gamma)
+    return (("d", d), ("V", V), ("N", N), ("T", T))
 
 
 @functools.lru_cache(maxsize=None)
@@ -402,6 +408,7 @@ class Sweep:
         self.settings, self.fixed = self.spec["sweep"], self.spec["model"]
         self.axes = [(name, values) for name, values in self.spec["grid"]]
         self.outputs = tuple(self.settings["outputs"])
+        self._mu2_axis, self._point_jobs = None, {}
         for index in itertools.product(*(range(len(v)) for _, v in self.axes)):
             self._check_point(self.params(self.point(index)))
 
@@ -449,15 +456,23 @@ class Sweep:
                 for index in itertools.product(*(range(len(v)) for _, v in self.axes)) for j in seeds]
 
     def job(self, task: Task) -> Job:
-        params = self.params(task.point)
-        dims = dimensions(params)
-        pool = point_pooling(params)
-        w, kappa = pool.weights, pool.kappa
-        outliers = predicted_outliers(theory(params)) if "bulk_edge" in self.outputs else None
-        return Job(task.key, self.settings["root_seed"], dims["d"], dims["V"], dims["N"], dims["T"], params["signs"],
-                   tuple(float(x) for x in w), float(sp.Rational(params["mu2"])), params["centered"],
-                   self.settings["k"], self.settings["path"], self.outputs, outliers, float(kappa),
-                   self.draw_key(task), self.mu2_axis())
+        point = self._point_job(task.key[:-1])
+        return Job(task.key, self.settings["root_seed"], *point[:8], self.settings["k"], self.settings["path"],
+                   self.outputs, *point[8:], self.draw_key(task), self.mu2_axis())
+
+    def _point_job(self, index: tuple) -> tuple:
+        """What the jobs of grid point ``index`` share, whatever their seed: ``d, V, N, T``, the signs, the weights, ``mu2``
+        and centered, then the predicted outliers and ``kappa`` (built once a point: the paper's sweep has 12 seeds a
+        point, and building them per task was most of its client's start-up, notes/benchmarks.md)."""
+        if index not in self._point_jobs:
+            params = self.params(self.point(index))
+            dims = dimensions(params)
+            pool = point_pooling(params)
+            outliers = predicted_outliers(theory(params)) if "bulk_edge" in self.outputs else None
+            self._point_jobs[index] = (dims["d"], dims["V"], dims["N"], dims["T"], params["signs"],
+                                       tuple(float(x) for x in pool.weights), float(sp.Rational(params["mu2"])),
+                                       params["centered"], outliers, float(pool.kappa))
+        return self._point_jobs[index]
 
     def draw_key(self, task: Task) -> tuple:
         """The coordinates a task's draw derives from: its key without the index along ``mu2``, so that the
@@ -468,8 +483,10 @@ class Sweep:
     def mu2_axis(self) -> tuple:
         """The sweep's values of ``mu2`` as floats (one value when ``mu2`` is fixed): every cell is solved
         on the whole axis (:func:`verify.sweeps.run.run_group`)."""
-        values = dict(self.axes).get("mu2", [self.fixed.get("mu2")])
-        return tuple(float(sp.Rational(v)) for v in values)
+        if self._mu2_axis is None:
+            values = dict(self.axes).get("mu2", [self.fixed.get("mu2")])
+            self._mu2_axis = tuple(float(sp.Rational(v)) for v in values)
+        return self._mu2_axis
 
     def groups(self, tasks, max_tasks: int | None = None) -> list[tuple]:
         """The jobs of ``tasks`` gathered by cell (:meth:`draw_key`), cells in order of first appearance; with
