@@ -18,9 +18,12 @@ B``. Two cells at once run in two workers started together, against the floor wi
 at once too (each core's share of the memory bus).
 
 *The projection.* The grid is ``3 x 40 x 12 = 1440`` cells (``mu2`` is the axis inside a cell), each measured ``gamma``
-standing for the ``gamma`` values nearest it. A machine of ``c`` cores runs ``c`` cells at once; the measured
-two-at-once cell, with its pass time rescaled to the bandwidth each core gets when ``c`` of them stream (``B_c =
-min(B_1, B_machine/c)``), gives the cell's time there.
+standing for the ``gamma`` values nearest it. A machine of ``c`` cores runs ``c`` cells at once, each core reading at
+``B_c = min(B_1, B_machine/c)``. A cell there is the measured two-at-once cell plus the time its passes' bytes take
+longer to read at ``B_c`` than at the share ``B`` measured: ``passes dV bytes (1/B_c - 1/B)``. That is an upper bound
+as long as the pass's arithmetic does not grow: the extra reading is added whole, none of it overlapped (a pass on
+this machine overlaps its arithmetic with its reading only in part, notes/benchmarks.md). Its floor is the floor
+above at ``B_c``.
 """
 from __future__ import annotations
 
@@ -150,20 +153,23 @@ def _collect(procs) -> list[dict]:
 
 
 def projection(result: dict, cores: int, machine_bandwidth: float | None, machines: int = 1) -> dict:
-    """The paper's grid on ``machines`` machines of ``cores`` cores: each cell as the steady-state cells measured two at
-    once, their passes at the bandwidth a core gets when all ``cores`` of its machine stream
-    (``min(B_1, machine_bandwidth/cores)``, ``B_1`` the one-core bandwidth measured alone; the share measured two at
-    once if ``machine_bandwidth`` is ``None``)."""
-    times, per_core = [], []
+    """The paper's grid on ``machines`` machines of ``cores`` cores (module docstring): each cell as the steady-state
+    cells measured two at once, its passes' extra reading time at the bandwidth a core gets when all ``cores`` of its
+    machine stream (``min(B_1, machine_bandwidth/cores)``, ``B_1`` the one-core bandwidth measured alone) added whole;
+    at the share measured two at once if ``machine_bandwidth`` is ``None``. Also the cell's floor there."""
+    times, floors, per_core = [], [], []
     for g in result["gammas"]:
         pair = result["pairs"][g]
-        cells = [c for w in pair for c in w["cells"][1:]] or [c for w in pair for c in w["cells"]]
+        cells = [(w, c) for w in pair for c in w["cells"][1:]] or [(w, c) for w in pair for c in w["cells"]]
         share = statistics.median(w["read_bytes_per_s"] for w in pair)
         core = share if machine_bandwidth is None else min(result["alone"][g]["read_bytes_per_s"], machine_bandwidth / cores)
         per_core.append(core)
-        times.append(statistics.median(c["cpu_s"] - c["passes_s"] + c["passes_s"] * share / core for c in cells))
+        times.append(statistics.median(c["cpu_s"] + c["passes"] * c["table_bytes"] * max(0.0, 1 / core - 1 / w["read_bytes_per_s"])
+                                       for w, c in cells))
+        floors.append(statistics.median(floor(c, w["t_rng"], core)["floor_s"] for w, c in cells))
     per_cell = statistics.mean(times)
     return {"cores": cores * machines, "bandwidth_per_core": statistics.mean(per_core), "cell_s": per_cell,
+            "floor_s": statistics.mean(floors), "ratio": max(t / f for t, f in zip(times, floors)),
             "hours": GRID_CELLS * per_cell / (cores * machines) / 3600, "core_hours": GRID_CELLS * per_cell / 3600}
 
 
@@ -216,15 +222,17 @@ def markdown(result: dict) -> list[str]:
         + ", ".join(f"{1e9 * w['t_rng']:.1f} ns and {w['read_bytes_per_s'] / 1e9:.1f} GB/s" for w in r["pairs"][g])
         + " two at once" for g in r["gammas"]) + "."]
     lines += ["", "**The grid's projection** (1440 cells of 40 tasks: 3 weight schemes x 40 gamma x 12 seeds; each "
-                  "cell as the steady-state cells measured two at once here, its passes rescaled to the bandwidth a core "
-                  "gets when every core streams; generation and the rest scale with the cores):", "",
-              "| machine | cores | bandwidth per core (GB/s) | cell (s) | grid, wall (h) | core-hours |", "|---|---|---|---|---|---|"]
+                  "cell as the steady-state cells measured two at once here, plus the extra time its passes take to read "
+                  "the table at the bandwidth a core gets when every core streams, added whole (an upper bound); its "
+                  "floor at that bandwidth; cell / floor is the largest over the gamma measured):", "",
+              "| machine | cores | bandwidth per core (GB/s) | cell (s) | grid, wall (h) | core-hours | floor (s) | cell / floor |",
+              "|---|---|---|---|---|---|---|---|"]
     for name, cores, machine, machines in (("this machine", 2, None, 1), ("one 16-core machine, 100 GB/s", 16, 100e9, 1),
                                            ("one 16-core machine, 50 GB/s", 16, 50e9, 1),
                                            ("Dask: 8 machines of 16 cores, 100 GB/s each", 16, 100e9, 8)):
         p = projection(r, cores, machine, machines)
         lines.append(f"| {name} | {p['cores']} | {p['bandwidth_per_core'] / 1e9:.1f} | {p['cell_s']:.1f} | {p['hours']:.2f} | "
-                     f"{p['core_hours']:.1f} |")
+                     f"{p['core_hours']:.1f} | {p['floor_s']:.1f} | {p['ratio']:.2f} |")
     return lines
 
 

@@ -123,7 +123,7 @@ def cell_seconds(notes: str) -> dict:
     """The cell times of the grid's projection in the ``cell`` section of notes/benchmarks.md (``machine -> s``), if
     it has one."""
     section = re.search(r"<!-- cost:cell:begin -->(.*?)<!-- cost:cell:end -->", notes, re.S)
-    rows = re.findall(r"^\| ([^|]+?) \| (\d+) \| [\d.]+ \| ([\d.]+) \| [\d.]+ \| [\d.]+ \|$", section.group(1), re.M) if section else []
+    rows = re.findall(r"^\| ([^|]+?) \| (\d+) \| [\d.]+ \| ([\d.]+) \| [\d.]+ \| [\d.]+ \|", section.group(1), re.M) if section else []
     return {name: float(cell) for name, _, cell in rows}
 
 

@@ -115,3 +115,21 @@ def test_client_part_runs_the_sweep_with_stubbed_solves(capsys):
         assert x["resume"]["computed"] == 0 and x["resume"]["cells"] == 0
     text = "\n".join(client.markdown(result))
     assert "| now | in-process |" in text and "| now | Dask LocalCluster, 2 workers |" in text
+
+
+def test_cell_projection_adds_the_slower_reading_whole():
+    # one gamma, two workers whose steady (second) cell made 100 passes over a 0.8 GB table, read at 20 GB/s when
+    # measured; at 5 GB/s a core the passes take 80 GB x (1/5 - 1/20) s/GB = 12 s longer, and the floor is the
+    # generation (1e8 variates at 10 ns: 1 s) plus 80 GB at the core's bandwidth
+    from benchmarks import cell
+
+    worker = {"t_rng": 1e-8, "read_bytes_per_s": 20e9,
+              "cells": [{"cpu_s": 9.0, "passes": 100, "table_bytes": 8e8, "passes_s": 6.0, "generate_s": 1.0},
+                        {"cpu_s": 8.0, "passes": 100, "table_bytes": 8e8, "passes_s": 6.0, "generate_s": 1.0}]}
+    result = {"gammas": ["1"], "pairs": {"1": [worker, worker]}, "alone": {"1": {"read_bytes_per_s": 20e9}}}
+    here = cell.projection(result, 2, None)
+    assert here["cell_s"] == 8.0 and abs(here["floor_s"] - 5.0) < 1e-12 and abs(here["ratio"] - 8.0 / 5.0) < 1e-12
+    slow = cell.projection(result, 16, 80e9)
+    assert abs(slow["bandwidth_per_core"] - 5e9) < 1 and abs(slow["cell_s"] - 20.0) < 1e-9
+    assert abs(slow["floor_s"] - 17.0) < 1e-9 and abs(slow["ratio"] - 20.0 / 17.0) < 1e-12
+    assert abs(slow["hours"] - 1440 * 20.0 / 16 / 3600) < 1e-12

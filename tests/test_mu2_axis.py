@@ -178,3 +178,31 @@ def test_run_axis_is_run_trials_at_each_mu2_with_shared_draws(path):
         single = run_trials(60, 120, 240, 4, "prefix:2", w, mu2, centered=True, k=3, path="dense", seeds=2, seed0=9)
         np.testing.assert_allclose(axis.top_eigenvalues[:, i], single.top_eigenvalues, rtol=1e-8)
         np.testing.assert_allclose(axis.overlaps[:, i], single.overlaps, rtol=0, atol=1e-8)
+
+
+def test_kept_krylov_buffers_change_no_result():
+    # a thread keeps its basis between runs (mu2_axis._buffers): run to the full space (d = 160 rows), the first run
+    # grows fresh buffers past 128 rows (a copy of the rows filled so far), the second finds them holding the first
+    # run's rows, the third follows a run of another shape; all three give the same block tridiagonal, bit for bit
+    import math
+    import threading
+
+    from verify.montecarlo.mu2_axis import block_lanczos
+
+    _, pencil = _draw(160, True)
+    _, other = _draw(96, False)
+    never = lambda krylov: (math.inf, False)  # noqa: E731 (run until the space is full)
+    out = []
+
+    def work():
+        out.append(block_lanczos(pencil, never))
+        out.append(block_lanczos(pencil, never))
+        block_lanczos(other, never)
+        out.append(block_lanczos(pencil, never))
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert len(out) == 3 and out[0].size > 128
+    for again in out[1:]:
+        assert np.array_equal(again.diagonal, out[0].diagonal) and np.array_equal(again.couplings, out[0].couplings)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -203,6 +204,26 @@ def _orthonormalize(W, Ynext, basis, pencil, level, rng):
     return X, Y, B, passes
 
 
+_KRYLOV = threading.local()
+"""The basis and image buffers each thread keeps between its runs (:func:`_buffers`)."""
+
+
+def _buffers(rows: int, d: int, V: int, filled: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's Krylov buffers (``rows' x d`` and ``rows' x V``, ``rows' >= rows``), kept between runs: a sweep's
+    worker solves cell after cell of one shape, and at ``d = 10^4``, ``V = 2d`` allocating and faulting in the grown
+    buffers of every cell cost 0.9 s of a 15 s cell (notes/benchmarks.md). Buffers too small are replaced by ones of
+    ``rows`` rows, into which the first ``filled`` rows of the old ones are copied."""
+    basis, images = getattr(_KRYLOV, "buffers", (None, None))
+    if basis is not None and basis.shape[1] == d and images.shape[1] == V and len(basis) >= rows:
+        return basis, images
+    new = np.empty((rows, d)), np.empty((rows, V))
+    if basis is not None and basis.shape[1] == d and images.shape[1] == V:
+        new[0][:filled], new[1][:filled] = basis[:filled], images[:filled]
+    _KRYLOV.buffers = None  # the old ones released before a caller's next allocation
+    _KRYLOV.buffers = new
+    return new
+
+
 def block_lanczos(pencil: Pencil, converged, max_size: int | None = None) -> Krylov:
     r"""Block Lanczos on :math:`S_0` from :math:`U` (module docstring), with full reorthogonalization.
 
@@ -220,8 +241,7 @@ def block_lanczos(pencil: Pencil, converged, max_size: int | None = None) -> Kry
         raise ParameterError("U", "u and g = Z M s/N are linearly dependent: no rank-two pencil")
     # Z^T X_1 = [Z^T u, Z^T g] R_0^{-1}, by linearity: no pass
     Y1 = np.linalg.solve(R0.T, np.vstack([Z[0], pencil.Zt_g])).T
-    capacity = min(limit, 64 * b)
-    basis, images = np.empty((capacity, d)), np.empty((capacity, V))
+    basis, images = _buffers(min(limit, 64 * b), d, V)
     basis[:b], images[:b] = X1.T, Y1.T
     diagonal, couplings = [], []
     W, Yt = np.empty((d, b)), np.empty((b, V))
@@ -272,8 +292,7 @@ def block_lanczos(pencil: Pencil, converged, max_size: int | None = None) -> Kry
             check = m + steps_before_check(history, m, worst, TOL)
             history = (m, worst) if math.isfinite(worst) else None
         if b * (m + 1) > len(basis):
-            grow = min(2 * len(basis), limit) - len(basis)
-            basis, images = np.concatenate([basis, np.empty((grow, d))]), np.concatenate([images, np.empty((grow, V))])
+            basis, images = _buffers(min(2 * len(basis), limit), d, V, filled=b * m)
         basis[b * m:b * m + b], images[b * m:b * m + b] = Xn.T, Yn.T
 
 
