@@ -327,6 +327,9 @@ def test_a_sweep_on_the_mu2_axis_solver_resumes_and_summarizes(axis_reference, t
     doc = _verify(capsys, "sweep", "--summarize", str(results), "--figures", str(figures))
     assert doc["tasks"] == {"total": 40, "done": 40} and len(doc["points"]) == 20
     assert [Path(f).name for f in doc["figures"]] == ["sweep_phase.png"] and Path(doc["figures"][0]).stat().st_size
+    # the run that created the file is named in its header, and the summary passes it on
+    assert doc["created_by"] == read_results(results).header["provenance"]
+    assert doc["created_by"]["package"] == "attention-rmt" and doc["created_by"]["libraries"]["numpy"]
 
 
 def test_batches_complete_partly_done_cells_without_changing_a_record(axis_reference, tmp_path, capsys):

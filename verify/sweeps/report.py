@@ -226,6 +226,7 @@ def summarize(path, figures_folder=None) -> dict:
         "tasks": {"total": len(sweep.tasks()), "done": len(scan.records)},
         "torn_bytes": scan.torn,
         "code_versions": sorted({r.get("code_version", "unknown") for r in scan.records.values()}),
+        "created_by": scan.header.get("provenance"),
         "points": points, "finite_size": fits, "figures": paths,
         "interval": "Student-t 95% over seeds (null for one seed)",
     }

@@ -1,5 +1,5 @@
 r"""The results file of a sweep: one header line
-``{"sweep_results": {"format": 1, "sweep_hash": ..., "sweep": {...}, "code_version": ..., "created": ...}}``
+``{"sweep_results": {"format": 1, "sweep_hash": ..., "sweep": {...}, "code_version": ..., "created": ..., "provenance": ...}}``
 then one JSON line per finished task (:meth:`Sweep.record`), the lines of a cell appended and ``fsync``'d together as
 its solve finishes (:class:`ResultsWriter`).
 A rerun skips the finished tasks; a torn last line (a write cut by a crash) is dropped and its task
@@ -213,9 +213,14 @@ def read_results(path) -> Scan:
 
 
 def _header(sweep: Sweep) -> dict:
+    from derive.cli.provenance import provenance
+
+    # the provenance of the run that created the file (package, commit, source hash, Python and library versions):
+    # the records name the code version that wrote each
     return {"format": FORMAT, "sweep_hash": sweep.hash, "sweep": sweep.spec, "files": sweep.files,
             "code_version": code_version(),
-            "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+            "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "provenance": provenance()}
 
 
 class ResultsWriter:
