@@ -456,22 +456,23 @@ class Sweep:
                 for index in itertools.product(*(range(len(v)) for _, v in self.axes)) for j in seeds]
 
     def job(self, task: Task) -> Job:
-        point = self._point_job(task.key[:-1])
-        return Job(task.key, self.settings["root_seed"], *point[:8], self.settings["k"], self.settings["path"],
-                   self.outputs, *point[8:], self.draw_key(task), self.mu2_axis())
+        return Job(key=task.key, root_seed=self.settings["root_seed"], k=self.settings["k"], path=self.settings["path"],
+                   outputs=self.outputs, draw_key=self.draw_key(task), mu2_axis=self.mu2_axis(),
+                   **self._point_job(task.key[:-1]))
 
-    def _point_job(self, index: tuple) -> tuple:
-        """What the jobs of grid point ``index`` share, whatever their seed: ``d, V, N, T``, the signs, the weights, ``mu2``
-        and centered, then the predicted outliers and ``kappa`` (built once a point: the paper's sweep has 12 seeds a
-        point, and building them per task was most of its client's start-up, notes/benchmarks.md)."""
+    def _point_job(self, index: tuple) -> dict:
+        """The fields of a :class:`Job` that the tasks of grid point ``index`` share whatever their seed, built once a
+        point: the paper's sweep has 12 seeds a point, and building them per task was most of its client's start-up
+        (notes/benchmarks.md)."""
         if index not in self._point_jobs:
             params = self.params(self.point(index))
             dims = dimensions(params)
             pool = point_pooling(params)
-            outliers = predicted_outliers(theory(params)) if "bulk_edge" in self.outputs else None
-            self._point_jobs[index] = (dims["d"], dims["V"], dims["N"], dims["T"], params["signs"],
-                                       tuple(float(x) for x in pool.weights), float(sp.Rational(params["mu2"])),
-                                       params["centered"], outliers, float(pool.kappa))
+            self._point_jobs[index] = {
+                "d": dims["d"], "V": dims["V"], "N": dims["N"], "T": dims["T"], "signs": params["signs"],
+                "weights": tuple(float(x) for x in pool.weights), "mu2": float(sp.Rational(params["mu2"])),
+                "centered": params["centered"], "ridge": float(pool.kappa),
+                "outliers": predicted_outliers(theory(params)) if "bulk_edge" in self.outputs else None}
         return self._point_jobs[index]
 
     def draw_key(self, task: Task) -> tuple:
