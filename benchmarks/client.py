@@ -33,7 +33,8 @@ __all__ = ["ROOT", "BEFORE", "EXECUTORS", "MODES", "stub_group", "child", "run",
 ROOT = Path(__file__).resolve().parents[1]
 BEFORE = "bcedf05"
 """The commit this part was first measured at: a job built per task, one ``fsync`` per record."""
-EXECUTORS = {"in-process": ["--workers", "1"], "Dask LocalCluster, 2 workers": ["--scheduler", "local-dask", "--workers", "2"]}
+EXECUTORS = {"in-process": (None, 1), "Dask LocalCluster, 2 workers": ("local-dask", 2)}
+"""``(scheduler, workers)`` of each executor, as :func:`verify.sweeps.executors.executor` takes them."""
 MODES = {"full": "paper", "quick": "paper", "tiny": "tiny"}
 """The sweep of each mode: the paper's grid, or its grid at two ``gamma`` and two seeds (to check the harness)."""
 
@@ -62,7 +63,7 @@ def _sweep_data(sweep: str) -> dict:
     return data
 
 
-def child(sweep: str, executor: list[str], results: str) -> dict:
+def child(sweep: str, executor: tuple, results: str) -> dict:
     """One run in this process (the code first on ``PYTHONPATH``): the sweep to the end with :func:`stub_group` for the
     solves, then again on its finished results file. Seconds of wall and of this process's CPU (the client's; a Dask
     ``LocalCluster`` also runs its scheduler here), start-up to the first result, cells and tasks."""
@@ -77,18 +78,16 @@ def child(sweep: str, executor: list[str], results: str) -> dict:
     spec = Sweep(data)
     validate = {"wall_s": time.perf_counter() - w0, "cpu_s": time.process_time() - c0}
     out = {"validate": validate}
-    scheduler = executor[executor.index("--scheduler") + 1] if "--scheduler" in executor else None
-    workers = int(executor[executor.index("--workers") + 1])
     for name in ("run", "resume"):
         w0, c0 = time.perf_counter(), time.process_time()
-        with executors.executor(scheduler, workers) as ex:
+        with executors.executor(*executor) as ex:
             doc = run.run_sweep(spec, results, ex, log=io.StringIO())
         out[name] = {"wall_s": time.perf_counter() - w0, "cpu_s": time.process_time() - c0, "computed": doc["computed"],
                      "cells": doc["cells"], "tasks": doc["tasks"], "first_result_s": doc["first_result_seconds"]}
     return out
 
 
-def _run_child(code: Path, sweep: str, executor: list[str], results: Path, tmp: Path) -> dict:
+def _run_child(code: Path, sweep: str, executor: tuple, results: Path, tmp: Path) -> dict:
     from benchmarks.processes import code_env
 
     env = code_env(code, 1, tmp / f"cache-{code.name}")

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["BASELINE", "NAIVE", "MC", "SPIKE", "MODES", "baseline_tree", "code_env", "timed", "rounds", "mc_rounds", "run",
+__all__ = ["BASELINE", "NAIVE", "MC", "SPIKE", "MODES", "mc_trial", "baseline_tree", "code_env", "timed", "rounds", "mc_rounds", "run",
            "markdown"]
 
 ROOT = Path(__file__).resolve().parents[1]

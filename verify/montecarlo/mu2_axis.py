@@ -214,10 +214,11 @@ def _buffers(rows: int, d: int, V: int, filled: int = 0) -> tuple[np.ndarray, np
     buffers of every cell cost 0.9 s of a 15 s cell (notes/benchmarks.md). Buffers too small are replaced by ones of
     ``rows`` rows, into which the first ``filled`` rows of the old ones are copied."""
     basis, images = getattr(_KRYLOV, "buffers", (None, None))
-    if basis is not None and basis.shape[1] == d and images.shape[1] == V and len(basis) >= rows:
+    same_shape = basis is not None and basis.shape[1] == d and images.shape[1] == V
+    if same_shape and len(basis) >= rows:
         return basis, images
     new = np.empty((rows, d)), np.empty((rows, V))
-    if basis is not None and basis.shape[1] == d and images.shape[1] == V:
+    if same_shape:
         new[0][:filled], new[1][:filled] = basis[:filled], images[:filled]
     _KRYLOV.buffers = None  # the old ones released before a caller's next allocation
     _KRYLOV.buffers = new

@@ -408,7 +408,8 @@ class Sweep:
         self.settings, self.fixed = self.spec["sweep"], self.spec["model"]
         self.axes = [(name, values) for name, values in self.spec["grid"]]
         self.outputs = tuple(self.settings["outputs"])
-        self._mu2_axis, self._point_jobs = None, {}
+        self._mu2_axis = tuple(float(sp.Rational(v)) for v in dict(self.axes).get("mu2", [self.fixed.get("mu2")]))
+        self._point_jobs = {}
         for index in itertools.product(*(range(len(v)) for _, v in self.axes)):
             self._check_point(self.params(self.point(index)))
 
@@ -484,9 +485,6 @@ class Sweep:
     def mu2_axis(self) -> tuple:
         """The sweep's values of ``mu2`` as floats (one value when ``mu2`` is fixed): every cell is solved
         on the whole axis (:func:`verify.sweeps.run.run_group`)."""
-        if self._mu2_axis is None:
-            values = dict(self.axes).get("mu2", [self.fixed.get("mu2")])
-            self._mu2_axis = tuple(float(sp.Rational(v)) for v in values)
         return self._mu2_axis
 
     def groups(self, tasks, max_tasks: int | None = None) -> list[tuple]:
