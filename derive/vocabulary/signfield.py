@@ -36,8 +36,8 @@ of ``D`` with eigenvalue about :math:`\alpha = w^\top Rw`) the sum over paths di
 (population dynamics) blows up, while :math:`h_D` is its analytic continuation, finite. So the population is
 *quenched*: ``P`` tokens, each with stratified Poisson numbers of child sequences per position (as
 :func:`derive.vocabulary.cavity._stratified_counts`), each sequence with ``T'`` random partner tokens, fixed once. On
-it ``X`` is the fixed point of the cavity map (iterated; at real ``zeta`` a small imaginary part ``eta`` keeps it off
-the quenched structure's own poles), and :math:`\bar H` the solution of the sparse linear system
+it ``X`` is the fixed point of the cavity map (iterated with Anderson mixing, :func:`_fixed_point`; at real
+``zeta`` a small imaginary part ``eta`` keeps it off the quenched structure's own poles), and :math:`\bar H` the solution of the sparse linear system
 :math:`(I - \mathcal L)\bar H = X` (GMRES), which is the analytic continuation wherever 1 is not an eigenvalue of
 :math:`\mathcal L`. The derivatives in ``zeta`` solve the linear systems of the differentiated equations,
 :math:`\partial X = X^2(1 + s\sum w^2\sum\partial Y)`, :math:`\partial Y_t = Y_t^2s\sum_{u\ne t}w_u^2\partial X_u`,
@@ -98,23 +98,113 @@ def _sequences(X, partners, w2, s):
 
 
 @numba.njit(cache=True, nogil=True)
+def _cavity_map(X, partners, ptr, node, pos, w2, s, zeta, out):
+    """One application of the cavity map to ``X``, into ``out``; the largest relative change."""
+    Y = _sequences(X, partners, w2, s)
+    change = 0.0
+    for i in range(X.shape[0]):
+        acc = 0j
+        for e in range(ptr[i], ptr[i + 1]):
+            acc += w2[pos[e]] * Y[node[e], pos[e]]
+        new = 1.0 / (-zeta - s * acc)
+        d = abs(new - X[i]) / (1.0 + abs(new))
+        if d > change:
+            change = d
+        out[i] = new
+    return change
+
+
+@numba.njit(cache=True, nogil=True)
+def _hermitian_solve(A, b):
+    """``A^{-1} b`` for a small Hermitian positive definite ``A`` (Cholesky, overwriting ``A``): numba's
+    ``np.linalg.solve`` would add seconds to the first compilation for a ``6 x 6`` system."""
+    k = A.shape[0]
+    for j in range(k):
+        d = A[j, j].real
+        for m in range(j):
+            d -= abs(A[j, m]) ** 2
+        d = math.sqrt(d) if d > 0.0 else 0.0
+        A[j, j] = d
+        for i in range(j + 1, k):
+            acc = A[i, j]
+            for m in range(j):
+                acc -= A[i, m] * A[j, m].conjugate()
+            A[i, j] = acc / d
+    x = b.copy()
+    for i in range(k):
+        for m in range(i):
+            x[i] -= A[i, m] * x[m]
+        x[i] /= A[i, i].real
+    for i in range(k - 1, -1, -1):
+        for m in range(i + 1, k):
+            x[i] -= A[m, i].conjugate() * x[m]
+        x[i] /= A[i, i].real
+    return x
+
+
+_DEPTH = 6
+"""Iterates remembered by the Anderson mixing of :func:`_fixed_point`."""
+
+
+@numba.njit(cache=True, nogil=True)
 def _fixed_point(X, partners, ptr, node, pos, w2, s, zeta, tol, max_iterations):
-    """Iterate the cavity map in place until the largest relative change is below ``tol``; whether it was reached."""
+    r"""Iterate the cavity map :math:`F` in place until the largest relative change is below ``tol``; whether it was
+    reached. The iterates are Anderson-mixed: :math:`X \leftarrow F(X) - \sum_a\gamma_a(\Delta X_a + \Delta G_a)`,
+    :math:`\gamma` the least-squares fit of the residual :math:`G = F(X) - X` by the differences of the last
+    :data:`_DEPTH` residuals. Near an edge of the bulk the plain iteration contracts by a factor within 1% of 1 on some
+    populations (2560 iterations measured, against about 100 mixed); the fixed point is the same, since a mixed step is
+    kept only where it stays in the closed upper half-plane that the map preserves (else the plain step is taken and the
+    history restarts), and convergence is judged, as before, on one plain application of the map."""
     P = X.shape[0]
-    for _ in range(max_iterations):
-        Y = _sequences(X, partners, w2, s)
-        change = 0.0
-        for i in range(P):
-            acc = 0j
-            for e in range(ptr[i], ptr[i + 1]):
-                acc += w2[pos[e]] * Y[node[e], pos[e]]
-            new = 1.0 / (-zeta - s * acc)
-            d = abs(new - X[i]) / (1.0 + abs(new))
-            if d > change:
-                change = d
-            X[i] = new
-        if change < tol:
+    F, G = np.empty(P, dtype=np.complex128), np.empty(P, dtype=np.complex128)
+    Xprev, Gprev = np.empty(P, dtype=np.complex128), np.empty(P, dtype=np.complex128)
+    dX, dG = np.empty((_DEPTH, P), dtype=np.complex128), np.empty((_DEPTH, P), dtype=np.complex128)
+    kept = slot = 0
+    for iteration in range(max_iterations):
+        if _cavity_map(X, partners, ptr, node, pos, w2, s, zeta, F) < tol:
+            X[:] = F
             return True
+        for i in range(P):
+            G[i] = F[i] - X[i]
+        if iteration > 0:
+            for i in range(P):
+                dX[slot, i] = X[i] - Xprev[i]
+                dG[slot, i] = G[i] - Gprev[i]
+            slot = (slot + 1) % _DEPTH
+            kept = min(kept + 1, _DEPTH)
+        Xprev[:] = X
+        Gprev[:] = G
+        gram = np.zeros((kept, kept), dtype=np.complex128)
+        rhs = np.zeros(kept, dtype=np.complex128)
+        trace = 0.0
+        for a in range(kept):
+            for c in range(a, kept):
+                acc = 0j
+                for i in range(P):
+                    acc += dG[a, i].conjugate() * dG[c, i]
+                gram[a, c] = acc
+                gram[c, a] = acc.conjugate()
+            acc = 0j
+            for i in range(P):
+                acc += dG[a, i].conjugate() * G[i]
+            rhs[a] = acc
+            trace += gram[a, a].real
+        mixed = kept > 0 and trace > 0.0
+        if mixed:
+            for a in range(kept):
+                gram[a, a] += 1e-14 * trace  # the differences of nearly converged residuals are nearly dependent
+            gamma = _hermitian_solve(gram, rhs)
+            for i in range(P):
+                v = F[i]
+                for a in range(kept):
+                    v -= gamma[a] * (dX[a, i] + dG[a, i])
+                if not (v.imag >= 0.0 and abs(v) < np.inf):
+                    mixed = False
+                    break
+                X[i] = v
+        if not mixed:
+            X[:] = F
+            kept = slot = 0
     return False
 
 
