@@ -10,6 +10,9 @@ written into its own section of ``notes/benchmarks.md``:
   CPU time goes (:func:`stages`: imports, the table, the solve, the conditional prediction);
 * ``client``: the sweep's own overhead for the paper's 1440 cells, its solves stubbed, in the client's process and on
   a Dask ``LocalCluster`` (:mod:`benchmarks.client`).
+* ``limit``: ``derive spike`` for the model's own limit at two nonzero weights (:data:`LIMIT`) on an empty derivation
+  cache, whose quenched cavity populations take seconds, against the code of :data:`LIMIT_BASELINE` (before the
+  Anderson-mixed fixed point), round-robin.
 
 A part takes minutes; each is a run of its own, whose section says when, at which commit and load it ran, and whose
 ratios compare timings of that run only (the machine is shared: absolute times move with the other jobs).
@@ -30,10 +33,16 @@ from pathlib import Path
 from derive.errors import ParameterError
 from derive.files import write_file
 
-__all__ = ["PARTS", "MC_ROUNDS", "CELL_FLOOR_FACTOR", "RECORDS_AGREE", "STAGES", "markers", "stages", "run_part", "section",
+__all__ = ["PARTS", "LIMIT", "LIMIT_BASELINE", "LIMIT_ROUNDS", "MC_ROUNDS", "CELL_FLOOR_FACTOR", "RECORDS_AGREE", "STAGES", "markers", "stages", "run_part", "section",
            "splice", "carry", "bench", "main"]
 
-PARTS = ("batches", "cell", "mc", "client")
+PARTS = ("batches", "cell", "mc", "client", "limit")
+LIMIT = ["spike", "--delta", "1/2", "--gamma", "1/2", "--T", "2", "--weights", "mean", "--signs", "iid", "--mu2", "3",
+         "--centered", "--json"]
+"""The ``limit`` part's command: the T = 2 case of notes/finite_vocabulary.md."""
+LIMIT_BASELINE = "e2a3c75"
+"""The code the ``limit`` part compares with: the cavity fixed point iterated without mixing."""
+LIMIT_ROUNDS = {"full": 3, "quick": 2, "tiny": 1}
 MC_ROUNDS = {"full": 7, "quick": 5, "tiny": 1}
 """Rounds of the ``mc`` part (after a warm-up run of each command)."""
 
@@ -114,6 +123,8 @@ def run_part(part: str, mode: str, log=sys.stderr) -> dict:
         return client.run(mode, log)
     if part == "cell":
         return cell.run(mode, log)
+    if part == "limit":
+        return _limit_run(mode, log)
     out = {"baseline": processes.BASELINE, "rounds": MC_ROUNDS[mode], "load_start": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -125,6 +136,60 @@ def run_part(part: str, mode: str, log=sys.stderr) -> dict:
             out["stages"] = _stage_runs(out["rounds"], tmp)
     out["load_end"] = os.getloadavg()[0]
     return out
+
+
+def _limit_run(mode: str, log) -> dict:
+    """:data:`LIMIT` by this checkout and by :data:`LIMIT_BASELINE`'s, round-robin after a warm-up run of each (which
+    compiles the code's numba kernels), every run a fresh process on an empty derivation cache; two BLAS threads, as
+    the limit's two replica threads use. Tiny mode runs this checkout once at a small size: the harness only."""
+    from benchmarks.processes import ROOT, baseline_tree, code_env, timed
+
+    out = {"baseline": LIMIT_BASELINE, "rounds": LIMIT_ROUNDS[mode], "load_start": os.getloadavg()[0]}
+    argv = [sys.executable, "-m", "derive.cli", *LIMIT]
+    if mode == "tiny":
+        argv = [*argv[:4], "--delta", "1/2", "--gamma", "1/2", "--T", "2", "--weights", "mean", "--signs", "iid", "--mu2",
+                "0", "--json"]
+    print("bench: derive spike at T = 2 on an empty derivation cache ...", file=log, flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        codes = {"now": ROOT}
+        if mode != "tiny":
+            codes["before"] = baseline_tree(tmp, LIMIT_BASELINE)
+        times = {name: [] for name in codes}
+        outputs = {}
+        for r in range(out["rounds"] + (mode != "tiny")):
+            for name, code in codes.items():
+                run = timed(argv, code_env(code, 2, tmp / f"cache-{name}-{r}"), tmp)
+                outputs[name] = json.loads(run.pop("stdout"))["sample"]
+                if r or mode == "tiny":
+                    times[name].append(run)
+    out["times"] = times
+    out["samples"] = outputs
+    out["load_end"] = os.getloadavg()[0]
+    return out
+
+
+def _limit_lines(r: dict) -> list[str]:
+    med = {name: {k: statistics.median(x[k] for x in runs) for k in ("cpu_s", "user_s", "wall_s")}
+           for name, runs in r["times"].items()}
+    lines = ["## derive spike at two nonzero weights on an empty derivation cache", "",
+             "`derive spike " + " ".join(LIMIT[1:]) + "`: the model's own outlier at T = 2 from four quenched cavity "
+             "populations of 2^15 tokens (notes/finite_vocabulary.md), as a user's first call computes it (later calls "
+             f"read the derivation cache). `before` is the code of {r['baseline']} (the cavity fixed point iterated "
+             f"plainly), `now` this checkout (Anderson-mixed); {r['rounds']} rounds round-robin after a warm-up run of "
+             "each, every run a fresh process on an empty derivation cache (SymPy derives its functions again: the same "
+             "for both), two BLAS threads; CPU time is user plus system time of the process; ratio: before's time over "
+             "now's, median over rounds.", "",
+             "| code | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall |", "|---|---|---|---|---|"]
+    for name, m in med.items():
+        ratio = {k: statistics.median(b[k] / a[k] for a, b in zip(r["times"][name], r["times"].get("before", r["times"][name])))
+                 for k in ("cpu_s", "wall_s")}
+        lines.append(f"| {name} | {m['cpu_s']:.2f} | {m['wall_s']:.2f} | {ratio['cpu_s']:.2f}x | {ratio['wall_s']:.2f}x |")
+    if "before" in r["samples"]:
+        same = r["samples"]["now"] == r["samples"]["before"]
+        lines += ["", "The two documents' sample blocks (the limit to the digits its error leaves, the errors, the mass "
+                      f"above): {'identical' if same else '**differ**'}."]
+    return lines
 
 
 def _mc_lines(r: dict) -> list[str]:
@@ -207,7 +272,7 @@ def section(part: str, result: dict, mode: str) -> str:
     dirty = f" (uncommitted changes in {', '.join(rev['uncommitted'])})" if rev["uncommitted"] else ""
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     body = {"batches": lambda r: batches.markdown(r) + _batches_verdict(r), "cell": lambda r: cell.markdown(r) + _cell_verdict(r), "mc": _mc_lines,
-            "client": lambda r: client.markdown(r, NOTES.read_text() if NOTES.exists() else "")}[part](result)
+            "client": lambda r: client.markdown(r, NOTES.read_text() if NOTES.exists() else ""), "limit": _limit_lines}[part](result)
     head = (f"*Measured by `python -m benchmarks cost --parts {part}{'' if mode == 'full' else ' --' + mode}` on {when} "
             f"at commit {rev['head']}{dirty}, on {os.cpu_count()} cores shared with other jobs: 1-minute load average "
             f"{result['load_start']:.2f} at the start and {result['load_end']:.2f} at the end.*")
