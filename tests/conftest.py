@@ -38,8 +38,9 @@ _PRECOMPILE: list = []
 def pytest_configure(config):
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return  # a worker, or no workers: one process compiles each kernel once anyway
-    for part in ("solvers", "cavity"):
-        _PRECOMPILE.append(subprocess.Popen([sys.executable, "-m", "verify.montecarlo.precompile", part],
+    # two processes for two cores: the solvers' kernels take longest to compile, the other two parts about as long
+    for parts in (["solvers"], ["cavity", "signfield"]):
+        _PRECOMPILE.append(subprocess.Popen([sys.executable, "-m", "verify.montecarlo.precompile", *parts],
                                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
 
 

@@ -9,6 +9,7 @@ solvers once on a tiny draw, for every table type and engine path, fills the cac
 
     python -m verify.montecarlo.precompile solvers     # verify.montecarlo.kernels
     python -m verify.montecarlo.precompile cavity      # derive.vocabulary.cavity
+    python -m verify.montecarlo.precompile signfield   # derive.vocabulary.signfield
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["PARTS", "compile_solvers", "compile_cavity", "main"]
+__all__ = ["PARTS", "compile_solvers", "compile_cavity", "compile_signfield", "main"]
 
 
 def compile_solvers() -> None:
@@ -51,7 +52,15 @@ def compile_cavity() -> None:
                                                     average_sweeps=1, rounds=1), threads=1)
 
 
-PARTS = {"solvers": compile_solvers, "cavity": compile_cavity}
+def compile_signfield() -> None:
+    """The quenched populations of the model's outlier at several nonzero weights (:mod:`derive.vocabulary.signfield`)
+    at one complex point, with correlated signs, so that the field's linear systems are compiled too."""
+    from derive.vocabulary.signfield import quenched
+
+    quenched(np.array([0.5, 0.5]), np.array([[1.0, 0.5], [0.5, 1.0]]), 0.5, 0.5, 64, 0, 64).solve(1.0 + 0.01j)
+
+
+PARTS = {"solvers": compile_solvers, "cavity": compile_cavity, "signfield": compile_signfield}
 
 
 def main(argv=None) -> int:
