@@ -10,9 +10,9 @@ written into its own section of ``notes/benchmarks.md``:
   CPU time goes (:func:`stages`: imports, the table, the solve, the conditional prediction);
 * ``client``: the sweep's own overhead for the paper's 1440 cells, its solves stubbed, in the client's process and on
   a Dask ``LocalCluster`` (:mod:`benchmarks.client`).
-* ``limit``: ``derive spike`` for the model's own limit at two nonzero weights (:data:`LIMIT`) on an empty derivation
-  cache, whose quenched cavity populations take seconds, against the code of :data:`LIMIT_BASELINE` (before the
-  Anderson-mixed fixed point), round-robin.
+* ``limit``: ``derive spike`` for the model's own limits (:data:`LIMITS`: at one nonzero weight the exact law and its
+  windows of mu2, at two the quenched cavity populations) on an empty derivation cache, against the code of
+  :data:`LIMIT_BASELINE`, round-robin.
 
 A part takes minutes; each is a run of its own, whose section says when, at which commit and load it ran, and whose
 ratios compare timings of that run only (the machine is shared: absolute times move with the other jobs).
@@ -33,15 +33,17 @@ from pathlib import Path
 from derive.errors import ParameterError
 from derive.files import write_file
 
-__all__ = ["PARTS", "LIMIT", "LIMIT_BASELINE", "LIMIT_ROUNDS", "MC_ROUNDS", "CELL_FLOOR_FACTOR", "RECORDS_AGREE", "STAGES", "markers", "stages", "run_part", "section",
+__all__ = ["PARTS", "LIMITS", "LIMIT_BASELINE", "LIMIT_ROUNDS", "MC_ROUNDS", "CELL_FLOOR_FACTOR", "RECORDS_AGREE", "STAGES", "markers", "stages", "run_part", "section",
            "splice", "carry", "bench", "main"]
 
 PARTS = ("batches", "cell", "mc", "client", "limit")
-LIMIT = ["spike", "--delta", "1/2", "--gamma", "1/2", "--T", "2", "--weights", "mean", "--signs", "iid", "--mu2", "3",
-         "--centered", "--json"]
-"""The ``limit`` part's command: the T = 2 case of notes/finite_vocabulary.md."""
+_CASE = ["spike", "--delta", "1/2", "--gamma", "1/2", "--weights", "mean", "--signs", "iid"]
+LIMITS = {"T = 1, the exact law": [*_CASE, "--T", "1", "--mu2", "7/2", "--json"],
+          "T = 2, quenched populations": [*_CASE, "--T", "2", "--mu2", "3", "--centered", "--json"]}
+"""The ``limit`` part's commands: the T = 1 and T = 2 cases of notes/finite_vocabulary.md."""
 LIMIT_BASELINE = "e2a3c75"
-"""The code the ``limit`` part compares with: the cavity fixed point iterated without mixing."""
+"""The code the ``limit`` part compares with: the gaps' crossings sought in ``t``, the cavity fixed point iterated
+without mixing."""
 LIMIT_ROUNDS = {"full": 3, "quick": 2, "tiny": 1}
 MC_ROUNDS = {"full": 7, "quick": 5, "tiny": 1}
 """Rounds of the ``mc`` part (after a warm-up run of each command)."""
@@ -139,56 +141,59 @@ def run_part(part: str, mode: str, log=sys.stderr) -> dict:
 
 
 def _limit_run(mode: str, log) -> dict:
-    """:data:`LIMIT` by this checkout and by :data:`LIMIT_BASELINE`'s, round-robin after a warm-up run of each (which
+    """:data:`LIMITS` by this checkout and by :data:`LIMIT_BASELINE`'s, round-robin after a warm-up run of each (which
     compiles the code's numba kernels), every run a fresh process on an empty derivation cache; two BLAS threads, as
-    the limit's two replica threads use. Tiny mode runs this checkout once at a small size: the harness only."""
+    the populations' two replica threads use. Tiny mode runs this checkout once on the last case at mu2 = 0 (no
+    outlier to seek): the harness only."""
     from benchmarks.processes import ROOT, baseline_tree, code_env, timed
 
     out = {"baseline": LIMIT_BASELINE, "rounds": LIMIT_ROUNDS[mode], "load_start": os.getloadavg()[0]}
-    argv = [sys.executable, "-m", "derive.cli", *LIMIT]
-    if mode == "tiny":
-        argv = [*argv[:4], "--delta", "1/2", "--gamma", "1/2", "--T", "2", "--weights", "mean", "--signs", "iid", "--mu2",
-                "0", "--json"]
-    print("bench: derive spike at T = 2 on an empty derivation cache ...", file=log, flush=True)
+    cases = list(LIMITS.items()) if mode != "tiny" else [(name, [a if a != "3" else "0" for a in argv])
+                                                         for name, argv in list(LIMITS.items())[-1:]]
+    commands = {name: [sys.executable, "-m", "derive.cli", *argv] for name, argv in cases}
+    print("bench: derive spike's limits on an empty derivation cache ...", file=log, flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         codes = {"now": ROOT}
         if mode != "tiny":
             codes["before"] = baseline_tree(tmp, LIMIT_BASELINE)
-        times = {name: [] for name in codes}
-        outputs = {}
+        times = {case: {name: [] for name in codes} for case in commands}
+        samples = {case: {} for case in commands}
         for r in range(out["rounds"] + (mode != "tiny")):
-            for name, code in codes.items():
-                run = timed(argv, code_env(code, 2, tmp / f"cache-{name}-{r}"), tmp)
-                outputs[name] = json.loads(run.pop("stdout"))["sample"]
-                if r or mode == "tiny":
-                    times[name].append(run)
-    out["times"] = times
-    out["samples"] = outputs
-    out["load_end"] = os.getloadavg()[0]
+            for case, argv in commands.items():
+                for name, code in codes.items():
+                    run = timed(argv, code_env(code, 2, tmp / f"cache-{name}-{r}"), tmp)
+                    samples[case][name] = json.loads(run.pop("stdout"))["sample"]
+                    if r or mode == "tiny":
+                        times[case][name].append(run)
+    out.update(times=times, samples=samples, load_end=os.getloadavg()[0])
     return out
 
 
 def _limit_lines(r: dict) -> list[str]:
-    med = {name: {k: statistics.median(x[k] for x in runs) for k in ("cpu_s", "user_s", "wall_s")}
-           for name, runs in r["times"].items()}
-    lines = ["## derive spike at two nonzero weights on an empty derivation cache", "",
-             "`derive spike " + " ".join(LIMIT[1:]) + "`: the model's own outlier at T = 2 from four quenched cavity "
-             "populations of 2^15 tokens (notes/finite_vocabulary.md), as a user's first call computes it (later calls "
-             f"read the derivation cache). `before` is the code of {r['baseline']} (the cavity fixed point iterated "
-             f"plainly), `now` this checkout (Anderson-mixed); {r['rounds']} rounds round-robin after a warm-up run of "
-             "each, every run a fresh process on an empty derivation cache (SymPy derives its functions again: the same "
-             "for both), two BLAS threads; CPU time is user plus system time of the process; ratio: before's time over "
-             "now's, median over rounds.", "",
-             "| code | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall |", "|---|---|---|---|---|"]
-    for name, m in med.items():
-        ratio = {k: statistics.median(b[k] / a[k] for a, b in zip(r["times"][name], r["times"].get("before", r["times"][name])))
-                 for k in ("cpu_s", "wall_s")}
-        lines.append(f"| {name} | {m['cpu_s']:.2f} | {m['wall_s']:.2f} | {ratio['cpu_s']:.2f}x | {ratio['wall_s']:.2f}x |")
-    if "before" in r["samples"]:
-        same = r["samples"]["now"] == r["samples"]["before"]
-        lines += ["", "The two documents' sample blocks (the limit to the digits its error leaves, the errors, the mass "
-                      f"above): {'identical' if same else '**differ**'}."]
+    lines = ["## derive spike's limits on an empty derivation cache", "",
+             "The model's own signal outlier in the limit as a user's first call computes it (later calls read the "
+             "derivation cache): at one nonzero weight the exact law, its outlier and its windows of mu2 to 30 digits "
+             "(`derive spike " + " ".join(LIMITS["T = 1, the exact law"][1:]) + "`); at two, four quenched cavity "
+             "populations of 2^15 tokens (`derive spike " + " ".join(LIMITS["T = 2, quenched populations"][1:]) + "`; "
+             f"notes/finite_vocabulary.md). `before` is the code of {r['baseline']} (the gaps' crossings sought in t, "
+             "the cavity fixed point iterated plainly), `now` this checkout (in u = 1/(t - atom); Anderson-mixed). "
+             f"{r['rounds']} rounds round-robin after a warm-up run of each, every run a fresh process on an empty "
+             "derivation cache (SymPy derives its functions again: the same for both), two BLAS threads; CPU time is "
+             "user plus system time of the process; ratio: before's time over now's, median over rounds.", "",
+             "| case | code | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall |", "|---|---|---|---|---|---|"]
+    for case, times in r["times"].items():
+        for name, runs in times.items():
+            base = times.get("before", runs)
+            med = {k: statistics.median(x[k] for x in runs) for k in ("cpu_s", "wall_s")}
+            ratio = {k: statistics.median(b[k] / a[k] for a, b in zip(runs, base)) for k in ("cpu_s", "wall_s")}
+            lines.append(f"| {case} | {name} | {med['cpu_s']:.2f} | {med['wall_s']:.2f} | {ratio['cpu_s']:.2f}x | "
+                         f"{ratio['wall_s']:.2f}x |")
+    compared = [case for case, samples in r["samples"].items() if "before" in samples]
+    if compared:
+        same = [case for case in compared if r["samples"][case]["now"] == r["samples"][case]["before"]]
+        lines += ["", "The documents' sample blocks of the two codes (every printed digit, the errors, the windows): "
+                      + "; ".join(f"{case}: {'identical' if case in same else '**differ**'}" for case in compared) + "."]
     return lines
 
 

@@ -98,16 +98,19 @@ def test_cost_writes_each_part_into_its_own_section(tmp_path, monkeypatch):
 
 
 def test_limit_part_runs_derive_spike_and_compares_the_codes_round_by_round():
-    # the harness runs this checkout's derive spike at T = 2 (tiny: mu2 = 0, no populations); the table's ratios are
-    # before's time over now's in each round, here 20/10 and 24/12 s of CPU, 10/4 and 12/6 s of wall
+    # the harness runs this checkout's derive spike (tiny: the last case at mu2 = 0, no outlier to seek); the table's
+    # ratios are before's time over now's in each round, here 20/10 and 24/12 s of CPU, 10/4 and 12/6 s of wall
     result = cost.run_part("limit", "tiny", io.StringIO())
-    assert list(result["times"]) == ["now"] and result["samples"]["now"]["outlier"] is False
-    made_up = {"baseline": cost.LIMIT_BASELINE, "rounds": 2, "samples": {"now": {"x": "1"}, "before": {"x": "1"}},
-               "times": {"now": [{"cpu_s": 10.0, "user_s": 9.0, "wall_s": 4.0}, {"cpu_s": 12.0, "user_s": 11.0, "wall_s": 6.0}],
-                         "before": [{"cpu_s": 20.0, "user_s": 19.0, "wall_s": 10.0}, {"cpu_s": 24.0, "user_s": 23.0, "wall_s": 12.0}]}}
+    assert list(result["times"]) == list(cost.LIMITS)[-1:]
+    assert all(list(t) == ["now"] and result["samples"][case]["now"]["outlier"] is False
+               for case, t in result["times"].items())
+    now = [{"cpu_s": 10.0, "user_s": 9.0, "wall_s": 4.0}, {"cpu_s": 12.0, "user_s": 11.0, "wall_s": 6.0}]
+    before = [{"cpu_s": 20.0, "user_s": 19.0, "wall_s": 10.0}, {"cpu_s": 24.0, "user_s": 23.0, "wall_s": 12.0}]
+    made_up = {"baseline": cost.LIMIT_BASELINE, "rounds": 2, "times": {"T = 9": {"now": now, "before": before}},
+               "samples": {"T = 9": {"now": {"x": "1"}, "before": {"x": "2"}}}}
     text = "\n".join(cost._limit_lines(made_up))
-    assert "| now | 11.00 | 5.00 | 2.00x | 2.25x |" in text and "| before | 22.00 | 11.00 | 1.00x | 1.00x |" in text
-    assert "blocks (the limit to the digits its error leaves, the errors, the mass above): identical" in text
+    assert "| T = 9 | now | 11.00 | 5.00 | 2.00x | 2.25x |" in text and "| T = 9 | before | 22.00 | 11.00 | 1.00x | 1.00x |" in text
+    assert "T = 9: **differ**" in text
 
 
 def test_cost_refuses_an_unknown_part(capsys):
