@@ -33,7 +33,8 @@ from pathlib import Path
 from derive.errors import ParameterError
 from derive.files import write_file
 
-__all__ = ["PARTS", "LIMITS", "LIMIT_BASELINE", "LIMIT_ROUNDS", "MC_ROUNDS", "CELL_FLOOR_FACTOR", "RECORDS_AGREE", "STAGES", "markers", "stages", "run_part", "section",
+__all__ = ["PARTS", "LIMITS", "LIMIT_BASELINE", "LIMIT_ROUNDS", "MC_ROUNDS", "CELL_FLOOR_FACTOR", "RECORDS_AGREE",
+           "STAGES", "markers", "stages", "run_part", "section",
            "splice", "carry", "bench", "main"]
 
 PARTS = ("batches", "cell", "mc", "client", "limit")
@@ -181,7 +182,8 @@ def _limit_lines(r: dict) -> list[str]:
              f"{r['rounds']} rounds round-robin after a warm-up run of each, every run a fresh process on an empty "
              "derivation cache (SymPy derives its functions again: the same for both), two BLAS threads; CPU time is "
              "user plus system time of the process; ratio: before's time over now's, median over rounds.", "",
-             "| case | code | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall |", "|---|---|---|---|---|---|"]
+             "| case | code | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall |",
+             "|---|---|---|---|---|---|"]
     for case, times in r["times"].items():
         for name, runs in times.items():
             base = times.get("before", runs)
@@ -192,8 +194,9 @@ def _limit_lines(r: dict) -> list[str]:
     compared = [case for case, samples in r["samples"].items() if "before" in samples]
     if compared:
         same = [case for case in compared if r["samples"][case]["now"] == r["samples"][case]["before"]]
+        verdicts = "; ".join(f"{case}: {'identical' if case in same else '**differ**'}" for case in compared)
         lines += ["", "The documents' sample blocks of the two codes (every printed digit, the errors, the windows): "
-                      + "; ".join(f"{case}: {'identical' if case in same else '**differ**'}" for case in compared) + "."]
+                      + verdicts + "."]
     return lines
 
 
