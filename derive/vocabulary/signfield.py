@@ -39,8 +39,9 @@ of ``D`` with eigenvalue about :math:`\alpha = w^\top Rw`) the sum over paths di
 it ``X`` is the fixed point of the cavity map (iterated with Anderson mixing, :func:`_fixed_point`; at real
 ``zeta`` a small imaginary part ``eta`` keeps it off the quenched structure's own poles), and :math:`\bar H` the
 solution of the sparse linear system :math:`(I - \mathcal L)\bar H = X` (GMRES), which is the analytic continuation
-wherever 1 is not an eigenvalue of :math:`\mathcal L`. The derivatives in ``zeta`` solve the linear systems of the differentiated equations,
-:math:`\partial X = X^2(1 + s\sum w^2\sum\partial Y)`, :math:`\partial Y_t = Y_t^2s\sum_{u\ne t}w_u^2\partial X_u`,
+wherever 1 is not an eigenvalue of :math:`\mathcal L`. The derivatives in ``zeta`` solve the linear systems of the
+differentiated equations, :math:`\partial X = X^2(1 + s\sum w^2\sum\partial Y)`,
+:math:`\partial Y_t = Y_t^2s\sum_{u\ne t}w_u^2\partial X_u`,
 :math:`\partial\bar H = \partial X\,\bar H/X + Xs\sum(\partial Y\,F + Y\,\partial F)`. The quenched population is a
 random directed graph of ``P`` tokens, tree-like up to distances of order :math:`\log P`: its averages are the tree's
 up to a sampling error of order :math:`P^{-1/2}`, estimated by independent replicas.
