@@ -160,6 +160,7 @@ def _fixed_point(X, partners, ptr, node, pos, w2, s, zeta, tol, max_iterations):
     F, G = np.empty(P, dtype=np.complex128), np.empty(P, dtype=np.complex128)
     Xprev, Gprev = np.empty(P, dtype=np.complex128), np.empty(P, dtype=np.complex128)
     dX, dG = np.empty((_DEPTH, P), dtype=np.complex128), np.empty((_DEPTH, P), dtype=np.complex128)
+    products = np.zeros((_DEPTH, _DEPTH), dtype=np.complex128)  # dG[a]^H dG[c], kept with the differences
     kept = slot = 0
     for iteration in range(max_iterations):
         if _cavity_map(X, partners, ptr, node, pos, w2, s, zeta, F) < tol:
@@ -171,20 +172,20 @@ def _fixed_point(X, partners, ptr, node, pos, w2, s, zeta, tol, max_iterations):
             for i in range(P):
                 dX[slot, i] = X[i] - Xprev[i]
                 dG[slot, i] = G[i] - Gprev[i]
-            slot = (slot + 1) % _DEPTH
             kept = min(kept + 1, _DEPTH)
+            for a in range(kept):  # only the new difference's products are new
+                acc = 0j
+                for i in range(P):
+                    acc += dG[a, i].conjugate() * dG[slot, i]
+                products[a, slot] = acc
+                products[slot, a] = acc.conjugate()
+            slot = (slot + 1) % _DEPTH
         Xprev[:] = X
         Gprev[:] = G
-        gram = np.zeros((kept, kept), dtype=np.complex128)
+        gram = products[:kept, :kept].copy()
         rhs = np.zeros(kept, dtype=np.complex128)
         trace = 0.0
         for a in range(kept):
-            for c in range(a, kept):
-                acc = 0j
-                for i in range(P):
-                    acc += dG[a, i].conjugate() * dG[c, i]
-                gram[a, c] = acc
-                gram[c, a] = acc.conjugate()
             acc = 0j
             for i in range(P):
                 acc += dG[a, i].conjugate() * G[i]
@@ -535,6 +536,16 @@ class Quenched:
             object.__setattr__(self, "columns", _columns(self.partners, self.node, self.position))
         return self.__dict__["columns"]
 
+    def _roots_at(self, lam: float, tilted: np.ndarray):
+        """The roots' counts and weights (:func:`_root_counts`) for the tilted means ``tilted``, drawn once per
+        population and tilt: a curve evaluates every ``t`` at one tilt."""
+        cache = self.__dict__.setdefault("roots", {})
+        key = tuple(tilted.tolist())
+        if key not in cache:
+            cache.clear()  # one tilt at a time: the arrays hold samples x T' counts
+            cache[key] = _root_counts(lam, tilted, self.samples, self.seed)
+        return cache[key]
+
     def solve(self, zeta: complex, start=None, level: float | None = None, tol: float = _TOL,
               max_iterations: int = 5000) -> Transforms:
         """:class:`Transforms` at ``zeta`` (``Im zeta >= 0``), the cavity iteration started from the tokens' ``X`` at
@@ -562,8 +573,7 @@ class Quenched:
             H, dH, ok2, ok3 = X, dX, True, True
         lam = 1 / self.s
         Ys, dYs, Ms, dMs = _sequence_fields(X, dX, H, dH, self.partners, w2, C, self.s)
-        tilted = _tilt(lam, self.s * w2, zeta.real if level is None else float(level))
-        K, weight = _root_counts(lam, tilted, self.samples, self.seed)
+        K, weight = self._roots_at(lam, _tilt(lam, self.s * w2, zeta.real if level is None else float(level)))
         means = _roots(Ys, dYs, Ms, dMs, w2, self.s, zeta, K, weight, self.seed)
         return Transforms(zeta, complex(means[0]), complex(means[1]), complex(means[2]), complex(means[3]),
                           bool(ok and ok1 and ok2 and ok3), float(means[4].real), X)
