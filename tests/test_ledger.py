@@ -61,18 +61,33 @@ def _prepare_boom(cfg):
     raise RuntimeError("simulated failure while preparing")
 
 
+def _times(cfg, k):
+    return cfg["x"] * k
+
+
+def _parts(cfg, parts):
+    return {"verdict": "confirmed", "reason": "r", "derived": "d", "evidence": {"parts": list(parts)}}
+
+
 def test_workers_give_the_serial_records_each_check_after_its_needs_and_prepare_errors_are_reported():
+    from functools import partial
+
     from verify.ledger.records import run_ledger
 
     claims = [Claim("A", "a", _square, cost=1), Claim("B", "b", _sum, needs=("A",), prepare=_one_more, cost=5),
               Claim("C", "c", _sum, needs=("A",), prepare=_prepare_boom), Claim("D", "d", _sum, needs=("Z",),
-                                                                              prepare=_one_more)]
+                                                                              prepare=_one_more),
+              # parts of a prepare step, which workers compute side by side (C4's comparisons); one failing
+              Claim("E", "e", _parts, prepare=(partial(_times, k=2), partial(_times, k=5)), cost=9),
+              Claim("F", "f", _parts, prepare=(partial(_times, k=2), _prepare_boom))]
     serial = run_ledger(claims, {"x": 3})
     parallel = run_ledger(claims, {"x": 3}, workers=2)
-    assert list(parallel) == ["A", "B", "C", "D"]
+    assert list(parallel) == ["A", "B", "C", "D", "E", "F"]
     assert {k: r.record for k, r in parallel.items()} == {k: r.record for k, r in serial.items()}
     assert parallel["B"].record["evidence"] == {"sum": 9 + 4, "needs": ["A"]}
-    assert parallel["C"].record["errored"] and "while preparing" in parallel["C"].record["reason"]
+    assert parallel["E"].record["evidence"] == {"parts": [6, 15]}
+    for failed in ("C", "F"):
+        assert parallel[failed].record["errored"] and "while preparing" in parallel[failed].record["reason"]
     # a need that is not in the run: inconclusive, as in a serial run, and nothing waits for it
     assert parallel["D"].record["verdict"] == "inconclusive" and "Z" in parallel["D"].record["reason"]
 

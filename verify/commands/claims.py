@@ -17,7 +17,7 @@ HELP = "check every claim of the paper and give each a verdict with its evidence
 
 def add_arguments(p):
     p.add_argument("--quick", action="store_true",
-                   help="small dimensions and few seeds (about 80 seconds on 2 cores; the full run about 5 minutes)")
+                   help="small dimensions and few seeds (about a minute on 2 cores; the full run about 5 minutes)")
     p.add_argument("--notes", default="claims.md",
                    help="where to write the readable ledger (default claims.md in the working folder; '' for nowhere); "
                         "its evidence goes beside it, in claims.json")

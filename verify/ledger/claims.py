@@ -7,12 +7,14 @@ check into ``inconclusive``.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from verify.ledger.checks.c1 import check_c1
 from verify.ledger.checks.c2 import check_c2
 from verify.ledger.checks.c3 import check_c3
-from verify.ledger.checks.c4 import check_c4
+from verify.ledger.checks.c4 import PARTS as C4_PARTS, check_c4, comparisons
 from verify.ledger.checks.c5 import check_c5
 from verify.ledger.checks.c6 import check_c6
 from verify.ledger.checks.c7 import check_c7
@@ -36,7 +38,8 @@ CLAIMS = [
     Claim("C3", "an outlier exists iff rho = alpha*mu2/kappa > delta + sqrt(delta); above it the outlier's "
                 "eigenvector aligns with u", check_c3, cost=6),
     Claim("C4", "even above C3, finite N can hide the outlier; explicit formulas give the outlier eigenvalue of S "
-                "and the overlap |u_hat^T u|^2", check_c4, cost=33),
+                "and the overlap |u_hat^T u|^2", check_c4,
+          prepare=tuple(partial(comparisons, part=i) for i in range(len(C4_PARTS))), cost=33),
     Claim("C5", "the w maximizing alpha/kappa is the normalized top eigenvector of R; for prefix:L it puts all mass "
                 "on the first L positions and beats mean pooling", check_c5, cost=10),
     Claim("C6", "parameter-free causal self-attention converges as d -> oo to harmonic weights w_t ~ H_{T-1} - H_{t-1}, "

@@ -8,10 +8,10 @@ figures reuse, kept out of the record. A check that raises, or that is skipped, 
 ``inconclusive`` with the reason, never ``confirmed``; a record whose check raised carries
 ``"errored": true`` (``verify claims`` then exits with status 1).
 
-A claim that needs others may name a ``prepare`` step: the part of its evidence that reads no other claim
-(C9's histograms), which :func:`run_ledger` with several workers computes next to the claims it needs
-instead of after them. Every check draws from its own seeds, so the records are the same whichever process
-computes them, and in whatever order.
+A claim may name a ``prepare`` step: the part of its evidence that reads no other claim (C9's histograms), which
+:func:`run_ledger` with several workers computes next to the claims it needs instead of after them; or several
+independent parts (C4's comparisons), which it computes side by side. Every check draws from its own seeds, so the
+records are the same whichever process computes them, and in whatever order.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["VERDICTS", "Claim", "Result", "prepare", "evaluate", "run_claim", "run_ledger", "check_workers", "errored", "decide"]
+__all__ = ["VERDICTS", "Claim", "Result", "prepare", "prepare_part", "evaluate", "run_claim", "run_ledger", "check_workers", "errored", "decide"]
 
 VERDICTS = ("confirmed", "corrected", "refuted", "inconclusive")
 
@@ -29,14 +29,15 @@ class Claim:
     """A claim of the paper, its check, and the claims whose results the check reads (``needs``).
 
     ``prepare(config)``, if given, computes the part of the evidence that needs no other claim; the check then
-    receives its value as a last argument. ``cost`` is the check's expected share of a run's time (its
-    ``prepare`` included), used only to start the long checks first."""
+    receives its value as a last argument. A tuple of such functions is a set of parts that several workers compute
+    at once; the check then receives the tuple of their values. ``cost`` is the check's expected share of a run's
+    time (its ``prepare`` included), used only to start the long checks first."""
 
     id: str
     statement: str
     check: Callable[..., dict]
     needs: tuple[str, ...] = ()
-    prepare: Callable[[dict], Any] | None = None
+    prepare: Callable[[dict], Any] | tuple[Callable[[dict], Any], ...] | None = None
     cost: float = 1.0
 
 
@@ -59,12 +60,30 @@ class _Failed:
 _NOT_PREPARED = object()
 
 
-def prepare(claim: Claim, config: dict):
-    """``claim.prepare(config)``, or the error it raised (which :func:`evaluate` turns into the record)."""
+def _parts(claim: Claim) -> tuple:
+    return claim.prepare if isinstance(claim.prepare, tuple) else (claim.prepare,)
+
+
+def prepare_part(claim: Claim, config: dict, part: int):
+    """Part ``part`` of ``claim``'s ``prepare`` step, or the error it raised (which :func:`evaluate` turns into the
+    record)."""
     try:
-        return claim.prepare(config)
+        return _parts(claim)[part](config)
     except Exception as exc:  # reported by evaluate, as the check's own error would be
         return _Failed(exc)
+
+
+def _joined(claim: Claim, values: list):
+    """The value the check receives from the parts' ``values``: the first failure, else the one value or the tuple."""
+    failed = [v for v in values if isinstance(v, _Failed)]
+    if failed:
+        return failed[0]
+    return tuple(values) if isinstance(claim.prepare, tuple) else values[0]
+
+
+def prepare(claim: Claim, config: dict):
+    """``claim``'s ``prepare`` step computed here, part after part (:func:`prepare_part`)."""
+    return _joined(claim, [prepare_part(claim, config, i) for i in range(len(_parts(claim)))])
 
 
 def evaluate(claim: Claim, config: dict, prior: dict | None = None, prepared=_NOT_PREPARED) -> Result:
@@ -137,13 +156,13 @@ def run_ledger(claims, config: dict, log=None, workers: int | None = 1) -> dict:
     """Every claim, each with the results of the claims it needs: ``{id: Result}`` in the order of ``claims``.
 
     With ``workers > 1`` (``None``: one per core) the checks run in that many processes, never more than there are
-    checks and ``prepare`` steps (each with one BLAS thread), the costliest first, each as soon as the claims it
-    needs have results; a ``prepare`` step starts at once. ``log(i, n, claim)`` hears of each claim as it starts
-    (``i - 1`` claims done)."""
+    checks and ``prepare`` parts (each with one BLAS thread), the costliest first, each as soon as the claims it
+    needs have results and its ``prepare`` parts theirs; the parts start at once (unless the claim needs one outside
+    the run). ``log(i, n, claim)`` hears of each claim as it starts (``i - 1`` claims done)."""
     import os
 
     claims = list(claims)
-    tasks = len(claims) + sum(c.prepare is not None for c in claims)
+    tasks = len(claims) + sum(len(_parts(c)) for c in claims if c.prepare is not None)
     workers = min((os.cpu_count() or 1) if workers is None else check_workers(workers), tasks)
     if workers <= 1:
         results = {}
@@ -163,8 +182,8 @@ def check_workers(workers) -> int:
     return check_count(workers, "workers", low=1, high=64)
 
 
-def _prepare_task(claim: Claim, config: dict):
-    return prepare(claim, config)
+def _prepare_task(claim: Claim, config: dict, part: int):
+    return prepare_part(claim, config, part)
 
 
 def _evaluate_task(claim: Claim, config: dict, prior: dict, prepared) -> Result:
@@ -183,31 +202,34 @@ def _run_parallel(claims: list, config: dict, log, workers: int) -> dict:
     from verify.workers import process_pool
 
     ids = {c.id for c in claims}
-    # a need outside the run is missing: evaluate says so, as in a serial run
+    # a need outside the run is missing: evaluate says so before preparing anything, as in a serial run
     waiting = sorted(claims, key=lambda c: -c.cost)
-    results, prepared, running, n = {}, {}, {}, len(claims)
+    early = [c for c in waiting if c.prepare is not None and all(k in ids for k in c.needs)]
+    results, parts, prepared, running, n = {}, {c.id: {} for c in early}, {}, {}, len(claims)
     # spawned, not forked (a fork would copy the parent's BLAS and numba threads in an unknown state); stopped at
     # once by a signal, and dying with this process
     with process_pool(workers, initializer=_one_blas_thread) as pool:
-        for claim in waiting:
-            if claim.prepare is not None and any(k in ids for k in claim.needs):
-                running[pool.submit(_prepare_task, claim, config)] = ("prepare", claim)
+        for claim in early:
+            for i in range(len(_parts(claim))):
+                running[pool.submit(_prepare_task, claim, config, i)] = ("prepare", claim, i)
         while waiting or running:
             for claim in [c for c in waiting if all(k in results or k not in ids for k in c.needs)
-                          and (c.prepare is None or c.id in prepared or not any(k in ids for k in c.needs))]:
+                          and (c.id in prepared or c not in early)]:
                 waiting.remove(claim)
                 if log is not None:
                     log(len(results) + 1, n, claim)
                 prior = {k: results[k] for k in claim.needs if k in results}
                 running[pool.submit(_evaluate_task, claim, config, prior,
-                                    prepared.pop(claim.id, _NOT_PREPARED))] = ("check", claim)
+                                    prepared.pop(claim.id, _NOT_PREPARED))] = ("check", claim, None)
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                kind, claim = running.pop(future)
-                if kind == "prepare":
-                    prepared[claim.id] = future.result()
-                else:
+                kind, claim, part = running.pop(future)
+                if kind == "check":
                     results[claim.id] = future.result()
+                    continue
+                parts[claim.id][part] = future.result()
+                if len(parts[claim.id]) == len(_parts(claim)):
+                    prepared[claim.id] = _joined(claim, [parts[claim.id][i] for i in range(len(_parts(claim)))])
     return results
 
 
