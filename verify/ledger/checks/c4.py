@@ -69,11 +69,12 @@ def comparisons(cfg: dict, part: int) -> dict:
 
 
 def evidence_c4(cfg: dict, parts=None) -> dict:
-    """The Monte Carlo comparisons of C4: every configuration of :data:`CONFIGURATIONS` and the hidden point (from
-    ``parts``, the values of :func:`comparisons`, when given)."""
-    done = {} if parts is None else {k: v for part in parts for k, v in part.items()}
-    runs = [done[i] if i in done else _comparison(cfg, i) for i in range(len(CONFIGURATIONS))]
-    hidden = done["hidden"] if "hidden" in done else _comparison(cfg, "hidden")
+    """The Monte Carlo comparisons of C4: every configuration of :data:`CONFIGURATIONS` and the hidden point (``parts``:
+    the values of :func:`comparisons` for every part of :data:`PARTS`, computed here when not given)."""
+    if parts is None:
+        parts = [comparisons(cfg, p) for p in range(len(PARTS))]
+    done = {k: v for part in parts for k, v in part.items()}
+    runs, hidden = [done[i] for i in range(len(CONFIGURATIONS))], done["hidden"]
     return {"runs": runs, "hidden": hidden, "target": dict(TARGET), "hidden_target": dict(POINT_TARGET),
             "resolution_to_full": resolution_to_full(cfg), "qualification": unbounded_support_note()}
 
