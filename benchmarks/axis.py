@@ -43,19 +43,20 @@ def cell(d: int):
 
 def axis_rounds(d: int, rounds: int) -> dict:
     """Interleaved rounds of the old per-``mu2`` cell and the new one-run cell (module docstring)."""
-    from verify.montecarlo.draw import check_model, draw
+    from derive import Model
+    from verify.montecarlo.draw import draw
     from verify.montecarlo.trials import run_trial, solve_axis
 
     d, V, N, T, signs, w, centered, k, mu2s = cell(d)
     picks = [int(i) for i in np.linspace(0, len(mu2s) - 1, SAMPLED)]
-    model = check_model(d, V, N, T, signs, w, 0.0)
+    model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=0, centered=centered)
 
     def old():
-        return [run_trial(d, V, N, T, signs, w, float(mu2s[i]), centered=centered, k=k, path="implicit", seed=i)
+        return [run_trial(model.replace(mu2=repr(float(mu2s[i]))), weights=w, k=k, path="implicit", seed=i)
                 for i in picks]
 
     def new():
-        return solve_axis(draw(model, 0), mu2s, k, centered, "mu2-axis")
+        return solve_axis(draw(model, 0, weights=w), mu2s, k, centered, "mu2-axis")
 
     old(), new()  # warm-up: kernels loaded, pages touched
     rows = []
@@ -93,14 +94,15 @@ def passes_per_pair(d: int) -> dict:
     """Passes over the table and seconds per converged eigenpair of each method (module docstring)."""
     import scipy.sparse.linalg as spla
 
-    from verify.montecarlo.draw import check_model, draw
+    from derive import Model
+    from verify.montecarlo.draw import draw
     from verify.montecarlo.lanczos import Mixing, implicit_top
     from verify.montecarlo.mu2_axis import Pencil, axis_top
 
     d, V, N, T, signs, w, centered, k, mu2s = cell(d)
     mu2 = float(mu2s[len(mu2s) // 2])
-    model = check_model(d, V, N, T, signs, w, mu2)
-    data = draw(model, 1)
+    model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=repr(mu2))
+    data = draw(model, 1, weights=w)
     mixing = Mixing.of_tokens(data.tokens, data.weights, V, centered)
     out = {}
 
@@ -131,7 +133,7 @@ def passes_per_pair(d: int) -> dict:
         return blocked.passes, np.sort(values)[::-1]
 
     timed(f"LOBPCG (block of {k + 2})", k, lobpcg)
-    zero = draw(check_model(d, V, N, T, signs, w, 0.0), 1)
+    zero = draw(model.replace(mu2=0), 1, weights=w)
     pencil_mixing = Mixing.of_tokens(zero.tokens, zero.weights, V, centered)
 
     def axis():

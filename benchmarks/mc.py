@@ -136,9 +136,11 @@ def _clock(job: dict):
     return time.process_time if job["clock"] == "cpu" else time.perf_counter
 
 
-def _model(d: int) -> montecarlo.Model:
-    """The benchmark's model at size ``d`` (module docstring)."""
-    return montecarlo.check_model(d, 2 * d, 4 * d, T, SIGNS, [1 / T] * T, MU2)
+def _model(d: int):
+    """The benchmark's model at size ``d`` (module docstring): a :class:`derive.Model` with mean weights."""
+    from derive import Model
+
+    return Model(d=d, V=2 * d, N=4 * d, T=T, signs=SIGNS, mu2=repr(MU2))
 
 
 def worker(job: dict) -> dict:
@@ -153,10 +155,10 @@ def worker(job: dict) -> dict:
     model = _model(d)
     tracemalloc.start()
     t0 = clock()
-    data = montecarlo.draw(model, SEED)
+    data = montecarlo.draw(model, SEED, weights=[1 / T] * T)
     sample_s = clock() - t0
     t0 = clock()
-    first = montecarlo.solve(model, data, K, False, path, dtype=dtype)
+    first = montecarlo.solve(data, K, False, path, dtype=dtype)
     times = [clock() - t0]
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -164,7 +166,7 @@ def worker(job: dict) -> dict:
         times = []
         for _ in range(job["repeats"]):
             t0 = clock()
-            montecarlo.solve(model, data, K, False, path, dtype=dtype)
+            montecarlo.solve(data, K, False, path, dtype=dtype)
             times.append(clock() - t0)
     out = {
         "path": job["path"], "d": d, "sample_s": sample_s, "solve_s": statistics.median(times), "times": times,
@@ -191,11 +193,11 @@ def paired(job: dict) -> dict:
     clock = _clock(job)
     d = job["d"]
     model = _model(d)
-    data = montecarlo.draw(model, SEED)
+    data = montecarlo.draw(model, SEED, weights=[1 / T] * T)
     names = ("dense",) + ACCURATE
 
     def solve(name):
-        montecarlo.solve(model, data, K, False, PATHS[name][0], dtype=PATHS[name][1])
+        montecarlo.solve(data, K, False, PATHS[name][0], dtype=PATHS[name][1])
 
     for name in names:
         solve(name)

@@ -110,11 +110,13 @@ def _pick(values: list, fractions) -> list:
 def _task_before(item: tuple) -> float:
     """CPU seconds of one paper task (``item = (key, job)``) run the way sweeps ran it before the mu2 axis: its
     own draw and its own float64 Lanczos solve (:func:`verify.montecarlo.trials.run_trial`, path ``implicit``)."""
+    from derive import Model
     from verify.montecarlo.trials import run_trial
 
     d, V, N, T, signs, weights, mu2, centered, k, seed = item[1]
     t0 = time.process_time()
-    run_trial(d, V, N, T, signs, list(weights), mu2, centered=centered, k=k, path="implicit", seed=seed)
+    model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=repr(mu2), centered=centered)
+    run_trial(model, weights=list(weights), k=k, path="implicit", seed=seed)
     return time.process_time() - t0
 
 

@@ -1,6 +1,7 @@
 """Exact and symbolic results for the random-matrix analysis of attention pooling.
 
-Nothing in this package draws random numbers or imports :mod:`verify`. A question starts from a :class:`Model`
+Nothing in this package imports :mod:`verify`; what it draws at random (the samplers of the sign families, the
+quenched populations of the model's own law) is seeded by its inputs. A question starts from a :class:`Model`
 (every parameter read and checked once) and the answers come back as numbers and objects, at the current mpmath
 precision (``with mpmath.workdps(P): ...``)::
 
@@ -27,10 +28,13 @@ on first use, so that a command needing one module does not pay for all of them.
 from importlib import import_module
 
 PUBLIC = {
-    "derive.model.spec": ("Model", "Scheme", "parse_signs"),
+    "derive.model.spec": ("Model",),
     "derive.model.signs": ("SignFamily",),
+    "derive.model.families": ("UserFamily", "parse_signs"),
+    "derive.model.schemes": ("Scheme",),
     "derive.interface": ("weights", "bulk", "spike", "LAWS"),
-    "derive.model.attention": ("pooling", "Pooling", "causal_weights", "mean_weights", "optimal_weights"),
+    "derive.model.pooling": ("pooling", "Pooling"),
+    "derive.model.attention": ("causal_weights", "mean_weights", "optimal_weights"),
     "derive.gaussian.outliers": ("outliers_at", "Outliers", "Level", "OtherOutlier", "signal_strength",
                                  "signal_cosine2", "mean_strength", "population_outlier", "population_overlap",
                                  "population_threshold", "population_right_edge", "sample_outlier", "sample_overlap",

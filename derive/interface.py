@@ -39,14 +39,14 @@ def _model(m) -> Model:
 
 @lru_cache(maxsize=256)
 def weights(m: Model, digits: int = 30):
-    r"""The pooling of the model's weight scheme: :class:`~derive.model.attention.Pooling` with the weights
+    r"""The pooling of the model's weight scheme: :class:`~derive.model.pooling.Pooling` with the weights
     (normalized to sum 1; exact rationals where they exist, else to ``digits``), :math:`\alpha` (``None`` without
     ``signs``), :math:`\kappa`, :math:`W`.
 
     >>> p = weights(Model(T=3, weights="causal", mask="strict", signs="iid")); p.weights, p.alpha, p.kappa
     ((3/4, 1/4, 0), 5/8, 5/8)
     """
-    from derive.model.attention import pooling
+    from derive.model.pooling import pooling
 
     m = _model(m).need("T", "weights")
     return pooling(m.weights, m.T, m.signs, digits=digits)

@@ -20,7 +20,7 @@ the code that does the work:
 * **Runs of trials** (:func:`check_trials`): the number of seeds, and the work
   ``seeds * (d N T + 4 d N min(d, N))`` (pooling plus a dense solve, an upper bound of the
   matrix-free ones).
-* **Exact weights** (:func:`check_weights`): the causal limit weights are exact rationals whose
+* **Exact weights** (each scheme's ``check`` in :mod:`derive.model.schemes`): the causal limit weights are exact rationals whose
   denominators grow like ``lcm(1..T)`` (``1.44 T`` bits each: ``T^2`` digits in all); the optimal
   weights of a family without a closed form need an mpmath eigendecomposition (work
   ``T^3 (digits + 10)^2``); ``alpha`` of ``gauss:rho`` sums ``T^2`` arcsines for weights that are
@@ -34,7 +34,7 @@ from derive.errors import ParameterError
 
 __all__ = ["RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE", "MAX_TRIAL_BYTES", "MAX_MU2", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
            "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "SOLVERS", "KRYLOV_STEPS", "bulk_parameters",
-           "check_spike_ranges", "check_documented_range", "trial_bytes", "check_trial", "check_trials", "check_weights",
+           "check_spike_ranges", "check_documented_range", "trial_bytes", "check_trial", "check_trials", "check_exact_causal_T",
            "check_points", "check_density_work", "check_output", "check_tasks", "check_axis"]
 
 RATIO_RANGE = (Fraction(1, 10**12), Fraction(10**12))
@@ -166,17 +166,17 @@ def check_documented_range(value, name: str):
     return value
 
 
-def trial_bytes(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0, solver: str = "dense") -> int:
+def trial_bytes(d: int, V: int, N: int, T: int, family=None, extra: int = 0, solver: str = "dense") -> int:
     """An upper bound of the bytes one trial holds at once with ``solver`` (:data:`SOLVERS`; see the module
     docstring), plus ``extra`` (what a study holds beside the trial).
 
     >>> trial_bytes(1000, 2000, 4000, 8), trial_bytes(1000, 2000, 4000, 8, solver="lanczos")
     (97536000, 29824000)
     """
-    return sum(_trial_terms(d, V, N, T, kind, extra, solver).values())
+    return sum(_trial_terms(d, V, N, T, family, extra, solver).values())
 
 
-def _trial_terms(d, V, N, T, kind, extra, solver) -> dict:
+def _trial_terms(d, V, N, T, family, extra, solver) -> dict:
     """The bytes of :func:`trial_bytes`, each under the dimension that drives it."""
     if solver not in SOLVERS:
         raise ParameterError("solver", f"must be one of {', '.join(SOLVERS)}, got {solver!r}")
@@ -194,8 +194,8 @@ def _trial_terms(d, V, N, T, kind, extra, solver) -> dict:
     else:
         terms[wide] += 8 * (d + V) * KRYLOV_STEPS
     terms["d"] = terms.get("d", 0) + extra
-    if kind == "gauss":
-        terms["T"] = terms.get("T", 0) + 16 * T * T
+    if family is not None and family.sampler_bytes(T):
+        terms["T"] = terms.get("T", 0) + family.sampler_bytes(T)
     return terms
 
 
@@ -203,27 +203,27 @@ def _largest(named: dict) -> str:
     return max(named, key=lambda name: named[name])
 
 
-def check_trial(d: int, V: int, N: int, T: int, kind: str | None = None, extra: int = 0,
-                solver: str = "dense") -> None:
-    """Refuse a trial whose memory with ``solver`` (:func:`trial_bytes`) exceeds the limit (:func:`trial_limit`), naming
-    the largest of the dimensions behind it and the option that sets the limit.
+def check_trial(d: int, V: int, N: int, T: int, family=None, extra: int = 0, solver: str = "dense") -> None:
+    """Refuse a trial whose memory with ``solver`` (:func:`trial_bytes`; ``family`` the sign family, whose sampler may
+    hold memory of its own) exceeds the limit (:func:`trial_limit`), naming the largest of the dimensions behind it
+    and the option that sets the limit, or a ``T`` beyond what the family's sampler is offered for.
 
     >>> check_trial(2, 2, 10**8, 10)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     derive.errors.ParameterError: N: one trial at d = 2, V = 2, N = 100000000, T = 10 needs 46.2 GiB, more than the ...
     """
-    terms = _trial_terms(d, V, N, T, kind, extra, solver)
+    terms = _trial_terms(d, V, N, T, family, extra, solver)
     need = sum(terms.values())
     limit, source = trial_limit()
     if need > limit:
         raise ParameterError(_largest(terms), f"one trial at d = {d}, V = {V}, N = {N}, T = {T} needs "
                                               f"{_gib(need)}, more than the {_gib(limit)} limit per trial ({source})")
-    if kind == "gauss" and T > MAX_GAUSS_T:
-        raise ParameterError("T", f"gauss:rho signs are sampled for T <= {MAX_GAUSS_T}, got {T}")
+    if family is not None and T > family.max_T:
+        raise ParameterError("T", f"{family.syntax} signs are sampled for T <= {family.max_T}, got {T}")
 
 
-def check_trials(d: int, V: int, N: int, T: int, seeds: int, kind: str | None = None, extra: int = 0,
+def check_trials(d: int, V: int, N: int, T: int, seeds: int, family=None, extra: int = 0,
                  solver: str = "dense") -> None:
     """Refuse a run of ``seeds`` trials above :data:`MAX_SEEDS` or :data:`MAX_WORK` (after :func:`check_trial`).
 
@@ -232,7 +232,7 @@ def check_trials(d: int, V: int, N: int, T: int, seeds: int, kind: str | None = 
     ...
     derive.errors.ParameterError: seeds: at most 10000 trials per run, got 1000000000000
     """
-    check_trial(d, V, N, T, kind, extra, solver)
+    check_trial(d, V, N, T, family, extra, solver)
     if seeds > MAX_SEEDS:
         raise ParameterError("seeds", f"at most {MAX_SEEDS} trials per run, got {seeds}")
     work = seeds * (d * N * T + 4 * d * N * min(d, N))
@@ -241,29 +241,17 @@ def check_trials(d: int, V: int, N: int, T: int, seeds: int, kind: str | None = 
                                       f"(more than {MAX_WORK:.0e})")
 
 
-def check_weights(scheme: str, T: int, kind: str | None, digits: int, block: bool = False) -> None:
-    """Refuse weights whose exact computation would exceed the limits: causal weights beyond
-    :data:`MAX_EXACT_CAUSAL_T`, ``gauss:rho`` beyond :data:`MAX_GAUSS_T`, an eigendecomposition of ``R``
-    beyond :data:`MAX_EIGEN_WORK` (``block``: ``R`` is one block of ones and the identity, whose top
-    eigenvector is known in closed form).
+def check_exact_causal_T(T: int) -> None:
+    """Refuse exact causal weights beyond :data:`MAX_EXACT_CAUSAL_T` positions.
 
-    >>> check_weights("optimal", 64, "markov", 30)
+    >>> check_exact_causal_T(10**4)
     Traceback (most recent call last):
     ...
-    derive.errors.ParameterError: T: optimal weights of markov signs need an mpmath eigendecomposition of the 64 x 64 R at 40 digits: at most T^3 (digits + 10)^2 = 52428800, got 419430400
+    derive.errors.ParameterError: T: causal weights are exact rationals (about T^2 digits in all) for T <= 2000, got 10000
     """
-    if scheme == "causal" and T > MAX_EXACT_CAUSAL_T:
+    if T > MAX_EXACT_CAUSAL_T:
         raise ParameterError("T", f"causal weights are exact rationals (about T^2 digits in all) for T <= "
                                   f"{MAX_EXACT_CAUSAL_T}, got {T}")
-    if kind == "gauss" and T > MAX_GAUSS_T:
-        raise ParameterError("T", f"gauss:rho signs are supported for T <= {MAX_GAUSS_T}, got {T}")
-    if scheme == "optimal" and kind not in (None, "iid") and not block:
-        work = T**3 * (digits + 10) ** 2
-        if work > MAX_EIGEN_WORK:
-            name = "digits" if T <= 8 else "T"
-            raise ParameterError(name, f"optimal weights of {kind} signs need an mpmath eigendecomposition of the "
-                                       f"{T} x {T} R at {digits + 10} digits: at most T^3 (digits + 10)^2 = "
-                                       f"{MAX_EIGEN_WORK}, got {work}")
 
 
 def check_points(n: int, name: str) -> None:

@@ -326,6 +326,12 @@ def run_in_process(case: Case, tmp: Path) -> tuple[str, str]:
     return ("failed", wrong) if wrong and outcome != "failed" else (outcome, why)
 
 
+def _trial_model(d, V, N, T, signs):
+    from derive import Model
+
+    return Model(d=d, V=V, N=N, T=T, signs=signs, mu2=1)
+
+
 @dataclass(frozen=True)
 class ApiCase:
     """A call of the public API that must raise ``ParameterError`` naming ``parameter`` (``None``: must answer)."""
@@ -338,25 +344,24 @@ class ApiCase:
 
 
 API_CASES = [
-    ApiCase("run_trial centered='no'", "verify.montecarlo.trials:run_trial",
-            (20, 40, 80, 2, "iid", [0.5, 0.5], 1.0), (("centered", "no"),), "centered"),
-    ApiCase("run_trials centered='no'", "verify.montecarlo.trials:run_trials",
-            (20, 40, 80, 2, "iid", [0.5, 0.5], 1.0), (("centered", "no"),), "centered"),
+    ApiCase("Model centered='no'", "derive.model.spec:Model", (),
+            (("d", 20), ("V", 40), ("N", 80), ("T", 2), ("signs", "iid"), ("mu2", 1), ("centered", "no")), "centered"),
     ApiCase("outliers_at centered='no'", "derive.gaussian.outliers:outliers_at", ("1/2", "1/4", "1/2", "1/4", "3"),
             (("centered", "no"),), "centered"),
     ApiCase("spike centered='no'", "derive.cli.documents:spike", ("1/2", "1/4", "1/2", "1/4", "3"),
             (("centered", "no"),), "centered"),
     ApiCase("run_trial N x T tokens", "verify.montecarlo.trials:run_trial",
-            (2, 2, 10**8, 10, "iid", [0.1] * 10, 1.0), (("k", 1),), "N"),
+            (_trial_model(2, 2, 10**8, 10, "iid"),), (("weights", [0.1] * 10), ("k", 1)), "N"),
     ApiCase("run_trials seeds 1e12", "verify.montecarlo.trials:run_trials",
-            (20, 40, 80, 2, "iid", [0.5, 0.5], 1.0), (("seeds", 10**12),), "seeds"),
-    ApiCase("check_model gauss T 1e5", "verify.montecarlo.draw:check_model",
-            (4, 6, 10, 100000, "gauss:1/2", [1.0] * 100000, 1.0), (), "T"),
-    ApiCase("pooling mean T 3000 markov", "derive.model.attention:pooling", ("mean", 3000, "markov:1/2"), (), None),
-    ApiCase("pooling optimal T 1e5 prefix", "derive.model.attention:pooling", ("optimal", 100000, "prefix:3"), (), None),
-    ApiCase("pooling optimal T 64 markov", "derive.model.attention:pooling", ("optimal", 64, "markov:1/2"), (), "T"),
-    ApiCase("pooling causal T 3000", "derive.model.attention:pooling", ("causal", 3000, None), (), "T"),
-    ApiCase("pooling bad signs object", "derive.model.attention:pooling", ("mean", 4, 3.5), (), "signs"),
+            (_trial_model(20, 40, 80, 2, "iid"),), (("weights", [0.5, 0.5]), ("seeds", 10**12)), "seeds"),
+    ApiCase("run_trial gauss T 1e5", "verify.montecarlo.trials:run_trial",
+            (_trial_model(4, 6, 10, 100000, "gauss:1/2"),), (("weights", [1.0] * 100000),), "T"),
+    ApiCase("run_trial not a Model", "verify.montecarlo.trials:run_trial", ((20, 40, 80, 2, "iid"),), (), "model"),
+    ApiCase("pooling mean T 3000 markov", "derive.model.pooling:pooling", ("mean", 3000, "markov:1/2"), (), None),
+    ApiCase("pooling optimal T 1e5 prefix", "derive.model.pooling:pooling", ("optimal", 100000, "prefix:3"), (), None),
+    ApiCase("pooling optimal T 64 markov", "derive.model.pooling:pooling", ("optimal", 64, "markov:1/2"), (), "T"),
+    ApiCase("pooling causal T 3000", "derive.model.pooling:pooling", ("causal", 3000, None), (), "T"),
+    ApiCase("pooling bad signs object", "derive.model.pooling:pooling", ("mean", 4, 3.5), (), "signs"),
     ApiCase("parse_rational arabic", "derive.numbers:parse_rational", ("\u0663", "delta"), (), "delta"),
     ApiCase("read_regular_file /dev/zero", "derive.files:read_regular_file", ("/dev/zero", "signs", 10), (), "signs"),
     ApiCase("limit_blas_threads 0", "verify.threads:limit_blas_threads", (0,), (), "threads"),

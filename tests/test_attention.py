@@ -7,9 +7,11 @@ import sympy as sp
 from hypothesis import given, settings
 
 from derive.model.attention import (T, alpha, causal_weight, causal_weights, kappa, mean_weights,
-                              optimal_weights, s, scheme_weights, tau)
+                                    optimal_weights, s, tau)
+from derive.model.pooling import scheme_weights
 from derive.errors import ParameterError
-from derive.model.spec import load_weights_file, parse_signs
+from derive.model.schemes import load_weights_file
+from derive.model.spec import parse_signs
 from tests.strategies import causal_cases
 
 

@@ -7,7 +7,8 @@ from derive.vocabulary import cavity
 from derive.vocabulary.populations import PoissonPopulation
 from derive.vocabulary.silverstein import GeneralizedMP
 from derive.vocabulary.floatview import float_view
-from verify.montecarlo.draw import check_model, draw, rung
+from tests.trial_cases import model as trial_model
+from verify.montecarlo.draw import draw, rung
 from verify.stats import mean_ci
 
 
@@ -45,10 +46,10 @@ def test_sparse_resolvent_agrees_with_sampled_token_matrices():
     zeta = 0.4 + 0.3j
     d = 2000
     V, N = rung(d, 1, 1)
-    model = check_model(d, V, N, 3, "iid", w, 0.0)
+    model = trial_model(d, V, N, 3, "iid")
     sampled = []
     for seed in range(4):
-        A = draw(model, seed).A.toarray()
+        A = draw(model, seed, weights=w).A.toarray()
         ev = np.linalg.eigvalsh(A @ A.T * (V / N))
         sampled.append(np.mean(1 / (ev - zeta)))
     values = []
@@ -74,7 +75,7 @@ def test_sparse_resolvent_agrees_with_sampled_token_matrices():
 
 
 def _nonzero(T, scheme, mask):
-    from derive.model.attention import pooling
+    from derive.model.pooling import pooling
 
     w = [x for x in pooling(scheme, T, None, mask=mask).weights if x != 0]
     return w, sum(x**2 for x in w)
@@ -130,7 +131,7 @@ def _ge_distribution(delta, gamma, kappa):
 
 
 def _ladder(T, scheme, mask, sizes, seeds, nodes, settings=None):
-    from derive.model.attention import pooling
+    from derive.model.pooling import pooling
     from derive.vocabulary.law import vocabulary_law
     from verify.montecarlo.trials import run_trials
     from verify.studies.vocabulary import ks_distance
@@ -141,8 +142,8 @@ def _ladder(T, scheme, mask, sizes, seeds, nodes, settings=None):
     out = []
     for d in sizes:
         V, N = rung(d, 1, 1)
-        r = run_trials(d, V, N, T, "iid", p.floats(), 0.0, centered=True, seeds=seeds, spectrum=True, path="dense",
-                       progress=False)
+        r = run_trials(trial_model(d, V, N, T, "iid", centered=True), weights=p.floats(), seeds=seeds, spectrum=True,
+                       path="dense", progress=False)
         out.append((d, [d * ks_distance(ev, model_law) for ev in r.spectra], [d * ks_distance(ev, ge) for ev in r.spectra]))
     return out
 

@@ -3,9 +3,10 @@ import json
 
 import pytest
 
-from derive.model.attention import MASKS
+from derive.model.attention import MASK_OFFSETS
+from derive.model.schemes import MASKS
 from derive.cli import main as derive_main
-from derive.cli.kit import MASK_CHOICES, readable
+from derive.cli.kit import readable
 from verify.cli import main as verify_main
 from verify.montecarlo.trials import PATHS
 from verify.studies.finite_size import outlier_ladder
@@ -21,8 +22,8 @@ def test_version(main, argv, capsys):
 
 
 @pytest.mark.parametrize("main, command, listed", [
-    (derive_main, "weights", ["{mean,causal,optimal,file:PATH}", "{inclusive,strict}", "gauss:rho"]),
-    (verify_main, "mc", ["{mean,causal,optimal,file:PATH}", "{inclusive,strict}", "{dense,implicit,mixed,auto}"]),
+    (derive_main, "weights", ["{mean,causal,optimal,file:PATH,w1,...,wT}", "{inclusive,strict}", "gauss:rho"]),
+    (verify_main, "mc", ["{mean,causal,optimal,file:PATH,w1,...,wT}", "{inclusive,strict}", "{dense,implicit,mixed,auto}"]),
     (verify_main, "ladder", ["{inclusive,strict}", "{dense,implicit,mixed,auto}", "markov:r"]),
     (verify_main, "attention-gap", ["{inclusive,strict}"]),
     (verify_main, "formula", ["sample.overlap", "bulk.right_edge", "weights.causal"]),
@@ -36,7 +37,7 @@ def test_help_lists_the_valid_values(main, command, listed, capsys):
 
 
 def test_the_listed_values_are_the_codes_own():
-    assert MASK_CHOICES == tuple(MASKS)
+    assert MASKS == tuple(MASK_OFFSETS)
     assert set(PATHS) == {"dense", "implicit", "mixed", "auto"}
 
 

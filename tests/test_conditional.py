@@ -20,7 +20,7 @@ import pytest
 import scipy.sparse as sps
 
 from derive.errors import ParameterError
-from derive.model.attention import pooling
+from derive.model.pooling import pooling
 from derive.vocabulary import conditional as cond
 from derive.vocabulary.conditional import (SpectralMeasures, conditional_bulk, conditional_outliers,
                                            conditional_prediction, quadrature_transforms, spectral_measures,
@@ -28,7 +28,8 @@ from derive.vocabulary.conditional import (SpectralMeasures, conditional_bulk, c
 from derive.vocabulary.tokenmatrix import TokenMatrix
 from verify.comparison import compare_conditional, observe_sample
 from verify.montecarlo.dense import dense_top
-from verify.montecarlo.draw import check_model, draw, rung
+from tests.trial_cases import model as trial_model
+from verify.montecarlo.draw import draw, rung
 from verify.studies.vocabulary import ks_distance
 
 LEVEL = 1 - 0.01 / 3
@@ -39,8 +40,8 @@ test of a true formula fails with probability at most 1%."""
 def _draw(T, scheme, signs, delta, gamma, d, seed=0, mask=None, mu2=1.0):
     p = pooling(scheme, T, signs, mask=mask)
     V, N = rung(d, delta, gamma)
-    model = check_model(d, V, N, T, signs, np.array(p.floats()), mu2)
-    return model, draw(model, seed)
+    model = trial_model(d, V, N, T, signs, mu2)
+    return model, draw(model, seed, weights=p.floats())
 
 
 def _resolvent_forms(D, s, delta, tv):

@@ -15,7 +15,8 @@ import pytest
 import sympy as sp
 
 from derive.gaussian import bulk
-from derive.model.attention import causal_weights, mean_weights, scheme_weights
+from derive.model.attention import causal_weights, mean_weights
+from derive.model.pooling import scheme_weights
 from derive.cli import main as derive_main
 from derive.errors import ParameterError
 from derive.model.spec import parse_signs
@@ -83,7 +84,7 @@ def test_mu2_critical_is_zero_when_the_noise_term_alone_makes_the_outlier():
 
 @pytest.mark.parametrize("scheme, mask", [("mean", None), ("causal", "inclusive"), ("optimal", None)])
 def test_T_1_has_the_single_weight_1(scheme, mask):
-    w, _ = scheme_weights(scheme, 1, parse_signs("iid"), None, mask)
+    w, _ = scheme_weights(scheme, 1, parse_signs("iid"), **({"mask": mask} if mask else {}))
     assert w == [1]
 
 

@@ -115,14 +115,16 @@ def test_the_control_variates_have_mean_zero(centered):
     # its standard errors (0.016), beyond the interval's half-width of 2.9 of them: detected with probability 0.9.
     import numpy as np
 
-    from verify.montecarlo.draw import check_model, draw
+    from tests.trial_cases import model as trial_model
+    from verify.montecarlo.draw import draw
     from verify.montecarlo.observables import CONTROLS, controls
     from verify.stats import mean_ci
 
     w = [0.5, 0.3, 0.2]
-    model = check_model(12, 24, 48, 3, "prefix:2", w, 1.5)
+    model = trial_model(12, 24, 48, 3, "prefix:2", "1.5")
     alpha = float(np.array(w) @ np.array(parse_signs("prefix:2").R(3), dtype=float) @ np.array(w))
-    G = np.array([controls(model, draw(model, seed), centered, alpha) for seed in np.random.SeedSequence(3).spawn(600)])
+    G = np.array([controls(model, draw(model, seed, weights=w), centered, alpha)
+                  for seed in np.random.SeedSequence(3).spawn(600)])
     for name, column in zip(CONTROLS, G.T):
         mean, lo, hi = mean_ci(column, 1 - 0.05 / 14)
         assert lo <= 0 <= hi, (name, mean, lo, hi)

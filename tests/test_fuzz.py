@@ -23,7 +23,7 @@ from hypothesis import given, settings, strategies as st
 
 from derive import numbers
 from derive.gaussian import bulk, freeprob, outliers
-from derive.model import attention, optimality, realizable, signs as model, spec
+from derive.model import attention, optimality, pooling as pooling_, realizable, schemes, signs as model, spec
 from derive.vocabulary import tokenreuse
 from derive.cli.documents import spike
 from verify.montecarlo.signs import sample_signs
@@ -333,7 +333,6 @@ API = {
     "check_T": (model.check_T, [_valid_or([3, "8"])]),
     "check_R": (model.check_R, [_valid_or([R2, [[1]]]), _valid_or([None, 2])]),
     "parse_signs": (spec.parse_signs, [st.one_of(S.junk, S.bad_specs)]),
-    "correlation_entry": (model.correlation_entry, [_valid_or(["iid", "markov"])]),
     "SignFamily.R": (fam.R, [_valid_or([2, 3])]),
     "sample_signs": (lambda *a: sample_signs(fam, *a), [_valid_or([np.random.default_rng(0)]), _valid_or([4]), _valid_or([3])]),
     "causal_weights": (attention.causal_weights, [_valid_or([3]), _valid_or([0, 1]), _valid_or(["strict"]), _valid_or([20])]),
@@ -345,10 +344,10 @@ API = {
     "sum_w": (attention.sum_w, [_valid_or([[1, 1]])]),
     "normalized": (attention.normalized, [_valid_or([[1, 1], [1, -1]]), st.just("w")]),
     "optimal_weights": (attention.optimal_weights, [_valid_or([fam]), _valid_or([3]), _valid_or([20])]),
-    "load_weights_file": (spec.load_weights_file, [_valid_or(["/nonexistent/w.csv"]), _valid_or([3])]),
-    "scheme_weights": (attention.scheme_weights, [_valid_or(["mean", "causal", "optimal"]), _valid_or([3]),
-                                                  _valid_or([fam, None]), _valid_or([None]), _valid_or([None]), _valid_or([20])]),
-    "pooling": (attention.pooling, [_valid_or(["mean"]), _valid_or([3]), _valid_or(["iid", None])]),
+    "load_weights_file": (schemes.load_weights_file, [_valid_or(["/nonexistent/w.csv"]), _valid_or([3])]),
+    "scheme_weights": (pooling_.scheme_weights, [_valid_or(["mean", "causal", "optimal"]), _valid_or([3]),
+                                                  _valid_or([fam, None]), _valid_or([20])]),
+    "pooling": (pooling_.pooling, [_valid_or(["mean"]), _valid_or([3]), _valid_or(["iid", None])]),
     "bulk.parameters": (bulk.parameters, [_valid_or([1])] * 3),
     "bulk.law": (bulk.law, [_valid_or(["1/2"]), _valid_or(["1/4"]), _valid_or([1])]),
     "bulk.support": (bulk.support, [_valid_or([1]), _valid_or([2]), _valid_or([1])]),

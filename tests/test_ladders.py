@@ -6,7 +6,8 @@ from verify.studies import attention_gap as gap
 from verify.studies import finite_size as fs
 from verify.montecarlo.attention import attention_weights, sequence_attention_weights
 from verify.cli import main
-from verify.montecarlo.draw import check_model, ratios as fs_ratios
+from tests.trial_cases import model as trial_model
+from verify.montecarlo.draw import ratios as fs_ratios
 
 TINY = dict(delta="1/2", gamma="1/4", T=4, signs="prefix:2", mu2="3", seeds=3)
 
@@ -26,8 +27,7 @@ def test_at_zero_temperature_real_attention_is_its_limit_exactly():
     # weights for every sequence, so both covariances are the same matrix
     w, _, _ = fs.scheme_prediction("causal", 4, "prefix:2", fs_ratios("1/2", "1/4")[0], fs_ratios("1/2", "1/4")[1],
                                    "3", True, tau="0", mask="strict")
-    model = check_model(40, 80, 160, 4, "prefix:2", w, 3.0)
-    t = gap.paired_trial(model, 5, 0.0, "strict")
+    t = gap.paired_trial(trial_model(40, 80, 160, 4, "prefix:2", 3), w, 5, 0.0, "strict")
     assert t["weight_spread"] < 1e-15
     np.testing.assert_allclose(t["attention"], t["limit"], rtol=1e-12)
 

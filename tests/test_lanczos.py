@@ -183,8 +183,10 @@ def test_the_two_engines_give_the_same_trial(path):
     # rounding (eigenvalues certified to 1e-10 relative on both, eigenvectors to the residual over the gap)
     from verify.montecarlo.trials import run_trial
 
-    kwargs = dict(d=300, V=600, N=1200, T=4, signs="prefix:2", weights=[0.4, 0.3, 0.2, 0.1], mu2=2.0, k=3,
-                  path=path, seed=5, centered=True)
+    from tests.trial_cases import trial
+
+    kwargs = trial(dict(d=300, V=600, N=1200, T=4, signs="prefix:2", weights=[0.4, 0.3, 0.2, 0.1], mu2=2.0, k=3,
+                        path=path, seed=5, centered=True))
     numba, blas = run_trial(**kwargs, engine="numba"), run_trial(**kwargs, engine="blas")
     np.testing.assert_allclose(blas.top_eigenvalues, numba.top_eigenvalues, rtol=1e-10)
     np.testing.assert_allclose(blas.overlaps, numba.overlaps, rtol=0, atol=1e-6)

@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 from hypothesis import assume, given, settings
 
-from derive.model import attention
+from derive.model import pooling as attention_pooling
 from derive.errors import ParameterError
 from derive.gaussian import outliers as O
 from derive.gaussian.outliers import outliers_at
@@ -27,7 +27,7 @@ D, TRIALS = 400, 32
 
 def _pooling(scheme, T, spec):
     try:
-        return attention.pooling(scheme, T, spec)
+        return attention_pooling.pooling(scheme, T, spec)
     except ParameterError:
         # R's top eigenvector can sum to zero (markov:r < 0 at even T): no sum-1 normalization
         assume(False)

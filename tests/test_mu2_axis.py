@@ -13,7 +13,8 @@ from hypothesis import given, strategies as st
 
 from derive.errors import ParameterError
 from verify.montecarlo.dense import dense_top
-from verify.montecarlo.draw import check_model, draw
+from tests.trial_cases import model as trial_model
+from verify.montecarlo.draw import draw
 from verify.montecarlo.kernels import block_sweep
 from verify.montecarlo.lanczos import TOL, Mixing
 from verify.montecarlo.mu2_axis import Pencil, axis_top, coupling, dense_axis_top
@@ -27,8 +28,7 @@ MU2 = np.linspace(0.0, 4.0, 41)
 def _draw(d, centered, weights="mean", seed=7):
     V, N, T = 2 * d, 4 * d, 8
     w = [1 / T] * T if weights == "mean" else [1.0, 0.8, 0.6, 0.1, 0.0, 0.0, -0.2, 0.1]
-    model = check_model(d, V, N, T, "prefix:3", w, 0.0)
-    data = draw(model, seed)
+    data = draw(trial_model(d, V, N, T, "prefix:3"), seed, weights=w)
     return data, Pencil.of(data.E, Mixing.of(data.A, centered), data.s)
 
 
@@ -172,10 +172,12 @@ def test_run_axis_is_run_trials_at_each_mu2_with_shared_draws(path):
 
     mu2s = [0.25, 1.0, 3.0]
     w = [0.5, 0.3, 0.2, 0.0]
-    axis = run_axis(60, 120, 240, 4, "prefix:2", w, mu2s, centered=True, k=3, path=path, seeds=2, seed0=9)
+    axis = run_axis(trial_model(60, 120, 240, 4, "prefix:2", centered=True), mu2s, weights=w, k=3, path=path, seeds=2,
+                    seed0=9)
     assert axis.path == ("dense" if path == "auto" else "mu2-axis")
     for i, mu2 in enumerate(mu2s):
-        single = run_trials(60, 120, 240, 4, "prefix:2", w, mu2, centered=True, k=3, path="dense", seeds=2, seed0=9)
+        single = run_trials(trial_model(60, 120, 240, 4, "prefix:2", mu2, centered=True), weights=w, k=3, path="dense",
+                            seeds=2, seed0=9)
         np.testing.assert_allclose(axis.top_eigenvalues[:, i], single.top_eigenvalues, rtol=1e-8)
         np.testing.assert_allclose(axis.overlaps[:, i], single.overlaps, rtol=0, atol=1e-8)
 

@@ -45,7 +45,7 @@ def test_readme_opens_with_the_model_and_its_notation():
 
 
 def test_readme_lists_every_quantity_with_its_meaning():
-    from derive.cli.kit import QUANTITY_MEANINGS
+    from derive.sheet.meanings import QUANTITY_MEANINGS
 
     assert _between("quantities") == "".join(f"- `{k}`: {v}\n" for k, v in QUANTITY_MEANINGS.items())
 

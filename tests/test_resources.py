@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from derive.resources import MAX_TRIAL_BYTES, trial_bytes
-from verify.montecarlo.draw import check_model, draw
+from tests.trial_cases import model as trial_model
+from verify.montecarlo.draw import draw
 from verify.montecarlo.trials import memory_model, solve, solve_axis
 
 SHAPES = [(300, 600, 1200, 8), (400, 400, 200, 4), (600, 200, 2000, 1)]
@@ -30,8 +31,8 @@ def _peak(f) -> int:
                                          ("implicit", np.float32)])
 def test_a_trial_holds_less_than_its_memory_model(path, dtype, shape):
     d, V, N, T = shape
-    model = check_model(d, V, N, T, "iid", [1 / T] * T, 1.5)
-    peak = _peak(lambda: solve(model, draw(model, 0), 3, True, path, dtype=dtype))
+    model = trial_model(d, V, N, T, "iid", "1.5")
+    peak = _peak(lambda: solve(draw(model, 0, weights=[1 / T] * T), 3, True, path, dtype=dtype))
     bound = trial_bytes(d, V, N, T, solver=memory_model(path, dtype))
     # the bound holds, and it is not loose by more than a few times (it would then refuse runs that fit)
     assert peak <= bound < 6 * peak, (path, peak, bound)
@@ -41,8 +42,8 @@ def test_a_trial_holds_less_than_its_memory_model(path, dtype, shape):
 @pytest.mark.parametrize("path", ["dense", "mu2-axis"])
 def test_an_axis_holds_less_than_its_memory_model(path, shape):
     d, V, N, T = shape
-    model = check_model(d, V, N, T, "iid", [1 / T] * T, 0.0)
-    peak = _peak(lambda: solve_axis(draw(model, 0), np.linspace(0.1, 4, 40), 3, True, path))
+    model = trial_model(d, V, N, T, "iid")
+    peak = _peak(lambda: solve_axis(draw(model, 0, weights=[1 / T] * T), np.linspace(0.1, 4, 40), 3, True, path))
     bound = trial_bytes(d, V, N, T, solver=memory_model(path, axis=True))
     assert peak <= bound < 6 * peak, (path, peak, bound)
 

@@ -16,7 +16,8 @@ from derive.vocabulary.signal import one_weight_equations, signal_outlier
 from derive.vocabulary.silverstein import (GeneralizedMP, S0, c, summand,
                                 t, x_of_t)
 from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
-from verify.montecarlo.draw import check_model, draw, rung
+from tests.trial_cases import model as trial_model
+from verify.montecarlo.draw import draw, rung
 from verify.montecarlo.trials import run_trials, solve
 from verify.stats import mean_ci
 from verify.studies.vocabulary import ks_distance, realized_law
@@ -140,9 +141,9 @@ def test_count_population_has_the_atoms_it_was_given():
 
 def _spectrum(d, dl, gm, seed):
     V, N = rung(d, dl, gm)
-    model = check_model(d, V, N, 1, "iid", [1.0], 0.0)
-    data = draw(model, seed)
-    return model, data, solve(model, data, 1, True, "dense", spectrum=True).spectrum
+    model = trial_model(d, V, N, 1, "iid")
+    data = draw(model, seed, weights=[1.0])
+    return model, data, solve(data, 1, True, "dense", spectrum=True).spectrum
 
 
 @pytest.mark.parametrize("dl,gm", [(1, 1), (Q(1, 4), 1)])
@@ -203,7 +204,8 @@ def test_t1_outlier_and_overlap_against_monte_carlo():
     assert s.outlier and s.gap == 6
     d = 400
     V, N = rung(d, Q(1, 4), 1)
-    r = run_trials(d, V, N, 1, "iid", [1.0], 5.0, centered=True, seeds=24, k=2, path="dense", progress=False)
+    r = run_trials(trial_model(d, V, N, 1, "iid", 5, centered=True), weights=[1.0], seeds=24, k=2, path="dense",
+                   progress=False)
     ev, lo, hi = mean_ci(r.top_eigenvalues[:, 0], 0.99)
     assert lo <= float(s.eigenvalue) <= hi
     ov, lo, hi = mean_ci(r.overlaps[:, 0], 0.99)

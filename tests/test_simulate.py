@@ -16,6 +16,7 @@ from derive.model.spec import parse_signs
 from verify import montecarlo as sim
 from verify.montecarlo import lanczos
 from verify.stats import finite_size_fit, mean_ci, student_t_quantile
+from tests.trial_cases import trial
 
 SMALL = dict(d=30, V=40, N=80, T=4, signs="markov:1/2", weights=[0.4, 0.3, 0.2, 0.1], mu2=2.0)
 # The agreement case of the brief: a signal outlier (rho = alpha mu2/kappa well above threshold)
@@ -38,36 +39,37 @@ def _within(mean, expected, se, what):
 
 @pytest.mark.parametrize("path", ["dense", "implicit"])
 def test_same_seed_same_numbers_and_another_seed_other_numbers(path):
-    a = sim.run_trial(**SMALL, k=3, path=path, seed=11)
-    b = sim.run_trial(**SMALL, k=3, path=path, seed=11)
-    c = sim.run_trial(**SMALL, k=3, path=path, seed=12)
+    a = sim.run_trial(**trial(SMALL), k=3, path=path, seed=11)
+    b = sim.run_trial(**trial(SMALL), k=3, path=path, seed=11)
+    c = sim.run_trial(**trial(SMALL), k=3, path=path, seed=12)
     for x, y in ((a.top_eigenvalues, b.top_eigenvalues), (a.overlaps, b.overlaps), (a.eigenvectors, b.eigenvectors)):
         np.testing.assert_array_equal(x, y)
     assert not np.array_equal(a.top_eigenvalues, c.top_eigenvalues)
 
 
 def test_a_seed_sequence_gives_the_same_draw_every_time():
-    model = sim.check_model(**SMALL)
+    case = trial(SMALL)
+    model = case["model"]
     ss = np.random.SeedSequence(7)
-    first, second = sim.draw(model, ss), sim.draw(model, ss)
+    first, second = sim.draw(model, ss, weights=case["weights"]), sim.draw(model, ss, weights=case["weights"])
     for name in ("E", "xi", "tokens", "v0"):
         np.testing.assert_array_equal(getattr(first, name), getattr(second, name))
     assert (first.A != second.A).nnz == 0
 
 
 def test_the_table_depends_on_the_seed_and_its_own_sizes_only():
-    a = sim.draw(sim.check_model(**SMALL), 3)
-    b = sim.draw(sim.check_model(**{**SMALL, "N": 500, "T": 2, "weights": [1, 1], "signs": "iid"}), 3)
+    a, b = (sim.draw(case["model"], 3, weights=case["weights"])
+            for case in (trial(SMALL), trial({**SMALL, "N": 500, "T": 2, "weights": [1, 1], "signs": "iid"})))
     np.testing.assert_array_equal(a.E, b.E)
 
 
 def test_trial_j_does_not_depend_on_the_number_of_trials():
-    five = sim.run_trials(**SMALL, k=2, seeds=5, seed0=9, path="implicit")
-    three = sim.run_trials(**SMALL, k=2, seeds=3, seed0=9, path="implicit")
+    five = sim.run_trials(**trial(SMALL), k=2, seeds=5, seed0=9, path="implicit")
+    three = sim.run_trials(**trial(SMALL), k=2, seeds=3, seed0=9, path="implicit")
     np.testing.assert_array_equal(five.top_eigenvalues[:3], three.top_eigenvalues)
     np.testing.assert_array_equal(five.overlaps[:3], three.overlaps)
     assert five.top_eigenvalues.shape == (5, 2) and five.overlaps.shape == (5, 2) and len(five.seeds) == 5
-    again = sim.run_trial(**SMALL, k=2, seed=five.seeds[4], path="implicit")
+    again = sim.run_trial(**trial(SMALL), k=2, seed=five.seeds[4], path="implicit")
     np.testing.assert_array_equal(again.top_eigenvalues, five.top_eigenvalues[4])
     assert len({tuple(r) for r in five.top_eigenvalues}) == 5
 
@@ -115,13 +117,14 @@ def test_positional_correlation_and_alpha_of_the_sampled_signs(spec):
 
 
 def test_mixing_matrix_pools_exactly_like_the_definition():
-    model = sim.check_model(**{**SMALL, "V": 6})  # few tokens: repeats within a sequence are common
-    data = sim.draw(model, 2)
-    direct = sum(w * data.E[:, data.tokens[:, t]] for t, w in enumerate(model.weights))
+    case = trial({**SMALL, "V": 6})
+    model = case["model"]  # few tokens: repeats within a sequence are common
+    data = sim.draw(model, 2, weights=case["weights"])
+    direct = sum(w * data.E[:, data.tokens[:, t]] for t, w in enumerate(data.weights))
     np.testing.assert_allclose(sim.pooled(data.E, data.A), direct, rtol=0, atol=1e-12)
     assert data.A.shape == (model.V, model.N) and np.all(np.diff(data.A.indptr) <= model.T)
     assert np.diff(data.A.indptr).min() < model.T  # the duplicates were summed
-    np.testing.assert_allclose(np.asarray(data.A.sum(axis=0)).ravel(), model.weights.sum(), atol=1e-14)
+    np.testing.assert_allclose(np.asarray(data.A.sum(axis=0)).ravel(), data.weights.sum(), atol=1e-14)
 
 
 def test_second_moment_of_the_mixing_vectors():
@@ -173,10 +176,11 @@ def _dense_S(model, data, centered):
 
 @pytest.mark.parametrize("centered", [False, True])
 def test_dense_and_implicit_agree_on_the_same_draw(centered):
-    model = sim.check_model(**AGREE)
-    data = sim.draw(model, 31)
-    dense = sim.solve(model, data, 3, centered, "dense", spectrum=True)
-    implicit = sim.solve(model, data, 3, centered, "implicit")
+    case = trial(AGREE)
+    model = case["model"]
+    data = sim.draw(model, 31, weights=case["weights"])
+    dense = sim.solve(data, 3, centered, "dense", spectrum=True)
+    implicit = sim.solve(data, 3, centered, "implicit")
     np.testing.assert_allclose(implicit.top_eigenvalues, dense.top_eigenvalues, rtol=1e-10, atol=0)
     # Davis-Kahan: the implicit eigenvector is within sin(theta) <= TOL*lambda/gap of the true one,
     # and a squared coordinate moves by at most 2*sqrt(2)*sin(theta); the dense one errs by ~1e-13.
@@ -194,10 +198,11 @@ def test_dense_and_implicit_agree_on_the_same_draw(centered):
 
 @pytest.mark.parametrize("centered", [False, True])
 def test_dense_through_the_N_by_N_gram_when_d_exceeds_N(centered):
-    model = sim.check_model(**{**AGREE, "d": 200, "V": 400, "N": 120})
-    data = sim.draw(model, 32)
-    dense = sim.solve(model, data, 3, centered, "dense", spectrum=True)
-    implicit = sim.solve(model, data, 3, centered, "implicit")
+    case = trial({**AGREE, "d": 200, "V": 400, "N": 120})
+    model = case["model"]
+    data = sim.draw(model, 32, weights=case["weights"])
+    dense = sim.solve(data, 3, centered, "dense", spectrum=True)
+    implicit = sim.solve(data, 3, centered, "implicit")
     np.testing.assert_allclose(implicit.top_eigenvalues, dense.top_eigenvalues, rtol=1e-10, atol=0)
     S = _dense_S(model, data, centered)
     U = dense.eigenvectors
@@ -212,22 +217,23 @@ def test_dense_through_the_N_by_N_gram_when_d_exceeds_N(centered):
 
 
 def test_auto_path_and_spectrum():
-    assert sim.run_trial(**SMALL, seed=1).path == "dense"
+    assert sim.run_trial(**trial(SMALL), seed=1).path == "dense"
     big_square = {**SMALL, "d": 200, "V": 400, "N": 800}
-    assert sim.run_trial(**big_square, seed=1).path == "mixed"
-    full = sim.run_trial(**big_square, seed=1, spectrum=True)
+    assert sim.run_trial(**trial(big_square), seed=1).path == "mixed"
+    full = sim.run_trial(**trial(big_square), seed=1, spectrum=True)
     assert full.path == "dense" and full.spectrum.shape == (200,)
-    runs = sim.run_trials(**SMALL, seeds=2, spectrum=True)
+    runs = sim.run_trials(**trial(SMALL), seeds=2, spectrum=True)
     assert runs.spectra.shape == (2, SMALL["d"]) and runs.path == "dense"
-    assert sim.run_trials(**SMALL, seeds=2).spectra is None
+    assert sim.run_trials(**trial(SMALL), seeds=2).spectra is None
 
 
 @pytest.mark.parametrize("centered", [False, True])
 def test_mixed_precision_agrees_with_dense_and_certifies_its_residuals(centered):
-    model = sim.check_model(**AGREE)
-    data = sim.draw(model, 33)
-    dense = sim.solve(model, data, 3, centered, "dense", spectrum=True)
-    mixed = sim.solve(model, data, 3, centered, "mixed")
+    case = trial(AGREE)
+    model = case["model"]
+    data = sim.draw(model, 33, weights=case["weights"])
+    dense = sim.solve(data, 3, centered, "dense", spectrum=True)
+    mixed = sim.solve(data, 3, centered, "mixed")
     # Kato-Temple with the measured residuals r: relative error <= r^2 * lambda/gap (the dense
     # eigenvalues err by ~1e-15); that bound is itself below 1e-10 here
     lam = dense.spectrum
@@ -246,16 +252,17 @@ def test_mixed_precision_agrees_with_dense_and_certifies_its_residuals(centered)
 def test_many_eigenpairs_on_the_matrix_free_paths(path):
     # k = 130 > the solver's first 65 basis rows, once a crash (writes past the end of the basis)
     case = dict(d=200, V=300, N=300, T=2, signs="iid", weights=[1.0, 1.0], mu2=1.0, k=130, seed=3)
-    matrix_free, dense = sim.run_trial(**case, path=path), sim.run_trial(**case, path="dense")
+    matrix_free, dense = sim.run_trial(**trial(case), path=path), sim.run_trial(**trial(case), path="dense")
     np.testing.assert_allclose(matrix_free.top_eigenvalues, dense.top_eigenvalues, rtol=1e-9)
 
 
 def test_mixed_precision_falls_back_to_float64_when_its_residual_is_too_large(monkeypatch):
-    model = sim.check_model(**AGREE)
-    data = sim.draw(model, 34)
+    case = trial(AGREE)
+    model = case["model"]
+    data = sim.draw(model, 34, weights=case["weights"])
     monkeypatch.setattr(lanczos, "MIXED_ACCEPT", 0.0)
-    mixed = sim.solve(model, data, 3, False, "mixed")
-    dense = sim.solve(model, data, 3, False, "dense")
+    mixed = sim.solve(data, 3, False, "mixed")
+    dense = sim.solve(data, 3, False, "dense")
     assert mixed.residuals is None
     np.testing.assert_allclose(mixed.top_eigenvalues, dense.top_eigenvalues, rtol=1e-10, atol=0)
 
@@ -263,17 +270,17 @@ def test_mixed_precision_falls_back_to_float64_when_its_residual_is_too_large(mo
 def test_float32_table_moves_the_top_eigenvalues_by_rounding_only():
     # Rounding E to float32 changes S by about sqrt(V) * 2^-24 * ||S|| ~ 1.5e-6 relative (Weyl),
     # and the float32 tolerance 1e-5 adds at most TOL_FLOAT32^2 * lambda/gap ~ 1e-8: 1e-5 is ample.
-    single = sim.run_trial(**AGREE, path="implicit", dtype=np.float32, seed=5)
-    double = sim.run_trial(**AGREE, path="implicit", seed=5)
+    single = sim.run_trial(**trial(AGREE), path="implicit", dtype=np.float32, seed=5)
+    double = sim.run_trial(**trial(AGREE), path="implicit", seed=5)
     np.testing.assert_allclose(single.top_eigenvalues, double.top_eigenvalues, rtol=1e-5)
     assert single.eigenvectors.dtype == np.float64
 
 
 def test_progress_goes_to_stderr_only_when_asked(capsys):
-    sim.run_trials(**SMALL, seeds=2, progress=True)
+    sim.run_trials(**trial(SMALL), seeds=2, progress=True)
     out = capsys.readouterr()
     assert out.out == "" and "2/2 trials" in out.err
-    sim.run_trials(**SMALL, seeds=2, progress=False)
+    sim.run_trials(**trial(SMALL), seeds=2, progress=False)
     assert capsys.readouterr().err == ""
 
 
@@ -284,7 +291,7 @@ def test_progress_goes_to_stderr_only_when_asked(capsys):
 @pytest.mark.parametrize("change, parameter", [
     ({"d": 0}, "d"), ({"d": 2.5}, "d"), ({"d": True}, "d"), ({"V": 41}, "V"), ({"N": -3}, "N"),
     ({"T": 0}, "T"), ({"mu2": -1}, "mu2"), ({"mu2": float("nan")}, "mu2"), ({"mu2": float("inf")}, "mu2"),
-    ({"mu2": "2"}, "mu2"), ({"weights": [1, 2, 3]}, "weights"), ({"weights": [0, 0, 0, 0]}, "weights"),
+    ({"weights": [1, 2, 3]}, "weights"), ({"weights": [0, 0, 0, 0]}, "weights"),
     ({"weights": [1, float("nan"), 0, 0]}, "weights"), ({"weights": "mean"}, "weights"), ({"weights": 3}, "weights"),
     ({"signs": "bogus"}, "signs"), ({"signs": "prefix:9"}, "signs"), ({"k": 0}, "k"), ({"k": 30}, "k"),
     ({"path": "fast"}, "path"), ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"),
@@ -294,7 +301,7 @@ def test_progress_goes_to_stderr_only_when_asked(capsys):
 ])
 def test_bad_trial_input_names_the_parameter(change, parameter):
     with pytest.raises(ParameterError) as err:
-        sim.run_trial(**{**SMALL, "k": 3, **change})
+        sim.run_trial(**trial({**SMALL, "k": 3, **change}))
     assert err.value.parameter == parameter
 
 
@@ -303,7 +310,7 @@ def test_bad_trial_input_names_the_parameter(change, parameter):
 ])
 def test_bad_run_input_names_the_parameter(change, parameter):
     with pytest.raises(ParameterError) as err:
-        sim.run_trials(**{**SMALL, **change})
+        sim.run_trials(**trial({**SMALL, **change}))
     assert err.value.parameter == parameter
 
 

@@ -12,7 +12,8 @@ import pytest
 import derive
 import verify
 from derive.errors import ParameterError
-from derive.model.spec import Model, Scheme
+from derive.model.schemes import Causal
+from derive.model.spec import Model
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,7 +63,7 @@ def test_the_model_is_exact_immutable_and_compares_by_value():
     assert (sizes.delta, sizes.gamma) == (Fraction(1, 2), Fraction(2))
     assert sizes.replace(d=300).delta == Fraction(1, 4)
     causal = Model(T=4, weights="causal", tau="1/2")
-    assert causal.weights == Scheme("causal", Fraction(1, 2), "inclusive")
+    assert causal.weights == Causal(tau="1/2", mask="inclusive")
     assert causal.replace(mask="strict").weights.mask == "strict"
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from derive import Model
 from derive.errors import ParameterError
 from derive.cli.documents import spike
 from verify.sweeps import executors
@@ -140,7 +141,8 @@ def test_the_tasks_of_a_cell_are_one_draw_solved_at_each_mu2(tmp_path, path):
     assert len(alone) == len(records) // len(axis)
     for task in sweep.tasks():
         rec, job = records[task.key]["result"], sweep.job(task)
-        direct = run_trial(job.d, job.V, job.N, job.T, job.signs, list(job.weights), job.mu2, k=3, path="dense",
+        model = Model(d=job.d, V=job.V, N=job.N, T=job.T, signs=job.signs, mu2=job.mu2, centered=job.centered)
+        direct = run_trial(model, weights=list(job.weights), k=3, path="dense",
                            seed=task_seed(job.root_seed, sweep.draw_key(task), SPECTRUM_STREAM))
         np.testing.assert_allclose(rec["top_eigenvalues"], direct.top_eigenvalues, rtol=1e-8)
         np.testing.assert_allclose(rec["overlaps"], direct.overlaps, rtol=0, atol=1e-8)

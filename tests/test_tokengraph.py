@@ -5,11 +5,12 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derive.model.attention import pooling
+from derive.model.pooling import pooling
 from derive.vocabulary.populations import PoissonPopulation
 from derive.vocabulary.silverstein import GeneralizedMP
 from derive.vocabulary.tokengraph import atom_at_zero, rank_fraction
-from verify.montecarlo.draw import check_model, draw, rung
+from tests.trial_cases import model as trial_model
+from verify.montecarlo.draw import draw, rung
 from verify.stats import mean_ci
 
 Q = sp.Rational
@@ -56,10 +57,10 @@ def test_rank_of_sampled_token_matrices(T, scheme, signs, dl, gm):
     w = p.floats()
     d = 600
     V, N = rung(d, dl, gm)
-    model = check_model(d, V, N, T, signs, w, 0.0)
+    model = trial_model(d, V, N, T, signs)
     fractions = []
     for seed in range(4):
-        A = draw(model, seed).A.toarray()
+        A = draw(model, seed, weights=w).A.toarray()
         ev = np.linalg.eigvalsh(A @ A.T if V <= N else A.T @ A)
         fractions.append(np.sum(ev > 1e-9 * ev.max()) / V)
     with mpmath.workdps(15):
@@ -75,10 +76,10 @@ def test_zero_eigenvalues_of_s_at_t2():
     assert abs(atom - 0.161902559473) < 1e-11
     d = 600
     V, N = rung(d, 1, 1)
-    model = check_model(d, V, N, 2, "iid", [0.5, 0.5], 0.0)
+    model = trial_model(d, V, N, 2, "iid")
     fractions = []
     for seed in range(4):
-        data = draw(model, seed)
+        data = draw(model, seed, weights=[0.5, 0.5])
         C = (data.A.T @ data.E.T)
         ev = np.linalg.eigvalsh(C.T @ C / N)
         fractions.append(np.sum(ev <= 1e-9 * ev.max()) / d)

@@ -17,6 +17,7 @@ from derive.vocabulary.silverstein import GeneralizedMP
 from verify.montecarlo.draw import mixing_matrix
 from verify.montecarlo.quadrature import token_matrix
 from verify.stats import mean_ci
+from tests.trial_cases import model as trial_model
 
 Q = sp.Rational
 
@@ -117,7 +118,7 @@ def test_moments_of_S_against_sampled_spectra(T, scheme, mask):
     # m_2 at d = 1000, T = 4 causal, beyond the seeds' interval), which Richardson's extrapolation 2 m(1000) - m(500)
     # removes. walks' exact moments, k = 1..6, must lie within its 99% Student-t interval (Welch): half-widths 0.5%
     # (m_1) to 20% (m_6).
-    from derive.model.attention import pooling
+    from derive.model.pooling import pooling
     from verify.montecarlo.draw import rung
     from verify.montecarlo.trials import run_trials
     from verify.stats import Estimate, richardson
@@ -127,7 +128,7 @@ def test_moments_of_S_against_sampled_spectra(T, scheme, mask):
     estimates = []
     for d in (1000, 500):
         V, N = rung(d, 1, 1)
-        r = run_trials(d, V, N, T, "iid", p.floats(), 0.0, centered=False, seeds=8, spectrum=True, path="dense",
+        r = run_trials(trial_model(d, V, N, T, "iid"), weights=p.floats(), seeds=8, spectrum=True, path="dense",
                        progress=False)
         moments = np.array([[np.mean(ev**k) for k in range(1, 7)] for ev in r.spectra])
         estimates.append([Estimate(float(c.mean()), float(c.std(ddof=1) / np.sqrt(len(c))), len(c) - 1)

@@ -28,7 +28,8 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.gaussian.outliers import outliers_at
 from verify.montecarlo.conditional import CONDITIONAL_LAW, conditional_row
-from verify.montecarlo.draw import check_model, draw, rung, sample_table
+from derive.model.spec import Model
+from verify.montecarlo.draw import draw, rung, sample_table
 from verify.montecarlo.observables import controls, outlier_row, table_controls
 from verify.montecarlo.population import table_covariance
 from verify.montecarlo.trials import choose_path, solve
@@ -60,12 +61,12 @@ def observe_sample(d: int, delta, gamma, T: int, signs, weights, alpha: float, m
     draw's conditional prediction of the signal's eigenvalue and overlap and of the mean outlier's eigenvalue
     (:func:`conditional_row`, ``"conditional_<observable>"``)."""
     V, N = rung(d, delta, gamma)
-    model = check_model(d, V, N, T, signs, weights, mu2)
+    model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=mu2)
     path = choose_path("auto", False, d, V, N)
     rows, G, C = [], [], []
     for seed in rung_seeds(seed0, d, seeds):
-        data = draw(model, seed)
-        trial = solve(model, data, k, centered, path)
+        data = draw(model, seed, weights=weights)
+        trial = solve(data, k, centered, path)
         rows.append(outlier_row(trial.top_eigenvalues, trial.eigenvectors, data.E.mean(axis=1)))
         G.append(controls(model, data, centered, alpha))
         if conditional:
@@ -224,7 +225,7 @@ def compare_sample(d: int, delta, gamma, T: int, signs, pooling, mu2, *, centere
                    level: float, coarse: int = 4, scale=1, conditional: bool = False) -> dict:
     """The sample level of one configuration against its derived outliers: ``trials`` trials at ``d`` and
     ``2 trials`` at ``d/coarse`` (:func:`observe_sample`), compared by :func:`compare`. ``pooling`` is a
-    :class:`derive.model.attention.Pooling`; its weights are multiplied by ``scale`` (``alpha, kappa`` by its square,
+    :class:`derive.model.pooling.Pooling`; its weights are multiplied by ``scale`` (``alpha, kappa`` by its square,
     ``W`` by it). The result names its matrix (``"S"``), the law its predictions are from (``"law"``) and its power.
     With ``conditional``, the same draws are also compared with their conditional predictions
     (:func:`compare_conditional`, under ``"conditional"``)."""

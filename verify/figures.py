@@ -9,10 +9,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from derive.model import schemes as _schemes  # noqa: E402
+
 __all__ = ["SCHEME_COLORS", "save", "spectra_figure", "phase_figure", "overlap_figure", "weights_figure",
            "accuracy_figure", "mc_figure"]
 
-SCHEME_COLORS = {"mean": "tab:blue", "causal": "tab:orange", "optimal": "tab:green"}
+SCHEME_COLORS = {s.name: s.color for s in _schemes.CATALOGUE}
+"""Each weight scheme's colour (:mod:`derive.model.schemes`)."""
 
 
 def save(fig, folder: str, name: str) -> str:

@@ -531,7 +531,10 @@ def monte_carlo(q: Quantity, point: dict, values: tuple, digits: int, *, d: int,
     if d * (V + N) > 2.5e8:
         return {"skipped": f"d = {d} at delta = {point[delta]}, gamma = {point[gamma]} needs V = {V}, N = {N}: too large",
                 "point": where}
-    run = run_trials(d, V, N, len(w), signs, list(w), float(point[mu2]), centered=True, k=2, seeds=seeds, seed0=seed0)
+    from derive import Model
+
+    model = Model(d=d, V=V, N=N, T=len(w), signs=signs, mu2=point[mu2], centered=True)
+    run = run_trials(model, weights=list(w), k=2, seeds=seeds, seed0=seed0)
     measured = run.top_eigenvalues[:, 0] if q.name == "sample.eigenvalue" else run.overlaps[:, 0]
     mean, lo, hi = mean_ci(measured)
     expected, got = values

@@ -28,16 +28,18 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("verify.strategies needs Hypothesis: pip install 'attention-rmt[hypothesis]'") from exc
 
 from derive.errors import ParameterError
+from derive.model import families as _families, schemes as _schemes
 from derive.numbers import check_count, parse_rational
 
 __all__ = ["FAMILY_KINDS", "SCHEMES", "rationals", "ratios", "scales", "lengths", "sign_specs", "families",
            "correlation_matrices", "weights", "causal_cases", "spike_scalars", "model_configs", "quantity_points"]
 
-FAMILY_KINDS = ("iid", "prefix", "suffix", "markov", "gauss")
-"""The sign families of PAPER.md (a user matrix comes from :func:`correlation_matrices`)."""
+FAMILY_KINDS = tuple(cls.kind for cls in _families.CATALOGUE if cls.examples(1))
+"""The sign families of the catalogue that need no user's data (a user matrix comes from
+:func:`correlation_matrices`)."""
 
-SCHEMES = ("mean", "causal", "optimal")
-"""The weight schemes with no file."""
+SCHEMES = tuple(s.name for s in _schemes.CATALOGUE if s.drawn)
+"""The weight schemes of the catalogue that need no user's data."""
 
 MAX_T = 64
 """The longest sequence the strategies draw by default (exact ``R`` and weights stay fast up to here)."""
@@ -101,13 +103,9 @@ def lengths(*, min_T: int = 1, max_T: int = MAX_T):
 @st.composite
 def _specs(draw, T, max_T, kinds):
     T = draw(lengths(max_T=max_T)) if T is None else T
-    kind = draw(st.sampled_from(kinds))
-    if kind == "iid":
-        return "iid", T
-    if kind in ("prefix", "suffix"):
-        return f"{kind}:{draw(st.integers(1, T))}", T
-    num = draw(st.integers(-9, 9))
-    return f"{kind}:{num}/10", T
+    family = {cls.kind: cls for cls in _families.CATALOGUE}[draw(st.sampled_from(kinds))]
+    arg = draw(st.sampled_from(family.examples(T)))
+    return (f"{family.kind}:{arg}" if arg else family.kind), T
 
 
 def sign_specs(*, T: int | None = None, max_T: int = MAX_T, kinds=FAMILY_KINDS):
@@ -240,16 +238,14 @@ def spike_scalars(*, centered: bool | None = None, near_threshold: bool = True, 
 @st.composite
 def _configs(draw, max_T, schemes, centered, near_threshold):
     import mpmath
-    from derive.model.attention import pooling
+    from derive.model.pooling import pooling
     from derive.gaussian.outliers import critical_mu2, sample_threshold
     spec, T = draw(sign_specs(max_T=max_T))
     scheme = draw(st.sampled_from(schemes))
-    tau = mask = None
-    if scheme == "causal":
-        mask = "strict" if T >= 2 and draw(st.booleans()) else "inclusive"
-        tau = draw(rationals(low=0, high=4, max_denominator=4))
+    options = {o.name: draw(st.sampled_from(o.examples)) for o in _schemes.OPTIONS
+               if any(o in s.options for s in _schemes.CATALOGUE if s.name == scheme)}
     try:
-        pool = pooling(scheme, T, spec, tau=tau, mask=mask)
+        pool = pooling(scheme, T, spec, **options)
     except ParameterError:
         # e.g. a top eigenvector of R whose entries sum to zero: no weights normalized to sum 1 exist
         reject()
@@ -260,14 +256,14 @@ def _configs(draw, max_T, schemes, centered, near_threshold):
         mu2 = draw(rationals(low=0, high=16, max_denominator=100))
     else:
         mu2 = _near(draw, mu2c) if near_threshold and mu2c > 0 else draw(rationals(low=0, high=16, max_denominator=100))
-    return {"delta": delta, "gamma": gamma, "T": T, "signs": spec, "weights": scheme, "tau": tau, "mask": mask,
-            "mu2": mu2, "centered": draw(st.booleans()) if centered is None else centered, "pooling": pool}
+    return {"delta": delta, "gamma": gamma, "T": T, "signs": spec, "weights": scheme,
+            **{o.name: options.get(o.name) for o in _schemes.OPTIONS}, "mu2": mu2, "centered": draw(st.booleans()) if centered is None else centered, "pooling": pool}
 
 
 def model_configs(*, max_T: int = MAX_T, schemes=SCHEMES, centered: bool | None = None, near_threshold: bool = True):
     """A model configuration as a dict: ``delta, gamma`` (``(0, 4]``), ``T`` (up to ``max_T``), ``signs``,
     ``weights`` (a scheme), ``tau`` and ``mask`` (causal only), ``mu2`` (near the sample threshold half the
-    time), ``centered`` and the resolved :class:`derive.model.attention.Pooling` (exact ``alpha``, ``kappa``, ``W``)."""
+    time), ``centered`` and the resolved :class:`derive.model.pooling.Pooling` (exact ``alpha``, ``kappa``, ``W``)."""
     if centered is not None and not isinstance(centered, bool):
         raise ParameterError("centered", f"must be True, False or None, got {centered!r}")
     _derive_thresholds()

@@ -117,16 +117,19 @@ def spike_document(m: Model, digits: int = 30) -> dict:
 
 
 def attention_options(m: Model, digits: int = 30) -> dict:
-    """``{"mask": ..., "tau": ...}``: what the causal weights of ``m`` were computed with (both ``None`` for another
-    scheme), named in every document that depends on them (INTERFACE.md).
+    """The options of every weight scheme (:data:`derive.model.schemes.OPTIONS`, by name) with what the weights of ``m``
+    were computed with (``None`` for an option its scheme does not take), named in every document that depends on
+    them (INTERFACE.md): ``{"mask": ..., "tau": ...}``, the reals to ``digits``.
 
     >>> attention_options(Model(T=4, weights="causal")), attention_options(Model(T=4, weights="mean"))
     ({'mask': 'inclusive', 'tau': '0'}, {'mask': None, 'tau': None})
     """
-    scheme = m.weights
-    if scheme is None or scheme.name != "causal":
-        return {"mask": None, "tau": None}
-    return {"mask": scheme.mask, "tau": format_real(scheme.tau, digits)}
+    from derive.model.schemes import OPTIONS
+
+    values = {} if m.weights is None else m.weights.values
+    shown = lambda v: v if isinstance(v, str) else format_real(v, digits)  # noqa: E731
+    return {o.name: None if o.name not in values else shown(values[o.name])
+            for o in sorted(OPTIONS, key=lambda o: o.name)}
 
 
 def _sample(m: Model, digits: int) -> dict:

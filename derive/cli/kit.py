@@ -22,53 +22,8 @@ import threading
 
 from derive.errors import ParameterError
 
-__all__ = ["SCHEMES", "SIGN_SPECS", "MASK_CHOICES", "MASK_HELP", "QUANTITY_MEANINGS", "QUANTITIES", "MEMORY_HELP",
-           "add_max_memory", "STOP_SIGNALS", "Interrupted", "plain", "listed", "version", "readable", "with_provenance",
+__all__ = ["MEMORY_HELP", "add_max_memory", "add_signs", "add_scheme", "scheme_options", "STOP_SIGNALS", "Interrupted", "plain", "listed", "version", "readable", "with_provenance",
            "run_cli"]
-
-SCHEMES = ("mean", "causal", "optimal", "file:PATH")
-"""The weight schemes a command line accepts (``file:PATH``: a ``.npy`` or ``.csv`` of weights)."""
-
-SIGN_SPECS = ("iid", "prefix:L", "suffix:L", "markov:r", "gauss:rho", "file:PATH")
-"""The sign-family specs a command line accepts."""
-
-MASK_CHOICES = ("inclusive", "strict")
-"""The masks of causal attention (the keys of :data:`derive.model.attention.MASKS`)."""
-
-MASK_HELP = ("inclusive (keys s <= t; the default) or strict (keys s < t). The paper's harmonic weights "
-             "w_t ~ H_{T-1} - H_{t-1} (C6) are the strict mask's, at any tau; the inclusive mask gives "
-             "H_T - H_{t-1} at tau = 0")
-"""The help of every ``--mask``: the default, and which mask the paper's harmonic form holds for."""
-
-QUANTITY_MEANINGS = {
-    "signal.strength":
-        "theta_s = alpha (mu2 + delta), the strength of the signal term of the population covariance",
-    "signal.cosine2": "the squared cosine of the signal direction mu + Z s/V with u",
-    "mean.strength": "W^2 delta, the strength of the vocabulary-mean term of the raw S",
-    "population.theta_critical":
-        "theta_c, the strength above which a rank-one term of the population covariance makes an outlier",
-    "population.eigenvalue": "the population outlier ell(theta_s) of the signal term (N = oo)",
-    "population.overlap": "the limit of |u_hat^T u|^2 for the population outlier",
-    "population.mu2_critical": "the smallest mu2 at which the population outlier exists",
-    "sample.theta_critical":
-        "theta_c^N, the threshold strength of a rank-one term at the sample level (d/N -> gamma)",
-    "sample.eigenvalue": "the sample outlier psi(ell(theta_s)) of the signal term",
-    "sample.overlap": "the limit of |u_hat^T u|^2 for the sample outlier",
-    "sample.mu2_critical": "the smallest mu2 at which the sample outlier exists",
-    "bulk.right_edge": "the right edge of the bulk kappa (MP_delta boxtimes MP_gamma)",
-    "bulk.population_right_edge": "the right edge of the population bulk kappa MP_delta",
-    "bulk.density": "the density of the bulk kappa (MP_delta boxtimes MP_gamma) at x",
-    "bulk.atom_at_zero": "the mass of that bulk at zero",
-    "weights.causal":
-        "the d -> oo limit weight w_t of causal attention (outputs averaged; sum 1), for --where mask=inclusive (default) or mask=strict",
-    "alpha_over_kappa.mean.prefix": "alpha/kappa of mean pooling on prefix:L",
-    "alpha_over_kappa.mean.suffix": "alpha/kappa of mean pooling on suffix:L",
-    "alpha_over_kappa.optimal.prefix": "alpha/kappa of optimal pooling on prefix:L",
-}
-"""The names ``verify formula --quantity`` accepts and what each is: the quantities of :mod:`derive.sheet.quantities`
-(kept here so that building the command line imports no SymPy)."""
-
-QUANTITIES = tuple(QUANTITY_MEANINGS)
 
 MEMORY_HELP = ("most memory one Monte Carlo trial may hold, e.g. 8GiB or 512MiB (default: half of the memory available, "
                "shared by the trials that run at once); a larger trial is refused before anything is drawn")
@@ -78,6 +33,35 @@ MEMORY_HELP = ("most memory one Monte Carlo trial may hold, e.g. 8GiB or 512MiB 
 def add_max_memory(p) -> None:
     """The ``--max-memory SIZE`` option of a command that draws (:func:`derive.resources.set_max_memory` reads it)."""
     p.add_argument("--max-memory", default=None, metavar="SIZE", help=MEMORY_HELP)
+
+
+def add_signs(p, *, required: bool = False, default: str | None = None, help: str = "sign family") -> None:
+    """The ``--signs`` option: its valid forms from the catalogue of sign families (:mod:`derive.model.families`)."""
+    from derive.model.families import family_syntaxes
+
+    p.add_argument("--signs", required=required, default=default, metavar=listed(family_syntaxes()), help=help)
+
+
+def add_scheme(p, *, flag: str = "--weights", required: bool = False, default: str | None = None,
+               help: str | None = "weight scheme") -> None:
+    """The weight scheme's option (``flag``; ``help=None`` leaves it out, for a command whose scheme is fixed) and
+    every option of a scheme (``--tau``, ``--mask``), their forms and help from the catalogue of weight schemes
+    (:mod:`derive.model.schemes`)."""
+    from derive.model.schemes import CATALOGUE, OPTIONS, scheme_syntaxes
+
+    if help is not None:
+        p.add_argument(flag, required=required, default=default, metavar=listed(scheme_syntaxes()), help=help)
+    for o in OPTIONS:
+        owners = " or ".join(s.name for s in CATALOGUE if o in s.options)
+        p.add_argument(f"--{o.name}", default=None, metavar=listed(o.choices) if o.choices else None,
+                       help=f"{owners} only: {o.help}")
+
+
+def scheme_options(args) -> dict:
+    """The scheme options a command read (``None`` where not given), as keywords of :class:`derive.Model`."""
+    from derive.model.schemes import OPTIONS
+
+    return {o.name: getattr(args, o.name) for o in OPTIONS}
 
 
 def plain(text: str | None) -> str | None:
@@ -135,7 +119,7 @@ def _stopped_line(prog: str, signum: int) -> str:
 def listed(values) -> str:
     """The valid values of an option as ``--help`` shows them.
 
-    >>> listed(MASK_CHOICES)
+    >>> listed(("inclusive", "strict"))
     '{inclusive,strict}'
     """
     return "{" + ",".join(values) + "}"

@@ -18,10 +18,13 @@ def model_caption(m) -> str:
              if getattr(m, name) is not None and not (name in ("d", "V", "N") and m.delta is not None)]
     if m.weights is not None:
         scheme = m.weights
-        extra = f" ({scheme.mask} mask, tau={scheme.tau})" if scheme.name == "causal" else ""
+        values = scheme.values
+        # the mask first: it names the form of the weights, tau only scales them
+        extra = f" ({values['mask']} mask, tau={values['tau']})" if set(values) == {"mask", "tau"} else "".join(
+            f", {k}={v}" for k, v in values.items())
         parts.append(f"{scheme.spec} weights{extra}")
     if m.signs is not None:
-        parts.append(m.signs.spec)
+        parts.append(m.signs.name)
     if m.mu2 is not None or m.centered:
         parts.append("centered S_c" if m.centered else "raw S")
     return ", ".join(parts)

@@ -30,23 +30,22 @@ from derive.errors import ParameterError
 from derive.symbols import T, s, t, tau, u
 from derive.symbols import Formula, named
 from derive.model.signs import SignFamily, check_R, check_T
-from derive.model.spec import Scheme, parse_signs
-from derive.numbers import Displayed, check_digits, check_range, exact_sum, parse_rational, real_vector
-from derive.resources import KAPPA_RANGE, check_weights
+from derive.numbers import check_digits, check_range, exact_sum, parse_rational, real_vector
+from derive.resources import MAX_EIGEN_WORK, check_exact_causal_T
 
-__all__ = ["MASKS", "limit_score", "softmax_normalizer", "causal_attention", "causal_weight", "causal_weights",
+__all__ = ["MASK_OFFSETS", "limit_score", "softmax_normalizer", "causal_attention", "causal_weight", "causal_weights",
            "mean_weights", "alpha", "kappa", "sum_w", "normalized", "optimal_weights",
-           "scheme_weights", "Pooling", "pooling", "formulas"]
+           "formulas"]
 
 
-MASKS = {"inclusive": 0, "strict": 1}
-"""Each mask as the offset ``k`` of its window ``1 <= s <= t - k``."""
+MASK_OFFSETS = {"inclusive": 0, "strict": 1}
+"""Each mask of :data:`derive.model.schemes.MASKS` as the offset ``k`` of its window ``1 <= s <= t - k``."""
 
 
 def _mask_offset(mask: str) -> int:
-    if not isinstance(mask, str) or mask not in MASKS:
-        raise ParameterError("mask", f"must be one of {', '.join(MASKS)}, got {mask!r}")
-    return MASKS[mask]
+    if not isinstance(mask, str) or mask not in MASK_OFFSETS:
+        raise ParameterError("mask", f"must be one of {', '.join(MASK_OFFSETS)}, got {mask!r}")
+    return MASK_OFFSETS[mask]
 
 
 def _per_mask(f):
@@ -169,7 +168,7 @@ def causal_weights(T_value, tau_value=0, mask: str = "inclusive", digits: int = 
         raise ParameterError("tau", f"must be <= 700 (exp(tau) must stay finite), got {tv}")
     if mask == "strict" and n == 1:
         raise ParameterError("T", "the strict mask needs T >= 2 (position 1 has no key)")
-    check_weights("causal", n, None, digits)
+    check_exact_causal_T(n)
     if mask == "strict" or tv == 0:
         f = _exact_weight(mask)
         w = [f(k, n) for k in range(1, n + 1)]
@@ -265,26 +264,6 @@ def normalized(w, parameter: str) -> list:
     return w if total == 1 else [x / total for x in w]
 
 
-def _one_block(family: SignFamily, n: int):
-    """The index set ``B`` if ``R = 1_B 1_B^T`` on ``B`` and the identity elsewhere, else ``None``
-    (known without forming ``R`` for ``iid``, ``prefix:L`` and ``suffix:L``, whatever ``T``)."""
-    if family.kind == "iid":
-        return []
-    if family.kind in ("prefix", "suffix"):
-        L = int(family.param)
-        return [] if L == 1 else list(range(L)) if family.kind == "prefix" else list(range(n - L, n))
-    if n > 64:
-        return None
-    R = family.R(n)
-    B = [i for i in range(n) if any(R[i, j] != 0 for j in range(n) if j != i)]
-    for i in range(n):
-        for j in range(n):
-            expected = 1 if (i == j or (i in B and j in B)) else 0
-            if R[i, j] != expected:
-                return None
-    return B
-
-
 def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list, str | None]:
     r"""The top eigenvector of ``R`` (the maximizer of :math:`w^\top R w/\|w\|^2`), sign chosen so
     :math:`\sum_t w_t > 0`, with a note when it is not unique.
@@ -296,7 +275,7 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
     optimal and the mean weights are returned. Otherwise the eigenvector is computed by
     ``mpmath.eigsy`` at ``digits + 10`` digits.
 
-    >>> from derive.model.spec import Scheme, parse_signs
+    >>> from derive.model.families import parse_signs
     >>> optimal_weights(parse_signs("suffix:2"), 3)
     ([0, 1/2, 1/2], None)
     """
@@ -304,7 +283,7 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
         raise ParameterError("signs", f"must be a SignFamily (see derive.model.spec.parse_signs), got {type(family).__name__}")
     n = family.check(T_value)
     digits = check_digits(digits)
-    B = _one_block(family, n)
+    B = family.block(n)
     if B is not None and len(B) == 0:
         return mean_weights(n), "R = I: every w attains alpha/kappa = 1 (no unique optimum); the mean weights are returned"
     if B is not None:
@@ -313,7 +292,11 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
         # R w = L w on the block, so alpha = (sum_B w)^2 = 1
         assert family.quadratic_form(w) == 1
         return w, None
-    check_weights("optimal", n, family.kind, digits)
+    work = n**3 * (digits + 10) ** 2
+    if work > MAX_EIGEN_WORK:
+        raise ParameterError("digits" if n <= 8 else "T", f"optimal weights of {family.kind} signs need an mpmath "
+                             f"eigendecomposition of the {n} x {n} R at {digits + 10} digits: at most T^3 (digits + "
+                             f"10)^2 = {MAX_EIGEN_WORK}, got {work}")
     R = family.R(n)
     dps = digits + 10
     with mpmath.workdps(dps):
@@ -331,87 +314,6 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
             note = (f"the top eigenvalue of R is degenerate (multiplicity {multiplicity}); the returned vector is "
                     "one eigenvector of that eigenspace (mpmath's choice) and is not unique")
         return [sp.Float(mpmath.nstr(x, dps), dps) for x in v], note
-
-
-def scheme_weights(scheme, T_value, family: SignFamily | None = None, tau_value=None, mask=None,
-                   digits: int = 30) -> tuple[list, str | None]:
-    """The weights of a scheme (a :class:`~derive.model.spec.Scheme`, or its spec ``mean``, ``causal``, ``optimal``,
-    ``file:PATH`` with ``tau``/``mask`` for ``causal``) normalized to sum 1, and a note when they are not unique.
-
-    >>> scheme_weights("causal", 3, mask="strict")
-    ([3/4, 1/4, 0], None)
-    """
-    if family is not None and not isinstance(family, SignFamily):
-        raise ParameterError("signs", f"must be a SignFamily or None, got {type(family).__name__}")
-    n = check_T(T_value) if family is None else family.check(T_value)
-    if not isinstance(scheme, Scheme):
-        if not isinstance(scheme, str):
-            raise ParameterError("scheme", f"must be a string (mean, causal, optimal, file:PATH), got {scheme!r}")
-        scheme = Scheme.of(scheme, tau_value, mask, n)
-    if family is not None and family.kind == "gauss":
-        check_weights(scheme.spec, n, "gauss", check_digits(digits))
-    note = None
-    if scheme.name == "mean":
-        w = mean_weights(n)
-    elif scheme.name == "causal":
-        w = causal_weights(n, scheme.tau, scheme.mask, digits)
-    elif scheme.name == "optimal":
-        if family is None:
-            raise ParameterError("signs", "the optimal scheme needs --signs (it is the top eigenvector of R)")
-        w, note = optimal_weights(family, n, digits)
-    else:
-        if len(scheme.values) != n:
-            raise ParameterError("weights", f"{len(scheme.values)} weights for T = {n}")
-        w = [sp.Rational(x.numerator, x.denominator) for x in scheme.values]
-    return normalized(w, "weights" if scheme.name == "file" else "scheme"), note
-
-
-@dataclass(frozen=True)
-class Pooling(Displayed):
-    r"""A pooling scheme resolved: the weights (sum 1), the exact ``R`` of the sign family (``None``
-    without one), :math:`\alpha = w^\top R w` (``None`` without ``R``), :math:`\kappa = \|w\|^2`,
-    :math:`W = \sum_t w_t` and a note when the weights are not unique. A notebook shows it as a table."""
-
-    _DISPLAYED = ("weights", "family", "alpha", "kappa", "W", "note")
-
-    weights: tuple
-    family: SignFamily | None
-    alpha: sp.Expr | None
-    kappa: sp.Expr
-    W: sp.Expr
-    note: str | None = None
-
-    @property
-    def R(self) -> sp.Matrix | None:
-        """The exact ``T x T`` matrix ``R`` (formed on demand: ``alpha`` does not need it)."""
-        return None if self.family is None else self.family.R(len(self.weights))
-
-    def floats(self) -> list[float]:
-        """The weights as floats (for the Monte Carlo)."""
-        return [float(x) for x in self.weights]
-
-
-def pooling(scheme, T_value, signs=None, *, tau=None, mask=None, digits: int = 30) -> Pooling:
-    """The one resolver of a weight scheme: ``scheme`` (a :class:`~derive.model.spec.Scheme`, or ``mean``, ``causal``,
-    ``optimal``, ``file:PATH``) for
-    ``T_value`` positions and the sign family ``signs`` (a spec string, a :class:`SignFamily` or ``None``).
-
-    >>> p = pooling("mean", 2, "prefix:2"); p.weights, p.alpha, p.kappa, p.W
-    ((1/2, 1/2), 1, 1/2, 1)
-    """
-    family = parse_signs(signs) if isinstance(signs, str) else signs
-    if family is not None and not isinstance(family, SignFamily):
-        raise ParameterError("signs", f"must be a spec string or a SignFamily, got {type(family).__name__}")
-    w, note = scheme_weights(scheme, T_value, family, tau, mask, digits)
-    k = kappa(w)
-    # weights that nearly cancel (1e300, 1, -1e300, 1) sum to 1 only with huge entries: every law and simulation
-    # downstream works in kappa's documented range, and float64 overflows far sooner
-    low, high = (sp.Rational(b.numerator, b.denominator) for b in KAPPA_RANGE)
-    if not low <= k <= high:
-        raise ParameterError("weights", f"normalized to sum 1 they have kappa = |w|^2 = {sp.N(k, 6)}, outside "
-                                        f"[{low}, {high}], the documented range of kappa (do they nearly cancel?)")
-    a = family.quadratic_form(w) if family is not None else None
-    return Pooling(tuple(w), family, a, k, sum_w(w), note)
 
 
 def formulas() -> list[Formula]:

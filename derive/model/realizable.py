@@ -30,10 +30,10 @@ from scipy.optimize import linprog
 from derive.errors import ParameterError
 from derive.files import MAX_BYTES, read_regular_file
 from derive.model.signs import check_R
-from derive.numbers import check_count, parse_rational
+from derive.numbers import check_count, parse_fraction, parse_rational
 
 __all__ = ["MAX_T", "MAX_ENTRIES", "MAX_BYTES", "read_rational_array", "is_positive_semidefinite",
-           "cut_patterns", "realizing_mixture", "load_correlation_file"]
+           "cut_patterns", "realizing_mixture", "load_correlation_file", "certified_correlation"]
 
 MAX_T = 12
 """Largest ``T`` for the exact test: the LP has ``2^{T-1}`` columns and every certificate
@@ -285,17 +285,44 @@ def load_correlation_file(path) -> tuple[sp.Matrix, tuple[np.ndarray, np.ndarray
     entries = read_rational_array(path, "signs", 2)
     if entries.ndim != 2 or entries.shape[0] != entries.shape[1]:
         raise ParameterError("signs", f"{path}: R must be a square matrix, got shape {entries.shape}")
-    T = entries.shape[0]
-    if T > MAX_T:
-        raise ParameterError("signs", f"{path}: T = {T} > {MAX_T}: realizability by +-1 variables is only certified "
+    return certified_correlation(entries.tolist(), path)
+
+
+def certified_correlation(R, source, T: int | None = None) -> tuple[sp.Matrix, tuple[np.ndarray, np.ndarray]]:
+    """A user's ``R`` (rows of exact rationals; ``T x T`` if ``T`` is given) certified as the correlation of ``+-1``
+    variables with mean zero, with the certifying mixture of sign patterns and their probabilities; else a
+    :class:`ParameterError` of ``signs`` naming ``source`` and the reason.
+
+    >>> R, (x, p) = certified_correlation([[1, 0], [0, 1]], "R(2)")
+    >>> x.tolist(), p.tolist()
+    ([[1, 1], [1, -1]], [0.5, 0.5])
+    """
+    try:
+        rows = [list(row) for row in R]
+    except TypeError:
+        raise ParameterError("signs", f"{source}: R must be a list of rows, got {type(R).__name__}") from None
+    n = len(rows)
+    if n == 0 or any(len(row) != n for row in rows) or (T is not None and n != T):
+        shape = f"{n} x {', '.join(sorted({str(len(row)) for row in rows})) or 0}"
+        raise ParameterError("signs", f"{source}: R must be a square {T or n} x {T or n} matrix, got {shape}")
+    if n > MAX_T:
+        raise ParameterError("signs", f"{source}: T = {n} > {MAX_T}: realizability by +-1 variables is only certified "
                                       f"for T <= {MAX_T} (the test enumerates 2^(T-1) patterns)")
-    R = sp.Matrix(entries.tolist())
+    R = sp.Matrix([[_rational(x, source) for x in row] for row in rows])
     if R != R.T:
-        raise ParameterError("signs", f"{path}: R is not symmetric")
-    if any(R[i, i] != 1 for i in range(T)):
-        raise ParameterError("signs", f"{path}: the diagonal of R must be exactly 1 (R_tt = E[xi_t^2])")
+        raise ParameterError("signs", f"{source}: R is not symmetric")
+    if any(R[i, i] != 1 for i in range(n)):
+        raise ParameterError("signs", f"{source}: the diagonal of R must be exactly 1 (R_tt = E[xi_t^2])")
     if not is_positive_semidefinite(R):
-        raise ParameterError("signs", f"{path}: R is not positive semidefinite")
+        raise ParameterError("signs", f"{source}: R is not positive semidefinite")
     patterns, weights = realizing_mixture(R)
     probs = np.array([float(q) for q in weights])
     return R, (patterns, probs / probs.sum())
+
+
+def _rational(x, source) -> sp.Rational:
+    try:
+        q = parse_fraction(x, "signs")
+    except ParameterError:
+        raise ParameterError("signs", f"{source}: the entries of R must be exact rationals, got {x!r}") from None
+    return sp.Rational(q.numerator, q.denominator)

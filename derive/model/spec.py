@@ -22,17 +22,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from derive.errors import ParameterError
-from derive.model.signs import SignFamily, check_T, family
+from derive.model.schemes import OPTIONS, Scheme, parse_scheme
+from derive.model.families import as_family, parse_signs
+from derive.model.signs import SignFamily, check_T
 from derive.numbers import Displayed, check_count, check_range, parse_fraction
 
-__all__ = ["Scheme", "Model", "SCHEME_NAMES", "MASKS", "exact_or_close", "parse_signs", "load_weights_file"]
-
-SCHEME_NAMES = ("mean", "causal", "optimal", "file")
-"""The weight schemes: mean pooling, causal attention's ``d -> oo`` limit, the top eigenvector of ``R``, a user file."""
-
-MASKS = ("inclusive", "strict")
-"""The masks of causal attention: keys ``s <= t`` or ``s < t``."""
-
+__all__ = ["Model", "exact_or_close", "parse_signs"]
 
 def exact_or_close(value, name: str, digits: int = 30) -> Fraction:
     """A rational input as an exact :class:`fractions.Fraction`; a real SymPy expression (an ``alpha`` of the
@@ -51,106 +46,6 @@ def exact_or_close(value, name: str, digits: int = 30) -> Fraction:
     return parse_fraction(value, name)
 
 
-@dataclass(frozen=True)
-class Scheme:
-    """A weight scheme, checked: its ``name`` (:data:`SCHEME_NAMES`), the temperature ``tau`` and ``mask`` of the
-    causal scheme (``None`` for the others), and the exact ``values`` a file gave (read once)."""
-
-    name: str
-    tau: Fraction | None = None
-    mask: str | None = None
-    values: tuple | None = None
-    path: str | None = None
-
-    @property
-    def spec(self) -> str:
-        """The scheme as the command line writes it (``mean``, ``causal``, ``file:PATH``)."""
-        return f"file:{self.path}" if self.name == "file" else self.name
-
-    @classmethod
-    def of(cls, weights, tau=None, mask=None, T: int | None = None, parameter: str = "weights") -> "Scheme":
-        """A scheme from its spec (``mean``, ``causal``, ``optimal``, ``file:PATH``) and the causal options, or from
-        explicit weights (a sequence of rationals, kept as a ``file`` scheme without a path); ``parameter`` is the
-        name an error gives the spec (``derive weights`` calls it ``scheme``).
-
-        >>> Scheme.of("causal", tau="1/2").tau, Scheme.of([1, "1/2"]).values
-        (Fraction(1, 2), (Fraction(1, 1), Fraction(1, 2)))
-        """
-        if isinstance(weights, Scheme):
-            if tau is not None or mask is not None:
-                raise ParameterError("tau" if tau is not None else "mask", "belongs in the Scheme already given")
-            return weights
-        if isinstance(weights, str):
-            name, _, path = weights.strip().partition(":")
-            if name not in SCHEME_NAMES or (name == "file") != bool(path):
-                raise ParameterError(parameter, f"unknown scheme {weights!r} (mean, causal, optimal, file:PATH)")
-            values = load_weights_file(path, T) if name == "file" else None
-        else:
-            name, path = "file", None
-            values = _exact_weights(weights)
-        if name != "causal":
-            for option, value in (("tau", tau), ("mask", mask)):
-                if value is not None:
-                    raise ParameterError(option, f"only the causal scheme takes --{option}, not {name!r}")
-            return cls(name, values=values, path=path)
-        tau = Fraction(0) if tau is None else check_range(parse_fraction(tau, "tau"), "tau", low=0)
-        if mask is None:
-            mask = "inclusive"
-        if mask not in MASKS:
-            raise ParameterError("mask", f"must be one of {', '.join(MASKS)}, got {mask!r}")
-        return cls("causal", tau, mask)
-
-
-def parse_signs(spec) -> SignFamily:
-    """A sign family from its spec: the closed forms of :func:`derive.model.signs.family`, or ``file:PATH``, a user's
-    ``R`` read once and certified realizable (:func:`derive.model.realizable.load_correlation_file`).
-
-    >>> parse_signs("markov:1/2").param
-    Fraction(1, 2)
-    """
-    if isinstance(spec, str) and spec.strip().startswith("file:"):
-        from derive.model.realizable import load_correlation_file
-
-        spec = spec.strip()
-        matrix, mixture = load_correlation_file(spec[len("file:"):])
-        return SignFamily(spec, "file", None, matrix, mixture)
-    return family(spec)
-
-
-def _exact_weights(weights) -> tuple:
-    if isinstance(weights, (bytes, dict)) or not hasattr(weights, "__iter__"):
-        raise ParameterError("weights", f"a scheme name or a sequence of reals, got {weights!r}")
-    values = tuple(parse_fraction(w, "weights") for w in weights)
-    if not values or not any(values):
-        raise ParameterError("weights", "are all zero" if values else "are empty")
-    return values
-
-
-def load_weights_file(path, T) -> tuple:
-    """User weights from a ``.npy`` or ``.csv`` file (one vector of length ``T``), read exactly.
-
-    >>> import tempfile, os
-    >>> f = os.path.join(tempfile.mkdtemp(), "w.csv"); _ = open(f, "w").write("1,2,0.5\\n")
-    >>> load_weights_file(f, 3)
-    (Fraction(1, 1), Fraction(2, 1), Fraction(1, 2))
-    """
-    from derive.model.realizable import read_rational_array
-
-    if T is None:
-        raise ParameterError("T", "is needed to read weights from a file")
-    n = check_T(T)
-    arr = read_rational_array(path, "weights", 1, n)
-    if arr.ndim != 1:
-        if sorted(arr.shape)[:-1] != [1] * (arr.ndim - 1):
-            raise ParameterError("weights", f"{path}: expected one vector, got shape {arr.shape}")
-        arr = arr.reshape(-1)
-    if len(arr) != n:
-        raise ParameterError("weights", f"{path}: {len(arr)} weights for T = {n}")
-    if all(x == 0 for x in arr):
-        raise ParameterError("weights", f"{path}: all weights are zero")
-    return tuple(Fraction(int(w.p), int(w.q)) for w in arr)
-
-
 def _ratio(value, name: str, low_open: bool = True) -> Fraction:
     from derive.resources import check_documented_range
 
@@ -164,9 +59,12 @@ class Model(Displayed):
 
     * ``delta = d/V > 0`` and ``gamma = d/N >= 0`` (``0``: the population level), or the sizes ``d, V, N`` of a
       Monte Carlo run (``V`` even), from which ``delta, gamma`` follow;
-    * ``T``, ``signs`` (``iid``, ``prefix:L``, ``suffix:L``, ``markov:r``, ``gauss:rho``, ``file:PATH``, or a
-      :class:`~derive.model.signs.SignFamily`), ``weights`` (``mean``, ``causal``, ``optimal``, ``file:PATH``, a
-      :class:`Scheme`, or ``T`` reals) with ``tau`` and ``mask`` for ``causal``;
+    * ``T``, ``signs`` (a spec of the catalogue :mod:`derive.model.families`: ``iid``, ``prefix:L``, ``suffix:L``,
+      ``markov:r``, ``gauss:rho``, ``file:PATH``; a :class:`~derive.model.signs.SignFamily`; or your own object with
+      ``name``, ``R(T)`` and ``sample(rng, N, T)``), ``weights`` (a spec of the catalogue
+      :mod:`derive.model.schemes`: ``mean``, ``causal``, ``optimal``, ``file:PATH``, ``1/2,1/3,1/6``; a
+      :class:`~derive.model.schemes.Scheme`; or ``T`` rationals) with the scheme's options (``tau`` and ``mask`` for
+      ``causal``);
     * ``mu2 >= 0`` and ``centered`` (the covariance :math:`S_c` instead of the raw ``S``);
     * or, without ``T`` and ``weights``, the pooling scalars themselves: ``alpha = w^T R w``, ``kappa = ||w||^2``
       and ``sum_w = W`` (the Gaussian-equivalent law only).
@@ -179,8 +77,11 @@ class Model(Displayed):
                  "sum_w")
     _DISPLAYED = __slots__
 
-    def __init__(self, *, delta=None, gamma=None, d=None, V=None, N=None, T=None, signs=None, weights=None, tau=None,
-                 mask=None, mu2=None, centered=False, alpha=None, kappa=None, sum_w=None):
+    def __init__(self, *, delta=None, gamma=None, d=None, V=None, N=None, T=None, signs=None, weights=None, mu2=None,
+                 centered=False, alpha=None, kappa=None, sum_w=None, **options):
+        unknown = sorted(set(options) - {o.name for o in OPTIONS})
+        if unknown:
+            raise ParameterError(unknown[0], "is not a parameter of the model or an option of a weight scheme")
         set_ = object.__setattr__
         sizes = [None if x is None else check_count(x, name, low=1) for x, name in ((d, "d"), (V, "V"), (N, "N"))]
         if sizes[1] is not None and sizes[1] % 2:
@@ -199,18 +100,22 @@ class Model(Displayed):
         if None not in (d, N) and self.gamma != Fraction(d, N):
             raise ParameterError("gamma", f"is d/N = {Fraction(d, N)} for the sizes given, not {self.gamma}")
         set_(self, "T", None if T is None else check_T(T))
-        family = signs if isinstance(signs, SignFamily) or signs is None else parse_signs(signs)
+        family = as_family(signs)
         if family is not None and self.T is not None:
             family.check(self.T)
         set_(self, "signs", family)
-        if weights is None and (tau is not None or mask is not None):
-            raise ParameterError("tau" if tau is not None else "mask", "belongs to the causal weights: give weights")
-        scheme = None if weights is None else Scheme.of(weights, tau, mask, self.T)
-        if scheme is not None and scheme.values is not None:
+        given = [o.name for o in OPTIONS if options.get(o.name) is not None]
+        if weights is None and given:
+            raise ParameterError(given[0], "belongs to the weight scheme: give weights")
+        scheme = None if weights is None else parse_scheme(weights, self.T, **options)
+        exact = getattr(scheme, "exact", None)
+        if exact is not None:
             if self.T is None:
-                set_(self, "T", check_T(len(scheme.values)))
-            elif len(scheme.values) != self.T:
-                raise ParameterError("weights", f"needs T = {self.T} entries, got {len(scheme.values)}")
+                set_(self, "T", check_T(len(exact)))
+                if family is not None:
+                    family.check(self.T)
+            elif len(exact) != self.T:
+                raise ParameterError("weights", f"needs T = {self.T} entries, got {len(exact)}")
         set_(self, "weights", scheme)
         scalars = {"alpha": alpha, "kappa": kappa, "sum_w": sum_w}
         if scheme is not None:
@@ -238,16 +143,24 @@ class Model(Displayed):
         return hash(self._key())
 
     def __repr__(self):
+        """The model as the keywords that make it: families and schemes by name, the scheme's options spelled out.
+
+        >>> Model(T=3, weights=["1/2", "1/4", "1/4"], signs="markov:1/2")
+        Model(T='3', signs='markov:1/2', weights='1/2,1/4,1/4')
+        """
         shown = []
         for name in self.__slots__:
             value = getattr(self, name)
             if value is None or (name == "centered" and value is False):
                 continue
-            shown.append(f"{name}={value.spec if isinstance(value, (SignFamily, Scheme)) else str(value)!r}")
+            if isinstance(value, Scheme):
+                shown += [f"weights={value.spec!r}"] + [f"{k}={str(v)!r}" for k, v in value.values.items()]
+                continue
+            shown.append(f"{name}={value.name if isinstance(value, SignFamily) else str(value)!r}")
         return f"Model({', '.join(shown)})"
 
     def replace(self, **changes) -> "Model":
-        """A copy with ``changes`` (checked as a new model is); ``tau`` and ``mask`` replace the causal options.
+        """A copy with ``changes`` (checked as a new model is); a scheme's options (``tau``, ``mask``) replace its own.
 
         >>> Model(delta=1, gamma=1, mu2=2).replace(mu2=3).mu2
         Fraction(3, 1)
@@ -255,14 +168,9 @@ class Model(Displayed):
         given = {name: getattr(self, name) for name in self.__slots__}
         if {"d", "V", "N"} & set(changes):
             given.update(delta=None, gamma=None)
-        if "weights" in changes or "tau" in changes or "mask" in changes:
-            scheme = given.pop("weights")
-            given["weights"] = changes.pop("weights", scheme)
-            if isinstance(given["weights"], Scheme) and ("tau" in changes or "mask" in changes):
-                old = given["weights"]
-                given["weights"] = old.name
-                given["tau"] = changes.pop("tau", old.tau)
-                given["mask"] = changes.pop("mask", old.mask)
+        options = {o.name for o in OPTIONS} & set(changes)
+        if isinstance(self.weights, Scheme) and self.weights.options and options and "weights" not in changes:
+            given.update(weights=self.weights.name, **self.weights.values)
         given.update(changes)
         return Model(**given)
 

@@ -7,7 +7,7 @@ Each :class:`Quantity` is a function of the model's scalars (``delta, gamma, alp
   quantity is a root of a polynomial (a threshold, an edge), that polynomial in the placeholder :data:`y`
   and which root it is;
 - its *value* at a point, from the numeric API (:mod:`derive.gaussian.outliers`, :func:`derive.gaussian.bulk.law`,
-  :func:`derive.model.attention.pooling`), at the current mpmath precision;
+  :func:`derive.model.pooling.pooling`), at the current mpmath precision;
 - its *domain*: the ranges of its parameters and, for the last one, bounds that depend on the others
   (``mu2`` above the threshold where the outlier exists, ``x`` inside the support, ``t <= T``).
 
@@ -25,7 +25,7 @@ import sympy as sp
 
 from derive.model import expectations as ex
 from derive.gaussian import spikes
-from derive.cli.kit import QUANTITIES, QUANTITY_MEANINGS
+from derive.sheet.meanings import QUANTITIES, QUANTITY_MEANINGS
 from derive.errors import ParameterError
 from derive.symbols import L, T, W, alpha, delta, gamma, kappa, mu2, t, tau, theta, x
 
@@ -178,7 +178,7 @@ def _support_x(p):
 
 def _pooling_quotient(scheme: str, kind: str):
     def value(p):
-        from derive.model.attention import pooling
+        from derive.model.pooling import pooling
         q = pooling(scheme, int(p[T]), f"{kind}:{int(p[L])}")
         return _mp(q.alpha / q.kappa)
     return value

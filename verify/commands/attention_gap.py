@@ -6,7 +6,8 @@ from verify.progress import progress
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
 NAME = "attention-gap"
-HELP = "outlier and overlap of S_c pooled by real causal attention vs by its d -> oo limit weights, over a ladder of d"
+HELP = ("outlier and overlap of S_c pooled by real causal attention vs by its d -> oo limit weights, over a ladder of d "
+        "(--tau defaults to 1 here)")
 
 
 def add_arguments(p):

@@ -1,7 +1,8 @@
 """``verify formula``: a user's closed form of a derived quantity, proved equal, or refuted at a point."""
 import textwrap
 
-from derive.cli.kit import QUANTITIES, QUANTITY_MEANINGS, add_max_memory
+from derive.cli.kit import add_max_memory
+from derive.sheet.meanings import QUANTITIES, QUANTITY_MEANINGS
 
 __all__ = ["NAME", "HELP", "EPILOG", "add_arguments", "run", "render", "exit_status"]
 

@@ -1,6 +1,6 @@
 """``verify ladder``: the signal outlier of Monte Carlo against the derived limit over a ladder of d."""
 
-from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, add_max_memory, listed
+from derive.cli.kit import add_max_memory, add_scheme, add_signs, listed, scheme_options
 from derive.numbers import check_count, json_reals
 from verify.montecarlo.trials import PATHS
 from verify.progress import progress
@@ -21,11 +21,8 @@ def add_ladder_arguments(p, weights: bool = True):
     p.add_argument("--delta", default="1/2", help="d/V (default 1/2)")
     p.add_argument("--gamma", default="1/4", help="d/N (default 1/4)")
     p.add_argument("--T", default="8", help="sequence length (default 8)")
-    p.add_argument("--signs", default="prefix:2", metavar=listed(SIGN_SPECS), help="sign family (default prefix:2)")
-    if weights:
-        p.add_argument("--weights", default="mean", metavar=listed(SCHEMES), help="weight scheme (default mean)")
-    p.add_argument("--tau", default=None, help="causal only: attention temperature (default 0, attention-gap 1)")
-    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only: " + MASK_HELP)
+    add_signs(p, default="prefix:2", help="sign family (default prefix:2)")
+    add_scheme(p, default="mean", help="weight scheme (default mean)" if weights else None)
     p.add_argument("--mu2", default="2", help="signal strength ||mu||^2 (default 2)")
     p.add_argument("--seeds", default="8", help="trials per dimension (default 8)")
     p.add_argument("--seed0", default="0", help="root seed (default 0)")
@@ -62,8 +59,8 @@ def run(args):
     from verify.studies.finite_size import outlier_ladder  # here: every parser is built before one command runs
 
     with progress("ladder") as report:
-        return json_reals(outlier_ladder(**options, scheme=args.weights, centered=centered, tau=args.tau, mask=args.mask,
-                                         report=report), MC_DIGITS)
+        return json_reals(outlier_ladder(**options, scheme=args.weights, centered=centered, report=report,
+                                         **scheme_options(args)), MC_DIGITS)
 
 
 def render(doc) -> str:

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, add_max_memory, listed
+from derive.cli.kit import add_max_memory, add_scheme, add_signs, listed, scheme_options
 from derive.errors import ParameterError
 from derive.numbers import check_count, check_digits, format_real
 from derive.resources import MAX_MU2, check_trials, set_max_memory
@@ -19,10 +19,8 @@ def add_arguments(p):
     for name, help_ in (("--d", "embedding dimension"), ("--V", "vocabulary size (even)"),
                         ("--N", "number of sequences"), ("--T", "sequence length")):
         p.add_argument(name, required=True, help=help_)
-    p.add_argument("--signs", required=True, metavar=listed(SIGN_SPECS), help="sign family")
-    p.add_argument("--weights", required=True, metavar=listed(SCHEMES), help="weight scheme")
-    p.add_argument("--tau", default=None, help="causal only: attention temperature (default 0)")
-    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES), help="causal only: " + MASK_HELP)
+    add_signs(p, required=True)
+    add_scheme(p, required=True)
     p.add_argument("--mu2", required=True, help="signal strength ||mu||^2")
     p.add_argument("--seeds", default="8", help="number of independent trials (default 8)")
     p.add_argument("--seed0", default="0", help="root seed (default 0)")
@@ -51,30 +49,25 @@ def pooling_inputs(model, digits: int) -> dict:
         return {"weights": [float(x) for x in pool.weights], "weights_text": [format_real(x, 12) for x in pool.weights],
                 **exact}
 
-    scheme, family = model.weights, model.signs
-    if scheme.name == "file" or family.kind == "file":
+    scheme, family = model.weights.memo_key, model.signs.memo_key
+    if scheme is None or family is None:
         return compute()
     from derive.cache import memo
 
-    return memo("pooling", {"scheme": scheme.spec, "T": model.T, "signs": family.spec, "tau": _text(scheme.tau),
-                            "mask": scheme.mask, "digits": digits}, compute)
+    return memo("pooling", {**scheme, "T": model.T, "signs": family, "digits": digits}, compute)
 
 
-def _text(q):
-    return None if q is None else str(q)
-
-
-def conditional_summary(d, V, N, T, family, weights, mu2: float, centered: bool, run, fmt) -> dict:
+def conditional_summary(model, weights, run, fmt) -> dict:
     """Each seed's conditional prediction of the signal outlier (:func:`verify.montecarlo.conditional.conditional_row`, from the
     trial's own token matrix) and Monte Carlo minus it over the seeds: the seed's signal outlier is its top-``k``
     eigenpair most aligned with ``u``; an eigenvalue difference only where the draw has the outlier, an overlap
     difference everywhere (the prediction is 0 without it)."""
     from verify.montecarlo.conditional import CONDITIONAL_LAW, conditional_row
-    from verify.montecarlo.draw import check_model, drawn_tokens
+    from verify.montecarlo.draw import drawn_tokens
     from verify.stats import mean_ci
 
-    model = check_model(d, V, N, T, family, weights, mu2, solver=None)
-    rows = np.array([conditional_row(drawn_tokens(model, seed), model.weights, V, d, mu2, centered)
+    centered, w = model.centered, np.asarray(weights, dtype=float)
+    rows = np.array([conditional_row(drawn_tokens(model, seed), w, model.V, model.d, float(model.mu2), centered)
                      for seed in run.seeds])
     best = np.argmax(run.overlaps, axis=1)
     picked = np.arange(len(best))
@@ -109,8 +102,9 @@ def run(args):
         from derive.files import check_output_target
 
         check_output_target(args.plot, "plot")
-    model = Model(d=args.d, V=args.V, N=args.N, T=args.T, signs=args.signs, weights=args.weights, tau=args.tau,
-                  mask=args.mask, mu2=args.mu2, centered=args.centered)
+    options = scheme_options(args)
+    model = Model(d=args.d, V=args.V, N=args.N, T=args.T, signs=args.signs, weights=args.weights, mu2=args.mu2,
+                  centered=args.centered, **options)
     d, V, N, T, mu2 = model.d, model.V, model.N, model.T, model.mu2
     seeds, seed0, k = (check_count(args.seeds, "seeds", low=1), check_count(args.seed0, "seed0"),
                        check_count(args.k, "k", low=1))
@@ -120,7 +114,7 @@ def run(args):
         raise ParameterError("mu2", f"must be <= {MAX_MU2} for a float64 simulation, got {args.mu2}")
     digits = check_digits(args.digits)
     # the memory of the solver that will run (the dense model overstates a matrix-free trial several times over)
-    check_trials(d, V, N, T, seeds, model.signs.kind, solver=memory_model(choose_path(args.path, False, d, V, N)))
+    check_trials(d, V, N, T, seeds, model.signs, solver=memory_model(choose_path(args.path, False, d, V, N)))
     pool = pooling_inputs(model, digits)
     theory = spike(model.delta, model.gamma, pool["alpha"], pool["kappa"], mu2, sum_w=pool["W"],
                    centered=model.centered, digits=digits)
@@ -131,24 +125,22 @@ def run(args):
             model.delta, model.gamma, hint=f"each draw's own prediction is under \"conditional\"; the model's limit: "
                                            f"derive spike --delta {model.delta} --gamma {model.gamma} --T {T} "
                                            f"--weights {args.weights} --signs {args.signs} --mu2 {args.mu2}"
-                                           + "".join(f" --{name} {getattr(args, name)}" for name in ("tau", "mask")
-                                                     if getattr(args, name) is not None)
+                                           + "".join(f" --{name} {value}" for name, value in options.items()
+                                                     if value is not None)
                                            + (" --centered" if model.centered else ""))
     # a few trials in a fresh process run faster on BLAS than after loading numba (choose_engine)
-    run = run_trials(d, V, N, T, model.signs, pool["weights"], float(mu2), centered=model.centered, k=k,
-                     seeds=seeds, seed0=seed0, path=args.path, engine="auto")
+    run = run_trials(model, weights=pool["weights"], k=k, seeds=seeds, seed0=seed0, path=args.path, engine="auto")
     tops, overlaps = run.top_eigenvalues, run.overlaps
     fmt = lambda x: format_real(x, 10) if math.isfinite(x) else None  # noqa: E731
     ev, ov = mean_ci(tops[:, 0]), mean_ci(overlaps[:, 0])
-    given = {name: getattr(args, name) for name in ("d", "V", "N", "T", "signs", "weights", "tau", "mask", "mu2",
+    given = {name: getattr(args, name) for name in ("d", "V", "N", "T", "signs", "weights", *options, "mu2",
                                                     "centered", "seeds", "seed0", "k", "path")
              if getattr(args, name) is not None}
-    realized = {"d": d, "V": V, "N": N, "T": T, "signs": model.signs.spec, "weights": pool["weights_text"],
+    realized = {"d": d, "V": V, "N": N, "T": T, "signs": model.signs.name, "weights": pool["weights_text"],
                 "mu2": str(mu2), "centered": model.centered, "seeds": seeds, "seed0": seed0, "k": k,
                 "path": run.path, "delta": str(model.delta), "gamma": str(model.gamma),
                 "reuse": str(model.delta / model.gamma * T)}
-    if model.weights.name == "causal":
-        realized.update(tau=str(model.weights.tau), mask=model.weights.mask)
+    realized.update({name: str(value) for name, value in model.weights.values.items()})
     made = provenance()
     if args.plot:
         from derive.cli.plot import model_caption
@@ -162,8 +154,7 @@ def run(args):
         "top_eigenvalue": {"mean": fmt(ev[0]), "ci95": [fmt(ev[1]), fmt(ev[2])]},
         "overlaps_top_k": [fmt(x) for x in overlaps.mean(axis=0)],
         "theory": theory,
-        "conditional": conditional_summary(d, V, N, T, model.signs, pool["weights"], float(mu2), model.centered, run,
-                                           fmt),
+        "conditional": conditional_summary(model, pool["weights"], run, fmt),
         "inputs": {"given": given, "realized": realized},
         "weights": pool["weights_text"],
         "interval": "Student-t 95% over seeds (infinite for one seed: reported as null)",

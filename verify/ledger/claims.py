@@ -21,6 +21,7 @@ from verify.ledger.checks.c7 import check_c7
 from verify.ledger.checks.c8 import check_c8
 from verify.ledger.checks.c9 import check_c9, histogram_ladder
 from verify.ledger.checks.common import DELTA, FULL, GAMMA, QUICK, SIGNS, T, scheme_floats, theory
+from derive import Model
 from verify.ledger.records import Claim
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_axis
@@ -113,7 +114,8 @@ def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
     for name, (w, a, k) in schemes.items():
         curves[name] = (mu_fine, [float(theory(DELTA, GAMMA, name, repr(float(m))).sample.overlap) for m in mu_fine])
         # each seed is one draw solved along the whole axis: the points of a curve share their draws
-        overlaps = run_axis(d, V, N, T, SIGNS, w, mu_mc, centered=True, k=4, seeds=cfg["seeds"], seed0=400).overlaps
+        overlaps = run_axis(Model(d=d, V=V, N=N, T=T, signs=SIGNS, centered=True), mu_mc, weights=w, k=4,
+                            seeds=cfg["seeds"], seed0=400).overlaps
         stats_ = [mean_ci(overlaps[:, i, 0]) for i in range(len(mu_mc))]
         tick("overlap")
         points[name] = (mu_mc, *(np.array([s_[i] for s_ in stats_]) for i in range(3)))
@@ -124,7 +126,8 @@ def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
     grid = np.zeros((len(mus), len(gammas)))
     for j, g in enumerate(gammas):
         Vg, Ng = rung(dd, DELTA, g)
-        grid[:, j] = run_axis(dd, Vg, Ng, T, SIGNS, w, mus, centered=True, k=4, seed0=500 + j).overlaps[0, :, 0]
+        grid[:, j] = run_axis(Model(d=dd, V=Vg, N=Ng, T=T, signs=SIGNS, centered=True), mus, weights=w, k=4,
+                              seed0=500 + j).overlaps[0, :, 0]
         tick("phase")
     crit = lambda g, level: float(theory(DELTA, repr(float(g)), "mean", 1).level(level).mu2_critical)  # noqa: E731
     paths.append(figures.phase_figure(folder, mus, gammas, grid, lambda g: crit(g, "population"),

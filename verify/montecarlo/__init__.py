@@ -1,7 +1,8 @@
 """The Monte Carlo wing: the model's draw, its eigensolvers and real softmax attention.
 
-* :mod:`~verify.montecarlo.signs`: samplers of the sign families;
-* :mod:`~verify.montecarlo.draw`: validated parameters, the table, sequences, mixing matrix, pooled vectors;
+* :mod:`~verify.montecarlo.signs`: the draw of the sign vectors (each family carries its sampler);
+* :mod:`~verify.montecarlo.draw`: a trial of a :class:`derive.Model`: the table, sequences, mixing matrix, pooled
+  vectors;
 * :mod:`~verify.montecarlo.dense` and :mod:`~verify.montecarlo.lanczos`: the eigensolvers (one file each);
 * :mod:`~verify.montecarlo.mu2_axis`: one draw solved for every signal strength ``mu2`` at once (block Lanczos);
 * :mod:`~verify.montecarlo.trials`: one trial or many, solved by the chosen path;
@@ -14,14 +15,14 @@ not load the solvers.
 from importlib import import_module
 
 # the draw is imported now: its function ``draw`` must win over the submodule of the same name
-from verify.montecarlo.draw import (Draw, Model, balanced_signs, check_model, draw, mixing_matrix, pooled, ratios, rung,
-                                    sample_sequences, sample_table)
+from verify.montecarlo.draw import (Draw, balanced_signs, draw, mixing_matrix, pooled, ratios, rung, sample_sequences,
+                                    sample_table, trial_model, trial_weights)
 from verify.montecarlo.signs import sample_signs
 
 _TRIALS = ("AUTO_COST_RATIO", "PATHS", "Trial", "Trials", "choose_path", "run_trial", "run_trials", "solve")
 
-__all__ = ["Draw", "Model", "balanced_signs", "check_model", "draw", "mixing_matrix", "pooled", "ratios", "rung",
-           "sample_sequences", "sample_table", "sample_signs", *_TRIALS]
+__all__ = ["Draw", "balanced_signs", "draw", "mixing_matrix", "pooled", "ratios", "rung", "sample_sequences",
+           "sample_table", "sample_signs", "trial_model", "trial_weights", *_TRIALS]
 
 
 def __getattr__(name):

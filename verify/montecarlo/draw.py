@@ -28,13 +28,11 @@ from fractions import Fraction
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.resources import check_trial
 from derive.model.signs import SignFamily
-from derive.model.spec import parse_signs
 from derive.numbers import check_count, parse_fraction
 from verify.montecarlo.signs import sample_signs
 
-__all__ = ["Model", "check_model", "Draw", "draw", "drawn_tokens", "balanced_signs", "sample_table", "sample_sequences",
+__all__ = ["trial_model", "trial_weights", "Draw", "draw", "drawn_tokens", "balanced_signs", "sample_table", "sample_sequences",
            "mixing_matrix", "pooled", "ratios", "rung", "streams"]
 
 # ----------------------------------------------------------------------------------------------
@@ -61,40 +59,37 @@ def _real(value, name: str) -> float:
     return x
 
 
-@dataclass(frozen=True)
-class Model:
-    """Validated parameters of the model: sizes, sign family, pooling weights, signal strength."""
+def trial_model(model, mu2=None) -> "derive.Model":
+    """``model`` (a :class:`derive.Model`; with ``mu2`` instead of its own if given) after checking that it has what a
+    trial draws from: the sizes ``d, V, N``, ``T``, the sign family and ``mu2`` (``ParameterError`` naming the first
+    one missing).
 
-    d: int
-    V: int
-    N: int
-    T: int
-    family: SignFamily
-    weights: np.ndarray
-    mu2: float
-
-
-def check_model(d, V, N, T, signs, weights, mu2, solver: str | None = "dense") -> Model:
-    """Validate the model's parameters; a bad one raises :class:`ParameterError` naming it.
-
-    ``d, V, N, T`` are positive integers with ``V`` even, ``signs`` a family spec valid for ``T``,
-    ``weights`` ``T`` finite reals not all zero, ``mu2`` a finite real ``>= 0``. One trial's memory is checked
-    for ``solver`` (:data:`derive.resources.SOLVERS`); ``None`` leaves that to a caller that has yet to choose
-    its solver (:func:`derive.resources.check_trial`).
-
-    >>> check_model(4, 6, 10, 2, "iid", [0.5, 0.5], 1).weights
-    array([0.5, 0.5])
+    >>> from derive import Model
+    >>> trial_model(Model(d=4, V=6, N=10, T=2, signs="iid", mu2=1)).N
+    10
     """
-    d, V, N, T = (positive_int(x, n) for x, n in ((d, "d"), (V, "V"), (N, "N"), (T, "T")))
-    if V % 2:
-        raise ParameterError("V", f"must be even (two balanced classes), got {V}")
-    if isinstance(signs, SignFamily):
-        family = signs
-    else:
-        family = parse_signs(signs)
-    family.check(T)  # a family that does not fit T (prefix:L with L > T, a file of another size)
-    if solver is not None:
-        check_trial(d, V, N, T, family.kind, solver=solver)
+    from derive.model.spec import Model as DeriveModel
+
+    if not isinstance(model, DeriveModel):
+        raise ParameterError("model", f"must be a derive.Model, got {type(model).__name__}")
+    if mu2 is not None:
+        model = model.replace(mu2=mu2)
+    return model.need("d", "V", "N", "T", "signs", "mu2")
+
+
+def trial_weights(model, weights=None) -> np.ndarray:
+    """The pooling weights of a trial of ``model`` as float64: ``weights`` (``T`` finite reals, not all zero) where
+    given, else the model's weight scheme resolved (:func:`derive.weights`, normalized to sum 1).
+
+    >>> from derive import Model
+    >>> trial_weights(Model(T=2, weights="mean")), trial_weights(Model(T=2), [0.5, 0.5])
+    (array([0.5, 0.5]), array([0.5, 0.5]))
+    """
+    if weights is None:
+        from derive.interface import weights as pooling
+
+        return np.array(pooling(model.need("T", "weights")).floats())
+    T = model.need("T").T
     if isinstance(weights, (str, bytes)):
         raise ParameterError("weights", f"must be a sequence of {T} reals, got {weights!r}")
     try:
@@ -105,11 +100,7 @@ def check_model(d, V, N, T, signs, weights, mu2, solver: str | None = "dense") -
         raise ParameterError("weights", f"needs T = {T} entries, got {len(w)}")
     if not np.any(w):
         raise ParameterError("weights", "are all zero")
-    mu2 = _real(mu2, "mu2")
-    if mu2 < 0:
-        raise ParameterError("mu2", f"must be >= 0, got {mu2}")
-    return Model(d, V, N, T, family, w, mu2)
-
+    return w
 
 
 def _seed_sequence(seed) -> np.random.SeedSequence:
@@ -243,21 +234,25 @@ class Draw:
         return mixing_matrix(self.tokens, self.weights, self.E.shape[1])
 
 
-def draw(model: Model, seed, table: np.ndarray | None = None) -> Draw:
-    """Everything random in one trial of ``model``, from ``seed`` (see the module docstring); the table drawn into
+def draw(model, seed, table: np.ndarray | None = None, weights=None) -> Draw:
+    """Everything random in one trial of ``model`` (a :class:`derive.Model` with its sizes, sign family and ``mu2``),
+    from ``seed`` (see the module docstring), pooled with ``weights`` (:func:`trial_weights`); the table drawn into
     ``table`` if given (:func:`sample_table`'s ``out``)."""
+    model = trial_model(model)
+    w = trial_weights(model, weights)
     table_rng, seq_rng, start_rng = streams(seed, 3)
-    E = sample_table(table_rng, model.d, model.V, model.mu2, table)
+    E = sample_table(table_rng, model.d, model.V, float(model.mu2), table)
     s = balanced_signs(model.V)
-    xi, tokens = sample_sequences(seq_rng, model.family, s, model.N, model.T)
-    return Draw(E, s, xi, tokens, model.weights, start_rng.standard_normal(model.d))
+    xi, tokens = sample_sequences(seq_rng, model.signs, s, model.N, model.T)
+    return Draw(E, s, xi, tokens, w, start_rng.standard_normal(model.d))
 
 
-def drawn_tokens(model: Model, seed) -> np.ndarray:
-    """The tokens (``N x T``) of :func:`draw`'s trial ``seed`` without drawing its table (the sequences have their own
-    stream): what a prediction conditional on the tokens needs."""
+def drawn_tokens(model, seed) -> np.ndarray:
+    """The tokens (``N x T``) of :func:`draw`'s trial ``seed`` of ``model`` without drawing its table (the sequences
+    have their own stream): what a prediction conditional on the tokens needs."""
+    model = trial_model(model)
     _, seq_rng, _ = streams(seed, 3)
-    return sample_sequences(seq_rng, model.family, balanced_signs(model.V), model.N, model.T)[1]
+    return sample_sequences(seq_rng, model.signs, balanced_signs(model.V), model.N, model.T)[1]
 
 
 def _positive(delta, gamma) -> tuple[Fraction, Fraction]:

@@ -19,7 +19,7 @@ import numpy as np
 import sympy as sp
 
 from derive.model import expectations as ex
-from verify.montecarlo.draw import Draw, Model, balanced_signs
+from verify.montecarlo.draw import Draw, balanced_signs
 
 __all__ = ["TABLE_CONTROLS", "CONTROLS", "table_controls", "controls", "outlier_row"]
 
@@ -58,10 +58,11 @@ def table_controls(E: np.ndarray, mu2: float) -> np.ndarray:
     return np.array([2 * root * g[0], g @ g - d / V, m @ m - d / V])
 
 
-def controls(model: Model, data: Draw, centered: bool, alpha: float) -> np.ndarray:
-    """The control variates :data:`CONTROLS` of one draw (``alpha`` the weights' :math:`w^T R w`)."""
-    w, N = model.weights, model.N
-    args = (model.mu2, alpha, float(w @ w), float(w.sum()), model.V, N)
+def controls(model, data: Draw, centered: bool, alpha: float) -> np.ndarray:
+    """The control variates :data:`CONTROLS` of one draw of ``model`` (a :class:`derive.Model`; ``alpha`` the draw's
+    weights' :math:`w^T R w`)."""
+    w, N, mu2 = data.weights, model.N, float(model.mu2)
+    args = (mu2, alpha, float(w @ w), float(w.sum()), model.V, N)
     (a_raw, b_raw), (a_c, b_c) = _mean_of_S()[False](*args), _mean_of_S()[True](*args)
     a, b = (a_c, b_c) if centered else (a_raw, b_raw)
     pooled_sign = data.xi @ w
@@ -70,7 +71,7 @@ def controls(model: Model, data: Draw, centered: bool, alpha: float) -> np.ndarr
     cbar = data.E @ (data.A @ np.ones(N)) / N
     # S - S_c = cbar cbar^T, so E||cbar||^2 is the difference of the two traces
     cbar2 = (a_raw - a_c) + model.d * (b_raw - b_c)
-    return np.concatenate([table_controls(data.E, model.mu2),
+    return np.concatenate([table_controls(data.E, mu2),
                            [np.mean(pooled_sign**2) - alpha, np.mean(pooled_sign), s_uu - (a + b), cbar @ cbar - cbar2]])
 
 

@@ -29,11 +29,14 @@ def compile_solvers() -> None:
     from verify.montecarlo.mu2_axis import Pencil, axis_top
     from verify.montecarlo.trials import run_axis, run_trial
 
-    model = dict(d=24, V=48, N=96, T=4, signs="prefix:2", weights=[0.4, 0.3, 0.2, 0.1])
+    from derive.model.spec import Model
+
+    w = [0.4, 0.3, 0.2, 0.1]
     for centered in (False, True):
+        model = Model(d=24, V=48, N=96, T=4, signs="prefix:2", mu2=2, centered=centered)
         for path, dtype in (("implicit", np.float64), ("implicit", np.float32), ("mixed", np.float64)):
-            run_trial(**model, mu2=2.0, centered=centered, k=2, path=path, dtype=dtype, engine="numba")
-        run_axis(**model, mu2s=[0.5, 2.0], centered=centered, k=2, path="implicit")
+            run_trial(model, weights=w, k=2, path=path, dtype=dtype, engine="numba")
+        run_axis(model, [0.5, 2.0], weights=w, k=2, path="implicit")
     # a mixing made from a sparse A (its values in C order, the draw's in F order) and the float32 table's block pass
     rng = np.random.default_rng(0)
     E, A, s = rng.standard_normal((24, 48)), sps.random(48, 96, 0.1, random_state=1, format="csc"), np.repeat([1.0, -1.0], 24)

@@ -19,7 +19,7 @@ import numpy as np
 from derive.errors import ParameterError
 from derive.resources import check_trial, check_trials
 from verify.montecarlo.dense import dense_top
-from verify.montecarlo.draw import Draw, Model, check_model, draw, positive_int
+from verify.montecarlo.draw import Draw, draw, positive_int, trial_model, trial_weights
 from verify.montecarlo.lanczos import Mixing, implicit_top, mixed_top
 from verify.montecarlo.mu2_axis import Axis, Pencil, axis_top, check_mu2s, dense_axis_top
 from verify.progress import progress as progress_bar
@@ -147,7 +147,7 @@ def _mixing(data: Draw, centered: bool) -> Mixing:
     return Mixing.of_tokens(data.tokens, data.weights, data.E.shape[1], centered)
 
 
-def solve(model: Model, data: Draw, k: int, centered: bool, path: str, spectrum: bool = False, dtype=np.float64,
+def solve(data: Draw, k: int, centered: bool, path: str, spectrum: bool = False, dtype=np.float64,
           engine: str = "numba") -> Trial:
     """Eigen-solve one drawn trial by ``path`` (``'dense'``, ``'implicit'`` or ``'mixed'``) on ``engine``
     (``'numba'`` or ``'blas'``), both already chosen."""
@@ -161,29 +161,29 @@ def solve(model: Model, data: Draw, k: int, centered: bool, path: str, spectrum:
     return Trial(vals, vecs[0] ** 2, vecs, full, path, products, passes, residuals)
 
 
-def run_trial(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="auto", seed=0,
-              spectrum=False, dtype=np.float64, engine="numba") -> Trial:
-    r"""One trial of the model: the top-``k`` eigenvalues of :math:`S` (or :math:`S_c` if ``centered``)
-    and their eigenvectors' squared overlaps with :math:`u = \mathbf e_1`.
+def run_trial(model, *, k=3, path="auto", seed=0, spectrum=False, dtype=np.float64, engine="numba",
+              weights=None) -> Trial:
+    r"""One trial of ``model`` (a :class:`derive.Model` with ``d, V, N, T``, the sign family, the weight scheme and
+    ``mu2``): the top-``k`` eigenvalues of :math:`S` (or :math:`S_c` if ``model.centered``) and their eigenvectors'
+    squared overlaps with :math:`u = \mathbf e_1`.
 
-    ``signs`` is a family spec (or a :class:`~derive.model.signs.SignFamily`), ``weights`` ``T`` reals,
-    ``k < min(d, N)``. ``path``: ``'dense'`` (:func:`dense_top`), ``'implicit'``
-    (:func:`implicit_top`), ``'mixed'`` (:func:`mixed_top`: float32 Lanczos certified by a float64
-    Rayleigh-Ritz step) or ``'auto'`` (dense or mixed, see :data:`AUTO_COST_RATIO`); ``engine`` runs
-    the matrix-free ones (:func:`choose_engine`); all paths
-    see the same draw, and their eigenvalues agree to about ``1e-10`` relative (:data:`TOL`,
-    :data:`MIXED_ACCEPT`). ``spectrum=True`` also
-    returns all ``d`` eigenvalues (dense path). ``dtype=numpy.float32`` stores the table in float32
-    for the implicit solver (same draw, rounded). ``seed``: a non-negative integer or a
-    :class:`numpy.random.SeedSequence`; the same seed gives the same numbers.
+    ``weights``: ``T`` reals to pool with instead of the model's scheme (:func:`verify.montecarlo.draw.trial_weights`).
+    ``k < min(d, N)``. ``path``: ``'dense'`` (:func:`dense_top`), ``'implicit'`` (:func:`implicit_top`), ``'mixed'``
+    (:func:`mixed_top`: float32 Lanczos certified by a float64 Rayleigh-Ritz step) or ``'auto'`` (dense or mixed, see
+    :data:`AUTO_COST_RATIO`); ``engine`` runs the matrix-free ones (:func:`choose_engine`); all paths see the same draw,
+    and their eigenvalues agree to about ``1e-10`` relative (:data:`TOL`, :data:`MIXED_ACCEPT`). ``spectrum=True``
+    also returns all ``d`` eigenvalues (dense path). ``dtype=numpy.float32`` stores the table in float32 for the
+    implicit solver (same draw, rounded). ``seed``: a non-negative integer or a :class:`numpy.random.SeedSequence`; the
+    same seed gives the same numbers.
     """
-    model = check_model(d, V, N, T, signs, weights, mu2, solver=None)
+    model = trial_model(model)
+    w = trial_weights(model, weights)
     k = _check_k(k, model.d, model.N)
-    centered, spectrum = _flag(centered, "centered"), _flag(spectrum, "spectrum")
+    spectrum = _flag(spectrum, "spectrum")
     chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
-    check_trial(model.d, model.V, model.N, model.T, model.family.kind, solver=memory_model(chosen, dtype))
+    check_trial(model.d, model.V, model.N, model.T, model.signs, solver=memory_model(chosen, dtype))
     engine = choose_engine(engine, chosen, 1, model.d, model.V)
-    return solve(model, draw(model, seed), k, centered, chosen, spectrum, dtype, engine)
+    return solve(draw(model, seed, weights=w), k, model.centered, chosen, spectrum, dtype, engine)
 
 
 def _flag(value, name: str) -> bool:
@@ -210,8 +210,8 @@ class Trials:
     path: str
 
 
-def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="auto", seeds=1, seed0=0,
-               spectrum=False, dtype=np.float64, progress: bool | None = None, engine="numba") -> Trials:
+def run_trials(model, *, k=3, path="auto", seeds=1, seed0=0, spectrum=False, dtype=np.float64,
+               progress: bool | None = None, engine="numba", weights=None) -> Trials:
     """``seeds`` independent trials of :func:`run_trial` (same arguments); trial ``j`` uses
     ``SeedSequence(seed0).spawn(seeds)[j]``, so it is the same whatever the number of trials (on one
     engine: ``engine='auto'`` picks by the number of trials, and engines agree up to rounding).
@@ -219,20 +219,21 @@ def run_trials(d, V, N, T, signs, weights, mu2, *, centered=False, k=3, path="au
     ``progress``: ``True``/``False`` forces a progress report on stderr on or off; ``None`` shows
     it once the run has lasted :data:`verify.progress.DELAY` seconds.
     """
-    model = check_model(d, V, N, T, signs, weights, mu2, solver=None)
+    model = trial_model(model)
+    w = trial_weights(model, weights)
     k = _check_k(k, model.d, model.N)
     K = positive_int(seeds, "seeds")
     if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
         raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
-    centered, spectrum = _flag(centered, "centered"), _flag(spectrum, "spectrum")
+    spectrum = _flag(spectrum, "spectrum")
     chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
-    check_trials(model.d, model.V, model.N, model.T, K, model.family.kind, solver=memory_model(chosen, dtype))
+    check_trials(model.d, model.V, model.N, model.T, K, model.signs, solver=memory_model(chosen, dtype))
     engine = choose_engine(engine, chosen, K, model.d, model.V)
     children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
     results = []
     with progress_bar("verify.montecarlo", enabled=progress, unit="trials") as report:
         for j, child in enumerate(children):
-            results.append(solve(model, draw(model, child), k, centered, chosen, spectrum, dtype, engine))
+            results.append(solve(draw(model, child, weights=w), k, model.centered, chosen, spectrum, dtype, engine))
             report(j + 1, K)
     return Trials(
         np.array([r.top_eigenvalues for r in results]),
@@ -262,19 +263,20 @@ class AxisTrials:
     path: str
 
 
-def run_axis(d, V, N, T, signs, weights, mu2s, *, centered=False, k=3, path="auto", seeds=1, seed0=0) -> AxisTrials:
-    """:func:`run_trials` for every ``mu2`` of ``mu2s`` at once: trial ``j`` draws once (seed
-    ``SeedSequence(seed0).spawn(seeds)[j]``, as :func:`run_trials`) and is solved on the whole axis
-    (:mod:`verify.montecarlo.mu2_axis`), so the ``mu2`` values share their draws (common random numbers)
+def run_axis(model, mu2s, *, k=3, path="auto", seeds=1, seed0=0, weights=None) -> AxisTrials:
+    """:func:`run_trials` of ``model`` for every ``mu2`` of ``mu2s`` at once (the model's own ``mu2`` is not used):
+    trial ``j`` draws once (seed ``SeedSequence(seed0).spawn(seeds)[j]``, as :func:`run_trials`) and is solved on the
+    whole axis (:mod:`verify.montecarlo.mu2_axis`), so the ``mu2`` values share their draws (common random numbers)
     and agree with :func:`run_trials` at each ``mu2`` to ``1e-8``."""
     mu2s = check_mu2s(mu2s)
-    model = check_model(d, V, N, T, signs, weights, 0.0, solver=None)
+    model = trial_model(model, mu2=0)
+    w = trial_weights(model, weights)
     k = _check_k(k, model.d, model.N)
     K = positive_int(seeds, "seeds")
     if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
         raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
     chosen = choose_axis_path(path, model.d, model.V, model.N, len(mu2s))
-    check_trial(model.d, model.V, model.N, model.T, model.family.kind, solver=memory_model(chosen, axis=True))
+    check_trial(model.d, model.V, model.N, model.T, model.signs, solver=memory_model(chosen, axis=True))
     children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
-    axes = [solve_axis(draw(model, child), mu2s, k, bool(centered), chosen) for child in children]
+    axes = [solve_axis(draw(model, child, weights=w), mu2s, k, model.centered, chosen) for child in children]
     return AxisTrials(mu2s, np.array([a.values for a in axes]), np.array([a.overlaps for a in axes]), children, chosen)

@@ -29,20 +29,21 @@ from derive.numbers import parse_rational
 from verify.montecarlo.attention import CHUNK, sequence_attention_weights
 from verify.montecarlo.draw import ratios, rung
 from verify.studies.finite_size import fit, ladder, rung_seeds, scheme_prediction, summary
-from verify.montecarlo.draw import check_model, draw
+from derive.model.spec import Model
+from verify.montecarlo.draw import draw
 from verify.montecarlo.trials import choose_path, solve
 
 __all__ = ["paired_trial", "attention_gap"]
 
 
-def paired_trial(model, seed, tau: float, mask: str, path: str = "dense") -> dict:
-    """One draw solved twice, by the solver ``path`` (``'dense'``, ``'implicit'`` or ``'mixed'``):
-    with the model's (limit) weights and with the real attention weights."""
-    data = draw(model, seed)
+def paired_trial(model, weights, seed, tau: float, mask: str, path: str = "dense") -> dict:
+    """One draw of ``model`` solved twice, by the solver ``path`` (``'dense'``, ``'implicit'`` or ``'mixed'``):
+    with the (limit) ``weights`` and with the real attention weights."""
+    data = draw(model, seed, weights=weights)
     W = sequence_attention_weights(data.E, data.tokens, tau, mask)
-    limit = solve(model, data, 1, True, path)
-    attention = solve(model, dataclasses.replace(data, weights=W), 1, True, path)
-    w = np.asarray(model.weights)
+    limit = solve(data, 1, True, path)
+    attention = solve(dataclasses.replace(data, weights=W), 1, True, path)
+    w = data.weights
     return {
         "limit": (limit.top_eigenvalues[0], limit.overlaps[0]),
         "attention": (attention.top_eigenvalues[0], attention.overlaps[0]),
@@ -67,11 +68,11 @@ def attention_gap(ds, delta, gamma, T: int, signs: str, tau, mask: str, mu2, see
     total, done = sum(d * d for d in ds) * seeds, 0
     for d in ds:
         V, N = rung(d, delta, gamma)
-        model = check_model(d, V, N, T, signs, w, float(parse_rational(mu2, "mu2")))
+        model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=mu2)
         chosen = choose_path(path, False, d, V, N)
         trials = []
         for child in rung_seeds(seed0, d, seeds):
-            trials.append(paired_trial(model, child, tau, mask, chosen))
+            trials.append(paired_trial(model, w, child, tau, mask, chosen))
             done += d * d
             if report is not None:
                 report(done, total)

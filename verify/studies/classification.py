@@ -34,17 +34,19 @@ def accuracy(beta: np.ndarray, C: np.ndarray, y: np.ndarray) -> float:
 
 
 def accuracy_curves(weights: dict, mu2_grid, d: int, V: int, N: int, T: int, signs: str, seeds: int, seed0: int) -> dict:
-    """Test accuracy per scheme and ``mu2``: an array ``seeds x len(mu2_grid)`` for each scheme; ``signs`` is
-    ``prefix:L`` or ``suffix:L`` (the label is the block's sign).
+    """Test accuracy per scheme and ``mu2``: an array ``seeds x len(mu2_grid)`` for each scheme; ``signs`` is a family
+    whose positions share one sign on a block (``prefix:L``, ``suffix:L``, ``L >= 2``: the label is the block's sign).
 
     Paired design: for a seed and ``mu2`` every scheme sees the same table and the same train and
     test sequences, so differences between schemes are not blurred by sampling noise.
     """
     out = {name: np.zeros((seeds, len(mu2_grid))) for name in weights}
     family, s = parse_signs(signs), balanced_signs(V)
-    if family.kind not in ("prefix", "suffix"):
-        raise ParameterError("signs", f"the label is the sign of a block: prefix:L or suffix:L, not {signs!r}")
-    label = 0 if family.kind == "prefix" else T - 1
+    block = family.block(T)
+    if not block:
+        raise ParameterError("signs", f"the label is the sign of a block of positions (prefix:L or suffix:L with "
+                                      f"L >= 2), not {signs!r}")
+    label = block[0]
     for i, child in enumerate(np.random.SeedSequence(seed0).spawn(seeds)):
         for j, mu2 in enumerate(mu2_grid):
             rng = np.random.default_rng([*child.generate_state(2), j])

@@ -14,14 +14,15 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from derive.model import attention
+from derive.model import pooling as attention_pooling
 from derive.errors import ParameterError
 from derive.numbers import check_count, parse_rational
 from derive.cli.documents import outliers_document
 from derive.model.spec import parse_signs
 from derive.resources import check_trials
 from derive.gaussian.outliers import outliers_at
-from verify.montecarlo.draw import check_model, draw, ratios, rung
+from derive.model.spec import Model
+from verify.montecarlo.draw import draw, ratios, rung
 from verify.montecarlo.trials import choose_path, solve
 from verify.stats import finite_size_fit, mean_ci
 
@@ -47,12 +48,12 @@ def ladder(ds, delta=None, gamma=None, T: int = 1, seeds: int = 1, signs: str | 
     if len(set(out)) < 2:
         raise ParameterError("d", "a ladder needs at least two distinct sizes")
     if delta is not None:
-        kind = parse_signs(signs).kind if signs is not None else None
+        family = parse_signs(signs) if signs is not None else None
         for d in out:
             check_count(d, "d", high=MAX_LADDER_D)
             V, N = rung(d, delta, gamma)
             try:
-                check_trials(d, V, N, T, seeds, kind, extra_per_d * d)
+                check_trials(d, V, N, T, seeds, family, extra_per_d * d)
             except ParameterError as exc:
                 # V and N follow from d: the user's parameter is d (or seeds)
                 raise ParameterError(exc.parameter if exc.parameter == "seeds" else "d", exc.reason) from None
@@ -68,7 +69,7 @@ def rung_seeds(seed0: int, d: int, seeds: int) -> list:
 def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, centered: bool, tau=None, mask=None):
     """The weights of ``scheme`` (floats) and the spike prediction ``(eigenvalue, overlap)`` they give;
     ``ParameterError`` on ``mu2`` if the prediction has no signal outlier."""
-    p = attention.pooling(scheme, T, signs, tau=tau, mask=mask)
+    p = attention_pooling.pooling(scheme, T, signs, tau=tau, mask=mask)
     with mpmath.workdps(30):
         o = outliers_at(delta, gamma, p.alpha, p.kappa, parse_rational(mu2, "mu2"), sum_w=p.W, centered=centered)
     if not o.sample.outlier:
@@ -100,11 +101,11 @@ def outlier_ladder(ds, delta, gamma, T: int, signs: str, scheme: str, mu2, *, ce
     total, done = sum(d * d for d in ds) * seeds, 0
     for d in ds:
         V, N = rung(d, delta, gamma)
-        model = check_model(d, V, N, T, signs, w, float(parse_rational(mu2, "mu2")))
+        model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=mu2)
         chosen = choose_path(path, False, d, V, N)
         results = []
         for child in rung_seeds(seed0, d, seeds):
-            results.append(solve(model, draw(model, child), 1, centered, chosen))
+            results.append(solve(draw(model, child, weights=w), 1, centered, chosen))
             done += d * d
             if report is not None:
                 report(done, total)

@@ -24,7 +24,7 @@ import time
 import numpy as np
 import sympy as sp
 
-from derive.model.attention import pooling
+from derive.model.pooling import pooling
 from derive.vocabulary import cavity, walks
 from verify.montecarlo.quadrature import conditional_stieltjes, lanczos_quadrature, token_matrix
 from verify.stats import mean_ci

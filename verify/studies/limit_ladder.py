@@ -46,15 +46,14 @@ whole axis), its dimension and seeds."""
 def _chunk(case: str, d: int, index: int, centered: bool) -> dict:
     from fractions import Fraction
 
-    from derive.model.attention import pooling
+    from derive import Model
     from verify.montecarlo.draw import rung
     from verify.montecarlo.trials import run_trials
 
     c = CASES[case]
     V, N = rung(d, Fraction(c["delta"]), Fraction(c["gamma"]))
-    w = pooling(c["weights"], c["T"], c["signs"]).floats()
-    r = run_trials(d, V, N, c["T"], c["signs"], w, float(Fraction(c["mu2"])), centered=centered, k=3, seeds=CHUNK,
-                   seed0=10_000 * d + index, progress=False)
+    model = Model(d=d, V=V, N=N, T=c["T"], signs=c["signs"], weights=c["weights"], mu2=c["mu2"], centered=centered)
+    r = run_trials(model, k=3, seeds=CHUNK, seed0=10_000 * d + index, progress=False)
     return {"case": case, "d": d, "chunk": index, "S": "centered" if centered else "raw", "V": V, "N": N,
             "top_eigenvalues": r.top_eigenvalues.tolist(), "overlaps": r.overlaps.tolist()}
 
@@ -125,9 +124,8 @@ def figure(case: str, png) -> dict:
             gaussian.append((v, float(ge.overlap)))
     d = FIGURE["d"]
     V, N = rung(d, Fraction(c["delta"]), Fraction(c["gamma"]))
-    pool = derive.weights(m)
-    runs = run_axis(d, V, N, c["T"], c["signs"], pool.floats(), list(FIGURE["mc_points"]), centered=True, k=3,
-                    seeds=FIGURE["seeds"], seed0=0)
+    runs = run_axis(m.replace(d=d, V=V, N=N, centered=True), list(FIGURE["mc_points"]), k=3, seeds=FIGURE["seeds"],
+                    seed0=0)
     # the signal's eigenvector: the one of the top k most aligned with u
     mc = [(v, *mean_ci(runs.overlaps[:, i, :].max(axis=1))) for i, v in enumerate(FIGURE["mc_points"])]
     fig, ax = plt.subplots(figsize=(6, 3.6))

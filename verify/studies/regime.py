@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from derive import Model
 from derive.gaussian import bulk
-from derive.model.attention import pooling
+from derive.model.pooling import pooling
 from derive.vocabulary.floatview import float_view
 from derive.vocabulary.law import vocabulary_law
 
@@ -158,8 +159,8 @@ def main(folder: str = "notes/figures", d: int = 2000) -> None:
     print(map_table(rows))
     print(regime_figure(folder, rows))
     V, N = rung(d, 1, 1)
-    r = run_trials(d, V, N, 1, "iid", [1.0], 0.0, centered=True, seeds=1, seed0=1, spectrum=True, path="dense",
-                   progress=False)
+    model = Model(d=d, V=V, N=N, T=1, signs="iid", weights="mean", mu2=0, centered=True)
+    r = run_trials(model, seeds=1, seed0=1, spectrum=True, path="dense", progress=False)
     print(t1_figure(folder, r.spectra[0], 1, 1))
 
 

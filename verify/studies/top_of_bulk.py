@@ -14,7 +14,8 @@ from derive.vocabulary.populations import PoissonPopulation
 from derive.vocabulary.silverstein import GeneralizedMP
 from derive.vocabulary.signal import signal_outlier
 from derive.vocabulary.topbulk import first_count_above, signal_on_top_probability, token_eigenvalue, top_of_bulk
-from verify.montecarlo.draw import check_model, draw, rung
+from derive import Model
+from verify.montecarlo.draw import draw, rung
 from verify.montecarlo.trials import solve
 from verify.stats import mean_ci
 
@@ -28,9 +29,8 @@ def _law(delta, gamma) -> GeneralizedMP:
 def _trial(d, delta, gamma, mu2, seed, k):
     """One centered trial at ``T = 1``: the largest token count, the top ``k`` eigenvalues and overlaps."""
     V, N = rung(d, delta, gamma)
-    model = check_model(d, V, N, 1, "iid", [1.0], mu2)
-    data = draw(model, seed)
-    trial = solve(model, data, k, True, "dense" if d <= 2000 else "implicit")
+    data = draw(Model(d=d, V=V, N=N, T=1, signs="iid", mu2=mu2), seed, weights=[1.0])
+    trial = solve(data, k, True, "dense" if d <= 2000 else "implicit")
     return int(np.bincount(data.tokens[:, 0]).max()), trial.top_eigenvalues, trial.overlaps
 
 

@@ -18,7 +18,7 @@ import sympy as sp
 
 from derive.vocabulary.populations import CountPopulation
 from derive.vocabulary.silverstein import GeneralizedMP
-from verify.montecarlo.draw import Draw, Model
+from verify.montecarlo.draw import Draw
 
 __all__ = ["ZERO_TOLERANCE", "ks_distance", "realized_law"]
 
@@ -48,11 +48,11 @@ def ks_distance(eigenvalues, cdf) -> float:
     return float(max(np.max(np.abs(F - upper)), np.max(np.abs(F_left - lower))))
 
 
-def realized_law(model: Model, data: Draw) -> GeneralizedMP:
+def realized_law(model, data: Draw) -> GeneralizedMP:
     r"""The limit law of ``S`` given the draw's token counts, for one nonzero weight (``D`` diagonal): the
     generalized Marchenko–Pastur law at :math:`\delta = d/V` with population
     :math:`\tau_v = w^2 n_v V/N` (``n_v`` the count of token ``v`` at the weighted position)."""
-    w = np.asarray(model.weights, dtype=float)
+    w = np.asarray(data.weights, dtype=float)
     nonzero = np.flatnonzero(w)
     if len(nonzero) != 1:
         raise ValueError("the realized law is diagonal only with one nonzero weight")

@@ -36,14 +36,16 @@ def table_buffer(d: int, V: int) -> np.ndarray:
 
 def _spectra(job: Job) -> dict:
     """``{mu2: (path, top eigenvalues, overlaps)}`` on the cell's whole ``mu2`` axis, from one draw."""
+    from derive import Model
     from derive.resources import check_trial
-    from verify.montecarlo.draw import check_model, draw
+    from verify.montecarlo.draw import draw
     from verify.montecarlo.trials import choose_axis_path, memory_model, solve_axis
 
-    model = check_model(job.d, job.V, job.N, job.T, job.signs, list(job.weights), 0.0, solver=None)
+    model = Model(d=job.d, V=job.V, N=job.N, T=job.T, signs=job.signs, mu2=0)
     path = choose_axis_path(job.path, job.d, job.V, job.N, len(job.mu2_axis))
-    check_trial(model.d, model.V, model.N, model.T, model.family.kind, solver=memory_model(path, axis=True))
-    data = draw(model, task_seed(job.root_seed, job.draw_key, SPECTRUM_STREAM), table_buffer(model.d, model.V))
+    check_trial(model.d, model.V, model.N, model.T, model.signs, solver=memory_model(path, axis=True))
+    data = draw(model, task_seed(job.root_seed, job.draw_key, SPECTRUM_STREAM), table_buffer(model.d, model.V),
+                weights=list(job.weights))
     axis = solve_axis(data, job.mu2_axis, job.k, job.centered, path)
     return {mu2: (axis.path, axis.values[i], axis.overlaps[i]) for i, mu2 in enumerate(job.mu2_axis)}
 
@@ -54,13 +56,16 @@ def _accuracies(jobs) -> dict:
     ones of the same table (the cell's own draw, stream 1). The pooled vectors at signal strength
     :math:`\mu_2` differ from those of the noise table in their first coordinate only, by
     :math:`\sqrt{\mu_2}\,A^T s`. It holds the ``d x 3N/2`` pooled matrix in memory."""
-    from verify.montecarlo.draw import check_model, draw, pooled
+    from derive import Model
+    from derive.resources import check_trial
+    from verify.montecarlo.draw import draw, pooled
     from verify.studies.classification import accuracy, ridge_fit
 
     job = jobs[0]
     n_test = max(1, job.N // 2)
-    model = check_model(job.d, job.V, job.N + n_test, job.T, job.signs, list(job.weights), 0.0)
-    data = draw(model, task_seed(job.root_seed, job.draw_key, CLASSIFICATION_STREAM))
+    model = Model(d=job.d, V=job.V, N=job.N + n_test, T=job.T, signs=job.signs, mu2=0)
+    check_trial(model.d, model.V, model.N, model.T, model.signs)
+    data = draw(model, task_seed(job.root_seed, job.draw_key, CLASSIFICATION_STREAM), weights=list(job.weights))
     C0, signal = pooled(data.E, data.A), data.A.T @ data.s
     y = data.xi[:, 0].astype(np.float64)
     out = {}

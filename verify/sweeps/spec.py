@@ -294,14 +294,14 @@ def _dimensions(d, delta, gamma, T) -> tuple:
 
 @functools.lru_cache(maxsize=None)
 def _pooling(scheme: str, T: int, signs: str, tau, mask):
-    from derive.model.attention import pooling
+    from derive.model.pooling import pooling
 
     causal = scheme == "causal"
     return pooling(scheme, T, signs, tau=tau if causal else None, mask=mask if causal else None)
 
 
 def point_pooling(params: dict):
-    """The :class:`derive.model.attention.Pooling` of a grid point (exact where derive gives it exactly)."""
+    """The :class:`derive.model.pooling.Pooling` of a grid point (exact where derive gives it exactly)."""
     return _pooling(params["weights"], params["T"], params["signs"], params.get("tau"), params.get("mask"))
 
 
@@ -421,21 +421,22 @@ class Sweep:
         return {**self.fixed, **point}
 
     def _check_point(self, params: dict):
+        from derive import Model
         from derive.resources import check_trial
-        from verify.montecarlo.draw import check_model
+        from verify.montecarlo.draw import trial_weights
         from verify.montecarlo.trials import choose_axis_path, memory_model
 
         dims = dimensions(params)
         w = point_pooling(params).weights
         try:
-            model = check_model(dims["d"], dims["V"], dims["N"], dims["T"], params["signs"], [float(x) for x in w],
-                                float(sp.Rational(params["mu2"])), solver=None)
+            model = Model(d=dims["d"], V=dims["V"], N=dims["N"], T=dims["T"], signs=params["signs"], mu2=params["mu2"])
+            trial_weights(model, [float(x) for x in w])
             # the spectra: one draw solved along the mu2 axis, by the solver the cell will use
             path = choose_axis_path(self.settings["path"], model.d, model.V, model.N, len(self.mu2_axis()))
-            check_trial(model.d, model.V, model.N, model.T, model.family.kind, solver=memory_model(path, axis=True))
+            check_trial(model.d, model.V, model.N, model.T, model.signs, solver=memory_model(path, axis=True))
             if "accuracy" in self.outputs:
                 # the classifier forms the pooled vectors of N + N/2 sequences
-                check_trial(model.d, model.V, model.N + model.N // 2, model.T, model.family.kind, solver="dense")
+                check_trial(model.d, model.V, model.N + model.N // 2, model.T, model.signs, solver="dense")
         except ParameterError as exc:
             if exc.parameter not in ("d", "V", "N", "T"):
                 raise

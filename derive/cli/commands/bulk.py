@@ -1,5 +1,5 @@
 """``derive bulk``: the limiting spectral law of S, the model's own (with ``--T``) or its Gaussian equivalent."""
-from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import add_scheme, add_signs, scheme_options
 from derive.errors import ParameterError
 from derive.files import check_output_target
 from derive.numbers import check_count, check_digits, parse_fraction
@@ -17,12 +17,8 @@ def add_arguments(p):
     p.add_argument("--gamma", required=True, help="d/N (> 0)")
     p.add_argument("--kappa", default=None, help="||w||^2 (> 0), for the Gaussian-equivalent law (without --T)")
     p.add_argument("--T", default=None, help="sequence length: the model's own law, with --weights")
-    p.add_argument("--weights", default=None, metavar=listed(SCHEMES), help="with --T: the weight scheme")
-    p.add_argument("--signs", default=None, metavar=listed(SIGN_SPECS),
-                   help="with --T: sign family (needed by --weights optimal only)")
-    p.add_argument("--tau", default=None, help="with --weights causal: attention temperature tau >= 0 (default 0)")
-    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES),
-                   help="with --weights causal: " + MASK_HELP)
+    add_scheme(p, help="with --T: the weight scheme")
+    add_signs(p, help="with --T: sign family (needed by --weights optimal only)")
     p.add_argument("--x", required=True,
                    help="the points of the density: X1,X2,... and/or grids start:stop:num (num points from start "
                         "to stop, both included: 0:2:201), e.g. 0.01:1:100,1.5")
@@ -66,10 +62,10 @@ def run(args):
             raise ParameterError("kappa", "is ||w||^2 of --weights for the model's own law: omit it")
         if args.weights is None:
             raise ParameterError("weights", "is required with --T (mean, causal, optimal, file:PATH)")
-        model = Model(delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, tau=args.tau,
-                      mask=args.mask, signs=args.signs)
+        model = Model(delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
+                      **scheme_options(args))
         return _document(model, args.x, digits, args.plot)
-    for name in ("weights", "signs", "tau", "mask"):
+    for name in ("weights", "signs", *scheme_options(args)):
         if getattr(args, name) is not None:
             raise ParameterError(name, "belongs to the model's own law: give --T with it")
     if args.kappa is None:

@@ -2,7 +2,7 @@
 ``S`` with ``--T --weights --signs`` (finite vocabulary), else for Gaussian-equivalent pooled vectors."""
 from __future__ import annotations
 
-from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import add_scheme, add_signs, scheme_options
 from derive.errors import ParameterError
 
 __all__ = ["NAME", "HELP", "add_arguments", "run"]
@@ -20,11 +20,8 @@ def add_arguments(p):
     p.add_argument("--sum-w", default=None, help="W = sum_t w_t (raw S only; default 1; without --T)")
     p.add_argument("--centered", action="store_true", help="the centered covariance S_c")
     p.add_argument("--T", default=None, help="sequence length: the model's own S, with --weights and --signs")
-    p.add_argument("--weights", default=None, metavar=listed(SCHEMES), help="with --T: the weight scheme")
-    p.add_argument("--signs", default=None, metavar=listed(SIGN_SPECS), help="with --T: the sign family")
-    p.add_argument("--tau", default=None, help="with --weights causal: attention temperature tau >= 0 (default 0)")
-    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES),
-                   help="with --weights causal: " + MASK_HELP)
+    add_scheme(p, help="with --T: the weight scheme")
+    add_signs(p, help="with --T: the sign family")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
 
@@ -40,10 +37,10 @@ def run(args):
                 raise ParameterError(name.replace("_", "-"), "follows from --weights for the model's own S: omit it")
         if args.weights is None or args.signs is None:
             raise ParameterError("weights" if args.weights is None else "signs", "is required with --T")
-        model = Model(delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, tau=args.tau,
-                      mask=args.mask, signs=args.signs, mu2=args.mu2, centered=args.centered)
+        model = Model(delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
+                      mu2=args.mu2, centered=args.centered, **scheme_options(args))
         return spike_document(model, digits)
-    for name in ("weights", "signs", "tau", "mask"):
+    for name in ("weights", "signs", *scheme_options(args)):
         if getattr(args, name) is not None:
             raise ParameterError(name, "belongs to the model's own S: give --T with it")
     for name in ("alpha", "kappa"):

@@ -1,5 +1,5 @@
 """``derive weights``: pooling weights of a scheme, normalized to sum 1, with alpha and kappa."""
-from derive.cli.kit import MASK_CHOICES, MASK_HELP, SCHEMES, SIGN_SPECS, listed
+from derive.cli.kit import add_scheme, add_signs, scheme_options
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -8,12 +8,9 @@ HELP = "pooling weights (mean, causal attention limit, optimal, file:PATH) with 
 
 
 def add_arguments(p):
-    p.add_argument("--scheme", required=True, metavar=listed(SCHEMES), help="weight scheme (file:PATH: .npy or .csv)")
+    add_scheme(p, flag="--scheme", required=True, help="weight scheme (file:PATH: .npy or .csv; w1,...,wT: the weights)")
     p.add_argument("--T", required=True, help="sequence length")
-    p.add_argument("--signs", default=None, metavar=listed(SIGN_SPECS), help="sign family")
-    p.add_argument("--tau", default=None, help="causal only: attention temperature tau >= 0 (default 0)")
-    p.add_argument("--mask", default=None, metavar=listed(MASK_CHOICES),
-                   help="causal only: " + MASK_HELP)
+    add_signs(p)
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
 
@@ -21,12 +18,13 @@ def run(args):
     # imported here, not at the top: the command line builds every command's parser before running one
     from derive.cli.documents import weights_document
     from derive.model.signs import check_T
-    from derive.model.spec import Model, Scheme
+    from derive.model.schemes import parse_scheme
+    from derive.model.spec import Model
     from derive.numbers import check_digits
 
     digits = check_digits(args.digits)
     T = check_T(args.T)
-    scheme = Scheme.of(args.scheme, args.tau, args.mask, T, parameter="scheme")
+    scheme = parse_scheme(args.scheme, T, parameter="scheme", **scheme_options(args))
     return weights_document(Model(T=T, weights=scheme, signs=args.signs), digits)
 
 

@@ -8,13 +8,14 @@ import sympy as sp
 
 from derive.gaussian import bulk
 from derive.vocabulary import tokenreuse
-from derive.model.attention import pooling
+from derive.model.pooling import pooling
 from derive.vocabulary.cavity import Settings
 from derive.vocabulary.floatview import float_view
 from derive.gaussian.regime import GAUSSIAN_REUSE
 from derive.vocabulary.law import vocabulary_law
 from verify.ledger.checks.common import DELTA, GAMMA, SIGNS, T, pool, scheme_floats, theory, trials
-from verify.montecarlo.draw import check_model, draw, rung
+from derive.model.spec import Model
+from verify.montecarlo.draw import draw, rung
 from verify.montecarlo.trials import solve
 from verify.studies.regime import ge_distribution
 from verify.studies.vocabulary import ks_distance, realized_law
@@ -93,9 +94,9 @@ def _ladder(cfg: dict) -> dict:
     rows = []
     for d in (cfg["d"] // 4, cfg["d"] // 2, cfg["d"]):
         V, N = rung(d, 1, 1)
-        model = check_model(d, V, N, 1, "iid", [1.0], 0.0)
-        data = draw(model, 7 + d)
-        ev = solve(model, data, 1, True, "dense", spectrum=True).spectrum
+        model = Model(d=d, V=V, N=N, T=1, signs="iid", mu2=0)
+        data = draw(model, 7 + d, weights=[1.0])
+        ev = solve(data, 1, True, "dense", spectrum=True).spectrum
         rows.append({"d": d, "ks_model_times_d": round(d * ks_distance(ev, float_view(realized_law(model, data)).cdf), 2),
                      "ks_gaussian_times_d": round(d * ks_distance(ev, ge), 2)})
     growth = rows[-1]["ks_gaussian_times_d"] / max(rows[0]["ks_gaussian_times_d"], 1e-12)

@@ -12,8 +12,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from derive import Model
 from derive.gaussian import bulk
-from derive.model.attention import pooling
+from derive.model.pooling import pooling
 from derive.numbers import format_real
 from derive.gaussian.outliers import outliers_at
 from verify.comparison import compare_population, compare_sample
@@ -84,8 +85,8 @@ def theory(delta, gamma, scheme: str, mu2, centered: bool = True):
 def trials(K: int, seed0: int, d, V, N, T_, signs, weights, mu2, centered=False, k=4, spectrum=True):
     """``K`` dense trials: top-``k`` eigenvalues (K x k), squared overlaps with ``u`` (K x k), spectra (K x d;
     ``None`` unless ``spectrum``: LAPACK then computes the top ``k`` only)."""
-    r = run_trials(d, V, N, T_, signs, weights, mu2, centered=centered, k=k, seeds=K, seed0=seed0,
-                   spectrum=spectrum, path="dense", progress=False)
+    model = Model(d=d, V=V, N=N, T=T_, signs=signs, mu2=mu2, centered=centered)
+    r = run_trials(model, weights=weights, k=k, seeds=K, seed0=seed0, spectrum=spectrum, path="dense", progress=False)
     return r.top_eigenvalues, r.overlaps, r.spectra
 
 

@@ -1,0 +1,87 @@
+r"""The pooling of a model: a weight scheme of the catalogue (:mod:`derive.model.schemes`) resolved for ``T`` positions
+and a sign family into the weights (normalized to sum 1) and the scalars every law needs,
+:math:`\alpha = w^\top Rw`, :math:`\kappa = \|w\|^2`, :math:`W = \sum_t w_t`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.errors import ParameterError
+from derive.model.attention import kappa, normalized, sum_w
+from derive.model.schemes import Given, Scheme, parse_scheme
+from derive.model.families import as_family
+from derive.model.signs import SignFamily, check_T
+from derive.numbers import Displayed, check_digits
+from derive.resources import KAPPA_RANGE
+
+__all__ = ["scheme_weights", "Pooling", "pooling"]
+
+
+def scheme_weights(scheme, T_value, family: SignFamily | None = None, digits: int = 30,
+                   **options) -> tuple[list, str | None]:
+    """The weights of a scheme (a :class:`~derive.model.schemes.Scheme`, or a spec of the catalogue
+    :mod:`derive.model.schemes` with its options) normalized to sum 1, and a note when they are not unique.
+
+    >>> scheme_weights("causal", 3, mask="strict")
+    ([3/4, 1/4, 0], None)
+    """
+    if family is not None and not isinstance(family, SignFamily):
+        raise ParameterError("signs", f"must be a SignFamily or None, got {type(family).__name__}")
+    n = check_T(T_value) if family is None else family.check(T_value)
+    if not isinstance(scheme, Scheme):
+        if not isinstance(scheme, str):
+            raise ParameterError("scheme", f"must be a string or a Scheme, got {scheme!r}")
+        scheme = parse_scheme(scheme, n, **options)
+    digits = check_digits(digits)
+    if family is not None and n > family.max_T:
+        raise ParameterError("T", f"{family.syntax} signs are supported for T <= {family.max_T}, got {n}")
+    scheme.check(n, family, digits)
+    w, note = scheme.weights(n, family, digits)
+    return normalized(w, "weights" if isinstance(scheme, Given) else "scheme"), note
+
+
+@dataclass(frozen=True)
+class Pooling(Displayed):
+    r"""A pooling scheme resolved: the weights (sum 1), the exact ``R`` of the sign family (``None``
+    without one), :math:`\alpha = w^\top R w` (``None`` without ``R``), :math:`\kappa = \|w\|^2`,
+    :math:`W = \sum_t w_t` and a note when the weights are not unique. A notebook shows it as a table."""
+
+    _DISPLAYED = ("weights", "family", "alpha", "kappa", "W", "note")
+
+    weights: tuple
+    family: SignFamily | None
+    alpha: sp.Expr | None
+    kappa: sp.Expr
+    W: sp.Expr
+    note: str | None = None
+
+    @property
+    def R(self) -> sp.Matrix | None:
+        """The exact ``T x T`` matrix ``R`` (formed on demand: ``alpha`` does not need it)."""
+        return None if self.family is None else self.family.R(len(self.weights))
+
+    def floats(self) -> list[float]:
+        """The weights as floats (for the Monte Carlo)."""
+        return [float(x) for x in self.weights]
+
+
+def pooling(scheme, T_value, signs=None, *, digits: int = 30, **options) -> Pooling:
+    """The one resolver of a weight scheme: ``scheme`` (a :class:`~derive.model.schemes.Scheme`, or a spec of the
+    catalogue with its ``options``) for ``T_value`` positions and the sign family ``signs`` (a spec, a
+    :class:`SignFamily`, a user's family or ``None``).
+
+    >>> p = pooling("mean", 2, "prefix:2"); p.weights, p.alpha, p.kappa, p.W
+    ((1/2, 1/2), 1, 1/2, 1)
+    """
+    family = as_family(signs)
+    w, note = scheme_weights(scheme, T_value, family, digits, **options)
+    k = kappa(w)
+    # weights that nearly cancel (1e300, 1, -1e300, 1) sum to 1 only with huge entries: every law and simulation
+    # downstream works in kappa's documented range, and float64 overflows far sooner
+    low, high = (sp.Rational(b.numerator, b.denominator) for b in KAPPA_RANGE)
+    if not low <= k <= high:
+        raise ParameterError("weights", f"normalized to sum 1 they have kappa = |w|^2 = {sp.N(k, 6)}, outside "
+                                        f"[{low}, {high}], the documented range of kappa (do they nearly cancel?)")
+    a = family.quadratic_form(w) if family is not None else None
+    return Pooling(tuple(w), family, a, k, sum_w(w), note)
