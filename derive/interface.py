@@ -24,7 +24,11 @@ import mpmath
 from derive.errors import ParameterError
 from derive.model.spec import Model
 
-__all__ = ["LAWS", "weights", "bulk", "spike", "model_law", "vocabulary_sample"]
+__all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "bulk", "spike", "model_law", "vocabulary_sample", "agreeing"]
+
+MAX_WORKING_DIGITS = 4000
+"""Highest working precision :func:`agreeing` tries before a result is declared undecided (a point closer to a
+threshold than about ``10^-3000`` relative)."""
 
 LAWS = ("finite-vocabulary", "gaussian-equivalent")
 """The laws a result can be for: the model's own (a finite vocabulary, tokens reused a Poisson number of times),
@@ -94,13 +98,60 @@ def _scalars(m: Model) -> dict:
             (("alpha", p.alpha), ("kappa", p.kappa), ("sum_w", p.W))}
 
 
+def agreeing(evaluate, key, digits: int, parameter: str = "mu2"):
+    """``evaluate()`` at rising working precisions ``P = digits + 15, 2P, 4P, ...`` until two successive ones give
+    the same ``key(value)`` (its reals written to ``digits``), in the manner of :func:`mpmath.autoprec`: near a
+    threshold an overlap cancels as many digits as the distance to it has, and an outlier's existence is decided by
+    the sign of a difference as small as that distance. ``evaluate`` may raise :class:`ZeroDivisionError` (exactly
+    on a threshold at that precision: undecided there, so the precision rises). Without agreement by
+    :data:`MAX_WORKING_DIGITS` the result is refused (``parameter``: too close to a threshold to be decided), never
+    returned.
+
+    >>> agreeing(lambda: mpmath.mpf(1) / 3, lambda x: mpmath.nstr(x, 5), 5)
+    mpf('0.33333333333333333333333333333333333333')
+    """
+    def attempt(working):
+        with mpmath.workdps(working):
+            try:
+                value = evaluate()
+            except ZeroDivisionError:
+                return None, object()
+        return value, key(value)
+
+    working = digits + 15
+    _, previous = attempt(working)
+    while working <= MAX_WORKING_DIGITS:
+        working = 2 * working
+        value, current = attempt(working)
+        if current == previous:
+            return value
+        previous = current
+    raise ParameterError(parameter, f"within about 1e-{MAX_WORKING_DIGITS // 2} (relative) of a threshold: whether "
+                                    f"the outlier exists is not decided at {MAX_WORKING_DIGITS} digits of working "
+                                    f"precision")
+
+
+def _outliers_key(o, digits: int) -> tuple:
+    """Every reported real of an :class:`~derive.gaussian.outliers.Outliers` written to ``digits`` (what two working
+    precisions must agree on)."""
+    from derive.numbers import format_real
+
+    real = lambda x: None if x is None else format_real(x, digits)  # noqa: E731
+    levels = tuple((lev.outlier, real(lev.eigenvalue), real(lev.overlap), real(lev.mu2_critical))
+                   for lev in (o.population, o.sample))
+    return (levels, real(o.right_edge), real(o.population_right_edge),
+            tuple((x.cause, x.level, real(x.eigenvalue)) for x in o.other_outliers))
+
+
 def spike(m: Model, law: str | None = None):
     r"""The outliers of ``S`` (:math:`S_c` if ``m.centered``) at the model's ``delta, gamma, mu2``, at the current
     precision: :class:`~derive.gaussian.outliers.Outliers` (``population``, ``sample``, the bulk's edges, the other
     outliers, and ``law``).
 
     ``law=None`` answers for the model's own ``S`` where the weights are given (``gamma > 0``), else for the
-    Gaussian-equivalent pooled vectors; ``"gaussian-equivalent"`` asks for the latter. The population level is exact
+    Gaussian-equivalent pooled vectors; ``"gaussian-equivalent"`` asks for the latter. The Gaussian equivalent and the
+    population level are evaluated at rising working precisions until two agree on every real to the current
+    precision (:func:`agreeing`), so they are right to ``mpmath.mp.dps`` digits even next to a threshold. The population level is exact
     in the limit ``d/V -> delta`` either way. The model's own sample level is exact at one nonzero weight; at more it
     is estimated from quenched cavity populations (``sample.errors``; seconds, kept between runs), and the raw ``S``'s
     sample-level outlier of the vocabulary mean, not derived for the model's own ``S`` there, is its Gaussian
@@ -112,7 +163,9 @@ def spike(m: Model, law: str | None = None):
     s = _scalars(m)
     if s["alpha"] is None:
         raise ParameterError("signs", "is required: alpha = w^T R w needs the sign family")
-    o = outliers_at(m.delta, m.gamma, s["alpha"], s["kappa"], m.mu2, sum_w=s["sum_w"], centered=m.centered)
+    digits = mpmath.mp.dps
+    o = agreeing(lambda: outliers_at(m.delta, m.gamma, s["alpha"], s["kappa"], m.mu2, sum_w=s["sum_w"],
+                                     centered=m.centered), lambda o: _outliers_key(o, digits), digits)
     if law == "gaussian-equivalent" or (law is None and not _own_outlier(m)):
         return o
     if law not in (None, "finite-vocabulary"):

@@ -26,9 +26,8 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.gaussian.outliers import outliers_at
 from verify.montecarlo.conditional import CONDITIONAL_LAW, conditional_row
-from derive.model.spec import Model
+from derive import Model, spike
 from verify.montecarlo.draw import draw, rung, sample_table
 from verify.montecarlo.observables import controls, outlier_row, table_controls
 from verify.montecarlo.population import table_covariance
@@ -211,10 +210,12 @@ def predictions(outliers, level: str, centered: bool) -> dict:
 
 
 def _theory(delta, gamma, pooling, mu2, scale, centered: bool):
+    """The Gaussian-equivalent outliers (:func:`derive.spike`) of weights ``scale`` times those of ``pooling``."""
     c2 = sp.Rational(scale) ** 2
+    m = Model(delta=delta, gamma=gamma, alpha=pooling.alpha * c2, kappa=pooling.kappa * c2,
+              sum_w=pooling.W * sp.Rational(scale), mu2=mu2, centered=centered)
     with mpmath.workdps(30):
-        return outliers_at(delta, gamma, pooling.alpha * c2, pooling.kappa * c2, mu2, sum_w=pooling.W * sp.Rational(scale),
-                           centered=centered)
+        return spike(m, law="gaussian-equivalent")
 
 
 def _located(where: dict, result: dict, fine: dict) -> dict:

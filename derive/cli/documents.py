@@ -13,7 +13,7 @@ from derive.errors import ParameterError
 from derive.model.spec import Model
 from derive.numbers import check_digits, format_exact, format_real
 
-__all__ = ["ASSUMPTIONS", "MODEL_ASSUMPTIONS", "MAX_WORKING_DIGITS", "spike", "spike_document", "outliers_document",
+__all__ = ["ASSUMPTIONS", "MODEL_ASSUMPTIONS", "spike", "spike_document", "outliers_document",
            "weights_document", "bulk_document", "estimate", "attention_options"]
 
 ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for "
@@ -23,29 +23,6 @@ MODEL_ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample l
                      "vectors (finite vocabulary, Poisson token reuse), exact for one nonzero weight; for more, the "
                      "token matrix's transforms from quenched cavity populations (the errors stated), on the real "
                      "axis smoothed on the scale 1e-3 t")
-
-MAX_WORKING_DIGITS = 4000
-"""Highest working precision tried before a result is declared undecided (a point closer to a
-threshold than about ``10^-3000`` relative)."""
-
-
-def _agreeing(evaluate, digits: int):
-    """``evaluate(P)`` (a document of reals to ``digits``) at rising working precisions ``P`` until two
-    successive ones agree: near a threshold the overlap cancels as many digits as the distance to it
-    has, and the outlier's existence is decided by the sign of a difference as small as that distance.
-    Without agreement by :data:`MAX_WORKING_DIGITS` the result is refused (``mu2``: too close to a
-    threshold to be decided), never reported."""
-    working = digits + 15
-    previous = evaluate(working)
-    while working <= MAX_WORKING_DIGITS:
-        working = 2 * working
-        current = evaluate(working)
-        if current == previous:
-            return current
-        previous = current
-    raise ParameterError("mu2", f"within about 1e-{MAX_WORKING_DIGITS // 2} (relative) of a threshold: whether the "
-                                f"outlier exists is not decided at {MAX_WORKING_DIGITS} digits of working precision")
-
 
 def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -> dict:
     r"""The document of ``derive spike`` without ``--T``: the Gaussian-equivalent outliers at the pooling scalars
@@ -82,17 +59,8 @@ def spike_document(m: Model, digits: int = 30) -> dict:
         raise ParameterError("gamma", "must be > 0, got 0")
     own = interface.model_law(m)
 
-    def evaluate(working: int):
-        with mpmath.workdps(working):
-            try:
-                o = interface.spike(m, law="gaussian-equivalent")
-            except ZeroDivisionError:
-                # on a threshold to this precision (the overlap's factor divides by psi'(l) = 0): undecided
-                # here, and a fresh object agrees with nothing, so the precision rises
-                return object()
-        return outliers_document(o, digits)
-
-    doc = _agreeing(evaluate, digits)
+    with mpmath.workdps(digits):
+        doc = outliers_document(interface.spike(m, law="gaussian-equivalent"), digits)
     if not own:
         doc["law"] = "gaussian-equivalent"
         doc["warning"] = gaussian_equivalent_warning(m.delta, m.gamma) if m.gamma > 0 else None

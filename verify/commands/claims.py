@@ -43,7 +43,8 @@ def run(args):
     if args.figures:
         check_output_folder(args.figures, "figures")
     # the ledger's modules are imported here, not at the top: the command line builds every parser first
-    from verify.ledger.claims import CLAIMS, FULL, QUICK, draw_figures
+    from verify.ledger.claims import CLAIMS, FULL, QUICK
+    from verify.ledger.figures import draw_figures
     from verify.ledger.records import run_ledger
     from verify.ledger.report import claims_json, claims_markdown, jsonable
 
@@ -63,7 +64,7 @@ def run(args):
             print(f"wrote {path}", file=sys.stderr)
     if args.notes:
         from derive.cli.provenance import provenance
-        from verify.ledger.claims import FIGURES
+        from verify.ledger.figures import FIGURES
 
         notes, evidence = Path(args.notes), _evidence_path(args.notes)
         drawn = {Path(p).name for p in paths} if args.figures else set()

@@ -14,14 +14,12 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from derive.model import pooling as attention_pooling
 from derive.errors import ParameterError
 from derive.numbers import check_count, parse_rational
 from derive.cli.documents import outliers_document
 from derive.model.spec import parse_signs
 from derive.resources import check_trials
-from derive.gaussian.outliers import outliers_at
-from derive.model.spec import Model
+from derive import Model, spike, weights
 from verify.montecarlo.draw import draw, ratios, rung
 from verify.montecarlo.trials import choose_path, solve
 from verify.stats import finite_size_fit, mean_ci
@@ -66,15 +64,15 @@ def rung_seeds(seed0: int, d: int, seeds: int) -> list:
     return np.random.SeedSequence(int(seed0), spawn_key=(int(d),)).spawn(int(seeds))
 
 
-def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, centered: bool, tau=None, mask=None):
-    """The weights of ``scheme`` (floats) and the spike prediction ``(eigenvalue, overlap)`` they give;
-    ``ParameterError`` on ``mu2`` if the prediction has no signal outlier."""
-    p = attention_pooling.pooling(scheme, T, signs, tau=tau, mask=mask)
+def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, centered: bool, **options):
+    """The weights of ``scheme`` (floats) and the Gaussian-equivalent spike prediction ``(eigenvalue, overlap)`` they
+    give (:func:`derive.spike`); ``ParameterError`` on ``mu2`` if the prediction has no signal outlier."""
+    m = Model(delta=delta, gamma=gamma, T=T, signs=signs, weights=scheme, mu2=mu2, centered=centered, **options)
     with mpmath.workdps(30):
-        o = outliers_at(delta, gamma, p.alpha, p.kappa, parse_rational(mu2, "mu2"), sum_w=p.W, centered=centered)
+        o = spike(m, law="gaussian-equivalent")
     if not o.sample.outlier:
         raise ParameterError("mu2", "the prediction has no signal outlier here: nothing to compare")
-    return p.floats(), (float(o.sample.eigenvalue), float(o.sample.overlap)), outliers_document(o, 15)
+    return weights(m).floats(), (float(o.sample.eigenvalue), float(o.sample.overlap)), outliers_document(o, 15)
 
 
 def fit(rows: list[dict], get) -> dict:
@@ -89,14 +87,14 @@ def fit(rows: list[dict], get) -> dict:
 
 
 def outlier_ladder(ds, delta, gamma, T: int, signs: str, scheme: str, mu2, *, centered: bool = True, seeds: int = 8,
-                   seed0: int = 0, tau=None, mask=None, path: str = "auto", report=None) -> dict:
+                   seed0: int = 0, path: str = "auto", report=None, **options) -> dict:
     """The finite-size study of the module docstring; trial ``j`` of rung ``d`` uses
     ``rung_seeds(seed0, d, seeds)[j]``. ``report(done, total)``, if given, hears of each trial (in units of
     ``d^2``, the cost of a trial, so that a progress bar's estimate of the time left holds across rungs)."""
     ds = ladder(ds)
     delta, gamma = ratios(delta, gamma)
     ds = ladder(ds, delta, gamma, T, seeds, signs)
-    w, predicted, theory = scheme_prediction(scheme, T, signs, delta, gamma, mu2, centered, tau, mask)
+    w, predicted, theory = scheme_prediction(scheme, T, signs, delta, gamma, mu2, centered, **options)
     rows = []
     total, done = sum(d * d for d in ds) * seeds, 0
     for d in ds:

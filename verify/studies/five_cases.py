@@ -11,11 +11,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+import derive
 from derive import Model
 from derive.gaussian import bulk
-from derive.model.pooling import pooling
-from derive.gaussian.outliers import outliers_at
-from derive.vocabulary.law import vocabulary_law
 from derive.vocabulary.signal import signal_outlier
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
@@ -35,8 +33,8 @@ BULK_CASES = (("T = 1, delta = gamma = 1", 1, "mean", None, "1", "1"),
 def bulk_case(T, scheme, mask, delta, gamma, sizes, seeds, seed0: int = 0) -> dict:
     """The model's atom and the Gaussian equivalent's, and per ``d``: the measured fraction of zero eigenvalues,
     ``d * KS`` to the model's law and to the Gaussian equivalent, one value per seed."""
-    p = pooling(scheme, T, None, mask=mask)
-    law = vocabulary_law(delta, gamma, p.weights)
+    m = Model(delta=delta, gamma=gamma, T=T, weights=scheme, mask=mask)
+    p, law = derive.weights(m), derive.bulk(m)
     model = law.distribution()
     ge = ge_distribution(law.delta, law.gamma, p.kappa)
     with mpmath.workdps(15):
@@ -62,10 +60,10 @@ def spike_case(delta, gamma, mu2, sizes, seeds, T: int = 1, scheme: str = "mean"
                seed0: int = 0) -> dict:
     """The signal outlier: the model's (derived for one nonzero weight, else ``None``: not known), the Gaussian
     equivalent's, and per ``d`` the Monte Carlo top eigenvalue and overlap with 95% intervals."""
-    p = pooling(scheme, T, signs, mask=mask)
-    law = vocabulary_law(delta, gamma, p.weights)
+    m = Model(delta=delta, gamma=gamma, T=T, weights=scheme, mask=mask, signs=signs, mu2=str(mu2), centered=True)
+    p, law = derive.weights(m), derive.bulk(m)
     with mpmath.workdps(15):
-        g = outliers_at(law.delta, law.gamma, p.alpha, p.kappa, sp.Rational(str(mu2)), sum_w=p.W, centered=True)
+        g = derive.spike(m, law="gaussian-equivalent")
         s = signal_outlier(law.diagonal(), sp.Rational(str(mu2))) if law.exact else None
     out = {"model": (float(s.eigenvalue), float(s.overlap)) if s is not None and s.outlier else None,
            "ge": (float(g.sample.eigenvalue), float(g.sample.overlap)), "rows": []}

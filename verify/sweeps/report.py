@@ -24,7 +24,7 @@ from derive.errors import ParameterError
 from derive.files import check_output_folder
 from derive.numbers import format_real, json_reals
 from verify.stats import finite_size_fit, mean_ci
-from verify.sweeps.spec import Sweep, dimensions, point_pooling, predicted_outliers, theory
+from verify.sweeps.spec import Sweep, dimensions, point_model, predicted_outliers, theory
 from verify.sweeps.results import check_records, header_sweep, read_results
 
 __all__ = ["MC_DIGITS", "QUANTITIES", "point_summaries", "CURVE_NODES", "phase_figures", "finite_size",
@@ -96,16 +96,18 @@ them linearly (the thresholds are smooth in ``gamma``, and each value costs a :f
 def _critical_curves(params: dict, gamma: list[float]):
     """``mu2_critical`` at the population and sample level as functions of ``gamma`` over the range of
     ``gamma``, at the point's realized ``delta = d/V``."""
-    from derive.gaussian.outliers import outliers_at
+    import mpmath
+
+    from derive import spike
 
     dims = dimensions(params)
-    pool = point_pooling(params)
+    model = point_model(params, delta=f"{dims['d']}/{dims['V']}").replace(mu2=1)
     nodes = np.linspace(min(gamma), max(gamma), CURVE_NODES)
     levels = ("population", "sample")
     values = {level: [] for level in levels}
     for g in nodes:
-        o = outliers_at(sp.Rational(dims["d"], dims["V"]), g, pool.alpha, pool.kappa, 1, sum_w=pool.W,
-                     centered=params["centered"])
+        with mpmath.workdps(15):
+            o = spike(model.replace(gamma=repr(float(g))), law="gaussian-equivalent")
         for level in levels:
             values[level].append(float(o.level(level).mu2_critical))
     return tuple((lambda g, v=values[level]: float(np.interp(g, nodes, v))) for level in levels)

@@ -53,6 +53,7 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.files import MAX_BYTES as MAX_USER_FILE_BYTES, read_regular_file
+from derive.model.schemes import CATALOGUE as SCHEME_CATALOGUE, OPTIONS as SCHEME_OPTIONS
 from derive.numbers import check_count, check_range, parse_rational
 from derive.resources import MAX_MU2, MAX_SEEDS, check_axis, check_tasks
 
@@ -83,10 +84,6 @@ def _positive_rational(value, name: str) -> str:
     return str(check_range(_rational(value, name), name, low=0, low_open=True))
 
 
-def _nonnegative_rational(value, name: str) -> str:
-    return str(check_range(_rational(value, name), name, low=0))
-
-
 def _signal(value, name: str) -> str:
     # float64 eigenvalues of S carry errors of about 1e-16 mu2 (verify mc refuses the same)
     return str(check_range(_rational(value, name), name, low=0, high=MAX_MU2))
@@ -104,10 +101,17 @@ def _boolean(value, name: str) -> bool:
     return value
 
 
-def _mask(value, name: str) -> str:
-    if value not in ("inclusive", "strict"):
-        raise ParameterError(name, f"must be 'inclusive' or 'strict', got {value!r}")
-    return value
+def _option(option):
+    """The reader of a weight scheme's option in a sweep file: checked by the scheme's catalogue entry
+    (:data:`derive.model.schemes.OPTIONS`), kept as the text it normalizes to."""
+    def read(value, name: str) -> str:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ParameterError(name, f"must be a number or a string, got {value!r}")
+        try:
+            return option.text(option.read(repr(value) if isinstance(value, float) else value))
+        except ParameterError as exc:
+            raise ParameterError(name, exc.reason) from None
+    return read
 
 
 MODEL_PARAMETERS = {
@@ -118,13 +122,12 @@ MODEL_PARAMETERS = {
     "signs": _text,
     "weights": _text,
     "mu2": _signal,
-    "tau": _nonnegative_rational,
-    "mask": _mask,
+    **{o.name: _option(o) for o in SCHEME_OPTIONS},
     "centered": _boolean,
 }
 REQUIRED = ("d", "delta", "gamma", "T", "signs", "weights", "mu2")
 OPTIONAL_DEFAULTS = {"centered": False}
-RATIONAL_PARAMETERS = ("delta", "gamma", "mu2", "tau")
+RATIONAL_PARAMETERS = ("delta", "gamma", "mu2", *(o.name for o in SCHEME_OPTIONS if o.choices is None))
 
 
 def _axis(name: str, values) -> list:
@@ -191,10 +194,14 @@ def normalize(data) -> dict:
         if name not in model and name not in grid:
             raise ParameterError(f"model.{name}", "is required (in [model], or as an axis of [grid])")
     schemes = grid["weights"] if "weights" in grid else [model["weights"]]
-    for name in ("tau", "mask"):
-        if (name in model or name in grid) and "causal" not in (schemes if isinstance(schemes, list) else []):
-            raise ParameterError(f"{'grid' if name in grid else 'model'}.{name}", "belongs to the causal scheme, "
-                                                                                 "and no weights of this sweep are causal")
+    for option in SCHEME_OPTIONS:
+        owners = [s.name for s in SCHEME_CATALOGUE if option in s.options]
+        name = option.name
+        if (name in model or name in grid) and not set(owners) & set(schemes if isinstance(schemes, list) else []):
+            owner = " or ".join(owners)
+            raise ParameterError(f"{'grid' if name in grid else 'model'}.{name}", f"belongs to the {owner} scheme, "
+                                                                                 f"and no weights of this sweep are "
+                                                                                 f"{owner}")
     unknown = set(settings) - {"root_seed", "seeds", "outputs", "k", "path"}
     if unknown:
         raise ParameterError(f"sweep.{sorted(unknown)[0]}", "unknown setting (root_seed, seeds, outputs, k, path)")
@@ -292,17 +299,29 @@ def _dimensions(d, delta, gamma, T) -> tuple:
     return (("d", d), ("V", V), ("N", N), ("T", T))
 
 
-@functools.lru_cache(maxsize=None)
-def _pooling(scheme: str, T: int, signs: str, tau, mask):
-    from derive.model.pooling import pooling
+def point_model(params: dict, **sizes):
+    """The :class:`derive.Model` of a grid point (``sizes``: ``d, V, N`` or ``delta, gamma`` to set), its scheme's
+    options those the point gives for its scheme."""
+    from derive.model.schemes import CATALOGUE
 
-    causal = scheme == "causal"
-    return pooling(scheme, T, signs, tau=tau if causal else None, mask=mask if causal else None)
+    scheme = next((s for s in CATALOGUE if s.name == params["weights"]), None)
+    options = {o.name: params.get(o.name) for o in (scheme.options if scheme else ())}
+    return _model(params["T"], params["signs"], params["weights"], params["mu2"], params["centered"],
+                  tuple(sorted(options.items())), tuple(sorted(sizes.items())))
+
+
+@functools.lru_cache(maxsize=None)
+def _model(T, signs, weights, mu2, centered, options, sizes):
+    from derive import Model
+
+    return Model(T=T, signs=signs, weights=weights, mu2=mu2, centered=centered, **dict(options), **dict(sizes))
 
 
 def point_pooling(params: dict):
     """The :class:`derive.model.pooling.Pooling` of a grid point (exact where derive gives it exactly)."""
-    return _pooling(params["weights"], params["T"], params["signs"], params.get("tau"), params.get("mask"))
+    from derive import weights
+
+    return weights(point_model(params))
 
 
 THEORY_DIGITS = 30
@@ -310,22 +329,20 @@ THEORY_DIGITS = 30
 
 
 @functools.lru_cache(maxsize=None)
-def _theory(d, V, N, scheme, T, signs, tau, mask, mu2, centered):
+def _theory(model):
     import mpmath
 
-    from derive.gaussian.outliers import outliers_at
+    from derive import spike
 
-    p = _pooling(scheme, T, signs, tau, mask)
     with mpmath.workdps(THEORY_DIGITS):
-        return outliers_at(sp.Rational(d, V), sp.Rational(d, N), p.alpha, p.kappa, parse_rational(mu2, "mu2"),
-                        sum_w=p.W, centered=centered)
+        return spike(model, law="gaussian-equivalent")
 
 
 def theory(params: dict):
-    """The :class:`derive.gaussian.outliers.Outliers` at a grid point's realized ``d/V``, ``d/N``."""
+    """The Gaussian-equivalent :class:`derive.gaussian.outliers.Outliers` at a grid point's realized ``d/V``, ``d/N``
+    (:func:`derive.spike`)."""
     dims = dimensions(params)
-    return _theory(dims["d"], dims["V"], dims["N"], params["weights"], params["T"], params["signs"],
-                   params.get("tau"), params.get("mask"), params["mu2"], params["centered"])
+    return _theory(point_model(params, d=dims["d"], V=dims["V"], N=dims["N"]))
 
 
 def predicted_outliers(o) -> int:

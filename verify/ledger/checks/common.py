@@ -12,11 +12,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from derive import Model
+from derive import Model, spike as derive_spike
 from derive.gaussian import bulk
 from derive.model.pooling import pooling
 from derive.numbers import format_real
-from derive.gaussian.outliers import outliers_at
 from verify.comparison import compare_population, compare_sample
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
@@ -75,11 +74,12 @@ def scheme_floats(scheme: str, signs: str = SIGNS):
 
 
 def theory(delta, gamma, scheme: str, mu2, centered: bool = True):
-    """The derived :class:`derive.gaussian.outliers.Outliers` of a scheme at exact ``delta, gamma`` and ``mu2``."""
-    p = pool(scheme)
+    """The derived Gaussian-equivalent :class:`derive.gaussian.outliers.Outliers` of a scheme on the ledger's
+    configuration (:func:`pool`) at exact ``delta, gamma`` and ``mu2`` (:func:`derive.spike`, to 30 digits)."""
+    m = Model(delta=str(delta), gamma=str(gamma), T=T, weights=scheme, signs=SIGNS, mu2=str(mu2), centered=centered,
+              mask="strict" if scheme == "causal" else None)
     with mpmath.workdps(30):
-        return outliers_at(sp.Rational(delta), sp.Rational(gamma), p.alpha, p.kappa, sp.Rational(str(mu2)),
-                           sum_w=p.W, centered=centered)
+        return derive_spike(m, law="gaussian-equivalent")
 
 
 def trials(K: int, seed0: int, d, V, N, T_, signs, weights, mu2, centered=False, k=4, spectrum=True):
