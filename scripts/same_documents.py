@@ -3,7 +3,7 @@
 ``python scripts/same_documents.py OLD_TREE NEW_TREE`` runs every command line of :data:`COMMANDS` (the examples
 of README and the notes, and the cross product of every weight scheme and sign family with each command) with
 each tree first on ``PYTHONPATH``, and compares their standard output, standard error and exit status byte for
-byte. The ``provenance`` key of a JSON document (the commit and the hash of the sources, which a change changes by
+byte (the standard error where a command refused: a run's progress bar depends on its timing). The ``provenance`` key of a JSON document (the commit and the hash of the sources, which a change changes by
 definition) and the derivation cache's folder are set aside: each tree runs on a fresh cache folder of its own.
 A refactoring must leave every document as it was; exit status 1 names the command lines that moved.
 """
@@ -98,6 +98,13 @@ def run(tree: str, argv: list[str], cache: str) -> tuple[int, str, str]:
     return p.returncode, out, p.stderr
 
 
+def _shown(result: tuple[int, str, str]) -> tuple:
+    """What is compared of a run: the status, the standard output, and the standard error of a refusal (a
+    successful run's standard error holds a progress bar, which appears when a run outlasts a delay: timing)."""
+    status, out, err = result
+    return status, out, err if status != 0 else None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("old")
@@ -110,7 +117,7 @@ def main(argv=None) -> int:
 
         with ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(both, COMMANDS))
-    moved = [(cmd, old, new) for cmd, (old, new) in zip(COMMANDS, results) if old != new]
+    moved = [(cmd, old, new) for cmd, (old, new) in zip(COMMANDS, results) if _shown(old) != _shown(new)]
     for cmd, old, new in moved:
         print(f"DIFFERS: {' '.join(cmd)}\n  old: {old[0]} {old[1][:300]!r} {old[2][:300]!r}\n"
               f"  new: {new[0]} {new[1][:300]!r} {new[2][:300]!r}")

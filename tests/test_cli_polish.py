@@ -4,12 +4,14 @@ import json
 import pytest
 
 from derive.model.attention import MASK_OFFSETS
-from derive.model.schemes import MASKS
+from derive.model.schemes import MASKS, scheme_syntaxes
 from derive.cli import main as derive_main
 from derive.cli.kit import readable
 from verify.cli import main as verify_main
 from verify.montecarlo.trials import PATHS
 from verify.studies.finite_size import outlier_ladder
+
+SCHEME_LIST = "{" + ",".join(scheme_syntaxes()) + "}"
 
 
 @pytest.mark.parametrize("main, argv", [(derive_main, ["--version"]), (verify_main, ["--version"]),
@@ -22,8 +24,8 @@ def test_version(main, argv, capsys):
 
 
 @pytest.mark.parametrize("main, command, listed", [
-    (derive_main, "weights", ["{mean,causal,optimal,file:PATH,w1,...,wT}", "{inclusive,strict}", "gauss:rho"]),
-    (verify_main, "mc", ["{mean,causal,optimal,file:PATH,w1,...,wT}", "{inclusive,strict}", "{dense,implicit,mixed,auto}"]),
+    (derive_main, "weights", [SCHEME_LIST, "{inclusive,strict}", "gauss:rho"]),
+    (verify_main, "mc", [SCHEME_LIST, "{inclusive,strict}", "{dense,implicit,mixed,auto}"]),
     (verify_main, "ladder", ["{inclusive,strict}", "{dense,implicit,mixed,auto}", "markov:r"]),
     (verify_main, "attention-gap", ["{inclusive,strict}"]),
     (verify_main, "formula", ["sample.overlap", "bulk.right_edge", "weights.causal"]),

@@ -20,6 +20,7 @@ from derive.cli.documents import outliers_document
 from derive.model.spec import parse_signs
 from derive.resources import check_trials
 from derive import Model, spike, weights
+from derive.model.schemes import OPTIONS
 from verify.montecarlo.draw import draw, ratios, rung
 from verify.montecarlo.trials import choose_path, solve
 from verify.stats import finite_size_fit, mean_ci
@@ -119,10 +120,10 @@ def outlier_ladder(ds, delta, gamma, T: int, signs: str, scheme: str, mu2, *, ce
         fits[f"{name}_rms"] = fit(rows, lambda r: r[name]["rms"])
         if all(r[name]["bias_resolved"] for r in rows):
             fits[f"{name}_bias"] = fit(rows, lambda r: r[name]["bias"]["mean"])
-    causal = scheme == "causal"
+    values = Model(T=T, weights=scheme, **options).weights.values
     return {"parameters": {"delta": str(delta), "gamma": str(gamma), "T": T, "signs": signs, "scheme": scheme,
                            "mu2": str(mu2), "centered": centered, "seeds": int(seeds), "seed0": int(seed0),
-                           "mask": (mask or "inclusive") if causal else None,
-                           "tau": str(tau if tau is not None else 0) if causal else None},
+                           **{o.name: None if o.name not in values else str(values[o.name])
+                              for o in sorted(OPTIONS, key=lambda o: o.name)}},
             "weights": w, "predicted": {"eigenvalue": predicted[0], "overlap": predicted[1]},
             "theory": theory, "rows": rows, "fits": fits}
