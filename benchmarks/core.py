@@ -50,9 +50,9 @@ __all__ = ["ROOT", "NOTES", "BULK", "SPIKE", "CLOCK", "BULK_DIGITS", "SPIKE_DIGI
 ROOT = Path(__file__).resolve().parents[1]
 NOTES = ROOT / "notes" / "benchmarks.md"
 BULK = ("1/2", "1/4", "1/8")
-"""``delta, gamma, kappa`` of the bulk benchmark: mean pooling over ``T = 8`` (``kappa = 1/8``), the README's tour."""
+"""``delta, gamma, kappa`` of the bulk benchmark: mean pooling over ``T = 8`` (``kappa = 1/8``), the tour of the commands, ``docs/commands.md``."""
 SPIKE = {"delta": "1/2", "gamma": "1/4", "alpha": "7/32", "kappa": "1/8", "mu2": "3/2"}
-"""Parameters of the ``derive spike`` benchmark: mean pooling on ``prefix:3``, ``T = 8`` (the README's tour)."""
+"""Parameters of the ``derive spike`` benchmark: mean pooling on ``prefix:3``, ``T = 8`` (the tour of the commands)."""
 CLOCK = time.process_time
 """The clock of every in-process timing: CPU time of this process, which excludes the time other jobs
 hold the core (the timed code is single-threaded: mpmath, SymPy, small LAPACK calls, ``numpy.copyto``)."""

@@ -2,7 +2,7 @@ r"""The resource model: what a command will cost, estimated from its parameters 
 allocated, and the documented limits above which it is refused (``ParameterError`` naming the
 parameter; exit status 2 on the command line).
 
-Every limit is stated here once, and README's "documented limits" lists them. The estimates are
+Every limit is stated here once, and the documentation's page of limits (`docs/limits.md`) lists them. The estimates are
 upper bounds of the arrays a command holds at once (bytes) or of its arithmetic (work), written from
 the code that does the work:
 

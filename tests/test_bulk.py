@@ -236,7 +236,7 @@ def test_cli_document():
     out = _cli("--delta", "1/2", "--gamma", "0.25", "--kappa", "1/8", "--x", "0.05,0.1,-1,1", "--digits", "20")
     assert out.returncode == 0
     doc = json.loads(out.stdout)
-    assert set(doc) == {"law", "support", "atom_at_zero", "density", "polynomial", "warning", "provenance"}
+    assert set(doc) == {"law", "support", "atom_at_zero", "x", "density", "polynomial", "warning", "provenance"}
     # INTERFACE.md: without --T the answer is for Gaussian-equivalent pooled vectors, and N/V = 2 < 16 warns
     assert doc["law"] == "gaussian-equivalent" and "--T" in doc["warning"]
     assert doc["atom_at_zero"] == "0" and doc["density"][2:] == ["0", "0"]

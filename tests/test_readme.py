@@ -1,53 +1,101 @@
-"""README's notebook example runs as written against the package, and prints what README says it prints; README opens
-with the model and its notation, lists every quantity of verify formula with its meaning, names only what exists, and
-agrees with the help texts, which carry no reStructuredText markup."""
+"""README is a front page that fits a screen: what the tool is, the two set-up commands, the main job and three first
+commands, each with real output (run here as a user runs them), and links to the pages that hold the rest. README,
+the documentation's pages and the notes name only what exists, and the help texts carry no reStructuredText markup."""
 import contextlib
 import io
 import re
+import subprocess
+import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+BIN = Path(sys.executable).parent
 
 
-def _section(title: str) -> str:
+def _blocks(text: str) -> list[str]:
+    return re.findall(r"```\n(.*?)```", text, flags=re.S)
+
+
+def test_the_front_page_fits_a_screen_and_links_the_rest():
     text = README.read_text()
-    start = text.index(f"## {title}")
-    end = text.find("\n## ", start + 1)
-    return text[start:end if end > 0 else None]
+    assert len(text.splitlines()) <= 90
+    sections = re.findall(r"(?m)^## (.*)$", text)
+    assert sections == ["Set-up (fresh machine)", "The main job: every claim of the paper, checked", "First commands",
+                        "Read on"]
+    # the two set-up commands (CI runs them as written), and the main job
+    setup = _blocks(text[text.index("## Set-up"):])[0].splitlines()
+    assert setup == ["python3 -m venv .venv && .venv/bin/pip install -e '.[test]'", ".venv/bin/python -m pytest -q"]
+    assert "$ .venv/bin/verify claims --quick" in text and "report: claims.md" in text
+    assert "pip install -e '.[notebook]'" in text
+    for page in ("notation", "ledger", "commands", "formulas", "python", "sweeps", "limits", "development"):
+        assert f"](docs/{page}.md)" in text, page
 
 
-def test_notebook_example_prints_what_readme_shows():
-    section = _section("From Python (a notebook)")
-    code, shown = re.findall(r"```(?:python)?\n(.*?)```", section, flags=re.S)[:2]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, "README.md", "exec"), {})
-    printed, expected = out.getvalue().splitlines(), shown.splitlines()
-    # the theory lines are exact (mpmath at 20 digits; the cavity estimate seeds itself from its input); the Monte
-    # Carlo line is seeded but its last digits depend on the BLAS, so it is compared to the precision a reader would use
-    assert printed[:-1] == expected[:-1]
-    assert [round(float(x), 6) for x in printed[-1].split()] == [round(float(x), 6) for x in expected[-1].split()]
+def _links(path: Path):
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text()):
+        if not re.match(r"[a-z]+:", target):
+            yield target
 
 
-def _between(marker: str) -> str:
-    text = README.read_text()
-    start = text.index(f"<!-- {marker}")
-    start = text.index("-->", start) + len("-->\n")
-    return text[start:text.index(f"<!-- /{marker} -->")]
+def test_every_link_of_readme_and_the_pages_leads_to_a_file_of_the_repository():
+    for path in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in _links(path):
+            assert (path.parent / target).resolve().exists(), f"{path.name} links {target}, which does not exist"
 
 
-def test_readme_opens_with_the_model_and_its_notation():
-    from derive.sheet.notation import notation_markdown
-
-    text = README.read_text()
-    assert text.index("\n## ") == text.index("\n## Model and notation")
-    assert _between("notation") == notation_markdown()
+def _shown(block: str) -> tuple[list[str], list[str]]:
+    """A command of README (``$ .venv/bin/...``) and the lines it shows, ``...`` marking lines left out."""
+    command, *lines = block.splitlines()
+    return command.removeprefix("$ .venv/bin/").split(" ", 1), lines
 
 
-def test_readme_lists_every_quantity_with_its_meaning():
-    from derive.sheet.meanings import QUANTITY_MEANINGS
+def _rounded(line: str) -> str:
+    # Monte Carlo is seeded, but its last digits depend on the BLAS: compared to the digits a reader would use
+    return re.sub(r"\d+\.\d+(?:e-?\d+)?", lambda m: f"{float(m.group()):.6g}", line)
 
-    assert _between("quantities") == "".join(f"- `{k}`: {v}\n" for k, v in QUANTITY_MEANINGS.items())
+
+def _in_order(shown: list[str], printed: list[str]) -> bool:
+    printed = [_rounded(line) for line in printed]
+    at = 0
+    for line in shown:
+        if line == "...":
+            continue
+        try:
+            at = printed.index(_rounded(line), at) + 1
+        except ValueError:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("which", ["derive spike", "verify mc", "verify formula"])
+def test_a_first_command_prints_what_the_front_page_shows(which, tmp_path):
+    import shlex
+
+    blocks = [b for b in _blocks(README.read_text()[README.read_text().index("## First commands"):])
+              if b.startswith(f"$ .venv/bin/{which} ")]
+    assert len(blocks) == 1, which
+    (program, arguments), shown = _shown(blocks[0])
+    done = subprocess.run([str(BIN / program), *shlex.split(arguments)], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=600)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    printed = done.stdout.splitlines()
+    assert _in_order(shown, printed), f"README shows for {which}:\n" + "\n".join(shown)
+    assert "how to read it:" in printed or "  derived, yours: to --digits" in done.stdout
+
+
+def test_the_main_job_shows_what_the_ledger_prints():
+    from verify.commands.claims import Ledger, render
+
+    block = next(b for b in _blocks(README.read_text()) if b.startswith("$ .venv/bin/verify claims --quick"))
+    _, shown = _shown(block)
+    records = [{"id": line[:2], "verdict": line[4:16].strip(), "claim": "x"} for line in shown if re.match(r"C\d  ", line)]
+    text = render(Ledger(records, "claims.md", "claims.json", ["figures/spectra.png"])).splitlines()
+    # the lines after the table are the command's own, word for word
+    for line in shown[shown.index("") + 1:]:
+        assert line in text, line
 
 
 def _resolves(name: str) -> bool:
@@ -68,9 +116,9 @@ def _resolves(name: str) -> bool:
     return False
 
 
-def test_every_name_readme_and_the_notes_give_exists():
-    notes = sorted((README.parent / "notes").glob("*.md"))
-    for path in [README, *notes]:
+def test_every_name_readme_the_pages_and_the_notes_give_exists():
+    pages = sorted((ROOT / "notes").glob("*.md")) + sorted((ROOT / "docs").glob("*.md"))
+    for path in [README, *pages]:
         for name in set(re.findall(r"\b((?:derive|verify)\.[A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_])", path.read_text())):
             if not name.endswith((".py", ".md", ".toml")):
                 assert _resolves(name), f"{path.name} names {name}, which does not exist"
@@ -97,7 +145,7 @@ def test_help_texts_carry_no_markup_and_agree_with_readme():
         assert not re.search(r"``|:(func|mod|class|math|data|meth|attr):`", text), (argv, text)
         seen += 1
         if argv == ["claims"]:
-            # README: "the claims ledger (about a minute on a 2-core machine ...)", "(`verify claims`, about 5 minutes"
+            # README: "It takes about a minute on a 2-core machine", "(`verify claims`, about 5 minutes on 2 cores)"
             flat = " ".join(text.split())
             assert "about a minute on 2 cores" in flat and "full run about 5 minutes" in flat
     assert seen == 12  # derive and its 4 commands, verify and its 6

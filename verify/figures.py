@@ -7,6 +7,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.patheffects  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 from derive.model import schemes as _schemes  # noqa: E402
@@ -56,11 +58,21 @@ def phase_figure(folder, mu2_grid, gamma_grid, overlap, pop_curve, sample_curve,
     mesh = ax.pcolormesh(gamma_grid, mu2_grid, overlap, shading="nearest", vmin=0, vmax=1, cmap="viridis")
     fig.colorbar(mesh, ax=ax, label=r"$|\hat u^\top u|^2$ (Monte Carlo)")
     g = np.linspace(min(gamma_grid), max(gamma_grid), 200)
-    ax.plot(g, [pop_curve(x) for x in g], color="w", ls="--", label="population threshold")
-    ax.plot(g, [sample_curve(x) for x in g], color="tab:red", label="sample threshold")
+    pop, sample = [pop_curve(x) for x in g], [sample_curve(x) for x in g]
+    # the population level does not depend on gamma: its threshold is one value, named
+    flat = max(pop) - min(pop) <= 1e-12 * max(1.0, abs(max(pop)))
+    # white edged in black: seen on the dark cells and on the blank strip beyond the grid alike
+    ax.plot(g, pop, color="w", ls="--", lw=1.5, path_effects=[matplotlib.patheffects.withStroke(linewidth=3, foreground="k")],
+            label="population threshold (N = oo)" + (f", $\\mu_2$ = {pop[0]:.3g}" if flat else ""))
+    ax.plot(g, sample, color="tab:red", label="sample threshold")
     ax.set_xlabel(r"$\gamma = d/N$")
     ax.set_ylabel(r"$\mu_2$")
-    ax.set_ylim(min(mu2_grid), max(mu2_grid))
+    # the cells whole, and both thresholds in view even where they lie beyond the grid (below it, often; at 0 when
+    # an outlier exists at every mu2, a strip below 0 shows the line)
+    mu2_grid = np.sort(np.asarray(mu2_grid, dtype=float))
+    half = (mu2_grid[-1] - mu2_grid[0]) / max(1, len(mu2_grid) - 1) / 2
+    pad = 0.03 * (mu2_grid[-1] - mu2_grid[0] + 2 * half)
+    ax.set_ylim(min(mu2_grid[0] - half, min(pop + sample) - pad), max(mu2_grid[-1] + half, max(pop + sample) + pad))
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="upper left")
     return save(fig, folder, name)
@@ -118,6 +130,8 @@ def mc_figure(path, tops, overlaps, theory: dict, caption: str) -> str:
     tops, overlaps = np.asarray(tops, dtype=float), np.asarray(overlaps, dtype=float)
     seeds = np.arange(tops.shape[0])
     fig, (left, right) = plt.subplots(1, 2, figsize=(9.5, 3.6))
+    # room between the panels for the right one's y-label and tick labels
+    fig.subplots_adjust(wspace=0.32)
     for j in range(tops.shape[1]):
         left.plot(seeds, tops[:, j], "o", ms=3, color="k" if j == 0 else "0.6",
                   label="top eigenvalue" if j == 0 else ("next ones" if j == 1 else None))
@@ -142,6 +156,8 @@ def mc_figure(path, tops, overlaps, theory: dict, caption: str) -> str:
         right.axhline(float(sample["overlap"]), color="tab:red", ls="--", lw=1, label="derived overlap")
     right.set_xlabel("seed")
     right.set_ylabel("squared overlap with u")
+    for ax in (left, right):
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     right.legend(fontsize=7)
     fig.suptitle(f"{caption}; theory: {theory.get('law', '')} law", fontsize=8)
     target = Path(path)

@@ -5,7 +5,7 @@ They cover the regions where formulas break: ratios above 1 (``gamma > 1``), seq
 ``mu2`` within ``1e-9`` of a threshold, raw and centered ``S``. Install Hypothesis with
 ``pip install 'attention-rmt[hypothesis]'``.
 
-A property test of your own (the README's example)::
+A property test of your own (the example of ``docs/formulas.md``)::
 
     from hypothesis import given
     from derive import outliers_at

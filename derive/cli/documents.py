@@ -21,8 +21,9 @@ ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level f
 
 MODEL_ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for the model's own pooled "
                      "vectors (finite vocabulary, Poisson token reuse), exact for one nonzero weight; for more, the "
-                     "token matrix's transforms from quenched cavity populations (the errors stated), on the real "
-                     "axis smoothed on the scale 1e-3 t")
+                     "token matrix's transforms from quenched cavity populations (the errors stated), evaluated a "
+                     "relative 1e-3 off the real axis and their real parts taken (the principal value, to O(1e-6) "
+                     "where the law is smooth on that relative scale)")
 
 def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -> dict:
     r"""The document of ``derive spike`` without ``--T``: the Gaussian-equivalent outliers at the pooling scalars
@@ -173,7 +174,7 @@ def weights_document(m: Model, digits: int = 30) -> dict:
 
 def bulk_document(m: Model, points: list, digits: int = 30) -> dict:
     """The document of ``derive bulk``: the model's own law (``m`` has weights) or the Gaussian-equivalent one (``m``
-    has ``kappa``), with its density at ``points`` (exact rationals)."""
+    has ``kappa``), with its density at ``points`` (exact rationals), which it names (``x``)."""
     from derive import interface
     from derive.resources import check_density_work
 
@@ -192,6 +193,7 @@ def bulk_document(m: Model, points: list, digits: int = 30) -> dict:
             "law": law.law,
             "support": [[format_real(a, digits), format_real(b, digits)] for a, b in law.support],
             "atom_at_zero": format_real(law.atom_at_zero, digits),
+            "x": [format_real(x, digits) for x in points],
             "density": [format_real(v, digits) for v in values],
             "polynomial": str(law.polynomial),
             "warning": gaussian_equivalent_warning(law.delta, law.gamma),
@@ -219,6 +221,7 @@ def _vocabulary_bulk(law, points: list, digits: int) -> dict:
             "support": [[fmt(a), fmt(b)] for a, b in support],
             "support_note": note,
             "atom_at_zero": format_real(law.atom_at_zero, digits),
+            "x": [format_real(x, digits) for x in points],
             "density": [estimate(v, e, digits) for v, e in values],
             "density_error": None if all(e is None for _, e in values) else format_real(max(e for _, e in values), 2),
         }

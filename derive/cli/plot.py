@@ -32,7 +32,8 @@ def model_caption(m) -> str:
 
 def bulk_plot(doc: dict, points: list, m, path: str) -> str:
     """Draw ``doc`` (a ``derive bulk`` document) at its ``points`` into ``path``: the density (with its error bars for
-    a cavity estimate), the atom at zero and the support's edges in the legend; returns the path."""
+    a cavity estimate), the atom at zero and the support's edges in the legend, and beside the model's own law its
+    Gaussian equivalent for the same ``T`` and weights, which the title names; returns the path."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -46,14 +47,22 @@ def bulk_plot(doc: dict, points: list, m, path: str) -> str:
     if doc.get("density_error"):
         err = float(doc["density_error"])
         ax.fill_between(x, [v - err for v in y], [v + err for v in y], color="0.8", label=f"cavity error {err:.1g}")
+    if doc["law"] == "finite-vocabulary":
+        from derive.interface import bulk
+
+        # the paper's law for the same T and weights, beside the model's own
+        ge = bulk(m, law="gaussian-equivalent")
+        ax.plot(x, ge.density_float(x), "--", color="tab:red", lw=1,
+                label=f"its Gaussian equivalent (kappa = {float(ge.kappa):.4g})")
     for a, b in doc["support"][:1]:
         ax.axvline(float(a), color="tab:blue", ls=":", lw=0.8, label="support (first interval)")
         if b != "inf":
             ax.axvline(float(b), color="tab:blue", ls=":", lw=0.8)
     ax.set_xlabel("x")
     ax.set_ylabel("density")
-    law = doc["law"]
-    ax.set_title(f"{law} law of S: {model_caption(m)}", fontsize=8)
+    law = ("the model's own law of S (finite vocabulary) and its Gaussian equivalent" if doc["law"] == "finite-vocabulary"
+           else f"{doc['law']} law of S")
+    ax.set_title(f"{law}:\n{model_caption(m)}", fontsize=8)
     ax.legend(fontsize=7)
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,6 @@
-r"""The model and its notation, in one place: the first section of the formula sheet (:func:`notation_latex`) and of
-README (:func:`notation_markdown`; ``tests/test_readme.py`` checks that README shows exactly this text).
+r"""The model and its notation, in one place: the first section of the formula sheet (:func:`notation_latex`) and the
+documentation's page ``docs/notation.md`` (:func:`notation_markdown`; ``tests/test_docs.py`` checks that the page
+shows exactly this text).
 
 Each entry is a symbol and its meaning, mathematics between dollars (LaTeX in the sheet, rendered as math by
 Markdown viewers), the rest plain text.
@@ -72,7 +73,7 @@ NOTATION = (
 
 
 def notation_markdown() -> str:
-    """The notation as README shows it: the model's paragraph, then one bullet per symbol.
+    """The notation as ``docs/notation.md`` shows it: the model's paragraph, then one bullet per symbol.
 
     >>> notation_markdown().splitlines()[2]
     '- $d, V, N, T$: embedding dimension, vocabulary size (even), number of sequences, sequence length (fixed)'

@@ -1,4 +1,5 @@
 """``verify attention-gap``: real causal softmax attention against its limit weights, on the same data."""
+from derive.cli.reading import reading
 from derive.numbers import json_reals
 from verify.commands.ladder import MC_DIGITS, add_ladder_arguments, fits_lines, ladder_options
 from verify.progress import progress
@@ -29,4 +30,9 @@ def render(doc) -> str:
         lines.append(f"{r['d']:>6} {float(r['weight_spread']['mean']):>9.2e} {float(e['gap']['mean']):>10.2e} "
                      f"{float(e['gap_rms']):>9.2e} {float(o['gap']['mean']):>10.2e} {float(o['gap_rms']):>9.2e} "
                      f"{float(e['limit_error']['mean']):>12.2e}")
-    return "\n".join(lines + ["", "fitted rates (gap ~ C d^-rate):"] + fits_lines(doc["fits"]))
+    return "\n".join(lines + ["", "fitted rates (gap ~ C d^-rate):"] + fits_lines(doc["fits"]) + ["", reading(
+        "w spread: how far the realized attention weights spread around their limit (mean over seeds)",
+        "gap: real attention minus its limit weights on the same draws, the mean over the seeds (3 digits shown; "
+        "--json gives its Student-t 95% interval); rms: the root mean square of that difference",
+        "eig err(lim): the limit weights' Monte Carlo eigenvalue minus the derived one",
+        "eig: the signal outlier's eigenvalue; ov: its squared overlap |u_hat^T u|^2 with u")])

@@ -9,10 +9,26 @@ from derive.cli.kit import add_max_memory
 from derive.files import check_output_folder, check_output_target, write_file
 from verify.progress import progress
 
-__all__ = ["NAME", "HELP", "add_arguments", "run", "render", "exit_status"]
+__all__ = ["NAME", "HELP", "VERDICTS", "Ledger", "add_arguments", "run", "render", "exit_status"]
 
 NAME = "claims"
 HELP = "check every claim of the paper and give each a verdict with its evidence"
+
+
+VERDICTS = ("confirmed: the claim holds as stated, within its targets; corrected: it holds once corrected (the "
+            "derived statement says how); refuted: it does not hold; inconclusive: this run cannot resolve it (a "
+            "quick run is the full run's verdict or inconclusive) or a check raised")
+"""What each verdict means, printed under the table."""
+
+
+class Ledger(list):
+    """The records of ``verify claims`` (its JSON document, a list), with the files the run wrote: ``report`` (the
+    Markdown report), ``evidence`` (its JSON beside it) and ``figures`` (the PNG files), each ``None`` or empty when
+    not asked for. The text form names them under the table."""
+
+    def __init__(self, records, report=None, evidence=None, figures=()):
+        super().__init__(records)
+        self.report, self.evidence, self.figures = report, evidence, list(figures)
 
 
 def add_arguments(p):
@@ -57,6 +73,7 @@ def run(args):
             report(i - 1, n)
         results = run_ledger(CLAIMS, cfg, log=starting, workers=workers)
     records = [jsonable(r.record) for r in results.values()]
+    paths = []
     if args.figures:
         with progress("figures") as report:
             paths = draw_figures(cfg, results, report=report)
@@ -67,14 +84,17 @@ def run(args):
         from verify.ledger.figures import FIGURES
 
         notes, evidence = Path(args.notes), _evidence_path(args.notes)
-        drawn = {Path(p).name for p in paths} if args.figures else set()
+        drawn = {Path(p).name for p in paths}
         figures = [(claims, Path(os.path.relpath(Path(args.figures) / name, notes.parent)).as_posix(), caption)
                    for name, claims, caption in FIGURES if name in drawn]
         header = {"quick": args.quick, "seconds": time.time() - start, "date": datetime.date.today().isoformat(),
                   "provenance": provenance(), "evidence": evidence.name, "figures": figures}
         write_file(evidence, claims_json(records, header), "notes")
+        print(f"wrote {evidence}", file=sys.stderr)
         write_file(notes, claims_markdown(records, header), "notes")
-    return records
+        print(f"wrote {notes}", file=sys.stderr)
+        return Ledger(records, str(notes), str(evidence), paths)
+    return Ledger(records, figures=paths)
 
 
 def _evidence_path(notes) -> Path:
@@ -83,9 +103,30 @@ def _evidence_path(notes) -> Path:
 
 
 def render(records):
+    """The verdict table, what the verdicts mean, and where the report, its evidence and the figures went.
+
+    >>> print(render(Ledger([{"id": "C1", "verdict": "confirmed", "claim": "a claim"}], "claims.md", "claims.json",
+    ...                     ["figures/a.png", "figures/b.png"])))  # doctest: +ELLIPSIS
+    id  verdict    claim
+    ...
+    C1  confirmed  a claim
+    <BLANKLINE>
+    verdicts: confirmed: the claim holds as stated, ...
+    report: claims.md (each claim, its verdict and the reason, the derived statement, the figures)
+    evidence: claims.json (every number behind the verdicts, and what produced them)
+    figures: figures/a.png, figures/b.png
+    """
     from verify.ledger.report import verdict_table
 
-    return verdict_table(records)
+    lines = [verdict_table(records), "", f"verdicts: {VERDICTS}"]
+    report, evidence, figures = (getattr(records, name, None) for name in ("report", "evidence", "figures"))
+    if report:
+        lines += [f"report: {report} (each claim, its verdict and the reason, the derived statement, the figures)",
+                  f"evidence: {evidence} (every number behind the verdicts, and what produced them)"]
+    else:
+        lines.append("report: none written (--notes '')")
+    lines.append(f"figures: {', '.join(figures)}" if figures else "figures: none drawn (--figures '')")
+    return "\n".join(lines)
 
 
 def exit_status(records) -> int:

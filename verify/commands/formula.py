@@ -75,4 +75,6 @@ def render(doc) -> str:
             lines.append(f"  Monte Carlo (d = {mc['d']}, V = {mc['V']}, N = {mc['N']}, {mc['signs']}, {mc['S']} S, "
                          f"{mc['seeds']} seeds): {mc['mean']} [{mc['ci95'][0]}, {mc['ci95'][1]}]; "
                          f"derived in CI: {mc['expected_in_ci']}, yours in CI: {mc['got_in_ci']}")
+            lines.append("  (Monte Carlo: the mean over the seeds and its Student-t 95% interval)")
+    lines.append("  derived, yours: to --digits significant digits (default 30), each correct to the digits shown")
     return "\n".join(lines)

@@ -1,6 +1,7 @@
 """``verify ladder``: the signal outlier of Monte Carlo against the derived limit over a ladder of d."""
 
 from derive.cli.kit import add_max_memory, add_scheme, add_signs, listed, scheme_options
+from derive.cli.reading import reading
 from derive.numbers import check_count, json_reals
 from verify.montecarlo.trials import PATHS
 from verify.progress import progress
@@ -71,7 +72,11 @@ def render(doc) -> str:
         e, o = r["eigenvalue"], r["overlap"]
         lines.append(f"{r['d']:>6} {float(e['bias']['mean']):>10.2e} {float(e['rms']):>9.2e} "
                      f"{float(o['bias']['mean']):>10.2e} {float(o['rms']):>9.2e}")
-    return "\n".join(lines + ["", "fitted rates (error ~ C d^-rate):"] + fits_lines(doc["fits"]))
+    return "\n".join(lines + ["", "fitted rates (error ~ C d^-rate):"] + fits_lines(doc["fits"]) + ["", reading(
+        "bias: Monte Carlo minus the derived limit, the mean over the seeds at that d (3 digits shown; --json gives "
+        "its Student-t 95% interval and 10 digits); rms: the root mean square of that difference over the seeds",
+        "eig: the signal outlier's eigenvalue; ov: its squared overlap |u_hat^T u|^2 with u",
+        "rate: fitted on log error against log d; its 95% interval from three sizes or more")])
 
 
 def add_arguments(p):

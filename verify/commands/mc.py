@@ -1,5 +1,6 @@
 """``verify mc``: Monte Carlo of the model next to the derived prediction for the same parameters."""
 import math
+import sys
 
 import numpy as np
 
@@ -9,7 +10,7 @@ from derive.numbers import check_count, check_digits, format_real
 from derive.resources import MAX_MU2, check_trials, set_max_memory
 from verify.montecarlo.trials import PATHS, choose_path, memory_model
 
-__all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "pooling_inputs", "run"]
+__all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "pooling_inputs", "run", "render"]
 
 NAME = "mc"
 HELP = "Monte Carlo of S for given d, V, N, T, signs and weights, with the theory for the same parameters"
@@ -148,6 +149,7 @@ def run(args):
 
         mc_figure(args.plot, tops, overlaps, theory, f"Monte Carlo: {model_caption(model)}, d={d}, V={V}, N={N}, "
                                                    f"{seeds} seeds")
+        print(f"wrote {args.plot}: each seed's top eigenvalues and overlap against the theory", file=sys.stderr)
     return {
         "top_eigenvalues": [[fmt(x) for x in row] for row in tops],
         "overlap": {"mean": fmt(ov[0]), "ci95": [fmt(ov[1]), fmt(ov[2])]},
@@ -163,3 +165,17 @@ def run(args):
         "version": made["version"] or "unknown (not installed)",
         "commit": made["commit"],
     }
+
+
+def render(doc) -> str:
+    """The document's fields, then how to read its numbers: Monte Carlo's digits and intervals, the theory's digits,
+    and what the conditional comparison is."""
+    from derive.cli.kit import readable
+    from derive.cli.reading import CI95, DIGITS, MONTE_CARLO, NO_VALUE, reading
+
+    return "\n".join([readable(doc), reading(
+        MONTE_CARLO, CI95, "top_eigenvalues: one row per seed, largest first; overlap: |u_hat^T u|^2 of the top "
+                           "eigenvector, overlaps_top_k: of each of the top k",
+        f"theory: the derived limit ({doc['theory'].get('law')} law); its {DIGITS}",
+        "conditional: each draw's own prediction given its token matrix (exact up to O(1/d)); mc_minus_conditional: "
+        "Monte Carlo minus it, whose ci95 should hold 0 up to O(1/d)", NO_VALUE)])

@@ -64,8 +64,12 @@ def run(args):
                    _count(args.workers, "workers") or os.cpu_count() or 1)
     sweep = load_sweep(args.file)
     results = args.results or Path(args.file).with_suffix(".results.jsonl").name
+    # the command that resumes a stopped run: this one, without --max-tasks (which stops by itself)
+    resume = " ".join(["verify sweep", args.file, "--results", str(results)]
+                      + [f"--{name} {value}" for name, value in (("workers", args.workers), ("scheduler", args.scheduler),
+                                                                   ("max-memory", args.max_memory)) if value is not None])
     with executors.executor(args.scheduler, _count(args.workers, "workers")) as ex:
-        doc = run_sweep(sweep, results, ex, max_tasks=_count(args.max_tasks, "max-tasks"))
+        doc = run_sweep(sweep, results, ex, max_tasks=_count(args.max_tasks, "max-tasks"), resume=resume)
     doc["seconds"] = format_real(doc["seconds"], 4)
     if doc["first_result_seconds"] is not None:
         doc["first_result_seconds"] = format_real(doc["first_result_seconds"], 4)
@@ -80,7 +84,13 @@ def render(doc) -> str:
             point = ", ".join(f"{k} = {v}" for k, v in p["point"].items())
             lines.append(f"  {point} ({p['seeds']} seeds): {mc}; theory overlap {p['theory']['overlap']}")
         lines += [f"  figure: {f}" for f in doc["figures"]]
-        return "\n".join(lines)
+        from derive.cli.reading import reading
+
+        return "\n".join(lines + [reading(
+            "each point: the mean over its seeds (10 digits, far finer than their error; --json gives each mean's "
+            "Student-t 95% interval), and the derived overlap of the sample-level outlier (0: none predicted)",
+            "overlap: the largest of the top k squared overlaps |u_hat^T u|^2; bulk_edge: the largest eigenvalue that "
+            "is not a predicted outlier")])
     return (f"{doc['results']}: {doc['done_before'] + doc['computed']}/{doc['tasks']} tasks done "
             f"({doc['done_before']} before, {doc['computed']} now in {doc['cells']} cell{'' if doc['cells'] == 1 else 's'} "
             f"on {doc['executor']} x{doc['workers']}, "

@@ -113,6 +113,18 @@ def _critical_curves(params: dict, gamma: list[float]):
     return tuple((lambda g, v=values[level]: float(np.interp(g, nodes, v))) for level in levels)
 
 
+def _caption(params: dict) -> str:
+    """The parameters a sweep figure shares, as :func:`derive.cli.plot.model_caption` states them: the weights with
+    the causal mask and ``tau`` they were computed with.
+
+    >>> _caption({"delta": "1/2", "T": 8, "signs": "prefix:3", "weights": "causal", "mask": "strict", "centered": True})
+    'delta=1/2, T=8, causal weights (strict mask, tau=0), prefix:3, centered S_c'
+    """
+    from derive.cli.plot import model_caption
+
+    return model_caption(point_model({**params, "mu2": None}, delta=params["delta"]))
+
+
 def phase_figures(sweep: Sweep, points: list[dict], folder) -> list[str]:
     """A phase diagram per value of the axes other than ``mu2`` and ``gamma``: ``sweep_phase[_...].png``."""
     from verify.figures import phase_figure
@@ -138,10 +150,8 @@ def phase_figures(sweep: Sweep, points: list[dict], folder) -> list[str]:
         params = sweep.params({**{names[i]: v for i, v in zip(others, values)},
                                "mu2": axes["mu2"][0], "gamma": axes["gamma"][0]})
         pop, sample = _critical_curves(params, gamma)
-        fixed = _label([names[i] for i in others], values)
         n = sorted(seeds[key])
-        title = (f"{fixed + ', ' if fixed else ''}{params['signs']}, T={params['T']}, d={params['d']}, "
-                 f"$\\delta$={params['delta']}, {'$S_c$' if params['centered'] else 'raw S'}, "
+        title = (f"{_caption(params)}, d={params['d']},\n"
                  f"{'-'.join(map(str, (n[0], n[-1]))) if len(n) > 1 else n[0]} seed(s) per cell")
         name = f"sweep_phase{'_' + _slug([names[i] for i in others], values) if others else ''}.png"
         paths.append(phase_figure(folder, mu2, gamma, grid, pop, sample, title, name=name))

@@ -11,7 +11,8 @@ import time
 
 import numpy as np
 
-from verify.sweeps.results import ResultsWriter, code_version
+from derive.errors import ParameterError
+from verify.sweeps.results import ResultsWriter, code_version, read_results
 from verify.sweeps.spec import CLASSIFICATION_STREAM, SPECTRAL_OUTPUTS, SPECTRUM_STREAM, Job, Sweep, task_seed
 from verify.threads import limit_blas_threads
 
@@ -131,13 +132,41 @@ def run_task(job: Job) -> dict:
     return run_group((job,))[0]
 
 
-def run_sweep(sweep: Sweep, path, executor, *, max_tasks: int | None = None, log=sys.stderr) -> dict:
+def run_sweep(sweep: Sweep, path, executor, *, max_tasks: int | None = None, log=None,
+              resume: str | None = None) -> dict:
     """Run the tasks of ``sweep`` not yet in the results file ``path`` on ``executor``
     (:mod:`verify.sweeps.executors`), cell by cell; with ``max_tasks``, the first cells whose missing tasks reach
     it (:meth:`Sweep.groups`: a batch stops at a cell boundary). A partly done cell (an interrupted run) is solved
     once for its missing tasks, which get the records an uninterrupted run writes; no record is changed. Returns
-    what was done."""
+    what was done; progress goes to ``log`` (default: standard error). A run stopped by a signal or by a failure that is not the input's says on ``log``, once the file is
+    closed, how many tasks the file keeps and how to go on (``resume``: the command that does); a refused input
+    (:class:`ParameterError`) keeps its one line."""
     start = time.perf_counter()
+    log = sys.stderr if log is None else log  # the stream of the moment (a caller may have replaced it), not of import
+    try:
+        return _run_sweep(sweep, path, executor, max_tasks, log, start)
+    except ParameterError:
+        raise
+    except BaseException:
+        _say_what_is_kept(sweep, path, log, resume)
+        raise
+
+
+def _say_what_is_kept(sweep: Sweep, path, log, resume: str | None) -> None:
+    """The line of a stopped run: the tasks its results file keeps (read back from the file, which is what a rerun
+    reads), how many are left, and the command that resumes. Nothing when the file holds no header of this sweep."""
+    try:
+        scan = read_results(path)
+    except (OSError, ValueError):
+        return
+    if scan.header.get("sweep_hash") != sweep.hash:
+        return
+    kept, total = len(scan.records), len(sweep.tasks())
+    print(f"verify sweep: stopped; {path} keeps {kept}/{total} tasks ({total - kept} left); "
+          f"{resume or 'the same command'} resumes, skipping the finished ones", file=log, flush=True)
+
+
+def _run_sweep(sweep: Sweep, path, executor, max_tasks, log, start) -> dict:
     with ResultsWriter(path, sweep) as out:
         if out.repaired:
             print(f"verify sweep: {path}: dropped a torn last record ({out.repaired} bytes); its task is redone",

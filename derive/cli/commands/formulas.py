@@ -1,4 +1,6 @@
 """``derive formulas``: every derived result, with its SymPy form, LaTeX and assumptions."""
+import sys
+
 from derive.files import check_output_target, write_file
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
@@ -23,6 +25,7 @@ def run(args):
     formulas = all_formulas()
     if args.latex:
         write_file(args.out, formula_sheet(formulas), "out")
+        print(f"wrote {args.out}: the formula sheet (a complete LaTeX document)", file=sys.stderr)
     return [record(f) for f in formulas]
 
 
@@ -31,4 +34,8 @@ def render(doc):
     for f in doc:
         equation = f["sympy"] if f["lhs"] is None else f"{f['lhs']} = {f['sympy']}"
         lines += [f"[{f['claim']}] {f['name']}", f"    {equation}"]
-    return "\n".join(lines)
+    from derive.cli.reading import reading
+
+    return "\n".join(lines + [reading(
+        "[claim] name, then the formula: exact, in SymPy's syntax (harmonic(k) = H_k); --json adds its LaTeX, its "
+        "assumptions and where it is derived; --latex writes the formula sheet")])

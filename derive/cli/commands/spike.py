@@ -5,7 +5,7 @@ from __future__ import annotations
 from derive.cli.kit import add_scheme, add_signs, scheme_options
 from derive.errors import ParameterError
 
-__all__ = ["NAME", "HELP", "add_arguments", "run"]
+__all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
 NAME = "spike"
 HELP = "outlier eigenvalues, overlaps and thresholds of S (population and sample level)"
@@ -49,3 +49,15 @@ def run(args):
     model = Model(delta=args.delta, gamma=args.gamma, alpha=args.alpha, kappa=args.kappa, mu2=args.mu2,
                   sum_w=args.sum_w if args.sum_w is not None else "1", centered=args.centered)
     return spike_document(model, digits)
+
+
+def render(doc) -> str:
+    """The document's fields, then how to read its numbers: the digits, the errors of the estimated levels."""
+    from derive.cli.kit import readable
+    from derive.cli.reading import DIGITS, NO_VALUE, estimates, reading
+
+    return "\n".join([readable(doc), reading(
+        DIGITS, NO_VALUE, "overlap: the limit of |u_hat^T u|^2, the squared cosine of the outlier's eigenvector with u",
+        *(estimates(doc[level], level) for level in ("population", "sample")),
+        "bulk_mass_above: the share of the bulk's eigenvalues above the outlier (d times it: how many to expect)"
+        if doc["sample"].get("bulk_mass_above") is not None else None)])

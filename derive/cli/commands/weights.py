@@ -40,4 +40,7 @@ def render(doc):
         lines.append(f"mask = {doc['mask']} ({paper}), tau = {doc['tau']}")
     if doc["note"]:
         lines.append(f"note: {doc['note']}")
-    return "\n".join(lines)
+    from derive.cli.reading import DIGITS, reading
+
+    return "\n".join(lines + [reading("w: normalized to sum 1, exact rationals where they exist, else reals",
+                                       DIGITS)])

@@ -1,16 +1,17 @@
-"""README's property test, run as a user would: from its own folder, against the installed package."""
+"""The property test of docs/formulas.md (a user's own, with the installed strategies), run as a user would: from its
+own folder, against the installed package."""
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "formulas.md"
 
 
-def test_the_readme_property_test_passes_against_the_installed_package(tmp_path):
-    text = README.read_text()
+def test_the_documented_property_test_passes_against_the_installed_package(tmp_path):
+    text = PAGE.read_text()
     block = re.search(r"<!-- user-property-test -->\n```python\n(.*?)```", text, re.S)
-    assert block, "README lost its user property test"
+    assert block, "docs/formulas.md lost its user property test"
     (tmp_path / "test_mine.py").write_text(block.group(1))
     # run from tmp_path with no rootdir config: the clone's tests/ and conftest are not on the path
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--hypothesis-seed=0", "test_mine.py"],
