@@ -13,7 +13,7 @@ from derive.errors import ParameterError
 from derive.model.spec import Model
 from derive.numbers import check_digits, format_exact, format_real
 
-__all__ = ["ASSUMPTIONS", "MODEL_ASSUMPTIONS", "spike", "spike_document", "outliers_document",
+__all__ = ["ASSUMPTIONS", "MODEL_ASSUMPTIONS", "spike", "spike_document", "outliers_document", "difference",
            "weights_document", "bulk_document", "estimate", "attention_options"]
 
 ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for "
@@ -62,6 +62,7 @@ def spike_document(m: Model, digits: int = 30) -> dict:
 
     with mpmath.workdps(digits):
         doc = outliers_document(interface.spike(m, law="gaussian-equivalent"), digits)
+    paper = {"law": "gaussian-equivalent", **{level: dict(doc[level]) for level in ("population", "sample")}}
     if not own:
         doc["law"] = "gaussian-equivalent"
         doc["warning"] = gaussian_equivalent_warning(m.delta, m.gamma) if m.gamma > 0 else None
@@ -82,7 +83,30 @@ def spike_document(m: Model, digits: int = 30) -> dict:
     doc["assumptions"] = MODEL_ASSUMPTIONS
     doc["law"] = law.law
     doc["warning"] = None
+    doc["gaussian_equivalent"] = paper
+    doc["difference"] = difference(doc["sample"], paper["sample"])
     return doc | attention_options(m, digits)
+
+
+def difference(own: dict, paper: dict) -> dict:
+    """The model's sample level minus its Gaussian equivalent's, in units of the model's stated error where it has
+    one (``unit: "stated error"``), else as a plain difference (the model's value is exact: ``unit: "absolute"``);
+    ``None`` for an eigenvalue that one of the two laws does not have.
+
+    >>> difference({"outlier": True, "eigenvalue": "1.50", "overlap": "0.60", "eigenvalue_error": "0.01",
+    ...             "overlap_error": "0.002"}, {"outlier": True, "eigenvalue": "1.45", "overlap": "0.61"})
+    {'eigenvalue': '5.0', 'overlap': '-5.0', 'unit': 'stated error'}
+    """
+    def one(name):
+        if own.get(name) is None or paper.get(name) is None:
+            return None
+        gap = mpmath.mpf(own[name]) - mpmath.mpf(paper[name])
+        error = own.get(f"{name}_error")
+        return format_real(gap / mpmath.mpf(error) if error else gap, 2 if error else 6)
+
+    with mpmath.workdps(30):
+        return {"eigenvalue": one("eigenvalue"), "overlap": one("overlap"),
+                "unit": "stated error" if own.get("eigenvalue_error") or own.get("overlap_error") else "absolute"}
 
 
 def attention_options(m: Model, digits: int = 30) -> dict:
@@ -172,20 +196,40 @@ def weights_document(m: Model, digits: int = 30) -> dict:
         } | attention_options(m, digits)
 
 
-def bulk_document(m: Model, points: list, digits: int = 30) -> dict:
-    """The document of ``derive bulk``: the model's own law (``m`` has weights) or the Gaussian-equivalent one (``m``
-    has ``kappa``), with its density at ``points`` (exact rationals), which it names (``x``)."""
+def bulk_document(m: Model, points: list, digits: int = 30, law: str | None = None) -> dict:
+    """The document of ``derive bulk``: the model's own law (``m`` has weights) with its Gaussian equivalent beside it
+    (``"gaussian_equivalent"``, at the weights' ``kappa``), or the Gaussian-equivalent law alone (``m`` has ``kappa``,
+    or ``law="gaussian-equivalent"``), with the density at ``points`` (exact rationals), which it names (``x``).
+
+    >>> doc = bulk_document(Model(delta=1, gamma=1, T=1, weights="mean"), [1], 6)
+    >>> doc["law"], doc["atom_at_zero"], doc["gaussian_equivalent"]["law"], doc["gaussian_equivalent"]["atom_at_zero"]
+    ('finite-vocabulary', '0.367879', 'gaussian-equivalent', '0')
+    """
     from derive import interface
     from derive.resources import check_density_work
 
     digits = check_digits(digits)
     check_density_work(len(points), digits)
+    if law not in (None, *interface.LAWS):
+        raise ParameterError("law", f"must be one of {', '.join(interface.LAWS)}, got {law!r}")
+    if interface.model_law(m) and law != "gaussian-equivalent":
+        own = _vocabulary_bulk(interface.bulk(m), points, digits)
+        beside = _gaussian_bulk(m, points, digits, "the model's own law is this document's")
+        return own | {"gaussian_equivalent": beside} | attention_options(m, digits)
     if interface.model_law(m):
-        return _vocabulary_bulk(interface.bulk(m), points, digits) | attention_options(m, digits)
+        return _gaussian_bulk(m, points, digits, "drop --law for the model's own law") | attention_options(m, digits)
+    return _gaussian_bulk(m, points, digits)
+
+
+def _gaussian_bulk(m: Model, points: list, digits: int, hint: str | None = None) -> dict:
+    """The Gaussian-equivalent law of ``m`` (its ``kappa``, given or of its weights) as a document; its warning ends
+    with ``hint`` (where the model's own law is)."""
+    from derive import interface
     from derive.gaussian import bulk
     from derive.gaussian.regime import gaussian_equivalent_warning
 
-    law = interface.bulk(m, law="gaussian-equivalent")
+    with mpmath.workdps(digits):
+        law = interface.bulk(m, law="gaussian-equivalent")
     values = bulk.density(law.delta, law.gamma, law.kappa, points, digits)
     # format_real reads its argument in the current precision, which must not cut the digits
     with mpmath.workdps(digits + 10):
@@ -196,7 +240,7 @@ def bulk_document(m: Model, points: list, digits: int = 30) -> dict:
             "x": [format_real(x, digits) for x in points],
             "density": [format_real(v, digits) for v in values],
             "polynomial": str(law.polynomial),
-            "warning": gaussian_equivalent_warning(law.delta, law.gamma),
+            "warning": gaussian_equivalent_warning(law.delta, law.gamma, *([hint] if hint else [])),
         }
 
 

@@ -18,6 +18,9 @@ def add_arguments(p):
     p.add_argument("--delta", required=True, help="d/V (> 0)")
     p.add_argument("--gamma", required=True, help="d/N (> 0)")
     p.add_argument("--kappa", default=None, help="||w||^2 (> 0), for the Gaussian-equivalent law (without --T)")
+    p.add_argument("--law", default=None, metavar="{finite-vocabulary,gaussian-equivalent}",
+                   help="with --T: the model's own law with its Gaussian equivalent beside it (default), or the "
+                        "Gaussian-equivalent law kappa (MP_delta boxtimes MP_gamma) alone, at the weights' kappa")
     p.add_argument("--T", default=None, help="sequence length: the model's own law, with --weights")
     add_scheme(p, help="with --T: the weight scheme")
     add_signs(p, help="with --T: sign family (needed by --weights optimal only)")
@@ -61,13 +64,14 @@ def run(args):
     digits = check_digits(args.digits)
     if args.T is not None:
         if args.kappa is not None:
-            raise ParameterError("kappa", "is ||w||^2 of --weights for the model's own law: omit it")
+            raise ParameterError("kappa", "is ||w||^2 of --weights with --T: omit it (the document holds the "
+                                          "Gaussian-equivalent law at that kappa; --law gaussian-equivalent gives it alone)")
         if args.weights is None:
             raise ParameterError("weights", "is required with --T (mean, causal, optimal, file:PATH)")
         model = Model(delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
                       **scheme_options(args))
-        return _document(model, args.x, digits, args.plot)
-    for name in ("weights", "signs", *scheme_options(args)):
+        return _document(model, args.x, digits, args.plot, args.law)
+    for name in ("weights", "signs", "law", *scheme_options(args)):
         if getattr(args, name) is not None:
             raise ParameterError(name, "belongs to the model's own law: give --T with it")
     if args.kappa is None:
@@ -76,7 +80,7 @@ def run(args):
     return _document(Model(delta=delta, gamma=gamma, kappa=kappa), args.x, digits, args.plot)
 
 
-def _document(model, x: str, digits: int, plot: str | None) -> dict:
+def _document(model, x: str, digits: int, plot: str | None, law: str | None = None) -> dict:
     points = _points(x)
     check_density_work(len(points), digits)
     if plot:
@@ -84,7 +88,7 @@ def _document(model, x: str, digits: int, plot: str | None) -> dict:
     # imported once the input is read (SymPy loads with it): bad input is refused at once
     from derive.cli.documents import bulk_document
 
-    doc = bulk_document(model, points, digits)
+    doc = bulk_document(model, points, digits, law)
     if plot:
         from derive.cli.plot import bulk_plot
 
@@ -111,11 +115,18 @@ def render(doc) -> str:
     from derive.cli.kit import readable
     from derive.cli.reading import DIGITS, reading
 
-    fields = {k: v for k, v in doc.items() if k not in ("x", "density", "density_error")}
+    fields = {k: v for k, v in doc.items() if k not in ("x", "density", "density_error", "gaussian_equivalent")}
+    ge = doc.get("gaussian_equivalent")
     width = max(len(x) for x in ["x", *doc["x"]])
     error = doc.get("density_error")
     header = "density" if error is None else f"density (± {error})"
-    rows = [f"{'x':<{width}}  {header}"] + [f"{x:<{width}}  {v}" for x, v in zip(doc["x"], doc["density"])]
+    columns = [doc["density"]] + ([ge["density"]] if ge else [])
+    widths = [max(len(v) for v in [header, *doc["density"]])]
+    rows = [f"{'x':<{width}}  {header:<{widths[0]}}" + ("  Gaussian equivalent" if ge else "")]
+    rows += [f"{x:<{width}}  " + "  ".join(f"{v:<{widths[0]}}" if i == 0 else v for i, v in enumerate(values))
+             for x, *values in zip(doc["x"], *columns)]
+    if ge:
+        rows.append(readable({"gaussian_equivalent": {k: v for k, v in ge.items() if k not in ("x", "density")}}))
     estimated = None if error is None else (
         f"density: a cavity estimate, each value shown only to the digits its error leaves (fewer than --digits may "
         f"ask); density_error {error} is the largest error, three standard errors over independent replicas plus the "

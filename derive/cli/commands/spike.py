@@ -60,4 +60,9 @@ def render(doc) -> str:
         DIGITS, NO_VALUE, "overlap: the limit of |u_hat^T u|^2, the squared cosine of the outlier's eigenvector with u",
         *(estimates(doc[level], level) for level in ("population", "sample")),
         "bulk_mass_above: the share of the bulk's eigenvalues above the outlier (d times it: how many to expect)"
-        if doc["sample"].get("bulk_mass_above") is not None else None)])
+        if doc["sample"].get("bulk_mass_above") is not None else None,
+        "gaussian_equivalent: the paper's law for the same weights and signs (pooled vectors replaced by Gaussian ones "
+        "with the same covariance)" if "gaussian_equivalent" in doc else None,
+        "difference: the model's sample level minus the Gaussian equivalent's, in units of the model's stated error "
+        "(beyond +-1: the two laws differ by more than that error) or, where the model's value is exact, absolute"
+        if "difference" in doc else None)])
