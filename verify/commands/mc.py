@@ -58,42 +58,126 @@ def pooling_inputs(model, digits: int) -> dict:
     return memo("pooling", {**scheme, "T": model.T, "signs": family, "digits": digits}, compute)
 
 
+def model_theory(model, digits: int) -> dict:
+    """The ``derive spike`` document of the model's own ``S`` in the limit (``law: finite-vocabulary``, with its
+    Gaussian equivalent beside it), for the model's ``delta``, ``gamma``, weights, signs, ``mu2`` and matrix; kept
+    between runs (:func:`derive.cache.memo`: the quenched populations of ``T >= 2`` take seconds) unless a file or a
+    user's object gave the weights or the signs."""
+    from derive import Model
+
+    limit = Model(delta=model.delta, gamma=model.gamma, T=model.T, signs=model.signs, weights=model.weights,
+                  mu2=model.mu2, centered=model.centered)
+
+    def compute():
+        from derive.cli.documents import spike_document
+
+        return spike_document(limit, digits)
+
+    scheme, family = model.weights.memo_key, model.signs.memo_key
+    if scheme is None or family is None:
+        return compute()
+    from derive.cache import memo
+
+    return memo("mc-theory", {**scheme, "T": model.T, "signs": family, "delta": str(model.delta),
+                              "gamma": str(model.gamma), "mu2": str(model.mu2), "centered": model.centered,
+                              "digits": digits}, compute)
+
+
+LEVEL, POWER = 0.95, 0.8
+"""The level of the verdicts' intervals and the power their smallest detectable difference is stated at."""
+
+
+def judged(diff: np.ndarray, scale: float, d: int) -> dict:
+    r"""Monte Carlo minus its conditional prediction over the seeds (``diff``, NaN where it does not apply): its mean,
+    Student-t interval at :data:`LEVEL`, and a verdict. Given the draw's tokens the prediction is exact up to
+    :math:`O(1/d)` (the deterministic equivalents of :mod:`derive.vocabulary.conditional`), so a difference within
+    ``scale/d`` of zero (``scale`` the quantity's own size) is not a departure at one ``d``: ``agrees`` when the
+    interval holds 0, ``departs`` when it stays more than ``scale/d`` away from it, ``inconclusive`` between the two
+    or with fewer than two seeds. ``min_detectable``: the smallest difference the run detects with probability
+    :data:`POWER` (:func:`verify.stats.min_detectable`).
+
+    >>> judged(np.array([0.01, -0.01, 0.02, 0.0]), 1.0, 1000)["verdict"], judged(np.array([0.5, 0.51, 0.49]), 1, 1000)["verdict"]
+    ('agrees', 'departs')
+    """
+    from verify.stats import Estimate, min_detectable
+
+    diff = diff[np.isfinite(diff)]
+    if len(diff) < 2:
+        return {"mean": None, "ci95": [None, None], "seeds": int(len(diff)), "verdict": "inconclusive",
+                "min_detectable": None}
+    est = Estimate(float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(len(diff))), len(diff) - 1)
+    half = est.half_width(LEVEL)
+    lo, hi = est.value - half, est.value + half
+    verdict = "agrees" if lo <= 0 <= hi else "departs" if min(abs(lo), abs(hi)) > abs(scale) / d else "inconclusive"
+    return {"mean": est.value, "ci95": [lo, hi], "seeds": int(len(diff)), "verdict": verdict,
+            "min_detectable": min_detectable(est, LEVEL, POWER)}
+
+
 def conditional_summary(model, weights, run, fmt) -> dict:
-    """Each seed's conditional prediction of the signal outlier (:func:`verify.montecarlo.conditional.conditional_row`, from the
-    trial's own token matrix) and Monte Carlo minus it over the seeds: the seed's signal outlier is its top-``k``
-    eigenpair most aligned with ``u``; an eigenvalue difference only where the draw has the outlier, an overlap
-    difference everywhere (the prediction is 0 without it)."""
-    from verify.montecarlo.conditional import CONDITIONAL_LAW, conditional_row
+    """Each seed's conditional prediction (:func:`verify.montecarlo.conditional.conditional_observables`, from the
+    trial's own token matrix) against the trial, and the verdicts. Where the draw has the signal's outlier, its
+    eigenvalue and overlap against the trial's top-``k`` eigenpair most aligned with ``u`` (the outlier is the one
+    the prediction locates); where it has none, no eigenvector is singled out by its alignment (the best-aligned of
+    ``k`` is positive by construction): the overlap of the top eigenvector of the bulk (below the predicted spikes)
+    against the prediction's mean squared overlap of an eigenvector at the bulk's edge."""
+    from verify.montecarlo.conditional import CONDITIONAL_LAW, conditional_observables
     from verify.montecarlo.draw import drawn_tokens
-    from verify.stats import mean_ci
 
-    centered, w = model.centered, np.asarray(weights, dtype=float)
-    rows = np.array([conditional_row(drawn_tokens(model, seed), w, model.V, model.d, float(model.mu2), centered)
-                     for seed in run.seeds])
+    centered, w, d, k = model.centered, np.asarray(weights, dtype=float), model.d, run.top_eigenvalues.shape[1]
+    rows = [conditional_observables(drawn_tokens(model, seed), w, model.V, d, float(model.mu2), centered)
+            for seed in run.seeds]
+    has = np.array([np.isfinite(r["eigenvalue"]) for r in rows])
+    picked = np.arange(len(rows))
     best = np.argmax(run.overlaps, axis=1)
-    picked = np.arange(len(best))
-    signal_ev, signal_ov = run.top_eigenvalues[picked, best], run.overlaps[picked, best]
+    signal_ev = np.where(has, run.top_eigenvalues[picked, best], np.nan)
+    signal_ov = np.where(has, run.overlaps[picked, best], np.nan)
+    top = np.array([r["above"] if not h and r["above"] < k else -1 for r, h in zip(rows, has)])
+    edge_ov = np.where(top >= 0, run.overlaps[picked, np.maximum(top, 0)], np.nan)
+    predicted = {name: np.array([r[name] for r in rows], dtype=float) for name in ("eigenvalue", "overlap", "edge_overlap")}
+    predicted["overlap"] = np.where(has, predicted["overlap"], np.nan)
+    predicted["edge_overlap"] = np.where(top >= 0, predicted["edge_overlap"], np.nan)
+    scale = {"eigenvalue": float(np.nanmean(predicted["eigenvalue"])) if has.any() else 1.0, "overlap": 1.0,
+             "edge_overlap": 1.0}
+    measured = {"eigenvalue": signal_ev, "overlap": signal_ov, "edge_overlap": edge_ov}
+    verdicts = {name: judged(measured[name] - predicted[name], scale[name], d) for name in measured}
+    def shown(j):
+        return {"mean": fmt(j["mean"]) if j["mean"] is not None else None,
+                "ci95": [fmt(x) if x is not None else None for x in j["ci95"]], "seeds": j["seeds"]}
 
-    def summary(diff):
-        diff = diff[np.isfinite(diff)]
-        if not len(diff):
-            return {"mean": None, "ci95": [None, None], "seeds": 0}
-        mean, lo, hi = mean_ci(diff)
-        return {"mean": fmt(mean), "ci95": [fmt(lo), fmt(hi)], "seeds": int(len(diff))}
+    doc = {"law": CONDITIONAL_LAW, "S": "centered" if centered else "raw",
+           "per_seed": [{"eigenvalue": fmt(r["eigenvalue"]), "overlap": fmt(r["overlap"]) if h else "0",
+                         "edge_overlap": None if h else fmt(r["edge_overlap"]), "above": r["above"]}
+                        for r, h in zip(rows, has)],
+           "mc_minus_conditional": {name: shown(v) for name, v in verdicts.items()},
+           "mc_signal": {"eigenvalue": [fmt(x) for x in signal_ev], "overlap": [fmt(x) for x in signal_ov],
+                         "edge_overlap": [fmt(x) for x in edge_ov]},
+           "note": "with the signal's outlier in the draw: Monte Carlo's is the top-k eigenpair most aligned with u; "
+                   "without it: the top eigenvector below the predicted spikes, against the mean squared overlap "
+                   "with u of an eigenvector at the bulk's edge (edge_overlap). The prediction is exact up to O(1/d) "
+                   "given the draw's token matrix"}
+    return doc, verdicts
 
-    return {"law": CONDITIONAL_LAW, "S": "centered" if centered else "raw",
-            "per_seed": [{"eigenvalue": fmt(e), "overlap": fmt(o)} for e, o, _ in rows],
-            "mc_minus_conditional": {"eigenvalue": summary(signal_ev - rows[:, 0]),
-                                     "overlap": summary(signal_ov - rows[:, 1])},
-            "mc_signal": {"eigenvalue": [fmt(x) for x in signal_ev], "overlap": [fmt(x) for x in signal_ov]},
-            "note": "Monte Carlo's signal outlier is the top-k eigenpair most aligned with u; the prediction is exact "
-                    "up to O(1/d) given the draw's token matrix"}
+
+def verdict(verdicts: dict, fmt) -> dict:
+    """The document's ``verdict``: Monte Carlo against the model's law through the conditional predictions
+    (:func:`judged`): ``eigenvalue`` and ``overlap`` of the signal's outlier in the draws that have it; where none
+    has it, ``overlap`` is the top of the bulk's against its predicted edge overlap (and ``eigenvalue`` is
+    ``inconclusive``: there is no outlier to locate); ``top_of_bulk`` judges that comparison wherever draws have no
+    outlier; ``min_detectable`` the smallest difference each comparison would detect."""
+    signal = verdicts["overlap"]["seeds"] > 0
+    overlap = verdicts["overlap"] if signal else verdicts["edge_overlap"]
+    out = {"eigenvalue": verdicts["eigenvalue"]["verdict"], "overlap": overlap["verdict"],
+           "top_of_bulk": verdicts["edge_overlap"]["verdict"] if verdicts["edge_overlap"]["seeds"] else None,
+           "min_detectable": {"eigenvalue": verdicts["eigenvalue"]["min_detectable"],
+                              "overlap": overlap["min_detectable"]},
+           "against": "the conditional predictions (the model's own law given each draw's tokens, exact up to O(1/d))",
+           "level": LEVEL, "power": POWER}
+    out["min_detectable"] = {k: None if v is None else fmt(v) for k, v in out["min_detectable"].items()}
+    return out
 
 
 def run(args):
-    from derive.cli.documents import spike
     from derive.cli.provenance import provenance
-    from derive.gaussian.regime import gaussian_equivalent_warning
     from derive.model.spec import Model
     from verify.montecarlo.trials import run_trials
     from verify.stats import mean_ci
@@ -117,18 +201,7 @@ def run(args):
     # the memory of the solver that will run (the dense model overstates a matrix-free trial several times over)
     check_trials(d, V, N, T, seeds, model.signs, solver=memory_model(choose_path(args.path, False, d, V, N)))
     pool = pooling_inputs(model, digits)
-    theory = spike(model.delta, model.gamma, pool["alpha"], pool["kappa"], mu2, sum_w=pool["W"],
-                   centered=model.centered, digits=digits)
-    if theory["warning"] is not None:
-        # the model's limit costs seconds of quenched populations (derive spike --T, kept between runs); each draw's
-        # own prediction, exact up to O(1/d), is in "conditional"
-        theory["warning"] = gaussian_equivalent_warning(
-            model.delta, model.gamma, hint=f"each draw's own prediction is under \"conditional\"; the model's limit: "
-                                           f"derive spike --delta {model.delta} --gamma {model.gamma} --T {T} "
-                                           f"--weights {args.weights} --signs {args.signs} --mu2 {args.mu2}"
-                                           + "".join(f" --{name} {value}" for name, value in options.items()
-                                                     if value is not None)
-                                           + (" --centered" if model.centered else ""))
+    theory = model_theory(model, digits)
     # a few trials in a fresh process run faster on BLAS than after loading numba (choose_engine)
     run = run_trials(model, weights=pool["weights"], k=k, seeds=seeds, seed0=seed0, path=args.path, engine="auto")
     tops, overlaps = run.top_eigenvalues, run.overlaps
@@ -142,6 +215,7 @@ def run(args):
                 "path": run.path, "delta": str(model.delta), "gamma": str(model.gamma),
                 "reuse": str(model.delta / model.gamma * T)}
     realized.update({name: str(value) for name, value in model.weights.values.items()})
+    conditional, judgements = conditional_summary(model, pool["weights"], run, fmt)
     made = provenance()
     if args.plot:
         from derive.cli.plot import model_caption
@@ -156,7 +230,8 @@ def run(args):
         "top_eigenvalue": {"mean": fmt(ev[0]), "ci95": [fmt(ev[1]), fmt(ev[2])]},
         "overlaps_top_k": [fmt(x) for x in overlaps.mean(axis=0)],
         "theory": theory,
-        "conditional": conditional_summary(model, pool["weights"], run, fmt),
+        "conditional": conditional,
+        "verdict": verdict(judgements, fmt),
         "inputs": {"given": given, "realized": realized},
         "weights": pool["weights_text"],
         "interval": "Student-t 95% over seeds (infinite for one seed: reported as null)",

@@ -7,11 +7,30 @@ from derive.vocabulary.conditional import conditional_prediction
 from derive.vocabulary.tokenmatrix import TokenMatrix
 from verify.montecarlo.draw import balanced_signs
 
-__all__ = ["CONDITIONAL_LAW", "conditional_row"]
+__all__ = ["CONDITIONAL_LAW", "conditional_observables", "conditional_row"]
 
 CONDITIONAL_LAW = "conditional"
 """The law of the predictions conditional on each draw's token matrix: the model's own outliers given the tokens,
 exact up to :math:`O(1/d)`."""
+
+
+def conditional_observables(tokens, weights, V: int, d: int, mu2: float, centered: bool) -> dict:
+    """The conditional prediction of one draw given its ``tokens`` (``N x T``) and pooling ``weights``: the signal
+    outlier's ``eigenvalue`` and ``overlap`` (NaN and 0 where the draw has none), the raw ``S``'s ``mean_eigenvalue``
+    (NaN without it), how many eigenvalues stand ``above`` the bulk's edge besides the signal's, and the mean squared
+    overlap with ``u`` of an eigenvector at that edge, ``edge_overlap``
+    (:func:`derive.vocabulary.conditional.edge_weight` over ``d``).
+
+    >>> import numpy as np
+    >>> o = conditional_observables(np.arange(8)[:, None] % 4, [1.0], 4, 2, 0.0, True)   # no signal: u like any
+    >>> o["eigenvalue"], o["edge_overlap"]                                                # direction, 1/d at the edge
+    (nan, 0.5)
+    """
+    o = conditional_prediction(TokenMatrix.from_tokens(tokens, weights, V), balanced_signs(V), d, mu2, centered)
+    nan = float("nan")
+    return {"eigenvalue": o.signal.eigenvalue if o.signal else nan, "overlap": o.signal.overlap if o.signal else 0.0,
+            "mean_eigenvalue": o.mean.eigenvalue if o.mean else nan, "above": o.above,
+            "edge_overlap": o.edge_weight / d}
 
 
 def conditional_row(tokens, weights, V: int, d: int, mu2: float, centered: bool) -> tuple:
