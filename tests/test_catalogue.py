@@ -98,7 +98,7 @@ def test_weights_typed_on_the_command_line(capsys):
     assert derive_main(["weights", "--scheme", "1,1", "--T", "2", "--tau", "1"]) == 2
     assert "--tau" in capsys.readouterr().err
     assert verify_main(["mc", "--d", "20", "--V", "40", "--N", "40", "--T", "2", "--signs", "iid", "--weights",
-                        "3/4,1/4", "--mu2", "1", "--seeds", "2", "--json"]) == 0
+                        "3/4,1/4", "--mu2", "1", "--seeds", "2", "--law", "gaussian-equivalent", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["inputs"]["realized"]["weights"] == ["0.75", "0.25"]
 
 

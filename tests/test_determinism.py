@@ -14,7 +14,7 @@ from verify.cli import main as verify_main
 from verify.ledger.records import Claim, run_claim
 
 TINY = ["mc", "--d", "10", "--V", "20", "--N", "24", "--T", "3", "--signs", "prefix:2", "--weights", "mean",
-        "--mu2", "3", "--seeds", "3", "--json"]
+        "--mu2", "3", "--seeds", "3", "--law", "gaussian-equivalent", "--json"]
 
 
 def _subprocess_bytes(argv) -> bytes:

@@ -116,7 +116,7 @@ ZERO_SUM = r"sum to zero"
 
 
 OPTIONAL = {"weights": {"--signs", "--tau", "--mask"}, "spike": {"--sum-w"}, "bulk": set(),
-            "mc": {"--seeds", "--seed0", "--k", "--tau", "--mask"}}
+            "mc": {"--seeds", "--seed0", "--k", "--tau", "--mask", "--law"}}
 
 
 def structural_damage(draw, argv: list[str]) -> list[str]:
@@ -248,7 +248,7 @@ def test_verify_mc_refuses_a_run_too_large_for_the_machine(bad_inputs):
 def test_verify_mc_accepts_irrational_alpha(signs, weights, bad_inputs):
     # alpha of these is irrational (arcsines, square roots); nsimplify's guess of it was refused by spike
     argv = ["mc", "--d", "8", "--V", "16", "--N", "16", "--T", "3", "--signs", signs, "--weights", weights,
-            "--mu2", "2", "--seeds", "2", "--json"]
+            "--mu2", "2", "--seeds", "2", "--law", "gaussian-equivalent", "--json"]
     doc = check_outcome(verify_main, argv, bad_inputs, must_refuse=False)
     assert doc["theory"]["bulk"]["right_edge"]
 

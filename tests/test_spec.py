@@ -115,7 +115,7 @@ def test_a_sign_file_is_opened_once_per_run(tmp_path):
     assert _opens("derive.cli", path, ["weights", "--scheme", "optimal", "--T", "3", "--signs", f"file:{path}",
                                        "--json"]) == (0, 1)
     mc = ["mc", "--d", "40", "--V", "80", "--N", "60", "--T", "3", "--signs", f"file:{path}", "--weights", "optimal",
-          "--mu2", "2", "--seeds", "2", "--json"]
+          "--mu2", "2", "--seeds", "2", "--law", "gaussian-equivalent", "--json"]
     assert _opens("verify.cli", path, mc) == (0, 1)
 
 
