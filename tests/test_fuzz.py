@@ -230,10 +230,16 @@ def test_verify_mc_answers_every_valid_input(bad_inputs, argv, digits):
         if path.startswith("$.theory"):
             assert "$" + path[len("$.theory"):] in allowed, path
         elif path.startswith("$.conditional"):
-            # a draw without the signal outlier has no predicted eigenvalue; if no draw has it, no difference either
-            assert re.fullmatch(r"\$\.conditional\.(per_seed\[\d+\]\.eigenvalue|"
-                                r"mc_minus_conditional\.eigenvalue\.(mean|ci95\[[01]\]))", path) or (
+            # a draw without the signal outlier has no predicted eigenvalue and is compared at the top of the bulk (a
+            # draw with it is not); a comparison no draw enters has no difference; a draw without a bulk (a tiny V)
+            # has no edge to predict
+            assert re.fullmatch(r"\$\.conditional\.(per_seed\[\d+\]\.(eigenvalue|edge_overlap)|"
+                                r"mc_signal\.(eigenvalue|overlap|edge_overlap)\[\d+\]|"
+                                r"mc_minus_conditional\.\w+\.(mean|ci95\[[01]\]))", path) or (
                 one_seed and path.endswith(("ci95[0]", "ci95[1]"))), path
+        elif path.startswith("$.verdict"):
+            # fewer than two draws enter a comparison: no detectable difference, and no top of the bulk to judge
+            assert re.fullmatch(r"\$\.verdict\.(min_detectable\.\w+|top_of_bulk)", path), path
         else:
             assert one_seed and path.endswith(("ci95[0]", "ci95[1]")), path
 

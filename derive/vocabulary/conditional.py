@@ -623,14 +623,18 @@ ho(x))` of ``u`` (a share ``1/d`` of the
     >>> round(conditional_outliers(m, 0.5, d=400).edge_weight, 1)
     10.3
     """
+    if not (np.isfinite(t_edge) and t_edge > 0):  # no bulk (every eigenvalue of D a spike): no edge
+        return float("nan")
     if d is None:
         s1, ds1 = (float(x) for x in transforms.S1(t_edge, 1))
         denominator = 1 + float(mu2) * s1
-        return 1 / denominator + float(mu2) * t_edge * ds1 / denominator**2
+        return 1 / denominator + float(mu2) * t_edge * ds1 / denominator**2 if denominator else float("inf")
     # x(t) ~ E - |x''| (t - t_e)^2/2 at the edge: rho(x) ~ a sqrt(E - x), a = sqrt(2/|x''|)/(pi t_e^2), and the top
     # eigenvalue's classical place, d int_x^E rho = 1/2, is E - (3/(4 a d))^(2/3), at t = t_e + i eta
-    h = 1e-6 * abs(t_edge)
+    h = 1e-6 * t_edge
     curvature = abs(float(transforms.C(t_edge + h)) - float(transforms.C(t_edge - h))) / (2 * h)
+    if not (np.isfinite(curvature) and curvature > 0):
+        return float("nan")
     a = np.sqrt(2 / curvature) / (np.pi * t_edge**2)
     eta = np.sqrt(2 * (3 / (4 * a * d)) ** (2 / 3) / curvature)
     tv = np.array([t_edge + 1j * eta])
