@@ -273,7 +273,7 @@ class Outliers(Displayed):
     """Everything the derivation says about the outliers of ``S`` (or ``S_c``) at given scalars (a notebook shows
     it as a table)."""
 
-    _DISPLAYED = ("law", "population", "sample", "right_edge", "population_right_edge", "other_outliers")
+    _DISPLAYED = ("law", "population", "sample", "right_edge", "population_right_edge", "other_outliers", "finite_size")
 
     population: Level
     sample: Level
@@ -281,6 +281,8 @@ class Outliers(Displayed):
     population_right_edge: mpmath.mpf
     other_outliers: tuple[OtherOutlier, ...]
     law: str = "gaussian-equivalent"
+    finite_size: object = None
+    """At the model's dimension ``d``: :class:`derive.vocabulary.finite_size.FiniteSize` (``None`` in the limit)."""
 
     def level(self, name: str) -> Level:
         """``population`` or ``sample``."""
