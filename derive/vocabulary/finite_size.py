@@ -64,7 +64,7 @@ from derive.vocabulary.conditional import SpectralMeasures, _root, functions as 
 from derive.vocabulary.tracywidom import tracy_widom_moments
 from derive.vocabulary.tokenmatrix import TokenMatrix
 
-__all__ = ["DRAWS", "SEED", "THREADS", "MAX_DRAWS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "ALIGNED", "threshold",
+__all__ = ["DRAWS", "SEED", "THREADS", "MAX_DRAWS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold",
            "sizes", "check_sizes", "sign_vectors", "class_signs", "sample_token_matrix", "DrawOutlier", "draw_outlier",
            "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
 
@@ -90,6 +90,11 @@ quarter of an hour on two cores."""
 
 MAX_TOKENS = 10**8
 """Most tokens (``N T``) of one sampled token matrix."""
+
+TW_RUN = 50
+"""Fewest eigenvalues (its atoms' mass times ``V``) of a run of clusters at the top of the bulk that stays in the bulk,
+whose top is then on the Tracy–Widom scale; a smaller run (at ``T = 1``, the few tokens used most, and equally often)
+is a set of token spikes, its eigenvalues at :math:`x(c_a)`, with an error :math:`O(d^{-1/2})` on the top."""
 
 ALIGNED = 0.5
 r"""A spike of ``D`` carries the signal when :math:`(s^\top\phi_a)^2 = Vq_a > V^{\text{ALIGNED}}` (module
@@ -221,19 +226,22 @@ def sample_token_matrix(rng: np.random.Generator, family, weights, V: int, N: in
 @dataclass(frozen=True)
 class DrawOutlier:
     r"""One draw's signal outlier against the top of its bulk (:func:`draw_outlier`): ``top`` (the top eigenvalue of the
-    bulk part, :math:`x(t_\text{top})`), ``t_top``, whether it is the bulk's soft ``edge`` (else a token spike) and
-    there the Tracy–Widom ``scale`` :math:`(Kd)^{-2/3}`, ``mu2_critical`` and, through :meth:`at`, the outlier at any
-    :math:`\mu_2`; ``bulk`` (the measures of the bulk, for :math:`S_0` and ``x``) and ``signal`` (those of
-    :math:`\tilde S_1`: the bulk and the aligned spikes), ``poles`` (the aligned spikes above ``t_top``)."""
+    bulk part, :math:`x(t_\text{top})`), ``t_top``, whether it is the bulk's soft ``edge`` (not a token spike or small
+    cluster) and the Tracy–Widom ``scale`` :math:`(Kd)^{-2/3}` there, ``mu2_critical`` and, through :meth:`at`, the top
+    eigenpair at any :math:`\mu_2`. ``bulk``: the measures of the bulk (for :math:`S_0` and ``x``); ``signal``: those
+    of :math:`\tilde S_1` (the bulk and the aligned spikes); ``full``: those of the whole :math:`S_1` (all but the raw
+    ``S``'s mean atom); ``t_last``: the largest pole of :math:`S_1` above the bulk's edge ``t_edge``, or ``t_edge``."""
 
     top: float
     t_top: float
+    t_edge: float
+    t_last: float
     edge: bool
     scale: float
     mu2_critical: float
     bulk: SpectralMeasures
     signal: SpectralMeasures
-    poles: tuple
+    full: SpectralMeasures
 
     @property
     def expected_top(self) -> float:
@@ -242,35 +250,48 @@ class DrawOutlier:
         eigenvalue."""
         return self.top + tracy_widom_moments()[0] * self.scale if self.edge else self.top
 
-    def at(self, mu2: float) -> tuple[bool, float | None, float]:
-        r"""``(outlier, eigenvalue, overlap)`` at signal strength ``mu2``: whether the signal's eigenvalue stands above
-        the bulk (:math:`\mu_2 > \mu_{2,c}`), and then its eigenvalue and squared overlap (else ``None`` and 0)."""
+    def at(self, mu2: float) -> tuple[bool, float, float]:
+        r"""``(outlier, eigenvalue, overlap)`` at signal strength ``mu2``: whether the signal stands above the bulk
+        (:math:`\mu_2 > \mu_{2,c}`), the top eigenvalue of ``S`` (after the raw ``S``'s mean outlier) and the squared
+        overlap of its eigenvector with ``u``. The top eigenpair is the largest root of the whole :math:`S_1(t) =
+        -1/\mu_2`, above its last pole (there is always one) or above the edge (if :math:`S_1(t_e) < -1/\mu_2`); near a
+        token spike it mixes the spike and the signal over a window of :math:`\mu_2` of order :math:`V^{-1/2}` (the
+        spike's weight along ``s`` is :math:`O(1/V)`). Without a root the top is the bulk's (:attr:`expected_top`),
+        with overlap 0."""
         mu2 = float(mu2)
-        if not mu2 > self.mu2_critical:
-            return False, None, 0.0
+        S1 = self.full.S1
+        if not mu2 > 0 or (self.t_last == self.t_edge and S1(self.t_edge) > -1 / mu2):
+            return False, self.expected_top, 0.0
+        a = self.t_last if self.t_last == self.t_edge else self.t_last * (1 + 1e-14)
+        tr = _root(lambda tv: float(S1(tv)) + 1 / mu2, a, math.inf)
+        s0, ds0 = self.bulk.S0(tr, 1)
+        ds1 = float(S1(tr, 1)[1])
         f = conditional_functions()
-        ends = (self.t_top,) + self.poles + (math.inf,)
-        best = None
-        for i, (a, b) in enumerate(zip(ends[:-1], ends[1:])):
-            a_ = a if i == 0 else a * (1 + 1e-14)
-            b_ = b if not np.isfinite(b) else b * (1 - 1e-14)
-            if i == 0 and self.signal.S1(a_) > -1 / mu2:
-                continue
-            tr = _root(lambda tv: float(self.signal.S1(tv)) + 1 / mu2, a_, b_)
-            s0, ds0 = self.bulk.S0(tr, 1)
-            ds1 = float(self.signal.S1(tr, 1)[1])
-            pair = (float(f["overlap"](tr, mu2, s0, ds0, ds1)), float(f["location"](tr, mu2, s0, ds0, ds1)))
-            best = pair if best is None or pair[0] > best[0] else best
-        return True, best[1], best[0]
+        return mu2 > self.mu2_critical, float(f["location"](tr, mu2, s0, ds0, ds1)), \
+            float(f["overlap"](tr, mu2, s0, ds0, ds1))
+
+
+def _peel(m: SpectralMeasures, noise: np.ndarray) -> np.ndarray:
+    """``noise`` less the runs of clusters at the top of its bulk that hold fewer than :data:`TW_RUN` eigenvalues (a few
+    tokens used equally often): those are token spikes, many of one value."""
+    while True:
+        gaps = m.subset(noise).gaps()
+        if len(gaps) == 1:
+            return noise
+        run = noise & (m.c > gaps[-2][1])
+        if m.V * float(np.sum(m.p[run])) >= TW_RUN:
+            return noise
+        noise = noise & ~run
 
 
 def draw_outlier(measures: SpectralMeasures, centered: bool) -> DrawOutlier:
     r"""The :class:`DrawOutlier` of one draw's exact spectral measures (:func:`derive.vocabulary.conditional.spectral_measures`;
     ``centered``: of :math:`S_c`, without the raw ``S``'s mean atom): the module docstring's top of the bulk and
-    threshold. At the soft edge the density is :math:`\rho \approx \frac K\pi\sqrt{x_e - x}` with
-    :math:`K = \sqrt{2/x''(t_e)}/t_e^2` (:math:`x(t) \approx x_e + \frac12x''(t_e)(t - t_e)^2` and
-    :math:`\rho = \operatorname{Im}t/(\pi|t|^2)`), so the Tracy–Widom scale is :math:`(Kd)^{-2/3}`,
-    :math:`d = \delta V`.
+    threshold. Atoms leave the bulk as spikes (:attr:`SpectralMeasures.spikes`) or in small runs at its top
+    (:data:`TW_RUN`); each is aligned with ``s`` when :math:`q_a/p_a > V^{\text{ALIGNED}}`, else a token spike. At the
+    soft edge the density is :math:`\rho \approx \frac K\pi\sqrt{x_e - x}` with :math:`K = \sqrt{2/x''(t_e)}/t_e^2`
+    (:math:`x(t) \approx x_e + \frac12x''(t_e)(t - t_e)^2` and :math:`\rho = \operatorname{Im}t/(\pi|t|^2)`), so the
+    Tracy–Widom scale is :math:`(Kd)^{-2/3}`, :math:`d = \delta V`.
 
     At :math:`D = I` (``V = 2d``) the bulk is Marchenko–Pastur's with ratio :math:`\delta = 1/2`, right edge
     :math:`(1 + \sqrt\delta)^2` at :math:`t_e = \delta + \sqrt\delta`, where :math:`S_1 = S_0 = -\sqrt\delta/\delta`:
@@ -283,30 +304,34 @@ def draw_outlier(measures: SpectralMeasures, centered: bool) -> DrawOutlier:
     (2.9142135624, 0.7071067812, 0.7071067812)
     >>> round(o.scale * 2000 ** (2 / 3), 10), round((1 + 0.5**0.5) * (1 + 2**0.5) ** (1 / 3), 10)
     (2.2900901702, 2.2900901702)
-    >>> o.at(0.5), [round(x, 10) for x in o.at(3.0)[1:]]   # above it: the spiked model's outlier and overlap
-    ((False, None, 0.0), [4.6666666667, 0.8095238095])
+    >>> o.at(0.5)[0::2], [round(x, 10) for x in o.at(3.0)[1:]]   # above it: the spiked model's outlier and overlap
+    ((False, 0.0), [4.6666666667, 0.8095238095])
     """
     m = measures
     V = m.V
-    spikes = [int(i) for i in m.spikes]
+    spikes = m.spikes
     mean = int(np.argmax(m.r)) if not centered and m.c.size else None
     if mean not in spikes:
         mean = None
-    aligned = [i for i in spikes if i != mean and V * m.q[i] > V**ALIGNED]
-    token = [i for i in spikes if i != mean and i not in aligned]
-    bulk = m.bulk()
+    noise = np.ones(m.c.size, dtype=bool)
+    noise[spikes] = False
+    noise = _peel(m, noise)
+    others = np.ones(m.c.size, dtype=bool)
+    if mean is not None:
+        others[mean] = False
+    aligned = ~noise & others & (m.q > m.p * V**ALIGNED)
+    token = ~noise & others & ~aligned
+    bulk, signal, full = m.subset(noise), m.subset(noise | aligned), m.subset(others)
     t_edge = bulk.gaps()[-1][0]
-    t_top = max([t_edge] + [float(m.c[i]) for i in token])
+    t_top = max(t_edge, float(m.c[token].max(initial=0.0)))
+    t_last = max(t_edge, float(m.c[~noise & others & (m.q > 0)].max(initial=0.0)))
     s0, ds0, dds0 = bulk.S0(t_edge, 2)
     K = math.sqrt(2 / -(2 * ds0 + t_edge * dds0)) / t_edge**2   # x'' = -C' = -(2 S0' + t S0'')
-    keep = np.ones(m.c.size, dtype=bool)
-    keep[spikes] = False
-    keep[aligned] = True
-    signal = m.subset(keep)
-    poles = tuple(sorted(float(m.c[i]) for i in aligned if m.c[i] > t_top))
-    critical = 0.0 if poles else threshold(signal.S1(t_top))
-    return DrawOutlier(float(t_top * (1 - bulk.S0(t_top))), float(t_top), t_top == t_edge,
-                       float((K * m.delta * V) ** (-2 / 3)), critical, bulk, signal, poles)
+    above = bool(np.any(m.c[aligned] > t_top))
+    critical = 0.0 if above else threshold(signal.S1(t_top))
+    return DrawOutlier(float(t_top * (1 - bulk.S0(t_top))), float(t_top), float(t_edge), float(t_last),
+                       t_top == t_edge and V * float(np.sum(bulk.p)) >= TW_RUN, float((K * m.delta * V) ** (-2 / 3)),
+                       critical, bulk, signal, full)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -339,10 +364,10 @@ class Spread:
 @dataclass(frozen=True)
 class FiniteSize:
     r""":func:`finite_size`: the sizes ``d, V, N``, ``draws``, ``seed`` and ``mu2``, the ``outlier_probability`` (with
-    its standard error ``probability_se``), the :class:`Spread` of the ``eigenvalue`` (over the draws with the outlier;
-    ``None`` if none), of the ``overlap`` (0 in a draw without it), of ``mu2_critical`` and of ``top_of_bulk`` (each
-    draw's :attr:`DrawOutlier.expected_top`), and the ``rows`` of the draws: ``(expected top, mu2_critical, outlier,
-    eigenvalue or None, overlap)``."""
+    its standard error ``probability_se``), the :class:`Spread` of the ``eigenvalue`` (the top one, over the draws with
+    the outlier; ``None`` if none), of the ``overlap`` (of the top eigenvector, in every draw), of ``mu2_critical`` and
+    of ``top_of_bulk`` (each draw's :attr:`DrawOutlier.expected_top`), and the ``rows`` of the draws: ``(expected top,
+    mu2_critical) + DrawOutlier.at(mu2)``."""
 
     d: int
     V: int
