@@ -20,7 +20,7 @@ COMMANDS = [
     ("derive", ["bulk", "--delta", "1", "--gamma", "1", "--T", "1", "--weights", "mean", "--x", "1", "--digits", "6"]),
     ("derive", ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2"]),
     ("derive", ["spike", "--delta", "1/4", "--gamma", "1", "--T", "1", "--weights", "mean", "--signs", "iid",
-                "--mu2", "3", "--digits", "6"]),
+                "--mu2", "3", "--digits", "6", "--d", "40", "--draws", "2"]),
     ("derive", ["formulas"]),
     ("verify", ["mc", "--d", "40", "--V", "80", "--N", "160", "--T", "2", "--signs", "iid", "--weights", "mean",
                 "--mu2", "2", "--seeds", "2"]),

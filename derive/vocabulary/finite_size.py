@@ -12,40 +12,46 @@ up with ``d``, away from the limit's.
 :math:`p_i` over all directions, :math:`q_i` along the class signs ``s``), whose deterministic equivalents are exact up
 to :math:`O(1/d)` given ``D``:
 
-* the spikes of ``D`` (single eigenvalues standing apart; :attr:`SpectralMeasures.spikes`) are of two kinds. A *token
-  spike* has an eigenvector :math:`\phi_a` localized on a few tokens, so :math:`Vq_a = (s^\top\phi_a)^2 = O(1)`: it is
-  part of the noise, its eigenvalue of ``S`` is :math:`x(c_a)`, and its pole in :math:`S_1` (weight :math:`O(1/V)`)
-  only makes an avoided crossing of width :math:`O(1/V)` with the signal. An *aligned spike* (``D``'s own outlier
-  along ``s``, strong sign correlations) has :math:`Vq_a = O(V)`: it carries the signal. The cut between them is
-  :math:`Vq_a = \sqrt V` (:data:`ALIGNED`); measured, token spikes have :math:`Vq_a` of 0.2 to 7 and aligned ones about
-  ``0.6 V`` at ``V = 1200``. The raw ``D``'s mean eigenvalue (eigenvector :math:`\approx\mathbf 1/\sqrt V`) is neither:
-  the raw ``S``'s mean outlier, left out of the bulk as in the limit.
-* The *top of the bulk* is :math:`x(t_\text{top})`, :math:`t_\text{top}` the larger of the conditional bulk's right
-  edge :math:`t_e` (where :math:`x' = 0`) and the largest token spike; :math:`x(t) = t(1 - S_0(t))` with :math:`S_0` of
-  the bulk (``D`` less its spikes).
-* The *signal's outlier* is a root :math:`t > t_\text{top}` of :math:`\tilde S_1(t) = -1/\mu_2`, :math:`\tilde S_1` the
-  transform along ``s`` of the bulk and the aligned spikes (:func:`derive.vocabulary.signal.outlier_equations`), at
-  :math:`\ell = x(t)` with squared overlap :math:`x'(t)/(\mu_2 t\tilde S_1'(t))`; with several roots (aligned spikes
-  above :math:`t_\text{top}`), the one of largest overlap. It stands above the whole bulk, the top eigenvalue of ``S``
-  (after the raw ``S``'s mean outlier), iff :math:`\mu_2 > \mu_{2,c}`, where (:func:`threshold`)
+* atoms leave the bulk as the spikes of ``D`` (single eigenvalues standing apart; :attr:`SpectralMeasures.spikes`) and
+  as the runs of clusters at its top that hold fewer than :data:`TW_RUN` eigenvalues (at ``T = 1``, the few tokens
+  used most, equally often). Such an atom is a *token spike* when its eigenvectors are localized on a few tokens,
+  :math:`q_a/p_a = O(1)`: part of the noise, its eigenvalue of ``S`` at :math:`x(c_a)`. It is *aligned* when
+  :math:`q_a/p_a = O(V)` (``D``'s own outlier along ``s``, strong sign correlations): it carries the signal. The cut
+  is :math:`q_a/p_a = V^{1/2}` (:data:`ALIGNED`); measured, token spikes have :math:`q_a/p_a` of 0.2 to 7 and aligned
+  ones about ``0.6 V`` at ``V = 1200``. The raw ``D``'s mean eigenvalue (eigenvector :math:`\approx\mathbf 1/\sqrt V`)
+  is neither: the raw ``S``'s mean outlier, left aside as in the limit.
+* The *top of the bulk* is :math:`x(t_\text{top})`, :math:`t_\text{top}` the larger of the bulk's right edge
+  :math:`t_e` (where :math:`x' = 0`) and the largest token spike; :math:`x(t) = t(1 - S_0(t))` with :math:`S_0` of the
+  bulk. At the soft edge its mean is lower by the Tracy–Widom shift :math:`E[\mathrm{TW}_1](Kd)^{-2/3}`
+  (:mod:`derive.vocabulary.tracywidom`; ``K`` from the square root of the density there), about 0.02 at
+  ``d = 1000``, which Monte Carlo resolves (:attr:`DrawOutlier.expected_top`).
+* The *threshold*: the signal's root of :math:`\tilde S_1(t) = -1/\mu_2`, :math:`\tilde S_1` the transform along ``s``
+  of the bulk and the aligned spikes (:func:`derive.vocabulary.signal.outlier_equations`), lies above
+  :math:`t_\text{top}` iff :math:`\mu_2 > \mu_{2,c}`, where (:func:`threshold`)
 
   .. math:: \mu_{2,c} = -\frac1{\tilde S_1(t_\text{top})}
 
   (:math:`\tilde S_1` increases from :math:`\tilde S_1(t_\text{top}) < 0` to 0 above :math:`t_\text{top}`), or
   :math:`\mu_{2,c} = 0` where an aligned spike lies above :math:`t_\text{top}`.
+* The *top eigenpair* at :math:`\mu_2` (:meth:`DrawOutlier.at`): the largest root of the whole
+  :math:`S_1(t) = -1/\mu_2` (token spikes included: each a pole of weight :math:`O(1/V)`), at :math:`\ell = x(t)` with
+  squared overlap :math:`x'(t)/(\mu_2 tS_1'(t))`. Far above :math:`\mu_{2,c}` it is the signal's outlier, far below a
+  token's eigenvector with an overlap :math:`O(\mu_2/V)`; where the signal passes a token spike the two mix over a
+  window of :math:`\mu_2` of order :math:`V^{-1/2}`.
 
 *Over draws* (:func:`finite_size`): ``draws`` token matrices sampled from the model (sign vectors of the family,
 tokens uniform in their class; :func:`sample_token_matrix`), seeded by ``seed``: the probability that the signal's
-outlier stands above the bulk, the mean and spread of its eigenvalue (over the draws that have it), of its squared
-overlap with ``u`` (0 in a draw without it: the top eigenvector is then a token's), of :math:`\mu_{2,c}` and of the top
-of the bulk. Each draw's ``D`` is eigen-decomposed (the smaller of :math:`AA^\top` and :math:`A^\top A`, cost
+outlier stands above the bulk, the mean and spread of the top eigenvalue (over the draws that have the outlier), of the
+squared overlap of the top eigenvector with ``u`` (over all draws), of :math:`\mu_{2,c}` and of the top of the bulk.
+Each draw's ``D`` is eigen-decomposed (the smaller of :math:`AA^\top` and :math:`A^\top A`, cost
 :math:`\min(V, N)^3`; a diagonal ``D``, one nonzero weight, costs :math:`O(V)`), on :data:`THREADS` threads with one
 BLAS thread each, so the numbers do not depend on the machine's threads.
 
 *What is exact.* Given ``D``, each draw's numbers are deterministic equivalents, exact up to :math:`O(d^{-1/2})` for
-that draw with mean error :math:`O(1/d)`. At the soft edge of the bulk the top eigenvalue of ``S`` fluctuates on the
-Tracy–Widom scale :math:`d^{-2/3}` around :math:`x(t_e)`, which blurs the transition of one draw over
-:math:`O(d^{-1/3})` in :math:`\mu_2`; ``notes/finite_vocabulary.md`` compares all of it with Monte Carlo of the model.
+that draw with mean error :math:`O(1/d)`. The threshold of one draw is sharp only in that sense: at finite ``d`` the
+transition at a soft edge spreads over the critical window, :math:`O(d^{-1/3})` in :math:`\mu_2` (Baik, Ben Arous and
+Péché 2005), where Monte Carlo's top eigenvector gains overlap before :math:`\mu_{2,c}`; ``notes/finite_vocabulary.md``
+compares all of it with Monte Carlo of the model.
 """
 from __future__ import annotations
 
@@ -97,8 +103,9 @@ whose top is then on the Tracy–Widom scale; a smaller run (at ``T = 1``, the f
 is a set of token spikes, its eigenvalues at :math:`x(c_a)`, with an error :math:`O(d^{-1/2})` on the top."""
 
 ALIGNED = 0.5
-r"""A spike of ``D`` carries the signal when :math:`(s^\top\phi_a)^2 = Vq_a > V^{\text{ALIGNED}}` (module
-docstring): :math:`O(1)` for an eigenvector localized on a few tokens, :math:`O(V)` for one aligned with ``s``."""
+r"""An atom out of the bulk carries the signal when :math:`q_a/p_a > V^{\text{ALIGNED}}` (for a single eigenvector
+:math:`\phi_a`, :math:`q_a/p_a = (s^\top\phi_a)^2`; module docstring): :math:`O(1)` for eigenvectors localized on a few
+tokens, :math:`O(V)` for one aligned with ``s``."""
 
 
 def _expressions() -> dict:
