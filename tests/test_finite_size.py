@@ -93,7 +93,7 @@ def test_tracy_widom_moments_are_the_known_ones():
 
 
 def test_token_matrices_follow_the_family_and_the_classes():
-    from derive.model.spec import parse_signs
+    from derive.model.families import parse_signs
 
     rng = np.random.default_rng(3)
     A = sample_token_matrix(rng, parse_signs("prefix:3"), [0.25] * 4, 40, 500)

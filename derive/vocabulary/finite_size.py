@@ -445,7 +445,7 @@ def sample_draws(m, draws: int = DRAWS, seed: int = SEED, threads: int = THREADS
         if m.gamma == 0:
             raise ParameterError("gamma", "must be > 0 at a finite dimension d")
         V, N = sizes(m.d, m.delta, m.gamma)
-    w = np.array([float(x) for x in pooling(m.weights, m.T, m.signs).weights])
+    w = np.array(pooling(m.weights, m.T, m.signs).floats())
     check_sizes(m.d, V, N, m.T, draws, int(np.count_nonzero(w)) == 1)
     children = np.random.SeedSequence(seed).spawn(int(draws))
     args = (m.signs, w, V, N, m.d, m.centered)

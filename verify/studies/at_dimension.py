@@ -48,19 +48,17 @@ def model(case: dict, d: int, mu2=0):
 
 def monte_carlo(case: dict, d: int, seeds: int, seed0: int = 1) -> dict:
     """``seeds`` trials of the case at ``d`` on its axis (and at :math:`\\mu_2 = 0`): ``top0`` (``K``), ``top`` and
-    ``overlap`` (``K x len(mu2s)``) of the top eigenpair of :math:`S_c`."""
-    from derive.interface import weights
+    ``overlap`` (``K x len(mu2s)``) of the top eigenpair of :math:`S_c`, and each trial's ``tokens``."""
     from derive.vocabulary.finite_size import sizes
-    from verify.montecarlo.draw import check_model, drawn_tokens
+    from verify.montecarlo.draw import drawn_tokens, trial_weights
     from verify.montecarlo.trials import run_axis
 
     m = model(case, d)
     V, N = sizes(d, m.delta, m.gamma)
-    w = [float(x) for x in weights(m).weights]
-    r = run_axis(d, V, N, m.T, m.signs, w, [0.0] + list(case["mu2s"]), centered=True, k=2, seeds=seeds, seed0=seed0)
+    m = m.replace(d=d, V=V, N=N)
+    r = run_axis(m, [0.0] + list(case["mu2s"]), k=2, seeds=seeds, seed0=seed0)
     return {"top0": r.top_eigenvalues[:, 0, 0], "top": r.top_eigenvalues[:, 1:, 0], "overlap": r.overlaps[:, 1:, 0],
-            "tokens": [drawn_tokens(check_model(d, V, N, m.T, m.signs, w, 0.0, solver=None), c) for c in r.seeds],
-            "weights": w, "V": V}
+            "tokens": [drawn_tokens(m, c) for c in r.seeds], "weights": trial_weights(m), "V": V}
 
 
 def same_draws(case: dict, d: int, mc: dict) -> list:
