@@ -17,7 +17,7 @@ gaussian-equivalent 0.6319444444 0.6185897436
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import mpmath
 
@@ -147,7 +147,7 @@ def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int 
     r"""The outliers of ``S`` (:math:`S_c` if ``m.centered``) at the model's ``delta, gamma, mu2``, at the current
     precision: :class:`~derive.gaussian.outliers.Outliers` (``population``, ``sample``, the bulk's edges, the other
     outliers, and ``law``); with the model's dimension ``d``, also ``finite_size``, the expectation at that ``d`` over
-    ``draws`` token matrices sampled from ``seed`` (:func:`finite_size`).
+    ``draws`` token matrices sampled from ``seed`` (:func:`finite_size`), computed when first asked for.
 
     ``law=None`` answers for the model's own ``S`` where the weights are given (``gamma > 0``), else for the
     Gaussian-equivalent pooled vectors; ``"gaussian-equivalent"`` asks for the latter. The Gaussian equivalent and the
@@ -167,7 +167,7 @@ def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int 
     digits = mpmath.mp.dps
     o = agreeing(lambda: outliers_at(m.delta, m.gamma, s["alpha"], s["kappa"], m.mu2, sum_w=s["sum_w"],
                                      centered=m.centered), lambda o: _outliers_key(o, digits), digits)
-    at_d = {} if m.d is None else {"finite_size": finite_size(m, draws, seed)}
+    at_d = {} if m.d is None else {"at_d": partial(finite_size, m, draws, seed)}
     if law == "gaussian-equivalent" or (law is None and not _own_outlier(m)):
         return replace(o, **at_d)
     if law not in (None, "finite-vocabulary"):

@@ -147,6 +147,11 @@ def test_spike_with_d_carries_it():
         o = derive.spike(m, draws=4, seed=2)
         assert derive.spike(m.replace(d=None, delta=m.delta, gamma=m.gamma)).finite_size is None
     assert o.finite_size == derive.finite_size(m, draws=4, seed=2) and o.law == "finite-vocabulary"
+    # computed when asked for: a Monte Carlo trial's model (its d, V, N) pays nothing, and too large a d says so then
+    big = derive.spike(derive.Model(d=40000, V=80000, N=10000, T=16, weights="causal", mask="strict", signs="iid", mu2=4),
+                       law="gaussian-equivalent")
+    with pytest.raises(ParameterError, match="^d:"):
+        big.finite_size
 
 
 def _run(capsys, *args):
