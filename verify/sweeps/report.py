@@ -129,14 +129,17 @@ def gaussian_theory(params: dict) -> dict:
     return _entry(theory(params))
 
 
-def _realized_model(params: dict):
+def _ratio_model(params: dict):
+    """A grid point's :class:`derive.Model` at its realized ratios ``d/V, d/N``, which the laws (limits
+    ``d -> oo``) take: the rungs of a ladder in ``d`` at the same ratios share it."""
     dims = dimensions(params)
-    return point_model(params, d=dims["d"], V=dims["V"], N=dims["N"])
+    return point_model(params, delta=f"{dims['d']}/{dims['V']}", gamma=f"{dims['d']}/{dims['N']}")
 
 
 def model_limit(params: dict) -> tuple[dict, float]:
     """The model's own limit at a grid point, :func:`derive.spike` of its :class:`derive.Model` at the realized
-    ``d, V, N``, and the seconds it took; a point whose limit derive cannot decide gets ``unavailable`` (the reason)."""
+    ``d/V, d/N``, and the seconds it took; a point whose limit derive cannot decide gets ``unavailable`` (the
+    reason)."""
     import mpmath
 
     from derive import spike
@@ -144,7 +147,7 @@ def model_limit(params: dict) -> tuple[dict, float]:
     start = time.perf_counter()
     try:
         with mpmath.workdps(LIMIT_DIGITS):
-            entry = _entry(spike(_realized_model(params)))
+            entry = _entry(spike(_ratio_model(params)))
     except ParameterError as exc:
         entry = {"law": "finite-vocabulary", "unavailable": str(exc)}
     return entry, time.perf_counter() - start
@@ -152,14 +155,15 @@ def model_limit(params: dict) -> tuple[dict, float]:
 
 def model_limits(sweep: Sweep, indices, workers: int = 1, report=None) -> tuple[dict, dict]:
     """``({index: entry}, statistics)``: :func:`model_limit` at the grid points ``indices``, once per distinct model
-    (points that share their realized model share the entry), in ``workers`` processes (this one for 1), with
+    (points that share it, as the rungs of a ladder in ``d`` at the same ratios do, share the entry), in ``workers``
+    processes (this one for 1), with
     ``report(done, total)`` after each. The statistics: ``points``, ``models``, ``workers``, ``seconds`` (wall),
     ``slowest_seconds`` (one model's longest)."""
     start = time.perf_counter()
     params = {index: sweep.params(sweep.point(index)) for index in indices}
     models = {}
     for index, p in params.items():
-        models.setdefault(_realized_model(p), p)
+        models.setdefault(_ratio_model(p), p)
     jobs = list(models.items())
     results = {}
     workers = max(1, min(workers, len(jobs)))
@@ -179,7 +183,7 @@ def model_limits(sweep: Sweep, indices, workers: int = 1, report=None) -> tuple[
                 results[futures[future]] = future.result()
                 if report:
                     report(i + 1, len(jobs))
-    entries = {index: results[_realized_model(p)][0] for index, p in params.items()}
+    entries = {index: results[_ratio_model(p)][0] for index, p in params.items()}
     stats = {"computed": True, "points": len(entries), "models": len(jobs), "workers": workers,
              "seconds": time.perf_counter() - start,
              "slowest_seconds": max((s for _, s in results.values()), default=0.0)}
@@ -276,7 +280,7 @@ def _gaussian_curves(params: dict, mu2: list[float]) -> dict:
 
     from derive import spike
 
-    model = _realized_model({**params, "mu2": "1"})
+    model = _ratio_model({**params, "mu2": "1"})
     lo, hi = min(mu2), max(mu2)
     with mpmath.workdps(15):
         critical = spike(model, law="gaussian-equivalent").sample.mu2_critical
@@ -341,8 +345,10 @@ def curve_figures(sweep: Sweep, points: list[dict], folder) -> list[str]:
             panels.append(panel)
         seeds = sorted({p["seeds"] for c in columns.values() for p in c})
         # the caption names every other axis (delta, T, signs, weights and their options, centered); d is in the panels
+        limits = [p["theory"]["finite_vocabulary"] for c in columns.values() for p in c]
         title = (f"{_caption(params)}; "
-                 f"{'-'.join(map(str, (seeds[0], seeds[-1]))) if len(seeds) > 1 else seeds[0]} seed(s) per point")
+                 f"{'-'.join(map(str, (seeds[0], seeds[-1]))) if len(seeds) > 1 else seeds[0]} seed(s) per point"
+                 + ("; the model's limit not computed" if all(e is None for e in limits) else ""))
         name = f"sweep_curves{'_' + _slug([names[i] for i in others], values) if others else ''}.png"
         paths.append(law_curves_figure(folder, panels, quantities, title, name=name, columns=CURVE_COLUMNS))
     return paths
