@@ -18,6 +18,7 @@ import sympy as sp
 import derive
 from derive import Model
 from derive.errors import ParameterError
+from derive.numbers import format_real
 from derive.cli.documents import spike
 from verify.sweeps import executors
 from verify.cli import main
@@ -479,6 +480,52 @@ def test_the_curves_figure_shows_both_laws_and_the_monte_carlo_with_error_bars(l
     line = dict(panels[r"$|\hat u^\top u|^2$"])["finite-vocabulary limit (model's own)"][0]
     assert list(line.get_ydata()) == pytest.approx([float(p["theory"]["finite_vocabulary"]["overlap"])
                                                      for p in doc["points"]], rel=1e-9)
+
+
+def test_the_models_limit_is_taken_at_the_realized_ratios_once_per_distinct_model():
+    from verify.sweeps.report import model_limits
+
+    # at d = 50, N = 117 sequences for d/gamma = 116.7: the limit is at d/N = 50/117, not at the sweep's gamma = 3/7;
+    # d = 150 and 300 (N = 350, 700) realize 3/7 exactly and share one model
+    data = {"sweep": {"seeds": 1, "outputs": ["overlaps"]},
+            "model": {"delta": "1/2", "gamma": "3/7", "T": 1, "signs": "iid", "weights": "mean", "mu2": 4,
+                      "centered": True},
+            "grid": {"d": [50, 150, 300]}}
+    entries, stats = model_limits(Sweep(data), [(0,), (1,), (2,)])
+    assert (stats["points"], stats["models"]) == (3, 2)
+    overlap = lambda gamma: float(derive.spike(Model(delta="1/2", gamma=gamma, T=1, signs="iid", weights="mean",  # noqa: E731
+                                                     mu2=4, centered=True)).sample.overlap)
+    with mpmath.workdps(15):
+        realized, nominal = overlap(sp.Rational(50, 117)), overlap("3/7")
+    assert float(entries[(0,)]["overlap"]) == pytest.approx(realized, rel=1e-12)
+    assert float(entries[(1,)]["overlap"]) == float(entries[(2,)]["overlap"]) == pytest.approx(nominal, rel=1e-12)
+    assert abs(realized - nominal) > 1e-4  # the two differ: a limit at the nominal ratio would fail above
+
+
+def test_points_that_share_the_models_limit_each_show_its_estimate_and_error(monkeypatch, tmp_path):
+    # the rungs of a ladder in d at the same ratios share one limit; with an estimate's error (here a stand-in for the
+    # cavity populations' seconds) each point shows it to the digits its error leaves, the error to two digits
+    from verify.sweeps import report
+
+    def limit(params):
+        entry = report.gaussian_theory(params)
+        entry["errors"] = {"top_eigenvalue": None, "overlap": 1.234e-3, "bulk_edge": None}
+        return {**entry, "law": "finite-vocabulary"}, 0.0
+
+    monkeypatch.setattr(report, "model_limit", limit)
+    data = {"sweep": {"root_seed": 3, "seeds": 2, "outputs": ["overlaps"]},
+            "model": {"delta": "1/2", "gamma": "1/4", "T": 4, "signs": "prefix:2", "weights": "mean", "mu2": 3,
+                      "centered": True},
+            "grid": {"d": [24, 48]}}
+    path = tmp_path / "ladder.jsonl"
+    with executors.InProcess() as ex:
+        run_sweep(Sweep(data), path, ex, log=QUIET)
+    doc = summarize(path, workers=1)
+    assert (doc["model_limit"]["points"], doc["model_limit"]["models"]) == (2, 1)
+    shown = [p["theory"]["finite_vocabulary"] for p in doc["points"]]
+    exact = float(doc["points"][0]["theory"]["gaussian_equivalent"]["overlap"])
+    for entry in shown:
+        assert entry["errors"]["overlap"] == "0.0012" and entry["overlap"] == format_real(exact, 3)
 
 
 def test_an_overlaps_interval_is_kept_within_0_and_1():

@@ -28,6 +28,7 @@ under each law, with the rate fitted by :func:`verify.stats.finite_size_fit`.
 """
 from __future__ import annotations
 
+import copy
 import math
 import time
 from collections import defaultdict
@@ -215,7 +216,7 @@ def point_summaries(sweep: Sweep, records: dict, limits: dict | None = None) -> 
                  if output in sweep.outputs}
         # a copy: points that share their realized model share the entry of model_limits
         laws = {"gaussian_equivalent": gaussian_theory(params),
-                "finite_vocabulary": None if limits is None else dict(limits[index])}
+                "finite_vocabulary": None if limits is None else copy.deepcopy(limits[index])}
         for entry in laws.values():
             if entry is not None and "unavailable" not in entry:
                 entry["in_ci95"] = {q: _in_interval(stats[q], entry[q], entry["errors"][q])
