@@ -129,9 +129,11 @@ def _theory(entry: dict, q: str) -> str:
 def _limit_line(stats: dict) -> str:
     if not stats["computed"]:
         return f"model's limit (finite-vocabulary): not computed, {stats['reason']}"
-    return (f"model's limit (finite-vocabulary): {stats['points']} points, {stats['models']} distinct models, each "
-            f"computed once (or read from the derivation cache) in {stats['seconds']} s on {stats['workers']} "
-            f"process{'es' * (stats['workers'] > 1)} (slowest {stats['slowest_seconds']} s)")
+    plural = lambda n, word: f"{n} {word}{'s' * (n != 1)}"  # noqa: E731
+    return (f"model's limit (finite-vocabulary): {plural(stats['points'], 'point')}, "
+            f"{plural(stats['models'], 'distinct model')}, each computed once (or read from the derivation cache) in "
+            f"{stats['seconds']} s on {stats['workers']} process{'es' * (stats['workers'] != 1)} "
+            f"(slowest {stats['slowest_seconds']} s)")
 
 
 def _summary_text(doc) -> str:
