@@ -1,7 +1,7 @@
 """Exact and symbolic results for the random-matrix analysis of attention pooling.
 
 Nothing in this package imports :mod:`verify`; what it draws at random (the samplers of the sign families, the
-quenched populations of the model's own law) is seeded by its inputs. A question starts from a :class:`Model`
+quenched populations of the model's own law, the token matrices of an expectation at the user's ``d``) is seeded. A question starts from a :class:`Model`
 (every parameter read and checked once) and the answers come back as numbers and objects, at the current mpmath
 precision (``with mpmath.workdps(P): ...``)::
 
@@ -32,7 +32,7 @@ PUBLIC = {
     "derive.model.signs": ("SignFamily",),
     "derive.model.families": ("UserFamily", "parse_signs"),
     "derive.model.schemes": ("Scheme",),
-    "derive.interface": ("weights", "bulk", "spike", "LAWS"),
+    "derive.interface": ("weights", "bulk", "spike", "finite_size", "LAWS"),
     "derive.model.pooling": ("pooling", "Pooling"),
     "derive.model.attention": ("causal_weights", "mean_weights", "optimal_weights"),
     "derive.gaussian.outliers": ("outliers_at", "Outliers", "Level", "OtherOutlier", "signal_strength",
@@ -42,6 +42,7 @@ PUBLIC = {
     "derive.gaussian.bulk": ("BulkLaw",),
     "derive.vocabulary.law": ("VocabularyLaw", "vocabulary_law"),
     "derive.vocabulary.silverstein": ("GeneralizedMP",),
+    "derive.vocabulary.finite_size": ("FiniteSize",),
     "derive.sheet.formulas": ("all_formulas",),
     "derive.sheet.latex": ("formula_sheet",),
     "derive.symbols": ("Formula",),

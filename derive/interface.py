@@ -17,14 +17,14 @@ gaussian-equivalent 0.6319444444 0.6185897436
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import mpmath
 
 from derive.errors import ParameterError
 from derive.model.spec import Model
 
-__all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "bulk", "spike", "model_law", "vocabulary_sample", "agreeing"]
+__all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "bulk", "spike", "finite_size", "model_law", "vocabulary_sample", "agreeing"]
 
 MAX_WORKING_DIGITS = 4000
 """Highest working precision :func:`agreeing` tries before a result is declared undecided (a point closer to a
@@ -143,10 +143,11 @@ def _outliers_key(o, digits: int) -> tuple:
             tuple((x.cause, x.level, real(x.eigenvalue)) for x in o.other_outliers))
 
 
-def spike(m: Model, law: str | None = None):
+def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int | None = None):
     r"""The outliers of ``S`` (:math:`S_c` if ``m.centered``) at the model's ``delta, gamma, mu2``, at the current
     precision: :class:`~derive.gaussian.outliers.Outliers` (``population``, ``sample``, the bulk's edges, the other
-    outliers, and ``law``).
+    outliers, and ``law``); with the model's dimension ``d``, also ``finite_size``, the expectation at that ``d`` over
+    ``draws`` token matrices sampled from ``seed`` (:func:`finite_size`), computed when first asked for.
 
     ``law=None`` answers for the model's own ``S`` where the weights are given (``gamma > 0``), else for the
     Gaussian-equivalent pooled vectors; ``"gaussian-equivalent"`` asks for the latter. The Gaussian equivalent and the
@@ -166,8 +167,9 @@ def spike(m: Model, law: str | None = None):
     digits = mpmath.mp.dps
     o = agreeing(lambda: outliers_at(m.delta, m.gamma, s["alpha"], s["kappa"], m.mu2, sum_w=s["sum_w"],
                                      centered=m.centered), lambda o: _outliers_key(o, digits), digits)
+    at_d = {} if m.d is None else {"at_d": partial(finite_size, m, draws, seed)}
     if law == "gaussian-equivalent" or (law is None and not _own_outlier(m)):
-        return o
+        return replace(o, **at_d)
     if law not in (None, "finite-vocabulary"):
         raise ParameterError("law", f"must be one of {', '.join(LAWS)}, got {law!r}")
     if not _own_outlier(m):
@@ -175,7 +177,28 @@ def spike(m: Model, law: str | None = None):
                                       "law='gaussian-equivalent' gives the Gaussian equivalent")
     exact = bulk(m).exact
     return replace(o, sample=vocabulary_sample(m), right_edge=mpmath.inf, law="finite-vocabulary",
-                   other_outliers=tuple(x for x in o.other_outliers if x.level == "population" or not exact))
+                   other_outliers=tuple(x for x in o.other_outliers if x.level == "population" or not exact), **at_d)
+
+
+def finite_size(m: Model, draws: int | None = None, seed: int | None = None):
+    r"""The model at its dimension ``m.d`` (``V, N`` from ``delta, gamma``): over ``draws`` token matrices sampled from
+    ``seed`` (defaults :data:`~derive.vocabulary.finite_size.DRAWS` and :data:`~derive.vocabulary.finite_size.SEED`),
+    the probability that the signal's outlier stands above the whole bulk, and the mean and spread of its eigenvalue,
+    overlap and threshold, and of the top of the bulk
+    (:class:`~derive.vocabulary.finite_size.FiniteSize`; :mod:`derive.vocabulary.finite_size`). Needs the weights and
+    signs (the token matrices are sampled).
+
+    >>> r = finite_size(Model(d=200, delta="1/2", gamma="1/2", T=2, weights="mean", signs="iid", mu2=4), draws=8)
+    >>> r.V, r.N, r.draws, r.seed, r.outlier_probability
+    (400, 400, 8, 0, 1.0)
+    """
+    from derive.vocabulary import finite_size as fs
+
+    m = _model(m).need("d")
+    if m.weights is None or m.signs is None:
+        raise ParameterError("d", "the expectation at dimension d samples token matrices: it needs the weights and "
+                                  "the signs (--T, --weights, --signs)")
+    return fs.finite_size(m.need("mu2"), fs.DRAWS if draws is None else draws, fs.SEED if seed is None else seed)
 
 
 def _own_outlier(m: Model) -> bool:

@@ -20,7 +20,7 @@ COMMANDS = [
     ("derive", ["bulk", "--delta", "1", "--gamma", "1", "--T", "1", "--weights", "mean", "--x", "1", "--digits", "6"]),
     ("derive", ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2"]),
     ("derive", ["spike", "--delta", "1/4", "--gamma", "1", "--T", "1", "--weights", "mean", "--signs", "iid",
-                "--mu2", "3", "--digits", "6"]),
+                "--mu2", "3", "--digits", "6", "--d", "40", "--draws", "2"]),
     ("derive", ["formulas"]),
     ("verify", ["mc", "--d", "40", "--V", "80", "--N", "160", "--T", "2", "--signs", "iid", "--weights", "mean",
                 "--mu2", "2", "--seeds", "2"]),
@@ -63,10 +63,14 @@ def test_every_key_a_command_prints_is_documented(prog, argv, documented, capsys
 
 
 def test_sweep_documents_are_documented(tmp_path, documented, capsys):
+    # the tiny sweep at T = 1, whose model's limit (every key of the summary) is exact and takes a second a point
+    sweep = tmp_path / "tiny1.toml"
+    sweep.write_text(TINY.read_text().replace("T = 4", "T = 1").replace('signs = "prefix:2"', 'signs = "iid"'))
     results = tmp_path / "tiny.jsonl"
-    run = _run(verify_main, ["sweep", str(TINY), "--results", str(results), "--workers", "1", "--max-tasks", "4"],
+    run = _run(verify_main, ["sweep", str(sweep), "--results", str(results), "--workers", "1", "--max-tasks", "4"],
                capsys)
-    summary = _run(verify_main, ["sweep", "--summarize", str(results), "--figures", ""], capsys)
+    summary = _run(verify_main, ["sweep", "--summarize", str(results), "--figures", "", "--workers", "1"], capsys)
+    assert summary["model_limit"]["computed"] and summary["points"][0]["theory"]["finite_vocabulary"]
     # the sweep's own normalized file and its grid's names are data
     summary.pop("sweep")
     for p in summary["points"]:

@@ -10,12 +10,15 @@ import time
 import tomllib
 from pathlib import Path
 
+import mpmath
 import numpy as np
 import pytest
 import sympy as sp
 
+import derive
 from derive import Model
 from derive.errors import ParameterError
+from derive.numbers import format_real
 from derive.cli.documents import spike
 from verify.sweeps import executors
 from verify.cli import main
@@ -326,9 +329,13 @@ def test_a_sweep_on_the_mu2_axis_solver_resumes_and_summarizes(axis_reference, t
     assert {r["result"]["path"] for r in records.values()} == {"mu2-axis"}
     # resumed, the records are those of one uninterrupted run
     assert result_lines(records) == axis_reference[1]
-    doc = _verify(capsys, "sweep", "--summarize", str(results), "--figures", str(figures))
+    # (the model's limit at 20 points of T = 4 takes minutes of cavity populations: left out, and the summary says so)
+    doc = _verify(capsys, "sweep", "--summarize", str(results), "--figures", str(figures), "--skip-model-limit")
     assert doc["tasks"] == {"total": 40, "done": 40} and len(doc["points"]) == 20
-    assert [Path(f).name for f in doc["figures"]] == ["sweep_phase.png"] and Path(doc["figures"][0]).stat().st_size
+    assert [Path(f).name for f in doc["figures"]] == ["sweep_curves.png", "sweep_phase.png"]
+    assert all(Path(f).stat().st_size for f in doc["figures"])
+    assert doc["model_limit"]["computed"] is False and "--skip-model-limit" in doc["model_limit"]["reason"]
+    assert all(p["theory"]["finite_vocabulary"] is None for p in doc["points"])
     # the run that created the file is named in its header, and the summary passes it on
     assert doc["created_by"] == read_results(results).header["provenance"]
     assert doc["created_by"]["package"] == "attention-rmt" and doc["created_by"]["libraries"]["numpy"]
@@ -361,9 +368,11 @@ def test_batches_complete_partly_done_cells_without_changing_a_record(axis_refer
 
 def test_summary_and_figures_come_from_the_results_file_alone(reference, tmp_path):
     sweep, path, lines = reference
-    doc = summarize(path, tmp_path / "figures")
+    doc = summarize(path, tmp_path / "figures", model_limit=False)
     assert doc["tasks"] == {"total": 16, "done": 16} and len(doc["points"]) == 8 and doc["torn_bytes"] == 0
-    assert sorted(Path(f).name for f in doc["figures"]) == ["sweep_phase_weights-mean.png",
+    assert sorted(Path(f).name for f in doc["figures"]) == ["sweep_curves_weights-mean.png",
+                                                             "sweep_curves_weights-optimal.png",
+                                                             "sweep_phase_weights-mean.png",
                                                              "sweep_phase_weights-optimal.png"]
     records = [json.loads(line) for line in lines.values()]
     for p in doc["points"]:
@@ -377,7 +386,169 @@ def test_summary_and_figures_come_from_the_results_file_alone(reference, tmp_pat
     direct = spike(sp.Rational(dims["d"], dims["V"]), sp.Rational(dims["d"], dims["N"]), sp.Rational(3, 8),
                    sp.Rational(1, 4), p["point"]["mu2"], centered=True, digits=15)
     assert p["point"]["weights"] == "mean"
-    assert p["theory"]["mu2_critical"] == {level: direct[level]["mu2_critical"] for level in ("population", "sample")}
+    ge = p["theory"]["gaussian_equivalent"]
+    assert ge["law"] == "gaussian-equivalent"
+    assert ge["mu2_critical"] == {level: direct[level]["mu2_critical"] for level in ("population", "sample")}
+
+
+# One weight (T = 1): the model's own law is exact (no cavity populations) and takes a second or two a point. At
+# d = 500, V = N = 2d it differs from the Gaussian equivalent by 0.07 in the overlap at mu2 = 3 (0.548 against 0.619),
+# where Monte Carlo at this d still sits between them (the d^(-1/2) bias near the law's clusters); at mu2 = 4 both laws
+# are within 0.012 of each other and of Monte Carlo, the point where the limit is accurate at this d.
+LAWS_SWEEP = {"sweep": {"root_seed": 5, "seeds": 10, "outputs": ["top_eigenvalues", "overlaps"], "k": 3},
+              "model": {"d": 500, "delta": "1/2", "gamma": "1/2", "T": 1, "signs": "iid", "weights": "mean",
+                        "centered": True},
+              "grid": {"mu2": [3, 4]}}
+
+
+@pytest.fixture(scope="module")
+def laws_summary(tmp_path_factory):
+    """The summary of LAWS_SWEEP with the model's limit, and the figures' matplotlib objects as drawn."""
+    from verify import figures
+
+    folder = tmp_path_factory.mktemp("laws")
+    with executors.InProcess() as ex:
+        run_sweep(Sweep(LAWS_SWEEP), folder / "laws.jsonl", ex, log=QUIET)
+    drawn, save = {}, figures.save
+
+    def keep(fig, where, name):
+        drawn[name] = [(ax.get_ylabel(), [(c.get_label(), c) for c in ax.lines + ax.containers]) for ax in fig.axes]
+        return save(fig, where, name)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(figures, "save", keep)
+    try:
+        doc = summarize(folder / "laws.jsonl", folder, workers=1)
+    finally:
+        mp.undo()
+    return doc, drawn
+
+
+def test_a_summary_names_the_law_of_every_theory_value(laws_summary):
+    doc, _ = laws_summary
+    assert set(doc["laws"]) == {"gaussian_equivalent", "finite_vocabulary"}
+    assert doc["model_limit"]["computed"] is True and doc["model_limit"]["points"] == 2
+    for p in doc["points"]:
+        ge, fv = p["theory"]["gaussian_equivalent"], p["theory"]["finite_vocabulary"]
+        assert (ge["law"], fv["law"]) == ("gaussian-equivalent", "finite-vocabulary")
+        # each law is derive.spike's for the model at the realized d, V, N, asked here of a Model built apart
+        dims = p["dims"]
+        m = Model(d=dims["d"], V=dims["V"], N=dims["N"], T=1, signs="iid", weights="mean", mu2=p["point"]["mu2"],
+                  centered=True)
+        with mpmath.workdps(15):
+            for entry, law in ((ge, "gaussian-equivalent"), (fv, None)):
+                o = derive.spike(m, law=law)
+                assert float(entry["overlap"]) == pytest.approx(float(o.sample.overlap), rel=1e-9)
+                assert float(entry["top_eigenvalue"]) == pytest.approx(float(o.sample.eigenvalue), rel=1e-9)
+        # one weight: the model's own law is exact (no error), and its support unbounded (no bulk edge)
+        assert fv["errors"] == {"top_eigenvalue": None, "overlap": None, "bulk_edge": None} and fv["bulk_edge"] is None
+    # the two laws differ at mu2 = 3 by far more than their digits: a summary that showed one law twice would fail here
+    at3 = doc["points"][0]["theory"]
+    assert float(at3["gaussian_equivalent"]["overlap"]) - float(at3["finite_vocabulary"]["overlap"]) > 0.05
+
+
+def test_the_monte_carlo_interval_covers_the_models_limit_where_it_is_accurate(laws_summary):
+    # at mu2 = 4 the Student-t 95% interval over 10 seeds (half-width 0.021 in the overlap, 0.11 in the eigenvalue)
+    # must hold the limit: a limit off by about twice the half-width (0.04, 0.2) would be outside it
+    doc, _ = laws_summary
+    p = doc["points"][1]
+    assert p["point"]["mu2"] == "4" and p["seeds"] == 10
+    fv = p["theory"]["finite_vocabulary"]
+    for q in ("overlap", "top_eigenvalue"):
+        lo, hi = map(float, p["monte_carlo"][q]["ci95"])
+        assert lo <= float(fv[q]) <= hi and fv["in_ci95"][q] is True
+    # an overlap's interval lies within [0, 1]
+    for p in doc["points"]:
+        lo, hi = map(float, p["monte_carlo"]["overlap"]["ci95"])
+        assert 0 <= lo <= float(p["monte_carlo"]["overlap"]["mean"]) <= hi <= 1
+
+
+def test_the_curves_figure_shows_both_laws_and_the_monte_carlo_with_error_bars(laws_summary):
+    doc, drawn = laws_summary
+    assert [Path(f).name for f in doc["figures"]] == ["sweep_curves.png"]
+    panels = dict(drawn["sweep_curves.png"][:2])
+    assert set(panels) == {r"$|\hat u^\top u|^2$", "top eigenvalue of S"}
+    for ylabel, artists in panels.items():
+        by_label = dict(artists)
+        # the Gaussian equivalent: a curve on a fine grid of mu2; the model's limit and Monte Carlo: at the grid's points
+        x, _ = by_label["Gaussian-equivalent law"].get_data()
+        assert len(x) >= 30 and min(x) == 3 and max(x) == 4
+        for label in ("finite-vocabulary limit (model's own)", "Monte Carlo mean, 95% interval"):
+            line, caps, bars = by_label[label]
+            assert list(line.get_xdata()) == [3.0, 4.0] and bars
+    # the model's limit drawn is the summary's
+    line = dict(panels[r"$|\hat u^\top u|^2$"])["finite-vocabulary limit (model's own)"][0]
+    assert list(line.get_ydata()) == pytest.approx([float(p["theory"]["finite_vocabulary"]["overlap"])
+                                                     for p in doc["points"]], rel=1e-9)
+
+
+def test_the_models_limit_is_taken_at_the_realized_ratios_once_per_distinct_model():
+    from verify.sweeps.report import model_limits
+
+    # at d = 50, N = 117 sequences for d/gamma = 116.7: the limit is at d/N = 50/117, not at the sweep's gamma = 3/7;
+    # d = 150 and 300 (N = 350, 700) realize 3/7 exactly and share one model
+    data = {"sweep": {"seeds": 1, "outputs": ["overlaps"]},
+            "model": {"delta": "1/2", "gamma": "3/7", "T": 1, "signs": "iid", "weights": "mean", "mu2": 4,
+                      "centered": True},
+            "grid": {"d": [50, 150, 300]}}
+    entries, stats = model_limits(Sweep(data), [(0,), (1,), (2,)])
+    assert (stats["points"], stats["models"]) == (3, 2)
+    overlap = lambda gamma: float(derive.spike(Model(delta="1/2", gamma=gamma, T=1, signs="iid", weights="mean",  # noqa: E731
+                                                     mu2=4, centered=True)).sample.overlap)
+    with mpmath.workdps(15):
+        realized, nominal = overlap(sp.Rational(50, 117)), overlap("3/7")
+    assert float(entries[(0,)]["overlap"]) == pytest.approx(realized, rel=1e-12)
+    assert float(entries[(1,)]["overlap"]) == float(entries[(2,)]["overlap"]) == pytest.approx(nominal, rel=1e-12)
+    assert abs(realized - nominal) > 1e-4  # the two differ: a limit at the nominal ratio would fail above
+
+
+def test_points_that_share_the_models_limit_each_show_its_estimate_and_error(monkeypatch, tmp_path):
+    # the rungs of a ladder in d at the same ratios share one limit; with an estimate's error (here a stand-in for the
+    # cavity populations' seconds) each point shows it to the digits its error leaves, the error to two digits
+    from verify.sweeps import report
+
+    def limit(params):
+        entry = report.gaussian_theory(params)
+        entry["errors"] = {"top_eigenvalue": None, "overlap": 1.234e-3, "bulk_edge": None}
+        return {**entry, "law": "finite-vocabulary"}, 0.0
+
+    monkeypatch.setattr(report, "model_limit", limit)
+    data = {"sweep": {"root_seed": 3, "seeds": 2, "outputs": ["overlaps"]},
+            "model": {"delta": "1/2", "gamma": "1/4", "T": 4, "signs": "prefix:2", "weights": "mean", "mu2": 3,
+                      "centered": True},
+            "grid": {"d": [24, 48]}}
+    path = tmp_path / "ladder.jsonl"
+    with executors.InProcess() as ex:
+        run_sweep(Sweep(data), path, ex, log=QUIET)
+    doc = summarize(path, workers=1)
+    assert (doc["model_limit"]["points"], doc["model_limit"]["models"]) == (2, 1)
+    shown = [p["theory"]["finite_vocabulary"] for p in doc["points"]]
+    exact = float(doc["points"][0]["theory"]["gaussian_equivalent"]["overlap"])
+    for entry in shown:
+        assert entry["errors"]["overlap"] == "0.0012" and entry["overlap"] == format_real(exact, 3)
+
+
+def test_an_overlaps_interval_is_kept_within_0_and_1():
+    from verify.sweeps.report import interval
+    from verify.stats import mean_ci
+
+    values = [0.99, 1.0, 0.97, 1.0]
+    assert mean_ci(values)[2] > 1  # the Student-t interval alone reaches past 1
+    s = interval(values, 0, 1)
+    assert s["ci95"][1] == 1 and s["ci95"][0] == mean_ci(values)[1] and s["mean"] == mean_ci(values)[0]
+    assert interval([0.0, 0.01, 0.0], 0, 1)["ci95"][0] == 0
+
+
+def test_the_text_summary_names_the_laws_and_a_skipped_limit(reference, capsys):
+    _, path, _ = reference
+    assert main(["sweep", "--summarize", str(path), "--figures", str(path.parent / "text"),
+                 "--skip-model-limit"]) == 0
+    out, _ = capsys.readouterr()
+    assert "model's limit (finite-vocabulary): not computed, skipped (--skip-model-limit)" in out
+    assert "gaussian-equivalent" in out and "MC " in out
+    assert main(["sweep", str(TINY), "--skip-model-limit"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == "verify: error: skip-model-limit: does not go with a sweep run"
 
 
 def test_finite_size_fits_need_a_ladder_of_d(tmp_path):
@@ -388,9 +559,10 @@ def test_finite_size_fits_need_a_ladder_of_d(tmp_path):
     path = tmp_path / "ladder.jsonl"
     with executors.InProcess() as ex:
         run_sweep(Sweep(data), path, ex, log=QUIET)
-    doc = summarize(path, tmp_path)
+    doc = summarize(path, tmp_path, model_limit=False)
     fits = {f["quantity"]: f for f in doc["finite_size"]}
     assert set(fits) == {"overlap", "bulk_edge"} and all(f["d"] == [24, 48] for f in fits.values())
+    assert {f["law"] for f in fits.values()} == {"gaussian-equivalent"}
     assert [Path(f).name for f in doc["figures"]] == ["sweep_finite_size.png"]
 
 
@@ -453,4 +625,4 @@ def test_a_changed_weights_file_is_another_sweep_and_the_summary_needs_only_the_
     with pytest.raises(ParameterError, match="results"), executors.InProcess() as ex:
         run_sweep(Sweep(data), path, ex, log=QUIET)
     weights.unlink()
-    assert len(summarize(path)["points"]) >= 1
+    assert len(summarize(path, model_limit=False)["points"]) >= 1

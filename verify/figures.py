@@ -1,4 +1,5 @@
-"""The ledger's figures, drawn from the numbers the checks computed (matplotlib, Agg backend)."""
+"""The figures of the ledger, ``verify mc`` and the sweep summaries, drawn from the numbers they computed (matplotlib,
+Agg backend)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,7 +15,7 @@ import numpy as np  # noqa: E402
 from derive.model import schemes as _schemes  # noqa: E402
 
 __all__ = ["SCHEME_COLORS", "save", "spectra_figure", "phase_figure", "overlap_figure", "weights_figure",
-           "accuracy_figure", "mc_figure"]
+           "accuracy_figure", "mc_figure", "LAW_STYLES", "law_curves_figure"]
 
 SCHEME_COLORS = {s.name: s.color for s in _schemes.CATALOGUE}
 """Each weight scheme's colour (:mod:`derive.model.schemes`)."""
@@ -162,3 +163,59 @@ def mc_figure(path, tops, overlaps, theory: dict, caption: str) -> str:
     fig.suptitle(f"{caption}; theory: {theory.get('law', '')} law", fontsize=8)
     target = Path(path)
     return save(fig, str(target.parent), target.name)
+
+
+LAW_STYLES = {
+    "gaussian": dict(color="k", lw=1.1, label="Gaussian-equivalent law"),
+    "edge": dict(color="0.45", ls=":", lw=1, label="Gaussian-equivalent bulk's right edge"),
+    "limit": dict(fmt="D", ms=4, color="tab:red", capsize=2, mfc="none", label="finite-vocabulary limit (model's own)"),
+    "mc": dict(fmt="o", ms=3, color="tab:blue", capsize=2, label="Monte Carlo mean, 95% interval"),
+}
+"""How :func:`law_curves_figure` draws each law and the Monte Carlo."""
+
+CURVE_LABELS = {"overlap": r"$|\hat u^\top u|^2$", "top_eigenvalue": "top eigenvalue of S"}
+
+
+def law_curves_figure(folder, panels: list[dict], quantities: list[str], title: str, name: str,
+                      columns: int = 5) -> str:
+    """Quantities (``overlap``, ``top_eigenvalue``; a row of panels each) against ``mu2``, one column per panel of
+    ``panels`` (at most ``columns`` a row, then a further row): the Gaussian-equivalent law as a curve (and, for the
+    top eigenvalue, its bulk's right edge, dotted), the model's finite-vocabulary limit at the grid's points with
+    its stated errors as bars, and the Monte Carlo means with their 95% intervals. A panel is
+    ``{"title", "rows": {quantity: {"gaussian": (x, y), "edge": (x, y) | None, "limit": (x, y, err) | None,
+    "mc": (x, mean, lo, hi)}}}``; NaN values and infinite interval ends are not drawn."""
+    ncol = min(columns, len(panels))
+    blocks = -(-len(panels) // ncol)
+    fig, axes = plt.subplots(blocks * len(quantities), ncol, figsize=(3.6 * ncol, 2.9 * blocks * len(quantities)),
+                             squeeze=False)
+    fig.subplots_adjust(wspace=0.35, hspace=0.55)
+    for j, panel in enumerate(panels):
+        for r, q in enumerate(quantities):
+            ax = axes[(j // ncol) * len(quantities) + r, j % ncol]
+            row = panel["rows"][q]
+            ax.plot(*row["gaussian"], **LAW_STYLES["gaussian"])
+            if row.get("edge") is not None:
+                ax.plot(*row["edge"], **LAW_STYLES["edge"])
+            if row.get("limit") is not None:
+                x, y, err = row["limit"]
+                ax.errorbar(x, y, yerr=err, **LAW_STYLES["limit"])
+            x, mean, lo, hi = (np.asarray(v, dtype=float) for v in row["mc"])
+            finite = np.isfinite(lo) & np.isfinite(hi)
+            below, above = np.where(finite, mean - lo, 0.0), np.where(finite, hi - mean, 0.0)
+            ax.errorbar(x, mean, yerr=[below, above], **LAW_STYLES["mc"])
+            ax.set_xlabel(r"$\mu_2$")
+            ax.set_ylabel(CURVE_LABELS[q])
+            ax.set_title(panel["title"], fontsize=8)
+    for k in range(len(panels), blocks * ncol):
+        for r in range(len(quantities)):
+            axes[(k // ncol) * len(quantities) + r, k % ncol].set_visible(False)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="upper center", ncol=2 if ncol == 1 else len(labels), fontsize=7,
+               bbox_to_anchor=(0.5, 0.0))
+    fig.suptitle(title, fontsize=9)
+    return save(fig, folder, name)

@@ -14,7 +14,7 @@ from derive.model.spec import Model
 from derive.numbers import check_digits, format_exact, format_real
 
 __all__ = ["ASSUMPTIONS", "MODEL_ASSUMPTIONS", "spike", "spike_document", "outliers_document", "difference",
-           "weights_document", "bulk_document", "estimate", "attention_options"]
+           "finite_size_document", "weights_document", "bulk_document", "estimate", "attention_options"]
 
 ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for "
                "Gaussian-equivalent pooled vectors with the same covariance, d/N -> gamma")
@@ -40,13 +40,14 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
                                 centered=centered), digits)
 
 
-def spike_document(m: Model, digits: int = 30) -> dict:
+def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: int | None = None) -> dict:
     r"""The document of ``derive spike`` for the model ``m``: :func:`derive.interface.spike` with every real to
     ``digits``, the working precision raised until two precisions agree on every reported real. The model's own
     sample level (``law: finite-vocabulary``) is derived once per question and kept between runs
     (:func:`derive.cache.memo`): at one nonzero weight its windows of ``mu2`` take a root search in every gap; at more,
     the quenched populations of :func:`derive.vocabulary.outlier.limit_spike` take seconds, and each estimate is
-    printed to the digits its error leaves, with the error beside it (``eigenvalue_error``, ...).
+    printed to the digits its error leaves, with the error beside it (``eigenvalue_error``, ...). With the model's
+    dimension ``d``, ``finite_size`` is :func:`finite_size_document` of ``draws`` token matrices sampled from ``seed``.
 
     >>> doc = spike_document(Model(delta="1/4", gamma=1, T=1, weights="mean", signs="iid", mu2=3, centered=True), 8)
     >>> doc["law"], doc["sample"]["eigenvalue"], doc["sample"]["overlap"], doc["bulk"]["right_edge"]
@@ -56,6 +57,11 @@ def spike_document(m: Model, digits: int = 30) -> dict:
     from derive.gaussian.regime import gaussian_equivalent_warning
 
     digits = check_digits(digits)
+    if m.d is not None:
+        at_d = {"finite_size": finite_size_document(interface.finite_size(m, draws, seed), digits)}
+        m = m.replace(d=None, V=None, N=None, delta=m.delta, gamma=m.gamma)
+    else:
+        at_d = {}
     if interface.model_law(m) and m.need("gamma").gamma == 0:
         raise ParameterError("gamma", "must be > 0, got 0")
     own = interface.model_law(m)
@@ -66,7 +72,7 @@ def spike_document(m: Model, digits: int = 30) -> dict:
     if not own:
         doc["law"] = "gaussian-equivalent"
         doc["warning"] = gaussian_equivalent_warning(m.delta, m.gamma) if m.gamma > 0 else None
-        return doc
+        return doc | at_d
     law = interface.bulk(m)
     if law.exact:
         key = {"delta": str(law.delta), "gamma": str(law.gamma), "weights": [str(w) for w in law.weights],
@@ -85,7 +91,29 @@ def spike_document(m: Model, digits: int = 30) -> dict:
     doc["warning"] = None
     doc["gaussian_equivalent"] = paper
     doc["difference"] = difference(doc["sample"], paper["sample"])
-    return doc | attention_options(m, digits)
+    return doc | at_d | attention_options(m, digits)
+
+
+def finite_size_document(r, digits: int = 30) -> dict:
+    """A :class:`derive.vocabulary.finite_size.FiniteSize` as the ``finite_size`` object of ``derive spike``: each mean
+    to the digits its standard error over the draws leaves (:func:`estimate`), each spread (``sd``, over the draws) to
+    two digits; ``eigenvalue`` over the draws with the outlier (``null`` if none), ``overlap`` over all.
+
+    >>> from derive.vocabulary.finite_size import Spread, FiniteSize
+    >>> one = Spread(3.2374, 0.4703, 0.0588, 64)
+    >>> doc = finite_size_document(FiniteSize(1000, 2000, 250, 64, 0, 4.0, 0.9375, 0.0303, None, one, one, one, ()))
+    >>> doc["outlier_probability"], doc["eigenvalue"], doc["mu2_critical"]
+    ('0.94', None, {'mean': '3.2', 'sd': '0.47'})
+    """
+    digits = check_digits(digits)
+
+    def spread(x):
+        return None if x is None else {"mean": estimate(x.mean, x.se, digits), "sd": format_real(x.sd, min(2, digits))}
+
+    return {"d": r.d, "V": r.V, "N": r.N, "draws": r.draws, "seed": r.seed,
+            "outlier_probability": estimate(r.outlier_probability, r.probability_se, digits),
+            "eigenvalue": spread(r.eigenvalue), "overlap": spread(r.overlap), "mu2_critical": spread(r.mu2_critical),
+            "top_of_bulk": spread(r.top_of_bulk)}
 
 
 def difference(own: dict, paper: dict) -> dict:

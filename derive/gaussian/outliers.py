@@ -14,9 +14,9 @@ model says about the outliers of ``S`` (or ``S_c``) for given scalars into one f
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import sys
 
@@ -273,7 +273,7 @@ class Outliers(Displayed):
     """Everything the derivation says about the outliers of ``S`` (or ``S_c``) at given scalars (a notebook shows
     it as a table)."""
 
-    _DISPLAYED = ("law", "population", "sample", "right_edge", "population_right_edge", "other_outliers")
+    _DISPLAYED = ("law", "population", "sample", "right_edge", "population_right_edge", "other_outliers", "finite_size")
 
     population: Level
     sample: Level
@@ -281,6 +281,14 @@ class Outliers(Displayed):
     population_right_edge: mpmath.mpf
     other_outliers: tuple[OtherOutlier, ...]
     law: str = "gaussian-equivalent"
+    at_d: object = field(default=None, repr=False, compare=False)
+    """With the model's dimension ``d``: how to compute :attr:`finite_size` (a function of no argument), else ``None``."""
+
+    @cached_property
+    def finite_size(self):
+        """At the model's dimension ``d``: :class:`derive.vocabulary.finite_size.FiniteSize`, computed when first asked
+        for (it samples token matrices: seconds); ``None`` in the limit."""
+        return None if self.at_d is None else self.at_d()
 
     def level(self, name: str) -> Level:
         """``population`` or ``sample``."""

@@ -23,6 +23,7 @@ MODULES = [
     "derive.vocabulary.silverstein",
     "derive.vocabulary.tokengraph",
     "derive.vocabulary.signal",
+    "derive.vocabulary.finite_size",
 ]
 
 CLAIMS = {

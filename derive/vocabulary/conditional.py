@@ -127,8 +127,7 @@ def token_matrix(A, centered: bool = False) -> np.ndarray:
     """
     A = TokenMatrix.of(A)
     V, N = A.shape
-    dense = A.dense()
-    D = (V / N) * (dense @ dense.T)
+    D = (V / N) * A.token_gram()
     if centered:
         b = A.row_sums()
         D -= (V / N**2) * np.outer(b, b)
@@ -289,7 +288,7 @@ def spectral_measures(A, s, d: int, centered: bool = False) -> SpectralMeasures:
       :math:`G = \frac VN A_c^\top A_c` (``N x N``, :math:`A_c = A(I - \mathbf 1\mathbf 1^\top/N)` if ``centered``,
       else ``A``): an eigenpair :math:`(\lambda, g)` of ``G`` with :math:`\lambda > 0` is one of ``D`` with
       :math:`\phi = \sqrt{V/N}A_cg/\sqrt\lambda`, so :math:`s^\top\phi = \sqrt{V/N}(A_c^\top s)^\top g/\sqrt\lambda`.
-      Cost: :math:`\min(V, N)^3`.
+      Cost: :math:`\min(V, N)^3`, the matrix made from the pairs of ``A``'s entries (no dense ``A``).
 
     At one weight the raw ``D`` is the counts (times :math:`V/N`), each token its own eigenvector:
 
@@ -304,9 +303,8 @@ def spectral_measures(A, s, d: int, centered: bool = False) -> SpectralMeasures:
     if V <= N:
         tau, phi = np.linalg.eigh(token_matrix(A, centered))
         return _grouped(tau, [ones, (phi.T @ s) ** 2, (phi.T @ ones) ** 2], V, delta)
-    dense = A.dense()
-    G = (V / N) * (dense.T @ dense)
-    Ats, At1 = dense.T @ s, dense.T @ ones
+    G = (V / N) * A.sequence_gram()
+    Ats, At1 = A.transpose_times(s)[:, 0], A.transpose_times(ones)[:, 0]
     if centered:
         G = G - G.mean(axis=0)[None, :]
         G = G - G.mean(axis=1)[:, None]

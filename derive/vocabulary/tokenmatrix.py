@@ -158,6 +158,27 @@ class TokenMatrix:
         """:math:`AA^\\top Y` for ``Y`` with ``V`` rows: ``V x m``."""
         return self.padded.gram_times(Y)
 
+    def token_gram(self) -> np.ndarray:
+        """:math:`AA^\\top` (``V x V``, dense) from the pairs of entries of each column (:func:`_pair_sums`): no dense
+        ``A``, and :math:`\\sum_n L_n^2` products (``L_n`` the entries of column ``n``, at most ``T``).
+
+        >>> A = TokenMatrix.from_tokens(np.array([[0, 1], [1, 1], [2, 0]]), [1.0, 2.0], 3)
+        >>> bool(np.array_equal(A.token_gram(), A.dense() @ A.dense().T))
+        True
+        """
+        cols, rows, vals = self._by_col
+        return _pair_sums(cols, rows, vals, self.V)
+
+    def sequence_gram(self) -> np.ndarray:
+        """:math:`A^\\top A` (``N x N``, dense) from the pairs of entries of each row: :math:`\\sum_v k_v^2` products
+        (:math:`k_v` the sequences that hold token ``v``).
+
+        >>> A = TokenMatrix.from_tokens(np.array([[0, 1], [1, 1], [2, 0]]), [1.0, 2.0], 3)
+        >>> bool(np.array_equal(A.sequence_gram(), A.dense().T @ A.dense()))
+        True
+        """
+        return _pair_sums(self.rows, self.cols, self.vals, self.N)
+
     def dense(self) -> np.ndarray:
         out = np.zeros((self.V, self.N))
         out[self.rows, self.cols] = self.vals
@@ -199,3 +220,19 @@ class TokenMatrix:
         for part in (self.rows, self.cols, self.vals):
             h.update(np.ascontiguousarray(part).tobytes())
         return int.from_bytes(h.digest()[:8], "little")
+
+
+def _pair_sums(groups: np.ndarray, index: np.ndarray, vals: np.ndarray, n: int) -> np.ndarray:
+    r"""The dense ``n x n`` matrix :math:`\sum_g a_g a_g^\top` of sparse vectors given by their entries sorted by group:
+    entry ``e`` puts ``vals[e]`` at ``index[e]`` of vector ``groups[e]``; each pair of entries of one group adds the
+    product of their values at ``(index, index)``, summed by ``np.bincount``."""
+    if not len(groups):
+        return np.zeros((n, n))
+    starts = np.flatnonzero(np.concatenate([[True], groups[1:] != groups[:-1]]))
+    size = np.diff(np.append(starts, len(groups)))
+    per_entry = np.repeat(size, size)
+    first = np.repeat(np.repeat(starts, size), per_entry)
+    i = np.repeat(np.arange(len(groups)), per_entry)
+    j = first + np.arange(len(i)) - np.repeat(np.cumsum(per_entry) - per_entry, per_entry)
+    flat = index[i].astype(np.int64) * n + index[j]
+    return np.bincount(flat, weights=vals[i] * vals[j], minlength=n * n).reshape(n, n)

@@ -1,10 +1,11 @@
 """``verify sweep``: run a parameter sweep that resumes after an interruption, or summarize its results file.
 
 ``verify sweep FILE [--results PATH] [--workers N | --scheduler ADDRESS|local-dask] [--max-tasks N]``
-``verify sweep --summarize RESULTS [--figures DIR]``
+``verify sweep --summarize RESULTS [--figures DIR] [--workers N] [--skip-model-limit]``
 
 (Its throughput benchmark is ``python -m benchmarks sweeps``, in the checkout.)
 """
+import math
 import os
 from pathlib import Path
 
@@ -21,13 +22,17 @@ HELP = "run a resumable parameter sweep (local processes or Dask), or summarize 
 def add_arguments(p):
     p.add_argument("file", nargs="?", help="the sweep file (.toml or .json)")
     p.add_argument("--results", help="results file (JSON lines; default FILE's name with .results.jsonl, here)")
-    p.add_argument("--workers", help="local worker processes (default: all cores; 1 runs in this process)")
+    p.add_argument("--workers", help="local worker processes (default: all cores; 1 runs in this process); with "
+                                     "--summarize, the processes that compute the model's limit")
     p.add_argument("--scheduler", help="a Dask scheduler address, or local-dask for a LocalCluster on this machine "
                                        "(needs: pip install attention-rmt[dask])")
     p.add_argument("--max-tasks", help="stop after the first cells whose new tasks reach this many (a cell: the tasks "
                                        "that differ only in mu2, solved together; the rest on a later run)")
     p.add_argument("--summarize", metavar="RESULTS", help="summarize a results file instead of running a sweep")
     p.add_argument("--figures", help="with --summarize: folder of the figures (default: the results file's folder)")
+    p.add_argument("--skip-model-limit", action="store_true",
+                   help="with --summarize: leave out the model's own finite-vocabulary limit (seconds to a minute per "
+                        "grid point not yet in the derivation cache) and compare with the Gaussian-equivalent law only")
     add_max_memory(p)
 
 
@@ -37,7 +42,8 @@ def _count(value, name):
 
 def _only(args, mode, allowed):
     given = {"file": args.file, "results": args.results, "workers": args.workers, "scheduler": args.scheduler,
-             "max-tasks": args.max_tasks, "figures": args.figures, "max-memory": args.max_memory}
+             "max-tasks": args.max_tasks, "figures": args.figures, "max-memory": args.max_memory,
+             "skip-model-limit": args.skip_model_limit or None}
     for name, value in given.items():
         if value is not None and name not in allowed:
             raise ParameterError(name, f"does not go with {mode}")
@@ -47,8 +53,13 @@ def run(args):
     if args.summarize:
         from verify.sweeps.report import summarize
 
-        _only(args, "--summarize", {"figures"})
-        return summarize(args.summarize, args.figures or str(Path(args.summarize).resolve().parent))
+        from verify.progress import progress
+
+        _only(args, "--summarize", {"figures", "workers", "skip-model-limit"})
+        workers = _count(args.workers, "workers") or os.cpu_count() or 1
+        with progress("verify sweep --summarize: the model's limit", unit="models") as report:
+            return summarize(args.summarize, args.figures or str(Path(args.summarize).resolve().parent),
+                             model_limit=not args.skip_model_limit, workers=workers, report=report)
     from verify.sweeps import executors
     from verify.sweeps.spec import load_sweep
     from verify.sweeps.run import run_sweep
@@ -76,21 +87,86 @@ def run(args):
     return doc
 
 
+def _places(half: float) -> int:
+    """Decimals that show two significant digits of ``half``.
+
+    >>> _places(0.043), _places(2.5), _places(31.0)
+    (3, 1, 0)
+    """
+    return max(0, 1 - math.floor(math.log10(half)))
+
+
+def _monte_carlo(stats: dict) -> str:
+    """A Monte Carlo mean and its interval, to two significant digits of the interval's half-width.
+
+    >>> _monte_carlo({"mean": "0.7123456", "ci95": ["0.669", "0.7556"]}), _monte_carlo({"mean": "0.5", "ci95": [None, None]})
+    ('0.712 [0.669, 0.756]', '0.5 (one seed: no interval)')
+    """
+    mean, (lo, hi) = float(stats["mean"]), stats["ci95"]
+    if lo is None or hi is None:
+        return f"{mean:.6g} (one seed: no interval)"
+    half = (float(hi) - float(lo)) / 2
+    if half <= 0:
+        return f"{mean:.6g} [{float(lo):.6g}, {float(hi):.6g}]"
+    k = _places(half)
+    return f"{mean:.{k}f} [{float(lo):.{k}f}, {float(hi):.{k}f}]"
+
+
+def _theory(entry: dict, q: str) -> str:
+    """A law's value of ``q``: six significant digits where exact, else as the summary gives it (to the digits its
+    error leaves) with the error beside it; ``*`` where the Monte Carlo interval does not hold it.
+
+    >>> _theory({"overlap": "0.7807", "errors": {"overlap": "8.8e-5"}, "in_ci95": {"overlap": False}}, "overlap")
+    '0.7807 ± 8.8e-5*'
+    """
+    value, error = entry[q], entry["errors"][q]
+    if value is None:
+        return "-"
+    text = f"{value} ± {error}" if error is not None else f"{float(value):.6g}"
+    return text + ("*" if entry.get("in_ci95", {}).get(q) is False else "")
+
+
+def _limit_line(stats: dict) -> str:
+    if not stats["computed"]:
+        return f"model's limit (finite-vocabulary): not computed, {stats['reason']}"
+    plural = lambda n, word: f"{n} {word}{'s' * (n != 1)}"  # noqa: E731
+    return (f"model's limit (finite-vocabulary): {plural(stats['points'], 'point')}, "
+            f"{plural(stats['models'], 'distinct model')}, each computed once (or read from the derivation cache) in "
+            f"{stats['seconds']} s on {stats['workers']} process{'es' * (stats['workers'] != 1)} "
+            f"(slowest {stats['slowest_seconds']} s)")
+
+
+def _summary_text(doc) -> str:
+    from derive.cli.reading import reading
+
+    lines = [f"{doc['results']}: {doc['tasks']['done']}/{doc['tasks']['total']} tasks, sweep {doc['sweep_hash'][:12]}",
+             _limit_line(doc["model_limit"])]
+    for p in doc["points"]:
+        point = ", ".join(f"{k} = {v}" for k, v in p["point"].items())
+        dims = ", ".join(f"{k} = {v}" for k, v in p["dims"].items() if k != "T")
+        lines.append(f"  {point} ({p['seeds']} seed{'s' * (p['seeds'] > 1)}; {dims})")
+        for key, entry in p["theory"].items():
+            if entry is not None and "unavailable" in entry:
+                lines.append(f"    {entry['law']}: unavailable, {entry['unavailable']}")
+        for q, stats in p["monte_carlo"].items():
+            laws = [f"{entry['law']} {_theory(entry, q)}" for entry in p["theory"].values()
+                    if entry is not None and "unavailable" not in entry and q in entry]
+            lines.append(f"    {q:<15} MC {_monte_carlo(stats)}" + "".join(f"; {text}" for text in laws))
+    lines += [f"  figure: {f}" for f in doc["figures"]]
+    return "\n".join(lines + [reading(
+        "MC: the mean over the seeds and its Student-t 95% interval, to two digits of its half-width (an overlap's "
+        "interval kept within [0, 1]; --json gives 10 digits)",
+        *(f"{key.replace('_', '-')}: {text}" for key, text in doc["laws"].items()),
+        "a law's value: six digits where exact, else to the digits its stated error leaves (± error); *: outside the MC "
+        "interval widened by that error (the limit d -> oo is compared with a finite d); -: the law gives no value "
+        "(the top eigenvalue where another outlier may be the top one; the model's own bulk has no right edge)",
+        "overlap: the largest of the top k squared overlaps |u_hat^T u|^2; bulk_edge: the largest eigenvalue that "
+        "is not a predicted outlier")])
+
+
 def render(doc) -> str:
     if "points" in doc:
-        lines = [f"{doc['results']}: {doc['tasks']['done']}/{doc['tasks']['total']} tasks, sweep {doc['sweep_hash'][:12]}"]
-        for p in doc["points"]:
-            mc = ", ".join(f"{q} {s['mean']}" for q, s in p["monte_carlo"].items())
-            point = ", ".join(f"{k} = {v}" for k, v in p["point"].items())
-            lines.append(f"  {point} ({p['seeds']} seeds): {mc}; theory overlap {p['theory']['overlap']}")
-        lines += [f"  figure: {f}" for f in doc["figures"]]
-        from derive.cli.reading import reading
-
-        return "\n".join(lines + [reading(
-            "each point: the mean over its seeds (10 digits, far finer than their error; --json gives each mean's "
-            "Student-t 95% interval), and the derived overlap of the sample-level outlier (0: none predicted)",
-            "overlap: the largest of the top k squared overlaps |u_hat^T u|^2; bulk_edge: the largest eigenvalue that "
-            "is not a predicted outlier")])
+        return _summary_text(doc)
     return (f"{doc['results']}: {doc['done_before'] + doc['computed']}/{doc['tasks']} tasks done "
             f"({doc['done_before']} before, {doc['computed']} now in {doc['cells']} cell{'' if doc['cells'] == 1 else 's'} "
             f"on {doc['executor']} x{doc['workers']}, "

@@ -30,6 +30,7 @@ import numpy as np
 from derive.errors import ParameterError
 from derive.model.signs import SignFamily
 from derive.numbers import check_count, parse_fraction
+from derive.vocabulary.finite_size import sizes
 from verify.montecarlo.signs import sample_signs
 
 __all__ = ["trial_model", "trial_weights", "Draw", "draw", "drawn_tokens", "balanced_signs", "sample_table", "sample_sequences",
@@ -274,16 +275,10 @@ def ratios(delta, gamma):
 
 def rung(d: int, delta, gamma) -> tuple[int, int]:
     """``(V, N)`` for dimension ``d``: ``V`` the even integer nearest ``d/delta``, ``N`` the integer
-    nearest ``d/gamma``, halves rounded up (exact arithmetic); the rule of every study, sweep and ledger check.
+    nearest ``d/gamma``, halves rounded up (exact arithmetic; :func:`derive.vocabulary.finite_size.sizes`, the rule of
+    ``derive spike --d`` too); the rule of every study, sweep and ledger check.
 
     >>> rung(30, "1/2", "1/3"), rung(5, "2", "2")
     ((60, 90), (2, 3))
     """
-    delta, gamma = _positive(delta, gamma)
-    V = 2 * math.floor(d / (2 * delta) + Fraction(1, 2))
-    N = math.floor(d / gamma + Fraction(1, 2))
-    if V < 2:
-        raise ParameterError("delta", f"d/delta = {d}/{delta} gives no vocabulary (V < 2)")
-    if N < 1:
-        raise ParameterError("gamma", f"d/gamma = {d}/{gamma} gives no sequences (N < 1)")
-    return V, N
+    return sizes(d, *_positive(delta, gamma))

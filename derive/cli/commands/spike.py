@@ -22,6 +22,12 @@ def add_arguments(p):
     p.add_argument("--T", default=None, help="sequence length: the model's own S, with --weights and --signs")
     add_scheme(p, help="with --T: the weight scheme")
     add_signs(p, help="with --T: the sign family")
+    from derive.vocabulary.finite_size import DRAWS, MAX_DRAWS, SEED
+
+    p.add_argument("--d", default=None, help="the model's dimension: adds finite_size, the expectation at that d over "
+                                             "sampled token matrices (V, N from delta, gamma; needs --T)")
+    p.add_argument("--draws", default=None, help=f"with --d: token matrices sampled (default {DRAWS}, at most {MAX_DRAWS})")
+    p.add_argument("--seed", default=None, help=f"with --d: the seed of the sampled token matrices (default {SEED})")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
 
@@ -31,24 +37,41 @@ def run(args):
     from derive.numbers import check_digits
 
     digits = check_digits(args.digits)
+    at_d = _at_d(args)
     if args.T is not None:
         for name in ("alpha", "kappa", "sum_w"):
             if getattr(args, name) is not None:
                 raise ParameterError(name.replace("_", "-"), "follows from --weights for the model's own S: omit it")
         if args.weights is None or args.signs is None:
             raise ParameterError("weights" if args.weights is None else "signs", "is required with --T")
-        model = Model(delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
+        model = Model(d=args.d, delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
                       mu2=args.mu2, centered=args.centered, **scheme_options(args))
-        return spike_document(model, digits)
+        return spike_document(model, digits, **at_d)
     for name in ("weights", "signs", *scheme_options(args)):
         if getattr(args, name) is not None:
             raise ParameterError(name, "belongs to the model's own S: give --T with it")
+    if args.d is not None:
+        raise ParameterError("d", "the expectation at dimension d samples token matrices: give --T, --weights, --signs")
     for name in ("alpha", "kappa"):
         if getattr(args, name) is None:
             raise ParameterError(name, "is required for the Gaussian-equivalent law (or give --T, --weights, --signs)")
     model = Model(delta=args.delta, gamma=args.gamma, alpha=args.alpha, kappa=args.kappa, mu2=args.mu2,
                   sum_w=args.sum_w if args.sum_w is not None else "1", centered=args.centered)
     return spike_document(model, digits)
+
+
+def _at_d(args) -> dict:
+    """``draws`` and ``seed`` of the expectation at ``--d`` (``--draws`` and ``--seed`` belong to it)."""
+    from derive.numbers import check_count
+    from derive.vocabulary.finite_size import DRAWS, MAX_DRAWS, SEED
+
+    if args.d is None:
+        for name in ("draws", "seed"):
+            if getattr(args, name) is not None:
+                raise ParameterError(name, "belongs to the expectation at dimension d: give --d with it")
+        return {}
+    return {"draws": DRAWS if args.draws is None else check_count(args.draws, "draws", low=1, high=MAX_DRAWS),
+            "seed": SEED if args.seed is None else check_count(args.seed, "seed", low=0, high=2**63 - 1)}
 
 
 def render(doc) -> str:
@@ -65,4 +88,7 @@ def render(doc) -> str:
         "with the same covariance)" if "gaussian_equivalent" in doc else None,
         "difference: the model's sample level minus the Gaussian equivalent's, in units of the model's stated error "
         "(beyond +-1: the two laws differ by more than that error) or, where the model's value is exact, absolute"
-        if "difference" in doc else None)])
+        if "difference" in doc else None,
+        "finite_size: at that d, over the sampled token matrices: each mean to the digits its standard error leaves, "
+        "sd the spread over the draws; outlier_probability: the share of draws whose signal eigenvalue is on top, "
+        "overlap: that of the top eigenvector" if doc.get("finite_size") is not None else None)])
