@@ -188,3 +188,21 @@ def test_the_documents_are_built_outside_the_commands():
     doc = json.loads(subprocess.run([sys.executable, "-m", "derive.cli", "weights", "--scheme", "mean", "--T", "2",
                                      "--json"], capture_output=True, text=True, cwd=ROOT, check=True).stdout)
     assert doc["exact"] == ["1/2", "1/2"]
+
+
+def test_verify_gets_the_outliers_and_the_pooling_of_a_model_through_derives_front_door():
+    """``derive.spike`` and ``derive.weights`` on a ``Model`` are how verify asks for a prediction and a pooling (the
+    precision agreement, the catalogue's options and the law's name come with them); resolving the pooling and calling
+    the outlier functions by hand is left to the checks of the Gaussian-equivalent formulas themselves (C2's ordering
+    proof and grid, C3's threshold)."""
+    formulas = {"verify.ledger.checks.c2", "verify.ledger.checks.c3"}
+    around = []
+    for path in (ROOT / "verify").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 and (node.module or "").startswith("derive") for alias in node.names}
+        modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        if _module_name(path) not in formulas and ({"outliers_at", "pooling"} & names
+                                                   or "derive.model.pooling" in modules):
+            around.append(_module_name(path))
+    assert not around, around

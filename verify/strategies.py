@@ -238,14 +238,14 @@ def spike_scalars(*, centered: bool | None = None, near_threshold: bool = True, 
 @st.composite
 def _configs(draw, max_T, schemes, centered, near_threshold):
     import mpmath
-    from derive.model.pooling import pooling
+    from derive import Model, weights as resolved
     from derive.gaussian.outliers import critical_mu2, sample_threshold
     spec, T = draw(sign_specs(max_T=max_T))
     scheme = draw(st.sampled_from(schemes))
     options = {o.name: draw(st.sampled_from(o.examples)) for o in _schemes.OPTIONS
                if any(o in s.options for s in _schemes.CATALOGUE if s.name == scheme)}
     try:
-        pool = pooling(scheme, T, spec, **options)
+        pool = resolved(Model(T=T, weights=scheme, signs=spec, **options))
     except ParameterError:
         # e.g. a top eigenvector of R whose entries sum to zero: no weights normalized to sum 1 exist
         reject()

@@ -24,7 +24,7 @@ import time
 import numpy as np
 import sympy as sp
 
-from derive.model.pooling import pooling
+from derive import Model, weights
 from derive.vocabulary import cavity, walks
 from verify.montecarlo.quadrature import conditional_stieltjes, lanczos_quadrature, token_matrix
 from verify.stats import mean_ci
@@ -43,7 +43,7 @@ DIGIT_POINTS = (1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 2.0, 4.0, 8.0)
 
 def case_weights(T, scheme, mask) -> tuple[list, sp.Rational]:
     """The nonzero weights (exact) and :math:`\\kappa = \\sum w^2`."""
-    w = [x for x in pooling(scheme, T, None, mask=mask).weights if x != 0]
+    w = [x for x in weights(Model(T=T, weights=scheme, mask=mask)).weights if x != 0]
     return w, sum(x**2 for x in w)
 
 

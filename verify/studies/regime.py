@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derive import Model
+from derive import Model, weights
 from derive.gaussian import bulk
-from derive.model.pooling import pooling
 from derive.vocabulary.floatview import float_view
 from derive.vocabulary.law import vocabulary_law
 
@@ -73,7 +72,7 @@ def regime_map(deltas, lams, cases) -> list[dict]:
     ``lams`` and ``(T, scheme, mask)`` in ``cases``."""
     rows = []
     for T, scheme, mask in cases:
-        w = pooling(scheme, T, None, mask=mask).weights
+        w = weights(Model(T=T, weights=scheme, mask=mask)).weights
         for d in deltas:
             for lam in lams:
                 g = sp.Rational(d) / sp.Rational(lam)

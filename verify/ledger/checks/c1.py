@@ -8,7 +8,7 @@ import sympy as sp
 
 from derive.gaussian import bulk
 from derive.vocabulary import tokenreuse
-from derive.model.pooling import pooling
+from derive import weights
 from derive.vocabulary.cavity import Settings
 from derive.vocabulary.floatview import float_view
 from derive.gaussian.regime import GAUSSIAN_REUSE
@@ -71,7 +71,7 @@ def _histograms(cfg: dict) -> dict:
     bound = float(np.sqrt(d))
     out = {}
     for Tc, scheme, mask in cfg.get("c1_cases", CASES):
-        p = pooling(scheme, Tc, None, mask=mask)
+        p = weights(Model(T=Tc, weights=scheme, mask=mask))
         model = vocabulary_law(1, 1, p.weights).distribution(nodes=32 if quick else 96, settings=settings)
         ge = ge_distribution(1, 1, p.kappa)
         _, _, spectra = trials(max(2, cfg["seeds"] // 2), 31 + Tc, d, V, N, Tc, "iid", p.floats(), 0.0, centered=True)

@@ -12,9 +12,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from derive import Model, spike as derive_spike
+from derive import Model, spike as derive_spike, weights as derive_weights
 from derive.gaussian import bulk
-from derive.model.pooling import pooling
 from derive.numbers import format_real
 from verify.comparison import compare_population, compare_sample
 from verify.montecarlo.draw import rung
@@ -64,7 +63,7 @@ def fmt(x, digits: int = 8) -> str:
 @lru_cache(maxsize=None)
 def pool(scheme: str, signs: str = SIGNS):
     """The pooling of a scheme on the ledger's configuration (causal: strict mask, tau = 0)."""
-    return pooling(scheme, T, signs, mask="strict" if scheme == "causal" else None)
+    return derive_weights(Model(T=T, weights=scheme, signs=signs, mask="strict" if scheme == "causal" else None))
 
 
 def scheme_floats(scheme: str, signs: str = SIGNS):
