@@ -39,6 +39,7 @@ POPULATION_TEST = "tests/test_spikes.py::test_population_outliers_against_the_ex
 EDGE_TEST = "tests/test_spikes.py::test_population_outlier_meets_the_bulk_edge_at_the_threshold"
 CAVITY_TEST = "tests/test_cavity.py::test_resolvent_lies_within_the_bounds_of_the_exact_moments"
 FIELD_TEST = "tests/test_signfield.py::test_the_field_agrees_with_sampled_token_matrices_and_catches_a_one_percent_coupling_error"
+SLOPE_TEST = "tests/test_signfield.py::test_the_derivatives_are_the_transforms_derivatives"
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,9 @@ MUTANTS = [
            "derive/vocabulary/signfield.py", "(self.R * (1 - np.eye(n)))", "1.01", (FIELD_TEST,), ()),
     scaled("sign field coupling x1.02", "the field along the class signs 2% strong (the model's limit outlier, T' >= 2)",
            "derive/vocabulary/signfield.py", "(self.R * (1 - np.eye(n)))", "1.02", (FIELD_TEST,), ()),
+    scaled("sign field slope chain x1.01", "the chain term dX H / X of the field's derivative 1% strong (the limit "
+           "outlier's overlap, T' >= 2)", "derive/vocabulary/signfield.py", "dX[i] * H[i] / X[i]", "1.01",
+           (SLOPE_TEST,), ()),
 ]
 
 

@@ -143,11 +143,13 @@ def _outliers_key(o, digits: int) -> tuple:
             tuple((x.cause, x.level, real(x.eigenvalue)) for x in o.other_outliers))
 
 
-def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int | None = None):
+def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int | None = None, error=None):
     r"""The outliers of ``S`` (:math:`S_c` if ``m.centered``) at the model's ``delta, gamma, mu2``, at the current
     precision: :class:`~derive.gaussian.outliers.Outliers` (``population``, ``sample``, the bulk's edges, the other
     outliers, and ``law``); with the model's dimension ``d``, also ``finite_size``, the expectation at that ``d`` over
-    ``draws`` token matrices sampled from ``seed`` (:func:`finite_size`), computed when first asked for.
+    ``draws`` token matrices sampled from ``seed`` (:func:`finite_size`), computed when first asked for. ``error`` (a
+    real > 0, default :data:`derive.vocabulary.outlier.ERROR`) is the error sought where the model's own sample level
+    is estimated (:func:`vocabulary_sample`): a smaller one takes longer.
 
     ``law=None`` answers for the model's own ``S`` where the weights are given (``gamma > 0``), else for the
     Gaussian-equivalent pooled vectors; ``"gaussian-equivalent"`` asks for the latter. The Gaussian equivalent and the
@@ -176,7 +178,7 @@ def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int 
         raise ParameterError("gamma", "the model's own sample level needs the weights and gamma > 0; "
                                       "law='gaussian-equivalent' gives the Gaussian equivalent")
     exact = bulk(m).exact
-    return replace(o, sample=vocabulary_sample(m), right_edge=mpmath.inf, law="finite-vocabulary",
+    return replace(o, sample=vocabulary_sample(m, error), right_edge=mpmath.inf, law="finite-vocabulary",
                    other_outliers=tuple(x for x in o.other_outliers if x.level == "population" or not exact), **at_d)
 
 
@@ -205,16 +207,19 @@ def _own_outlier(m: Model) -> bool:
     return m.weights is not None and m.gamma > 0
 
 
-def vocabulary_sample(m: Model):
+def vocabulary_sample(m: Model, error=None):
     """The sample level of the model's own ``S``. At one nonzero weight: the signal outlier of the exact law, the
     windows of ``mu2`` in which it stands in a gap of the (unbounded) support, and the mass of the law above it. At
     more: :func:`derive.vocabulary.outlier.limit_spike` (the token matrix's transforms along the class signs from
-    quenched cavity populations), with the ``errors`` of its estimates and no windows."""
+    quenched cavity populations), with the ``errors`` of its estimates and no windows; ``error`` is the error sought
+    for the eigenvalue and the overlap (``mu2_critical``: ten times it; default
+    :data:`derive.vocabulary.outlier.ERROR`), which the errors stated may exceed where the limit depends on the
+    smoothing of the real axis (next to a cluster of the law of ``D``)."""
     from derive.gaussian.outliers import Level
     from derive.vocabulary.signal import signal_outlier, signal_windows
 
     if not bulk(m).exact:
-        return _limit_sample(m)
+        return _limit_sample(m, error)
     law = bulk(m).diagonal()
     s = signal_outlier(law, m.mu2)
     windows = tuple(signal_windows(law))
@@ -226,21 +231,24 @@ _LIMIT_FIELDS = ("outlier", "eigenvalue", "eigenvalue_error", "overlap", "overla
                  "mu2_critical_error", "mass_above")
 
 
-def _limit_sample(m: Model):
-    """:func:`derive.vocabulary.outlier.limit_spike` for the model (seconds of quenched populations), kept between runs
-    (:func:`derive.cache.memo`; the populations are seeded by the inputs, so the stored result is the one computed)."""
+def _limit_sample(m: Model, error=None):
+    """:func:`derive.vocabulary.outlier.limit_spike` for the model (seconds of quenched populations) at the error sought
+    ``error``, kept between runs (:func:`derive.cache.memo`, whose key changes with every source of ``derive``; the
+    populations are seeded by the inputs, so the stored result is the one computed)."""
     from derive.cache import memo
     from derive.gaussian.outliers import Level
-    from derive.vocabulary.outlier import limit_spike
+    from derive.numbers import check_range
+    from derive.vocabulary.outlier import ERROR, limit_spike
 
     p = weights(m.need("signs"))
+    sought = ERROR if error is None else float(check_range(error, "error", low=0, low_open=True))
 
     def compute():
-        r = limit_spike(m.delta, m.gamma, p.weights, p.R, m.mu2)
+        r = limit_spike(m.delta, m.gamma, p.weights, p.R, m.mu2, error=sought)
         return {name: getattr(r, name) for name in _LIMIT_FIELDS}
 
     r = memo("limit-spike", {"delta": str(m.delta), "gamma": str(m.gamma), "weights": [str(w) for w in p.weights],
-                             "R": [str(x) for x in p.R], "mu2": str(m.mu2)}, compute)
+                             "R": [str(x) for x in p.R], "mu2": str(m.mu2), "error": repr(sought)}, compute)
     real = lambda name: None if r[name] is None else mpmath.mpf(r[name])  # noqa: E731
     return Level(r["outlier"], real("eigenvalue"), real("overlap"), real("mu2_critical"), None,
                  mass_above=real("mass_above"),

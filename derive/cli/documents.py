@@ -40,13 +40,15 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
                                 centered=centered), digits)
 
 
-def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: int | None = None) -> dict:
+def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: int | None = None,
+                   error=None) -> dict:
     r"""The document of ``derive spike`` for the model ``m``: :func:`derive.interface.spike` with every real to
     ``digits``, the working precision raised until two precisions agree on every reported real. The model's own
     sample level (``law: finite-vocabulary``) is derived once per question and kept between runs
     (:func:`derive.cache.memo`): at one nonzero weight its windows of ``mu2`` take a root search in every gap; at more,
     the quenched populations of :func:`derive.vocabulary.outlier.limit_spike` take seconds, and each estimate is
-    printed to the digits its error leaves, with the error beside it (``eigenvalue_error``, ...). With the model's
+    printed to the digits its error leaves, with the error beside it (``eigenvalue_error``, ...; ``error`` is the error
+    sought there: :func:`derive.interface.vocabulary_sample`). With the model's
     dimension ``d``, ``finite_size`` is :func:`finite_size_document` of ``draws`` token matrices sampled from ``seed``.
 
     >>> doc = spike_document(Model(delta="1/4", gamma=1, T=1, weights="mean", signs="iid", mu2=3, centered=True), 8)
@@ -80,7 +82,7 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
         doc["sample"] = memo("model-spike-sample", key, lambda: _sample(m, digits))
         doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
     else:
-        doc["sample"] = _sample(m, digits)
+        doc["sample"] = _sample(m, digits, error)
         # the raw S's sample-level mean outlier is not derived for the model's own S: its Gaussian equivalent, so named
         for x in doc["other_outliers"]:
             if x["level"] == "sample":
@@ -153,13 +155,13 @@ def attention_options(m: Model, digits: int = 30) -> dict:
             for o in sorted(OPTIONS, key=lambda o: o.name)}
 
 
-def _sample(m: Model, digits: int) -> dict:
+def _sample(m: Model, digits: int, error=None) -> dict:
     """The sample level of the model's own ``S`` (:func:`derive.interface.vocabulary_sample`) to ``digits``, or, where
     it is estimated, to the digits each error leaves (the errors to two)."""
     from derive.interface import vocabulary_sample
 
     with mpmath.workdps(digits + 15):
-        s = vocabulary_sample(m)
+        s = vocabulary_sample(m, error)
         if s.errors is None:
             fmt = lambda v: "inf" if v == mpmath.inf else format_real(v, digits)  # noqa: E731
             return {"outlier": s.outlier, "eigenvalue": None if s.eigenvalue is None else fmt(s.eigenvalue),

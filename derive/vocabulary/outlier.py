@@ -45,27 +45,36 @@ __all__ = ["Settings", "DEFAULT", "Point", "Curve", "LimitSpike", "limit_spike"]
 
 @dataclass(frozen=True)
 class Settings:
-    """Tokens per replica, root tokens per average (:func:`derive.vocabulary.signfield.quenched`), replicas, the
-    relative imaginary part ``eta`` on the real axis (``edge_eta`` where the lower end of a gap is sought), the scan's
-    population, step and floor (the scan stops at ``scan_floor`` times its start, or in the bulk)."""
+    """Tokens per replica, root tokens per average (:func:`derive.vocabulary.signfield.quenched`), replicas of the
+    first batch and the most an error target may add (``max_replicas`` at :data:`ERROR`, growing as the square of a
+    finer target), the relative imaginary part ``eta`` on the real axis (``edge_eta`` where the lower end of a gap is
+    sought), the scan's population, root tokens, step and floor (the scan stops at ``scan_floor`` times its start, or
+    in the bulk)."""
 
     population: int = 1 << 15
     roots: int = 1 << 17
     replicas: int = 4
+    max_replicas: int = 16
     eta: float = 1e-3
     edge_eta: float = 1e-3
     scan_population: int = 1 << 13
+    scan_roots: int = 1 << 15
     scan_step: float = 0.025
     scan_floor: float = 1e-3
 
 
 DEFAULT = Settings()
 
+ERROR = 1e-3
+"""The default target error (three standard errors of the replicas' mean) of the eigenvalue and the overlap; that of
+``mu2_critical`` is ten times it."""
+
 
 @dataclass(frozen=True)
 class Point:
     r"""The transforms at a real ``t`` (real parts), the imaginary part of :math:`S_0`, whether the solves converged,
-    and the mass of the law of ``D`` above :math:`t/\delta`."""
+    the mass of the law of ``D`` above :math:`t/\delta`, and per class of root tokens of
+    :data:`derive.vocabulary.signfield.RARE` its share ``(S0, dS0, S1, dS1)`` of the transforms."""
 
     t: float
     S0: float
@@ -76,6 +85,7 @@ class Point:
     converged: bool
     eta: float
     above: float
+    classes: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def x(self) -> float:
@@ -96,28 +106,52 @@ class Point:
 
         return float(numeric()(self.t, mu2, self.S0, self.dS0, self.dS1)[1])
 
+    def without_rare(self, mu2: float, k: int) -> tuple[float, float]:
+        r"""The eigenvalue and the overlap with the root tokens rarer than ``RARE[k]`` left out of the transforms,
+        the root moved by one Newton step of :math:`S_1 = -1/\mu_2` (:math:`S_0` moved along its slope): what the
+        limit owes to tokens a dimension :math:`d \ll \delta/` ``RARE[k]`` does not hold."""
+        from derive.vocabulary.signal import numeric
+
+        rare = np.sum(self.classes[k + 1:], axis=0)
+        S0, dS0, S1, dS1 = np.array([self.S0, self.dS0, self.S1, self.dS1]) - rare
+        step = -(S1 + 1 / mu2) / dS1
+        t, S0 = self.t + step, S0 + dS0 * step
+        return float(t * (1 - S0)), float(numeric()(t, mu2, S0, dS0, dS1)[1])
+
 
 class Curve:
     """One quenched population as a function of real ``t`` (cached), its roots tilted towards the weighted degree
     ``level`` (:meth:`derive.vocabulary.signfield.Quenched.solve`): the same roots at every ``t``, so that the curve is
-    smooth in ``t``."""
+    smooth in ``t``. Each solve starts from the solutions at the nearest ``t`` solved before."""
 
     def __init__(self, q: signfield.Quenched, delta: float, eta: float, level: float):
         self.q, self.delta, self.eta, self.level = q, delta, eta, level
         self._cache: dict = {}
         self._solved: dict = {}
 
-    def __call__(self, t: float) -> Point:
+    def finer(self, factor: float = 4.0) -> "Curve":
+        """The same population and roots at ``eta / factor``, each solve started from this curve's nearest solution."""
+        other = Curve(self.q, self.delta, self.eta / factor, self.level)
+        other._solved = dict(self._solved)
+        return other
+
+    def __call__(self, t: float, field: bool = True) -> Point:
+        """The :class:`Point` at ``t``; ``field=False`` leaves out the field (``S1, dS1`` NaN), which the gaps' search
+        does not need."""
         t = float(t)
-        if t not in self._cache:
+        known = self._cache.get(t)
+        if known is None or (field and np.isnan(known.S1)):
             d = self.delta
             zeta = t * (1 + 1j * self.eta) / d
             near = min(self._solved, key=lambda u: abs(u - t), default=None)
-            r = self.q.solve(zeta, self._solved[near] if near is not None else None, self.level)
+            r = self.q.solve(zeta, self._solved[near] if near is not None else None, self.level, with_field=field)
             self._solved[t] = r
             S0 = (1 + zeta * r.g) / d
+            shares = tuple((((mass + zeta * g) / d).real, ((g + zeta * dg) / d**2).real,
+                            ((mass + zeta * h) / d).real, ((h + zeta * dh) / d**2).real)
+                           for mass, g, dg, h, dh in r.classes)
             self._cache[t] = Point(t, S0.real, ((r.g + zeta * r.dg) / d**2).real, ((1 + zeta * r.h) / d).real,
-                                   ((r.h + zeta * r.dh) / d**2).real, S0.imag, r.converged, self.eta, r.above)
+                                   ((r.h + zeta * r.dh) / d**2).real, S0.imag, r.converged, self.eta, r.above, shares)
         return self._cache[t]
 
 
@@ -125,8 +159,10 @@ class Curve:
 class LimitSpike:
     """The signal outlier in the limit: whether it exists, its location and squared overlap with their errors, the
     root ``t``, ``mu2_critical`` with its error, the mass of the law above the outlier (``d`` times it: the expected
-    number of bulk eigenvalues above it at dimension ``d``; :mod:`derive.vocabulary.tokentop`), and each replica's
-    ``(eigenvalue, overlap)``."""
+    number of bulk eigenvalues above it at dimension ``d``), each replica's ``(eigenvalue, overlap)``, and ``rare``:
+    for each class bound ``q`` of :data:`derive.vocabulary.signfield.RARE`, ``(q, eigenvalue, overlap)`` with the root
+    tokens rarer than ``q`` left out (:meth:`Point.without_rare`), what a dimension with ``d / delta`` well below
+    ``1 / q`` sees of the limit."""
 
     outlier: bool
     eigenvalue: float | None
@@ -138,6 +174,7 @@ class LimitSpike:
     mu2_critical_error: float | None
     mass_above: float | None
     replicas: tuple = field(default=())
+    rare: tuple = field(default=())
 
 
 def _spread(values) -> tuple[float, float]:
@@ -148,12 +185,13 @@ def _spread(values) -> tuple[float, float]:
     return float(v.mean()), float(3 * v.std(ddof=1) / np.sqrt(v.size))
 
 
-def _refine(curve: Curve, target: float, a: float, b: float, rtol: float = 1e-9) -> Point:
+def _refine(curve: Curve, target: float, a: float, b: float, rtol: float = 1e-9, start: float | None = None) -> Point:
     """The root of :math:`S_1 = ` ``target`` in ``[a, b]`` with :math:`S_1(a) < ` target :math:`< S_1(b)`: Newton's
     step where it stays inside the bracket, bisection otherwise, until a step or the bracket is below ``rtol``
     relative; the bracket keeps the sign pattern, so it closes on a root (never on a cluster, where :math:`S_1` falls
-    through the target)."""
-    tv = b
+    through the target). Newton starts from ``start`` where it lies inside the bracket (another population's root),
+    else from ``b``."""
+    tv = start if start is not None and a < start < b else b
     p = curve(tv)
     for _ in range(60):
         f = p.S1 - target
@@ -198,22 +236,23 @@ def _scan(curve: Curve, t_hi: float, step: float, floor: float) -> list[Point]:
     return points
 
 
-def _edge(curve: Curve, below: float, above: float, rtol: float = 1e-5) -> Point:
+def _edge(curve: Curve, below: float, above: float, rtol: float = 2e-4) -> Point:
     """The lower end of a gap, :math:`x'(t_e) = 0`, between ``below`` (moved down until it is not in the gap) and
     ``above`` (moved up until it is): regula falsi (Illinois) on :math:`x'` where both ends are regular, bisection
-    otherwise, until the bracket is below ``rtol`` relative."""
+    otherwise, until the bracket is below ``rtol`` relative. The search needs :math:`x'` only (no field); the returned
+    point has the field."""
     def in_gap(p: Point) -> bool:
         return not p.inside and p.dx > 0
 
-    a, b = curve(below), curve(above)
+    a, b = curve(below, False), curve(above, False)
     for _ in range(20):
         if not in_gap(a):
             break
-        a = curve(a.t * 0.95)
+        a = curve(a.t * 0.95, False)
     for _ in range(20):
         if in_gap(b):
             break
-        b = curve(b.t * 1.05)
+        b = curve(b.t * 1.05, False)
     fa, fb, side = a.dx, b.dx, 0
     for _ in range(60):
         if b.t - a.t <= rtol * b.t:
@@ -222,14 +261,14 @@ def _edge(curve: Curve, below: float, above: float, rtol: float = 1e-5) -> Point
             tv = (a.t * fb - b.t * fa) / (fb - fa)
         else:
             tv = 0.5 * (a.t + b.t)
-        p = curve(tv)
+        p = curve(tv, False)
         if in_gap(p):
             b, fb = p, p.dx
             fa, side = (fa / 2 if side == 1 else fa), 1
         else:
             a, fa = p, p.dx
             fb, side = (fb / 2 if side == -1 else fb), -1
-    return b
+    return curve(b.t)
 
 
 def _lowest_gap(points: list[Point]) -> tuple[Point, Point] | None:
@@ -242,12 +281,18 @@ def _lowest_gap(points: list[Point]) -> tuple[Point, Point] | None:
     return None
 
 
-def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, threads: int = 2) -> LimitSpike:
+def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, threads: int = 2,
+                error: float | None = ERROR) -> LimitSpike:
     r"""The model's signal outlier in the limit (see the module) for the pooling ``weights`` (``T`` reals, zeros
     allowed) and the sign correlation ``R`` (``T x T``), at ``delta, gamma > 0`` and ``mu2 >= 0`` (reals; exact ones
     are converted). Deterministic: the populations seed themselves from the inputs.
 
-    >>> r = limit_spike(0.25, 1, [1.0], [[1.0]], 3, Settings(population=1 << 12, replicas=2))
+    ``error`` trades time for precision: replicas are added in batches until three standard errors of the eigenvalue
+    and of the overlap are at most ``error`` and that of ``mu2_critical`` at most ``10 * error``, or until the
+    replicas reach ``settings.max_replicas * max(1, (ERROR / error)**2)``; the errors stated are those reached.
+    ``error=None`` runs ``settings.replicas`` replicas.
+
+    >>> r = limit_spike(0.25, 1, [1.0], [[1.0]], 3, Settings(population=1 << 12, replicas=2), error=None)
     >>> round(r.eigenvalue, 2), round(r.overlap, 2)   # the exact law: 5.8571, 0.4590
     (5.86, 0.46)
     """
@@ -268,7 +313,20 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
     keep = w != 0
     alpha = float(w @ Rf @ w)
     with threadpool_limits(1):  # the vectors are small: BLAS threads only contend (a 30-fold slowdown measured)
-        return _limit_spike(delta, gamma, w[keep], Rf[np.ix_(keep, keep)], mu2, alpha, settings, threads)
+        return _limit_spike(delta, gamma, w[keep], Rf[np.ix_(keep, keep)], mu2, alpha, settings, threads,
+                            _error_target(error))
+
+
+def _error_target(error) -> float | None:
+    if error is None:
+        return None
+    try:
+        e = float(error)
+    except (TypeError, ValueError):
+        raise ParameterError("error", f"must be a real > 0, got {error!r}") from None
+    if not (np.isfinite(e) and e > 0):
+        raise ParameterError("error", f"must be a finite real > 0, got {error!r}")
+    return e
 
 
 def _positive(value, name: str) -> float:
@@ -278,7 +336,7 @@ def _positive(value, name: str) -> float:
     return v
 
 
-def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads) -> LimitSpike:
+def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error) -> LimitSpike:
     if not mu2 > 0:
         return LimitSpike(False, None, None, 0.0, None, None, None, None, None)
     w = np.asarray(weights, dtype=float)
@@ -287,7 +345,7 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads) -> Lim
     target = -1 / mu2
     t_pop = max(alpha, 1e-3) * (delta + mu2)  # the population-level outlier (D = kappa I + (alpha - kappa) s s^T / V)
     scan = Curve(signfield.quenched(w, R, delta, gamma, s.scan_population, signfield.replica_seed(key + "|scan", 0),
-                                    s.roots // 4), delta, s.eta, t_pop / delta)
+                                    s.scan_roots), delta, s.eta, t_pop / delta)
     t_hi = 2 * t_pop
     while scan(t_hi).S1 <= target or scan(t_hi).inside:
         t_hi *= 2
@@ -297,8 +355,9 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads) -> Lim
         if hi.inside or lo.inside:
             continue
         for a, b in _brackets(scan, target, hi, lo):
-            if _refine(scan, target, a, b).dx > 0:
-                chosen = (a, b)
+            p = _refine(scan, target, a, b)
+            if p.dx > 0:
+                chosen = (a, b, p.t)
                 break
         if chosen:
             break
@@ -308,30 +367,71 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads) -> Lim
         q = signfield.quenched(w, R, delta, gamma, s.population, signfield.replica_seed(key, r), s.roots)
         out = {}
         if chosen is not None:
-            a, b = chosen
+            a, b, start = chosen
             curve = Curve(q, delta, s.eta, b / delta)
             for _ in range(4):
                 if curve(a).S1 < target < curve(b).S1:
                     break
                 a, b = a * (1 - s.scan_step), b * (1 + s.scan_step)
-            out["root"] = _refine(curve, target, a, b)
+            coarse = _refine(curve, target, a, b, start=start)
+            fine = _refine(curve.finer(), target, coarse.t * (1 - s.scan_step), coarse.t * (1 + s.scan_step),
+                           start=coarse.t)
+            out.update(ell=(coarse.x, fine.x), overlap=(coarse.overlap(mu2), fine.overlap(mu2)), t=fine.t,
+                       dx=min(coarse.dx, fine.dx), above=fine.above,
+                       rare=[fine.without_rare(mu2, k) for k in range(len(signfield.RARE))])
         if gap is not None:
-            e = _edge(Curve(q, delta, s.edge_eta, gap[1].t / delta), gap[0].t, gap[1].t)
-            out["mu2c"] = 0.0 if e.S1 >= 0 else -1 / e.S1
+            curve = Curve(q, delta, s.edge_eta, gap[1].t / delta)
+            coarse = _edge(curve, gap[0].t, gap[1].t)
+            fine = _edge(curve.finer(), coarse.t * (1 - s.scan_step), coarse.t)
+            out["mu2c"] = tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in (coarse, fine))
         return out
 
+    most = s.replicas if error is None else max(s.replicas, int(np.ceil(s.max_replicas * max(1.0, (ERROR / error) ** 2))))
+    found: list = []
+    wanted = s.replicas
     with ThreadPoolExecutor(max(1, threads)) as pool:
-        found = list(pool.map(solve, range(s.replicas)))
-    mu2c = [f["mu2c"] for f in found if "mu2c" in f]
-    mu2_critical, mu2_critical_error = _spread(mu2c) if len(mu2c) == len(found) else (None, None)
+        while True:
+            found += pool.map(solve, range(len(found), wanted))
+            needed = _replicas_needed(found, error)
+            if needed <= len(found) or len(found) >= most:
+                break
+            wanted = min(most, max(needed, len(found) + min(threads, 2)))
+    mu2_critical, mu2_critical_error = (_estimate([f["mu2c"] for f in found]) if all("mu2c" in f for f in found)
+                                        else (None, None))
     if chosen is None:
         return LimitSpike(False, None, None, 0.0, None, None, mu2_critical, mu2_critical_error, None)
-    roots = [f["root"] for f in found]
-    if min(p.dx for p in roots) <= 0:
+    if min(f["dx"] for f in found) <= 0:
         raise ParameterError("mu2", "too close to the edge of a gap for the populations to agree whether the outlier "
                                     "exists")
-    ell, ell_err = _spread([p.x for p in roots])
-    ov, ov_err = _spread([p.overlap(mu2) for p in roots])
-    return LimitSpike(True, ell, ell_err, ov, ov_err, float(np.mean([p.t for p in roots])), mu2_critical,
-                      mu2_critical_error, float(np.mean([p.above for p in roots])) / delta,
-                      tuple((p.x, p.overlap(mu2)) for p in roots))
+    ell, ell_err = _estimate([f["ell"] for f in found])
+    ov, ov_err = _estimate([f["overlap"] for f in found])
+    rare = tuple((q, *np.mean([f["rare"][k] for f in found], axis=0).tolist()) for k, q in enumerate(signfield.RARE))
+    return LimitSpike(True, ell, ell_err, ov, ov_err, float(np.mean([f["t"] for f in found])), mu2_critical,
+                      mu2_critical_error, float(np.mean([f["above"] for f in found])) / delta,
+                      tuple((f["ell"][1], f["overlap"][1]) for f in found), rare)
+
+
+def _estimate(pairs) -> tuple[float, float]:
+    r"""From each replica's ``(coarse, fine)`` values (at :math:`\eta` and :math:`\eta/4`): the mean of the fine ones,
+    and its error, three standard errors plus the mean change from coarse to fine (what the smoothing still holds:
+    :math:`O(\eta^2)` where the law of ``D`` is smooth on the scale :math:`\eta t`, more next to a cluster of it)."""
+    v = np.asarray(pairs, dtype=float)
+    mean, error = _spread(v[:, 1])
+    return mean, error + abs(float(np.mean(v[:, 0] - v[:, 1])))
+
+
+def _replicas_needed(found: list, error: float | None) -> int:
+    """The replicas at which three standard errors would meet the targets (:func:`limit_spike`), from the spread of
+    those ``found``: the standard error falls as the square root of their number (the smoothing's part does not, and
+    adds no replicas)."""
+    if error is None:
+        return len(found)
+    series = [(name, goal) for name, goal in (("ell", error), ("overlap", error), ("mu2c", 10 * error))
+              if all(name in f for f in found)]
+    n = len(found)
+    needed = n
+    for name, goal in series:
+        _, e = _spread([f[name][1] for f in found])
+        if e > goal:
+            needed = max(needed, int(np.ceil(n * (e / goal) ** 2)))
+    return needed

@@ -62,16 +62,18 @@ from derive.vocabulary.cavity import _index, _next
 
 __all__ = ["Quenched", "Transforms", "quenched", "transforms", "replica_seed"]
 
-_TOL = 1e-12
+_TOL = 1e-10
 _J, _L = 0, 1  # the two linear maps: the Jacobian of the cavity map (for dX), the field's (for H)
 
 
 @dataclass(frozen=True)
 class Transforms:
     r"""The averages of one quenched population at ``zeta``: :math:`g_D, g_D', h_D, h_D'`, whether every solve
-    converged (the cavity fixed point and the linear systems to :math:`10^{-12}`), the fraction ``above`` of tokens
+    converged (the cavity fixed point and the linear systems to :math:`10^{-10}`), the fraction ``above`` of tokens
     whose pivot :math:`\operatorname{Re}(1/X)` is positive (the mass of the law of ``D`` above
-    :math:`\operatorname{Re}\zeta`, :mod:`derive.vocabulary.tokentop`) and the population's ``X``."""
+    :math:`\operatorname{Re}\zeta`), the population's ``X`` and the solutions ``dX, H, dH`` of the linear systems
+    (``H, dH`` ``None`` where the field is ``X`` or was not asked for; a later solve starts from them), and per class
+    of root tokens of :data:`RARE` the row ``(mass, g, dg, h, dh)`` of its share of the averages."""
 
     zeta: complex
     g: complex
@@ -81,6 +83,10 @@ class Transforms:
     converged: bool
     above: float = 0.0
     X: np.ndarray = field(default=None, repr=False, compare=False)
+    dX: np.ndarray = field(default=None, repr=False, compare=False)
+    H: np.ndarray = field(default=None, repr=False, compare=False)
+    dH: np.ndarray = field(default=None, repr=False, compare=False)
+    classes: np.ndarray = field(default=None, repr=False, compare=False)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -211,51 +217,43 @@ def _fixed_point(X, partners, ptr, node, pos, w2, s, zeta, tol, max_iterations):
 
 
 @numba.njit(cache=True, nogil=True)
-def _coefficients(kind, X, Y, partners, ptr, node, pos, w2, C, s):
-    """The entries of ``M``, in the order of :func:`_columns`: the Jacobian of the cavity map (``kind = _J``,
-    :math:`X_i^2s^2w_t^2Y_e^2w_u^2`) or the field's map (``kind = _L``, :math:`X_isY_eC_{tu}`), for each child sequence
-    ``e`` of token ``i`` (at position ``t``) and each partner ``u != t``."""
+def _operator(kind, v, X, Y, partners, ptr, node, pos, w2, C, s):
+    r"""``(I - M) v`` without forming ``M``: the Jacobian of the cavity map (``kind = _J``,
+    :math:`M_{ij} = X_i^2s^2\sum_e w_t^2Y_e^2w_u^2` over the child sequences ``e`` of ``i`` (at position ``t``) whose
+    partner at ``u != t`` is ``j``) or the field's map (``kind = _L``, :math:`X_isY_eC_{tu}`). A sequence node's
+    partners are summed once (:math:`\sum_u w_u^2v_u`, or the ``T' x T'`` product :math:`Cv` for the field), then each
+    token sums over its children: :math:`O(PT'^2)` for the field, :math:`O(PT')` for the Jacobian, and no
+    :math:`O(PT'^2\lambda)` array of entries (64 MB at ``T' = 16``, ``P = 2^15``)."""
     P, n = partners.shape
-    E = node.shape[0]
-    out = np.empty(E * (n - 1), dtype=np.complex128)
-    for i in range(P):
-        for e in range(ptr[i], ptr[i + 1]):
-            t = pos[e]
-            y = Y[node[e], t]
-            a = (X[i] * X[i] * s * s * w2[t] * y * y) if kind == 0 else (X[i] * s * y)
-            k = e * (n - 1)
+    if kind == _J:
+        W = np.empty(P, dtype=np.complex128)
+        for c in range(P):
+            acc = 0j
             for u in range(n):
-                if u != t:
-                    out[k] = a * (w2[u] if kind == 0 else C[t, u])
-                    k += 1
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _columns(partners, node, pos):
-    """The partner token of each entry of ``M`` (:func:`_coefficients`)."""
-    n = partners.shape[1]
-    E = node.shape[0]
-    out = np.empty(E * (n - 1), dtype=np.int64)
-    for e in range(E):
-        k = e * (n - 1)
-        for u in range(n):
-            if u != pos[e]:
-                out[k] = partners[node[e], u]
-                k += 1
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _apply(v, values, columns, ptr, width):
-    """``(I - M) v``; token ``i``'s entries are ``width`` per child sequence, from ``ptr[i] * width``."""
-    P = v.shape[0]
+                acc += w2[u] * v[partners[c, u]]
+            W[c] = acc
+    else:
+        G = np.empty((P, n), dtype=np.complex128)
+        vc = np.empty(n, dtype=np.complex128)
+        for c in range(P):
+            for u in range(n):
+                vc[u] = v[partners[c, u]]
+            for t in range(n):
+                acc = 0j
+                for u in range(n):
+                    acc += C[t, u] * vc[u]
+                G[c, t] = acc
     out = np.empty(P, dtype=np.complex128)
     for i in range(P):
         acc = 0j
-        for k in range(ptr[i] * width, ptr[i + 1] * width):
-            acc += values[k] * v[columns[k]]
-        out[i] = v[i] - acc
+        for e in range(ptr[i], ptr[i + 1]):
+            c, t = node[e], pos[e]
+            y = Y[c, t]
+            if kind == _J:
+                acc += w2[t] * y * y * (W[c] - w2[t] * v[partners[c, t]])
+            else:
+                acc += y * G[c, t]
+        out[i] = v[i] - (X[i] * X[i] * s * s * acc if kind == _J else X[i] * s * acc)
     return out
 
 
@@ -269,16 +267,16 @@ def _dot(a, b):
 
 
 @numba.njit(cache=True, nogil=True)
-def _gmres(b, values, columns, ptr, width, tol, restart, max_restarts):
-    """Restarted GMRES for ``(I - M) x = b`` (:func:`_apply`), complex Givens rotations; whether the residual fell
-    below ``tol`` times ``|b|``."""
+def _gmres(b, x0, kind, X, Y, partners, ptr, node, pos, w2, C, s, tol, restart, max_restarts):
+    """Restarted GMRES for ``(I - M) x = b`` (:func:`_operator`) from ``x0``, complex Givens rotations; whether the
+    residual fell below ``tol`` times ``|b|``."""
     n = b.shape[0]
-    x = np.zeros(n, dtype=np.complex128)
+    x = x0.copy()
     bnorm = np.sqrt((np.abs(b) ** 2).sum())
     if bnorm == 0.0:
-        return x, True
+        return np.zeros(n, dtype=np.complex128), True
     for _ in range(max_restarts):
-        r = b - _apply(x, values, columns, ptr, width)
+        r = b - _operator(kind, x, X, Y, partners, ptr, node, pos, w2, C, s)
         beta = np.sqrt((np.abs(r) ** 2).sum())
         if beta <= tol * bnorm:
             return x, True
@@ -291,7 +289,7 @@ def _gmres(b, values, columns, ptr, width, tol, restart, max_restarts):
         g[0] = beta
         k = 0
         for j in range(restart):
-            w = _apply(V[j], values, columns, ptr, width)
+            w = _operator(kind, V[j], X, Y, partners, ptr, node, pos, w2, C, s)
             for i in range(j + 1):
                 h = _dot(V[i], w)
                 H[i, j] = h
@@ -329,7 +327,7 @@ def _gmres(b, values, columns, ptr, width, tol, restart, max_restarts):
         for i in range(k):
             for l in range(n):
                 x[l] += y[i] * V[i, l]
-    r = b - _apply(x, values, columns, ptr, width)
+    r = b - _operator(kind, x, X, Y, partners, ptr, node, pos, w2, C, s)
     return x, np.sqrt((np.abs(r) ** 2).sum()) <= tol * bnorm
 
 
@@ -357,12 +355,10 @@ def _field_rhs(dX, H, X, Y, partners, ptr, node, pos, w2, C, s):
 @numba.njit(cache=True, nogil=True)
 def _sequence_fields(X, dX, H, dH, partners, w2, C, s):
     r"""Per sequence node ``c`` seen from position ``t``: :math:`Y`, :math:`\partial Y`, :math:`M = YF` and
-    :math:`\partial M = \partial Y\,F + Y\,\partial F` (what a token above it at ``t`` receives)."""
+    :math:`\partial M = \partial Y\,F + Y\,\partial F` (what a token above it at ``t`` receives), side by side in the
+    last axis, so that a root reads one child's four numbers from one place."""
     P, n = partners.shape
-    Y = np.empty((P, n), dtype=np.complex128)
-    dY = np.empty((P, n), dtype=np.complex128)
-    M = np.empty((P, n), dtype=np.complex128)
-    dM = np.empty((P, n), dtype=np.complex128)
+    out = np.empty((P, n, 4), dtype=np.complex128)
     for c in range(P):
         total = 0j
         dtotal = 0j
@@ -379,18 +375,19 @@ def _sequence_fields(X, dX, H, dH, partners, w2, C, s):
                 if u != t:
                     f += C[t, u] * H[partners[c, u]]
                     df += C[t, u] * dH[partners[c, u]]
-            Y[c, t], dY[c, t], M[c, t], dM[c, t] = y, dy, y * f, dy * f + y * df
-    return Y, dY, M, dM
+            out[c, t, 0], out[c, t, 1], out[c, t, 2], out[c, t, 3] = y, dy, y * f, dy * f + y * df
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
-def _roots(Y, dY, M, dM, w2, s, zeta, K, weight, seed):
-    r"""The averages over root tokens of :math:`X, \partial X, \bar H, \partial\bar H` and of
-    :math:`1\{\operatorname{Re}(1/X) > 0\}`, root ``m`` with the counts ``K[m]`` and the weight ``weight[m]``
-    (:func:`_root_counts`), its child sequences drawn from the population's (:func:`_sequence_fields`)."""
-    P, n = Y.shape
+def _roots(fields, w2, s, zeta, K, weight, rarity, seed):
+    r"""The averages over root tokens of :math:`X, \partial X, \bar H, \partial\bar H`, of
+    :math:`1\{\operatorname{Re}(1/X) > 0\}` and of 1, root ``m`` with the counts ``K[m]`` and the weight
+    ``weight[m]`` (:func:`_root_counts`), its child sequences drawn from the population's (:func:`_sequence_fields`);
+    one row per class of :data:`RARE` (``rarity[m]``: :func:`_rarity`), whose sum is the average over all roots."""
+    P, n, _ = fields.shape
     state = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) | np.uint64(1)], dtype=np.uint64)
-    out = np.zeros(5, dtype=np.complex128)
+    out = np.zeros((len(RARE) + 1, 6), dtype=np.complex128)
     samples = K.shape[0]
     for m in range(samples):
         a = 0j
@@ -400,20 +397,38 @@ def _roots(Y, dY, M, dM, w2, s, zeta, K, weight, seed):
         for t in range(n):
             for _ in range(K[m, t]):
                 c = _index(state, P)
-                a += w2[t] * Y[c, t]
-                da += w2[t] * dY[c, t]
-                b += M[c, t]
-                db += dM[c, t]
+                a += w2[t] * fields[c, t, 0]
+                da += w2[t] * fields[c, t, 1]
+                b += fields[c, t, 2]
+                db += fields[c, t, 3]
         pivot = -zeta - s * a
         x = 1.0 / pivot
         dx = x * x * (1.0 + s * da)
-        out[0] += weight[m] * x
-        out[1] += weight[m] * dx
-        out[2] += weight[m] * x * (1.0 + s * b)
-        out[3] += weight[m] * (dx * (1.0 + s * b) + x * s * db)
+        row = out[rarity[m]]
+        row[0] += weight[m] * x
+        row[1] += weight[m] * dx
+        row[2] += weight[m] * x * (1.0 + s * b)
+        row[3] += weight[m] * (dx * (1.0 + s * b) + x * s * db)
         if pivot.real > 0:
-            out[4] += weight[m]
+            row[4] += weight[m]
+        row[5] += weight[m]
     return out / samples
+
+
+RARE = (1e-3, 1e-4, 1e-5, 1e-6)
+r"""The classes of root tokens by the tail probability :math:`P(\sum_tw_t^2K_t \ge a)` of their weighted degree
+``a``: at least ``1e-3``, then each decade down to ``1e-6``, then below. A token class of probability ``p`` is present
+at dimension ``d`` only where :math:`d/\delta \gg 1/p`: what the limit owes to the rarer classes, a finite ``d`` does
+not see (:attr:`Transforms.classes`)."""
+
+
+def _rarity(K: np.ndarray, weight: np.ndarray, w2: np.ndarray) -> np.ndarray:
+    """Each root's class of :data:`RARE`: the tail probability of its weighted degree, estimated from the roots
+    themselves (their weights make the tilted half count at its Poisson mass)."""
+    a = K @ w2
+    values, inverse = np.unique(-a, return_inverse=True)  # descending weighted degrees
+    tail = np.cumsum(np.bincount(inverse, weights=weight, minlength=values.size)) / K.shape[0]
+    return np.searchsorted(-np.asarray(RARE), -tail[inverse], side="right").astype(np.int64)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -531,11 +546,6 @@ class Quenched:
     def P(self) -> int:
         return int(self.partners.shape[0])
 
-    def _columns(self) -> np.ndarray:
-        if "columns" not in self.__dict__:
-            object.__setattr__(self, "columns", _columns(self.partners, self.node, self.position))
-        return self.__dict__["columns"]
-
     def _roots_at(self, lam: float, tilted: np.ndarray):
         """The roots' counts and weights (:func:`_root_counts`) for the tilted means ``tilted``, drawn once per
         population and tilt: a curve evaluates every ``t`` at one tilt."""
@@ -543,15 +553,17 @@ class Quenched:
         key = tuple(tilted.tolist())
         if key not in cache:
             cache.clear()  # one tilt at a time: the arrays hold samples x T' counts
-            cache[key] = _root_counts(lam, tilted, self.samples, self.seed)
+            K, weight = _root_counts(lam, tilted, self.samples, self.seed)
+            cache[key] = K, weight, _rarity(K, weight, self.w**2)
         return cache[key]
 
     def solve(self, zeta: complex, start=None, level: float | None = None, tol: float = _TOL,
-              max_iterations: int = 5000) -> Transforms:
-        """:class:`Transforms` at ``zeta`` (``Im zeta >= 0``), the cavity iteration started from the tokens' ``X`` at
-        ``start`` (a previous :class:`Transforms`), else from :math:`-1/\\zeta`; the roots' counts tilted towards the
-        weighted degree ``level`` (default :math:`\\operatorname{Re}\\zeta`). The roots are the same at every ``zeta``
-        of one ``level`` (common random numbers: the estimates are then smooth in ``zeta``)."""
+              max_iterations: int = 5000, with_field: bool = True) -> Transforms:
+        """:class:`Transforms` at ``zeta`` (``Im zeta >= 0``), the cavity iteration and the linear systems started
+        from their solutions at ``start`` (a previous :class:`Transforms`), else from :math:`-1/\\zeta` and 0; the
+        roots' counts tilted towards the weighted degree ``level`` (default :math:`\\operatorname{Re}\\zeta`). The roots
+        are the same at every ``zeta`` of one ``level`` (common random numbers: the estimates are then smooth in
+        ``zeta``). ``with_field=False`` leaves out the field (``h, dh`` NaN: what :math:`x'` alone needs)."""
         zeta = complex(zeta)
         w2 = self.w**2
         n = self.w.size
@@ -560,23 +572,33 @@ class Quenched:
         X = np.full(self.P, -1 / zeta, dtype=np.complex128) if start is None else start.X.copy()
         ok = _fixed_point(X, *args, self.s, zeta, tol, max_iterations)
         Y = _sequences(X, self.partners, w2, self.s)
-        columns = self._columns()
+        zero = np.zeros(self.P, dtype=np.complex128)
 
-        def solve(kind, rhs):
-            return _gmres(rhs, _coefficients(kind, X, Y, *args, C, self.s), columns, self.ptr, n - 1, tol, 40, 50)
+        def solve(kind, rhs, previous):
+            x0 = zero if previous is None else previous
+            return _gmres(rhs, x0, kind, X, Y, *args, C, self.s, tol, 40, 50)
 
-        dX, ok1 = solve(_J, X * X)
-        if np.any(C != 0):
-            H, ok2 = solve(_L, X)
-            dH, ok3 = solve(_L, _field_rhs(dX, H, X, Y, *args, C, self.s))
+        dX, ok1 = solve(_J, X * X, None if start is None else start.dX)
+        correlated = bool(np.any(C != 0))
+        if not with_field:
+            H, dH, ok2, ok3 = X, dX, True, True
+        elif correlated:
+            H, ok2 = solve(_L, X, None if start is None or start.H is None else start.H)
+            dH, ok3 = solve(_L, _field_rhs(dX, H, X, Y, *args, C, self.s),
+                            None if start is None or start.dH is None else start.dH)
         else:
             H, dH, ok2, ok3 = X, dX, True, True
         lam = 1 / self.s
-        Ys, dYs, Ms, dMs = _sequence_fields(X, dX, H, dH, self.partners, w2, C, self.s)
-        K, weight = self._roots_at(lam, _tilt(lam, self.s * w2, zeta.real if level is None else float(level)))
-        means = _roots(Ys, dYs, Ms, dMs, w2, self.s, zeta, K, weight, self.seed)
+        fields = _sequence_fields(X, dX, H, dH, self.partners, w2, C, self.s)
+        K, weight, rarity = self._roots_at(lam, _tilt(lam, self.s * w2, zeta.real if level is None else float(level)))
+        classes = _roots(fields, w2, self.s, zeta, K, weight, rarity, self.seed)
+        if not (with_field or not correlated):
+            classes[:, 2:4] = np.nan
+        means = classes.sum(axis=0)
         return Transforms(zeta, complex(means[0]), complex(means[1]), complex(means[2]), complex(means[3]),
-                          bool(ok and ok1 and ok2 and ok3), float(means[4].real), X)
+                          bool(ok and ok1 and ok2 and ok3), float(means[4].real), X, dX,
+                          H if with_field and correlated else None, dH if with_field and correlated else None,
+                          classes[:, [5, 0, 1, 2, 3]])
 
 
 def _stratified_poisson(rng: np.random.Generator, lam: float, shape) -> np.ndarray:

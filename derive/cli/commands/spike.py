@@ -29,6 +29,9 @@ def add_arguments(p):
     p.add_argument("--draws", default=None, help=f"with --d: token matrices sampled (default {DRAWS}, at most {MAX_DRAWS})")
     p.add_argument("--seed", default=None, help=f"with --d: the seed of the sampled token matrices (default {SEED})")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
+    p.add_argument("--error", default=None,
+                   help="with --T at more than one nonzero weight: the error sought for the sample level's eigenvalue "
+                        "and overlap (mu2_critical: ten times it; default 1e-3); a smaller one takes longer")
 
 
 def run(args):
@@ -46,8 +49,8 @@ def run(args):
             raise ParameterError("weights" if args.weights is None else "signs", "is required with --T")
         model = Model(d=args.d, delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
                       mu2=args.mu2, centered=args.centered, **scheme_options(args))
-        return spike_document(model, digits, **at_d)
-    for name in ("weights", "signs", *scheme_options(args)):
+        return spike_document(model, digits, **at_d, error=_error(args.error))
+    for name in ("weights", "signs", *scheme_options(args), "error"):
         if getattr(args, name) is not None:
             raise ParameterError(name, "belongs to the model's own S: give --T with it")
     if args.d is not None:
@@ -58,6 +61,12 @@ def run(args):
     model = Model(delta=args.delta, gamma=args.gamma, alpha=args.alpha, kappa=args.kappa, mu2=args.mu2,
                   sum_w=args.sum_w if args.sum_w is not None else "1", centered=args.centered)
     return spike_document(model, digits)
+
+
+def _error(text):
+    from derive.numbers import check_range, parse_fraction
+
+    return None if text is None else check_range(parse_fraction(text, "error"), "error", low=0, low_open=True)
 
 
 def _at_d(args) -> dict:
