@@ -15,7 +15,7 @@ from derive.vocabulary.populations import PoissonPopulation
 from derive.vocabulary.signal import signal_outlier, signal_windows
 from derive.vocabulary.silverstein import GeneralizedMP
 
-FINE = outlier.Settings(eta=1e-4, edge_eta=1e-4, roots=1 << 18, scan_floor=0.35)
+FINE = outlier.Settings(population=1 << 15, replicas=4, eta=1e-4, edge_eta=1e-4, roots=1 << 18, scan_floor=0.35)
 
 
 @pytest.mark.parametrize("delta,gamma,mu2", [pytest.param("1/4", "1", "3", marks=pytest.mark.slow), ("1/2", "1/2", "7/2")])
@@ -33,7 +33,7 @@ def test_one_nonzero_weight_gives_the_exact_law(delta, gamma, mu2):
     with mpmath.workdps(20):
         exact = signal_outlier(law, sp.Rational(mu2))
         mu2c = signal_windows(law)[0][0]
-    r = outlier.limit_spike(sp.Rational(delta), sp.Rational(gamma), [1], [[1]], sp.Rational(mu2), FINE)
+    r = outlier.limit_spike(sp.Rational(delta), sp.Rational(gamma), [1], [[1]], sp.Rational(mu2), FINE, error=None)
     assert r.outlier
     for value, error, truth in [(r.eigenvalue, r.eigenvalue_error, exact.eigenvalue),
                                 (r.overlap, r.overlap_error, exact.overlap),
@@ -55,15 +55,20 @@ def test_a_larger_population_and_a_smaller_eta_agree_within_the_error_bars(T, si
 
 
 def test_same_input_same_numbers_and_bad_input():
-    small = outlier.Settings(population=1 << 11, replicas=2, scan_population=1 << 10)
+    # the replicas added for an error sought depend on the replicas' spread only, which the inputs fix
+    small = outlier.Settings(population=1 << 11, replicas=2, max_replicas=4, scan_population=1 << 10)
     R = np.array(parse_signs("prefix:2").R(3), dtype=float)
-    a = outlier.limit_spike(0.5, 1, [0.5, 0.3, 0.2], R, 3, small)
-    assert a == outlier.limit_spike(0.5, 1, [0.5, 0.3, 0.2], R, 3, small, threads=1)
+    a = outlier.limit_spike(0.5, 1, [0.5, 0.3, 0.2], R, 3, small, error=2e-3)
+    assert a == outlier.limit_spike(0.5, 1, [0.5, 0.3, 0.2], R, 3, small, threads=1, error=2e-3)
+    assert len(a.replicas) > 2
     for args, name in [((0, 1, [1.0], [[1.0]], 1), "delta"), ((1, -1, [1.0], [[1.0]], 1), "gamma"),
                        ((1, 1, [0.0, 0.0], np.eye(2), 1), "weights"), ((1, 1, [1.0, 1.0], np.eye(3), 1), "signs"),
                        ((1, 1, [1.0], [[1.0]], float("nan")), "mu2")]:
         with pytest.raises(ParameterError, match=name):
             outlier.limit_spike(*args)
+    for error in (0, -1e-3, float("inf"), "x"):
+        with pytest.raises(ParameterError, match="error"):
+            outlier.limit_spike(1, 1, [1.0], [[1.0]], 1, error=error)
 
 
 def test_derive_spike_answers_for_more_than_one_nonzero_weight(capsys):
