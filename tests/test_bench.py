@@ -107,11 +107,13 @@ def test_limit_part_runs_derive_spike_and_compares_the_codes_round_by_round():
     now = [{"cpu_s": 10.0, "user_s": 9.0, "wall_s": 4.0}, {"cpu_s": 12.0, "user_s": 11.0, "wall_s": 6.0}]
     before = [{"cpu_s": 20.0, "user_s": 19.0, "wall_s": 10.0}, {"cpu_s": 24.0, "user_s": 23.0, "wall_s": 12.0}]
     made_up = {"baseline": cost.LIMIT_BASELINE, "rounds": 2, "times": {"T = 9": {"now": now, "before": before}},
-               "samples": {"T = 9": {"now": {"x": "1"}, "before": {"x": "2"}}}}
+               "samples": {"T = 9": {"now": {"eigenvalue": "1.25", "eigenvalue_error": "2.0e-4", "overlap": "0.5",
+                                             "overlap_error": "1.0e-4", "mu2_critical": "0.3",
+                                             "mu2_critical_error": "0.01"},
+                                     "before": {"eigenvalue": "1.2", "overlap": "0.5", "mu2_critical": "0.3"}}}}
     text = "\n".join(cost._limit_lines(made_up))
-    assert "| T = 9 | now | 11.00 | 5.00 | 2.00x | 2.25x |" in text
-    assert "| T = 9 | before | 22.00 | 11.00 | 1.00x | 1.00x |" in text
-    assert "T = 9: **differ**" in text
+    assert "| T = 9 | now | 11.00 | 5.00 | 2.00x | 2.25x | 1.25 (2.0e-4), 0.5 (1.0e-4), 0.3 (0.01) |" in text
+    assert "| T = 9 | before | 22.00 | 11.00 | 1.00x | 1.00x | 1.2, 0.5, 0.3 |" in text
 
 
 def test_cost_refuses_an_unknown_part(capsys):

@@ -1,0 +1,191 @@
+r"""The model's limit of the signal outlier (:func:`derive.vocabulary.outlier.limit_spike`) against independent
+references at points spread over ``T``, weight schemes, sign families, centered and raw ``S``, near and far from the
+threshold: the table of notes/finite_vocabulary.md.
+
+The references, per point and dimension ``d`` (``V, N`` by :func:`verify.montecarlo.draw.rung`), come from one
+``verify mc`` run (the command's own function): each draw's prediction conditional on its token matrix
+(:mod:`derive.vocabulary.conditional`, exact up to :math:`O(1/d)` for that draw), and dense or certified Lanczos Monte
+Carlo of the model (the signal's eigenpair: the top-``k`` one most aligned with ``u``). The conditional means along
+``d`` are fitted by weighted least squares :math:`L + b/d`; ``L`` is compared with the limit.
+
+``python -m verify.studies.limit_table run FILE [POINT ...]`` adds the missing ``(point, d)`` records to the JSON-lines
+file ``FILE``; ``python -m verify.studies.limit_table report FILE`` prints the table (the limits computed at their
+default error, or read from the derivation cache).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["POINTS", "SIZES", "run", "references", "limit", "table", "main"]
+
+POINTS = {
+    "T2-mean-iid": dict(T=2, weights="mean", signs="iid", delta="1/2", gamma="1/2", mu2="3", centered=True),
+    "T2-causal-iid-raw": dict(T=2, weights="causal", signs="iid", delta="1/2", gamma="1/4", mu2="2", centered=False),
+    "T4-mean-prefix2": dict(T=4, weights="mean", signs="prefix:2", delta="1/2", gamma="1/4", mu2="1", centered=True),
+    "T4-mean-prefix2-near": dict(T=4, weights="mean", signs="prefix:2", delta="1/2", gamma="1/4", mu2="13/20",
+                                 centered=False),
+    "T4-causal-markov": dict(T=4, weights="causal", signs="markov:1/2", delta="1/2", gamma="1/4", mu2="2",
+                             centered=True),
+    "T6-causal-gauss": dict(T=6, weights="causal", signs="gauss:4/5", delta="1/2", gamma="1/2", mu2="1",
+                            centered=False),
+    "T8-mean-prefix3": dict(T=8, weights="mean", signs="prefix:3", delta="1/2", gamma="2", mu2="3/2", centered=True),
+    "T8-strict-suffix3": dict(T=8, weights="causal", mask="strict", signs="suffix:3", delta="1/2", gamma="1/2",
+                              mu2="2", centered=False),
+    "T8-optimal-prefix3": dict(T=8, weights="optimal", signs="prefix:3", delta="1/2", gamma="1/2", mu2="1",
+                               centered=True),
+    "T12-optimal-markov": dict(T=12, weights="optimal", signs="markov:7/10", delta="1/2", gamma="1/2", mu2="1/2",
+                               centered=False),
+    "T16-mean-gauss": dict(T=16, weights="mean", signs="gauss:1/2", delta="1/2", gamma="1", mu2="2", centered=True),
+    "T16-mean-gauss-near": dict(T=16, weights="mean", signs="gauss:1/2", delta="1/2", gamma="1", mu2="3/5",
+                                centered=False),
+    "T16-causal-markov": dict(T=16, weights="causal", signs="markov:1/2", delta="1/2", gamma="1/4", mu2="1",
+                              centered=True),
+    "T16-strict-iid": dict(T=16, weights="causal", mask="strict", signs="iid", delta="1/2", gamma="1/2", mu2="1",
+                           centered=False),
+    "T2-causal-iid-issue": dict(T=2, weights="causal", signs="iid", delta="1", gamma="1", mu2="5", centered=True),
+}
+"""The points: ``T`` from 2 to 16, every scheme and family, centered and raw; ``-near`` ones at about 1.2 times
+``mu2_critical``. The last is the issue's (the limit owes its overlap to tokens of probability below 1e-4)."""
+
+SIZES = ((1000, 64), (2000, 48), (4000, 32))
+"""``(d, seeds)`` of each point's ladder."""
+
+
+def _model(name: str):
+    import derive
+
+    p = dict(POINTS[name])
+    return derive.Model(**p)
+
+
+def _record(name: str, d: int, seeds: int) -> dict:
+    """One ``verify mc --json`` run of point ``name`` at ``d``: per seed the conditional prediction and the signal's
+    Monte Carlo eigenpair."""
+    from fractions import Fraction
+
+    from verify.cli import main as verify_main
+    from verify.montecarlo.draw import rung
+
+    p = POINTS[name]
+    V, N = rung(d, Fraction(p["delta"]), Fraction(p["gamma"]))
+    argv = ["mc", "--d", str(d), "--V", str(V), "--N", str(N), "--T", str(p["T"]), "--signs", p["signs"],
+            "--weights", p["weights"], "--mu2", p["mu2"], "--seeds", str(seeds), "--seed0", str(7919 * d), "--k", "4",
+            "--digits", "10", "--json"]
+    argv += ["--mask", p["mask"]] if "mask" in p else []
+    argv += ["--centered"] if p["centered"] else []
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = verify_main(argv)
+    if status:
+        raise RuntimeError(f"verify mc exited with {status}")
+    c = json.loads(out.getvalue())["conditional"]
+    real = lambda v: None if v is None else float(v)  # noqa: E731
+    return {"point": name, "d": d, "V": V, "N": N, "seeds": seeds,
+            "conditional": [[real(s["eigenvalue"]), real(s["overlap"])] for s in c["per_seed"]],
+            "monte_carlo": [[real(e), real(o)] for e, o in zip(c["mc_signal"]["eigenvalue"], c["mc_signal"]["overlap"])]}
+
+
+def run(path, names=None) -> None:
+    """Add to ``path`` the ``(point, d)`` records it lacks."""
+    path = Path(path)
+    done = set()
+    if path.exists():
+        done = {(r["point"], r["d"]) for r in map(json.loads, path.read_text().splitlines())}
+    for name in names or POINTS:
+        for d, seeds in SIZES:
+            if (name, d) in done:
+                continue
+            record = _record(name, d, seeds)
+            with path.open("a") as f:
+                f.write(json.dumps(record) + "\n")
+            print(f"{name} d={d}", file=sys.stderr, flush=True)
+
+
+def _mean_se(values) -> tuple[float, float, int]:
+    v = np.array([x for x in values if x is not None], dtype=float)
+    return float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size)), int(v.size)
+
+
+def references(path) -> dict:
+    """Per point: per ``d`` the conditional and Monte Carlo means with standard errors of the eigenvalue and the
+    overlap, and the conditional means' fit :math:`L + b/d` (``L`` and its standard error)."""
+    out: dict = {}
+    for r in map(json.loads, Path(path).read_text().splitlines()):
+        row = out.setdefault(r["point"], {"ladder": []})
+        cond, mc = np.array(r["conditional"], dtype=object), np.array(r["monte_carlo"], dtype=object)
+        row["ladder"].append({"d": r["d"], **{f"{kind}_{q}": _mean_se(a[:, i])
+                                             for kind, a in (("conditional", cond), ("monte_carlo", mc))
+                                             for i, q in enumerate(("eigenvalue", "overlap"))}})
+    for row in out.values():
+        row["ladder"].sort(key=lambda x: x["d"])
+        for q in ("eigenvalue", "overlap"):
+            d = np.array([x["d"] for x in row["ladder"]], dtype=float)
+            y = np.array([x[f"conditional_{q}"][0] for x in row["ladder"]])
+            se = np.array([x[f"conditional_{q}"][1] for x in row["ladder"]])
+            X, W = np.c_[np.ones_like(d), 1 / d], np.diag(1 / se**2)
+            cov = np.linalg.inv(X.T @ W @ X)
+            row[f"L_{q}"] = (float((cov @ X.T @ W @ y)[0]), float(cov[0, 0] ** 0.5))
+    return out
+
+
+def limit(name: str, error=None) -> dict:
+    """The model's limit at point ``name`` (:func:`derive.vocabulary.outlier.limit_spike` at the error sought
+    ``error``, default :data:`derive.vocabulary.outlier.ERROR`), with the time it took (seconds, wall and CPU)."""
+    import time
+
+    import derive
+    from derive.vocabulary.outlier import ERROR, limit_spike
+
+    m = _model(name)
+    p = derive.weights(m)
+    wall, cpu = time.perf_counter(), time.process_time()
+    r = limit_spike(m.delta, m.gamma, p.weights, p.R, m.mu2, error=ERROR if error is None else error)
+    return {"result": r, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
+
+
+def table(path, limits: dict | None = None) -> str:
+    """Markdown: per point the limit with its error against the conditional means' extrapolation ``L`` (with its
+    standard error) and the Monte Carlo mean at the largest ``d``, and whether the limit lies within its error plus
+    three standard errors of ``L``."""
+    refs = references(path)
+    lines = ["| point | limit: eigenvalue | L (conditional, d = 1000-4000) | MC, largest d | limit: overlap | L | MC | "
+             "within | limit without tokens rarer than 1e-4 (eigenvalue, overlap) | mu2_critical |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, row in refs.items():
+        r = (limits or {}).get(name) or limit(name)["result"]
+        top = row["ladder"][-1]
+        cells, within = [name], True
+        for q, value, error in (("eigenvalue", r.eigenvalue, r.eigenvalue_error), ("overlap", r.overlap,
+                                                                                  r.overlap_error)):
+            L, se = row[f"L_{q}"]
+            mc, mc_se, _ = top[f"monte_carlo_{q}"]
+            within &= value is not None and abs(L - value) <= error + 3 * se
+            cells += [f"{value:.4f} ± {error:.1e}" if value is not None else "none", f"{L:.4f} ± {se:.4f}",
+                      f"{mc:.4f} ± {mc_se:.4f}"]
+        rare = {q: (e, o) for q, e, o in r.rare}.get(1e-4)
+        cells += ["yes" if within else "**no**", "" if rare is None else f"{rare[0]:.4f}, {rare[1]:.4f}",
+                  "none" if r.mu2_critical is None else f"{r.mu2_critical:.3f} ± {r.mu2_critical_error:.1e}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) >= 2 and argv[0] == "run":
+        run(argv[1], argv[2:] or None)
+        return 0
+    if len(argv) == 2 and argv[0] == "report":
+        print(table(argv[1]))
+        return 0
+    print(__doc__.split("\n\n")[-1], file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
