@@ -237,11 +237,12 @@ def _limit_sample(m: Model, error=None):
     populations are seeded by the inputs, so the stored result is the one computed)."""
     from derive.cache import memo
     from derive.gaussian.outliers import Level
-    from derive.numbers import check_range
+    from derive.numbers import check_range, parse_fraction
     from derive.vocabulary.outlier import ERROR, limit_spike
 
     p = weights(m.need("signs"))
-    sought = ERROR if error is None else float(check_range(error, "error", low=0, low_open=True))
+    given = parse_fraction(error, "error") if isinstance(error, str) else error
+    sought = ERROR if error is None else float(check_range(given, "error", low=0, low_open=True))
 
     def compute():
         r = limit_spike(m.delta, m.gamma, p.weights, p.R, m.mu2, error=sought)

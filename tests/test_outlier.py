@@ -117,3 +117,34 @@ def test_the_rare_tokens_share_is_the_exact_laws_without_its_rare_clusters():
     assert abs(shares[1e-5][1] - truth[1]) < 0.1 * abs(truth[1] - full[1])
     assert abs(shares[1e-5][0] - truth[0]) < 0.1 * abs(truth[0] - full[0]) + r.eigenvalue_error
     assert abs(shares[1e-6][1] - full[1]) < r.overlap_error + 1e-4
+
+
+def test_the_error_sought_is_part_of_the_cached_results_key(monkeypatch):
+    # derive.spike(m, error=...) keeps its limit between runs under a key that names the error sought (the folder's
+    # key, derive.cache.derivation_key, hashes every source of derive: a changed algorithm is another folder)
+    import derive
+    import derive.cache
+    from derive.interface import vocabulary_sample
+
+    keys = []
+    monkeypatch.setattr(derive.cache, "memo", lambda name, arguments, compute: keys.append(arguments) or {
+        "outlier": False, "eigenvalue": None, "eigenvalue_error": None, "overlap": 0.0, "overlap_error": None,
+        "mu2_critical": 1.0, "mu2_critical_error": 0.01, "mass_above": None})
+    m = derive.Model(delta="1/2", gamma="1/2", T=2, weights="mean", signs="iid", mu2=3)
+    for error in (None, "1e-3", 2e-3):
+        vocabulary_sample(m, error)
+    assert keys[0] == keys[1] and keys[0]["error"] != keys[2]["error"]
+    with pytest.raises(ParameterError, match="error"):
+        vocabulary_sample(m, "-1")
+
+
+def test_derive_spike_refuses_a_bad_error_sought(capsys):
+    from derive.cli import main
+
+    base = ["spike", "--delta", "1/2", "--gamma", "1/2", "--mu2", "3", "--json"]
+    for extra in (["--T", "2", "--weights", "mean", "--signs", "iid", "--error", "0"],
+                  ["--T", "2", "--weights", "mean", "--signs", "iid", "--error", "x"],
+                  ["--alpha", "1", "--kappa", "1", "--error", "1e-3"]):
+        assert main(base + extra) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1 and "error" in captured.err

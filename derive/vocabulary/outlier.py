@@ -57,8 +57,8 @@ class Settings:
     max_replicas: int = 16
     eta: float = 1e-3
     edge_eta: float = 1e-3
-    scan_population: int = 1 << 13
-    scan_roots: int = 1 << 15
+    scan_population: int = 1 << 12
+    scan_roots: int = 1 << 14
     scan_step: float = 0.025
     scan_floor: float = 1e-3
 
@@ -369,11 +369,14 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error)
         if chosen is not None:
             a, b, start = chosen
             curve = Curve(q, delta, s.eta, b / delta)
-            for _ in range(4):
-                if curve(a).S1 < target < curve(b).S1:
-                    break
-                a, b = a * (1 - s.scan_step), b * (1 + s.scan_step)
             coarse = _refine(curve, target, a, b, start=start)
+            if not abs(coarse.S1 - target) <= 1e-6 * abs(target):
+                # this population's root left the scan's bracket: widen it until it holds the root again
+                for _ in range(4):
+                    if curve(a).S1 < target < curve(b).S1:
+                        break
+                    a, b = a * (1 - s.scan_step), b * (1 + s.scan_step)
+                coarse = _refine(curve, target, a, b, start=start)
             fine = _refine(curve.finer(), target, coarse.t * (1 - s.scan_step), coarse.t * (1 + s.scan_step),
                            start=coarse.t)
             out.update(ell=(coarse.x, fine.x), overlap=(coarse.overlap(mu2), fine.overlap(mu2)), t=fine.t,

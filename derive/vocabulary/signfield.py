@@ -217,13 +217,31 @@ def _fixed_point(X, partners, ptr, node, pos, w2, s, zeta, tol, max_iterations):
 
 
 @numba.njit(cache=True, nogil=True)
-def _operator(kind, v, X, Y, partners, ptr, node, pos, w2, C, s):
+def _edge_coefficients(kind, X, Y, partners, ptr, node, pos, w2, s):
+    r"""Per child sequence ``e`` of token ``i`` (at position ``t`` of sequence node ``c``), the factor of the linear map
+    of ``kind`` (:func:`_operator`): :math:`X_i^2s^2w_t^2Y_{ct}^2` for the Jacobian, :math:`X_isY_{ct}` for the field;
+    and the token at ``t`` of ``c``. Made once per system, read in order by every application."""
+    E = node.shape[0]
+    coef = np.empty(E, dtype=np.complex128)
+    target = np.empty(E, dtype=np.int64)
+    for i in range(X.shape[0]):
+        for e in range(ptr[i], ptr[i + 1]):
+            c, t = node[e], pos[e]
+            y = Y[c, t]
+            coef[e] = X[i] * X[i] * s * s * w2[t] * y * y if kind == _J else X[i] * s * y
+            target[e] = partners[c, t]
+    return coef, target
+
+
+@numba.njit(cache=True, nogil=True)
+def _operator(kind, v, coef, target, partners, ptr, node, pos, w2, C):
     r"""``(I - M) v`` without forming ``M``: the Jacobian of the cavity map (``kind = _J``,
-    :math:`M_{ij} = X_i^2s^2\sum_e w_t^2Y_e^2w_u^2` over the child sequences ``e`` of ``i`` (at position ``t``) whose
-    partner at ``u != t`` is ``j``) or the field's map (``kind = _L``, :math:`X_isY_eC_{tu}`). A sequence node's
-    partners are summed once (:math:`\sum_u w_u^2v_u`, or the ``T' x T'`` product :math:`Cv` for the field), then each
-    token sums over its children: :math:`O(PT'^2)` for the field, :math:`O(PT')` for the Jacobian, and no
-    :math:`O(PT'^2\lambda)` array of entries (64 MB at ``T' = 16``, ``P = 2^15``)."""
+    :math:`M_{ij} = \sum_e X_i^2s^2w_t^2Y_e^2w_u^2` over the child sequences ``e`` of ``i`` (at position ``t``) whose
+    partner at ``u != t`` is ``j``) or the field's map (``kind = _L``, :math:`\sum_e X_isY_eC_{tu}`), the factors
+    of :func:`_edge_coefficients`. A sequence node's partners are summed once (:math:`\sum_u w_u^2v_u`, or the
+    ``T' x T'`` product :math:`Cv` for the field), then each token sums over its children: :math:`O(PT'^2)` for the
+    field, :math:`O(PT')` for the Jacobian, and no :math:`O(PT'^2\lambda)` array of entries (64 MB at ``T' = 16``,
+    ``P = 2^15``)."""
     P, n = partners.shape
     if kind == _J:
         W = np.empty(P, dtype=np.complex128)
@@ -246,14 +264,13 @@ def _operator(kind, v, X, Y, partners, ptr, node, pos, w2, C, s):
     out = np.empty(P, dtype=np.complex128)
     for i in range(P):
         acc = 0j
-        for e in range(ptr[i], ptr[i + 1]):
-            c, t = node[e], pos[e]
-            y = Y[c, t]
-            if kind == _J:
-                acc += w2[t] * y * y * (W[c] - w2[t] * v[partners[c, t]])
-            else:
-                acc += y * G[c, t]
-        out[i] = v[i] - (X[i] * X[i] * s * s * acc if kind == _J else X[i] * s * acc)
+        if kind == _J:
+            for e in range(ptr[i], ptr[i + 1]):
+                acc += coef[e] * (W[node[e]] - w2[pos[e]] * v[target[e]])
+        else:
+            for e in range(ptr[i], ptr[i + 1]):
+                acc += coef[e] * G[node[e], pos[e]]
+        out[i] = v[i] - acc
     return out
 
 
@@ -267,7 +284,7 @@ def _dot(a, b):
 
 
 @numba.njit(cache=True, nogil=True)
-def _gmres(b, x0, kind, X, Y, partners, ptr, node, pos, w2, C, s, tol, restart, max_restarts):
+def _gmres(b, x0, kind, coef, target, partners, ptr, node, pos, w2, C, tol, restart, max_restarts):
     """Restarted GMRES for ``(I - M) x = b`` (:func:`_operator`) from ``x0``, complex Givens rotations; whether the
     residual fell below ``tol`` times ``|b|``."""
     n = b.shape[0]
@@ -276,7 +293,7 @@ def _gmres(b, x0, kind, X, Y, partners, ptr, node, pos, w2, C, s, tol, restart, 
     if bnorm == 0.0:
         return np.zeros(n, dtype=np.complex128), True
     for _ in range(max_restarts):
-        r = b - _operator(kind, x, X, Y, partners, ptr, node, pos, w2, C, s)
+        r = b - _operator(kind, x, coef, target, partners, ptr, node, pos, w2, C)
         beta = np.sqrt((np.abs(r) ** 2).sum())
         if beta <= tol * bnorm:
             return x, True
@@ -289,7 +306,7 @@ def _gmres(b, x0, kind, X, Y, partners, ptr, node, pos, w2, C, s, tol, restart, 
         g[0] = beta
         k = 0
         for j in range(restart):
-            w = _operator(kind, V[j], X, Y, partners, ptr, node, pos, w2, C, s)
+            w = _operator(kind, V[j], coef, target, partners, ptr, node, pos, w2, C)
             for i in range(j + 1):
                 h = _dot(V[i], w)
                 H[i, j] = h
@@ -327,7 +344,7 @@ def _gmres(b, x0, kind, X, Y, partners, ptr, node, pos, w2, C, s, tol, restart, 
         for i in range(k):
             for l in range(n):
                 x[l] += y[i] * V[i, l]
-    r = b - _operator(kind, x, X, Y, partners, ptr, node, pos, w2, C, s)
+    r = b - _operator(kind, x, coef, target, partners, ptr, node, pos, w2, C)
     return x, np.sqrt((np.abs(r) ** 2).sum()) <= tol * bnorm
 
 
@@ -575,8 +592,12 @@ class Quenched:
         zero = np.zeros(self.P, dtype=np.complex128)
 
         def solve(kind, rhs, previous):
+            if kind not in maps:
+                maps[kind] = _edge_coefficients(kind, X, Y, *args, self.s)
             x0 = zero if previous is None else previous
-            return _gmres(rhs, x0, kind, X, Y, *args, C, self.s, tol, 40, 50)
+            return _gmres(rhs, x0, kind, *maps[kind], *args, C, tol, 40, 50)
+
+        maps: dict = {}
 
         dX, ok1 = solve(_J, X * X, None if start is None else start.dX)
         correlated = bool(np.any(C != 0))
