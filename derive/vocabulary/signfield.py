@@ -59,6 +59,7 @@ import numpy as np
 
 from derive.errors import ParameterError
 from derive.vocabulary.cavity import _index, _next
+from derive.vocabulary.linalg import anderson_step, anderson_work, gmres
 
 __all__ = ["Quenched", "Transforms", "quenched", "transforms", "replica_seed"]
 
@@ -121,34 +122,6 @@ def _cavity_map(X, partners, ptr, node, pos, w2, s, zeta, out):
     return change
 
 
-@numba.njit(cache=True, nogil=True)
-def _hermitian_solve(A, b):
-    """``A^{-1} b`` for a small Hermitian positive definite ``A`` (Cholesky, overwriting ``A``): numba's
-    ``np.linalg.solve`` would add seconds to the first compilation for a ``6 x 6`` system."""
-    k = A.shape[0]
-    for j in range(k):
-        d = A[j, j].real
-        for m in range(j):
-            d -= abs(A[j, m]) ** 2
-        d = math.sqrt(d) if d > 0.0 else 0.0
-        A[j, j] = d
-        for i in range(j + 1, k):
-            acc = A[i, j]
-            for m in range(j):
-                acc -= A[i, m] * A[j, m].conjugate()
-            A[i, j] = acc / d
-    x = b.copy()
-    for i in range(k):
-        for m in range(i):
-            x[i] -= A[i, m] * x[m]
-        x[i] /= A[i, i].real
-    for i in range(k - 1, -1, -1):
-        for m in range(i + 1, k):
-            x[i] -= A[m, i].conjugate() * x[m]
-        x[i] /= A[i, i].real
-    return x
-
-
 _DEPTH = 6
 """Iterates remembered by the Anderson mixing of :func:`_fixed_point`."""
 
@@ -156,63 +129,19 @@ _DEPTH = 6
 @numba.njit(cache=True, nogil=True)
 def _fixed_point(X, partners, ptr, node, pos, w2, s, zeta, tol, max_iterations):
     r"""Iterate the cavity map :math:`F` in place until the largest relative change is below ``tol``; whether it was
-    reached. The iterates are Anderson-mixed: :math:`X \leftarrow F(X) - \sum_a\gamma_a(\Delta X_a + \Delta G_a)`,
-    :math:`\gamma` the least-squares fit of the residual :math:`G = F(X) - X` by the differences of the last
-    :data:`_DEPTH` residuals. Near an edge of the bulk the plain iteration contracts by a factor within 1% of 1 on some
+    reached. The iterates are Anderson-mixed (:func:`derive.vocabulary.linalg.anderson_step`, the last :data:`_DEPTH`
+    residuals). Near an edge of the bulk the plain iteration contracts by a factor within 1% of 1 on some
     populations (2560 iterations measured, against about 100 mixed); the fixed point is the same, since a mixed step is
     kept only where it stays in the closed upper half-plane that the map preserves (else the plain step is taken and the
     history restarts), and convergence is judged, as before, on one plain application of the map."""
-    P = X.shape[0]
-    F, G = np.empty(P, dtype=np.complex128), np.empty(P, dtype=np.complex128)
-    Xprev, Gprev = np.empty(P, dtype=np.complex128), np.empty(P, dtype=np.complex128)
-    dX, dG = np.empty((_DEPTH, P), dtype=np.complex128), np.empty((_DEPTH, P), dtype=np.complex128)
-    products = np.zeros((_DEPTH, _DEPTH), dtype=np.complex128)  # dG[a]^H dG[c], kept with the differences
-    kept = slot = 0
+    F = np.empty(X.shape[0], dtype=np.complex128)
+    work = anderson_work(X.shape[0], _DEPTH)
+    state = np.zeros(2, dtype=np.int64)
     for iteration in range(max_iterations):
         if _cavity_map(X, partners, ptr, node, pos, w2, s, zeta, F) < tol:
             X[:] = F
             return True
-        for i in range(P):
-            G[i] = F[i] - X[i]
-        if iteration > 0:
-            for i in range(P):
-                dX[slot, i] = X[i] - Xprev[i]
-                dG[slot, i] = G[i] - Gprev[i]
-            kept = min(kept + 1, _DEPTH)
-            for a in range(kept):  # only the new difference's products are new
-                acc = 0j
-                for i in range(P):
-                    acc += dG[a, i].conjugate() * dG[slot, i]
-                products[a, slot] = acc
-                products[slot, a] = acc.conjugate()
-            slot = (slot + 1) % _DEPTH
-        Xprev[:] = X
-        Gprev[:] = G
-        gram = products[:kept, :kept].copy()
-        rhs = np.zeros(kept, dtype=np.complex128)
-        trace = 0.0
-        for a in range(kept):
-            acc = 0j
-            for i in range(P):
-                acc += dG[a, i].conjugate() * G[i]
-            rhs[a] = acc
-            trace += gram[a, a].real
-        mixed = kept > 0 and trace > 0.0
-        if mixed:
-            for a in range(kept):
-                gram[a, a] += 1e-14 * trace  # the differences of nearly converged residuals are nearly dependent
-            gamma = _hermitian_solve(gram, rhs)
-            for i in range(P):
-                v = F[i]
-                for a in range(kept):
-                    v -= gamma[a] * (dX[a, i] + dG[a, i])
-                if not (v.imag >= 0.0 and abs(v) < np.inf):
-                    mixed = False
-                    break
-                X[i] = v
-        if not mixed:
-            X[:] = F
-            kept = slot = 0
+        anderson_step(X, F, work, state, iteration == 0, True)
     return False
 
 
@@ -272,80 +201,6 @@ def _operator(kind, v, coef, target, partners, ptr, node, pos, w2, C):
                 acc += coef[e] * G[node[e], pos[e]]
         out[i] = v[i] - acc
     return out
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _dot(a, b):
-    """:math:`\\bar a^\\top b` in a plain loop: a BLAS call on vectors this short costs more in threads than it computes."""
-    acc = 0j
-    for k in range(a.shape[0]):
-        acc += a[k].conjugate() * b[k]
-    return acc
-
-
-@numba.njit(cache=True, nogil=True)
-def _gmres(b, x0, kind, coef, target, partners, ptr, node, pos, w2, C, tol, restart, max_restarts):
-    """Restarted GMRES for ``(I - M) x = b`` (:func:`_operator`) from ``x0``, complex Givens rotations; whether the
-    residual fell below ``tol`` times ``|b|``."""
-    n = b.shape[0]
-    x = x0.copy()
-    bnorm = np.sqrt((np.abs(b) ** 2).sum())
-    if bnorm == 0.0:
-        return np.zeros(n, dtype=np.complex128), True
-    for _ in range(max_restarts):
-        r = b - _operator(kind, x, coef, target, partners, ptr, node, pos, w2, C)
-        beta = np.sqrt((np.abs(r) ** 2).sum())
-        if beta <= tol * bnorm:
-            return x, True
-        V = np.empty((restart + 1, n), dtype=np.complex128)
-        H = np.zeros((restart + 1, restart), dtype=np.complex128)
-        cs = np.zeros(restart)
-        sn = np.zeros(restart, dtype=np.complex128)
-        g = np.zeros(restart + 1, dtype=np.complex128)
-        V[0] = r / beta
-        g[0] = beta
-        k = 0
-        for j in range(restart):
-            w = _operator(kind, V[j], coef, target, partners, ptr, node, pos, w2, C)
-            for i in range(j + 1):
-                h = _dot(V[i], w)
-                H[i, j] = h
-                for l in range(n):
-                    w[l] -= h * V[i, l]
-            hn = np.sqrt((np.abs(w) ** 2).sum())
-            H[j + 1, j] = hn
-            if hn > 0:
-                V[j + 1] = w / hn
-            for i in range(j):
-                a0, a1 = H[i, j], H[i + 1, j]
-                H[i, j] = cs[i] * a0 + sn[i] * a1
-                H[i + 1, j] = -np.conj(sn[i]) * a0 + cs[i] * a1
-            a, bb = H[j, j], H[j + 1, j]
-            if a == 0:
-                cs[j], sn[j] = 0.0, 1.0 + 0j
-                H[j, j] = bb
-            else:
-                norm = np.sqrt(abs(a) ** 2 + abs(bb) ** 2)
-                cs[j] = abs(a) / norm
-                sn[j] = (a / abs(a)) * np.conj(bb) / norm
-                H[j, j] = (a / abs(a)) * norm
-            H[j + 1, j] = 0
-            g[j + 1] = -np.conj(sn[j]) * g[j]
-            g[j] = cs[j] * g[j]
-            k = j + 1
-            if abs(g[j + 1]) <= tol * bnorm or hn == 0:
-                break
-        y = np.zeros(k, dtype=np.complex128)
-        for i in range(k - 1, -1, -1):
-            acc = g[i]
-            for l in range(i + 1, k):
-                acc -= H[i, l] * y[l]
-            y[i] = acc / H[i, i]
-        for i in range(k):
-            for l in range(n):
-                x[l] += y[i] * V[i, l]
-    r = b - _operator(kind, x, coef, target, partners, ptr, node, pos, w2, C)
-    return x, np.sqrt((np.abs(r) ** 2).sum()) <= tol * bnorm
 
 
 @numba.njit(cache=True, nogil=True)
@@ -595,7 +450,8 @@ class Quenched:
             if kind not in maps:
                 maps[kind] = _edge_coefficients(kind, X, Y, *args, self.s)
             x0 = zero if previous is None else previous
-            return _gmres(rhs, x0, kind, *maps[kind], *args, C, tol, 40, 50)
+            coef, target = maps[kind]
+            return gmres(lambda v: _operator(kind, v, coef, target, *args, C), rhs, x0, tol, 40, 50)
 
         maps: dict = {}
 
