@@ -49,9 +49,11 @@ POINTS = {
     "T16-strict-iid": dict(T=16, weights="causal", mask="strict", signs="iid", delta="1/2", gamma="1/2", mu2="2",
                            centered=False),
     "T2-causal-iid-issue": dict(T=2, weights="causal", signs="iid", delta="1", gamma="1", mu2="5", centered=True),
+    "T4-mean-iid-issue": dict(T=4, weights="mean", signs="iid", delta="1/2", gamma="1", mu2="2", centered=True),
 }
 """The points: ``T`` from 2 to 16, every scheme and family, centered and raw; ``-near`` ones at 1.2 to 1.5 times
-``mu2_critical``. The last is the issue's, whose limit owes its overlap to tokens of probability below 1e-4."""
+``mu2_critical``. The last two are the issue's: the first owes its overlap to tokens of probability below 1e-4, the
+second sits at a fuzzy edge of the bulk (clusters of tokens used 11 to 13 times)."""
 
 SIZES = ((1000, 64), (2000, 48), (4000, 32))
 """``(d, seeds)`` of each point's ladder."""
