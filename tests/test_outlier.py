@@ -15,7 +15,7 @@ from derive.vocabulary.populations import PoissonPopulation
 from derive.vocabulary.signal import signal_outlier, signal_windows
 from derive.vocabulary.silverstein import GeneralizedMP
 
-FINE = outlier.Settings(population=1 << 15, replicas=4, eta=1e-4, edge_eta=1e-4, roots=1 << 18, scan_floor=0.35)
+FINE = outlier.Settings(population=1 << 15, replicas=4, eta=1e-4, edge_eta=1e-4, roots=1 << 14, scan_floor=0.35)
 
 
 @pytest.mark.parametrize("delta,gamma,mu2", [pytest.param("1/4", "1", "3", marks=pytest.mark.slow), ("1/2", "1/2", "7/2")])
@@ -27,7 +27,8 @@ def test_one_nonzero_weight_gives_the_exact_law(delta, gamma, mu2):
     # it): the roots' tilted counts must carry that mass. eta = 1e-4: the atoms of one weight are exact poles, and the
     # default 1e-3 smooths this one enough to move the overlap by 1.2e-4. 2^18 roots: with 2^16 the stratified counts of
     # each atom are rounded to 1/2^15, an error of a few 1e-5 in S_0 and S_0' whose skewed law four replicas do not
-    # sample (mu2_critical 6e-5 off with an error bar of 9e-6); at 2^18 every value is within its error bar. The scan
+    # sample (mu2_critical 6e-5 off with an error bar of 9e-6); at 2^18 every value is within its error bar (roots
+    # 2^14 at 16 nonzero weights is 2^18 at one: Settings.roots_for). The scan
     # starts at 2 (delta + mu2) and stops at 0.35 of it, below the lowest gap (3.13 here, 3.34 for the first case).
     law = GeneralizedMP(sp.Rational(delta), PoissonPopulation(sp.Rational(delta) / sp.Rational(gamma)))
     with mpmath.workdps(20):

@@ -45,11 +45,11 @@ __all__ = ["Settings", "DEFAULT", "Point", "Curve", "LimitSpike", "limit_spike"]
 
 @dataclass(frozen=True)
 class Settings:
-    """Tokens per replica, root tokens per average (:func:`derive.vocabulary.signfield.quenched`), replicas of the
-    first batch and the most an error target may add (``max_replicas`` at :data:`ERROR`, growing as the square of a
-    finer target), the relative imaginary part ``eta`` on the real axis (``edge_eta`` where the lower end of a gap is
-    sought), the scan's population, root tokens, step and floor (the scan stops at ``scan_floor`` times its start, or
-    in the bulk)."""
+    """Tokens per replica; root tokens per average at 16 nonzero weights (:func:`derive.vocabulary.signfield.quenched`;
+    :meth:`roots_for` gives more at fewer weights); replicas of the first batch and the most an error target may add
+    (``max_replicas`` at :data:`ERROR`, growing as the square of a finer target); the relative imaginary part ``eta``
+    on the real axis (``edge_eta`` where the lower end of a gap is sought); the scan's population, root tokens, step
+    and floor (the scan stops at ``scan_floor`` times its start, or in the bulk)."""
 
     population: int = 1 << 13
     roots: int = 1 << 16
@@ -61,6 +61,13 @@ class Settings:
     scan_roots: int = 1 << 14
     scan_step: float = 0.025
     scan_floor: float = 1e-3
+
+    def roots_for(self, nonzero: int) -> int:
+        """Root tokens per average at ``nonzero`` nonzero weights: ``roots`` times 16 over ``nonzero`` rounded up to a
+        power of two. A root's children number about ``nonzero`` times the reuse, so the roots cost the same at every
+        ``T'``; at few weights they are most of the error where the outlier sits next to a cluster of the law of
+        ``D`` (the issue's ``T = 2`` case: 3 standard errors of the overlap 0.03 at 2^16 roots, 0.006 at 2^20)."""
+        return self.roots << max(0, 4 - int(np.ceil(np.log2(max(nonzero, 1)))))
 
 
 DEFAULT = Settings()
@@ -364,7 +371,7 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error)
     gap = _lowest_gap(points)
 
     def solve(r: int) -> dict:
-        q = signfield.quenched(w, R, delta, gamma, s.population, signfield.replica_seed(key, r), s.roots)
+        q = signfield.quenched(w, R, delta, gamma, s.population, signfield.replica_seed(key, r), s.roots_for(w.size))
         out = {}
         if chosen is not None:
             a, b, start = chosen
