@@ -43,8 +43,8 @@ LIMITS = {"T = 1, the exact law": [*_CASE, "--T", "1", "--mu2", "7/2", "--json"]
           "T = 2, quenched populations": [*_CASE, "--T", "2", "--mu2", "3", "--centered", "--json"],
           "T = 8, quenched populations": ["spike", "--delta", "1/2", "--gamma", "2", "--weights", "mean", "--signs",
                                           "prefix:3", "--T", "8", "--mu2", "3/2", "--centered", "--json"],
-          "T = 16, quenched populations": ["spike", "--delta", "1/2", "--gamma", "1", "--weights", "causal", "--signs",
-                                           "markov:1/2", "--T", "16", "--mu2", "2", "--centered", "--json"]}
+          "T = 16, quenched populations": ["spike", "--delta", "1/2", "--gamma", "1/4", "--weights", "causal", "--signs",
+                                           "markov:1/2", "--T", "16", "--mu2", "1", "--centered", "--json"]}
 """The ``limit`` part's commands: the T = 1, T = 2 and T = 8 cases of notes/finite_vocabulary.md, and T = 16 causal
 weights (16 nonzero, the longest sequences the target names)."""
 LIMIT_BASELINE = "642956f"
