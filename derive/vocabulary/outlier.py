@@ -294,10 +294,11 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
     allowed) and the sign correlation ``R`` (``T x T``), at ``delta, gamma > 0`` and ``mu2 >= 0`` (reals; exact ones
     are converted). Deterministic: the populations seed themselves from the inputs.
 
-    ``error`` trades time for precision: replicas are added in batches until three standard errors of the eigenvalue
-    and of the overlap are at most ``error`` and that of ``mu2_critical`` at most ``10 * error``, or until the
-    replicas reach ``settings.max_replicas * max(1, (ERROR / error)**2)``; the errors stated are those reached.
-    ``error=None`` runs ``settings.replicas`` replicas.
+    ``error`` trades time for precision: replicas are added until three standard errors of the eigenvalue and of the
+    overlap are at most ``error`` and that of ``mu2_critical`` at most ``10 * error``, where the replicas' spread says
+    that ``settings.max_replicas * max(1, (ERROR / error)**2)`` replicas will do; where they will not, none are added
+    (a finer ``error`` raises that budget). The errors stated are those reached. ``error=None`` runs
+    ``settings.replicas`` replicas.
 
     >>> r = limit_spike(0.25, 1, [1.0], [[1.0]], 3, Settings(population=1 << 12, replicas=2), error=None)
     >>> round(r.eigenvalue, 2), round(r.overlap, 2)   # the exact law: 5.8571, 0.4590
@@ -402,7 +403,7 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error)
     with ThreadPoolExecutor(max(1, threads)) as pool:
         while True:
             found += pool.map(solve, range(len(found), wanted))
-            needed = _replicas_needed(found, error)
+            needed = _replicas_needed(found, error, most)
             if needed <= len(found) or len(found) >= most:
                 break
             wanted = min(most, max(needed, len(found) + min(threads, 2)))
@@ -430,10 +431,11 @@ def _estimate(pairs) -> tuple[float, float]:
     return mean, error + abs(float(np.mean(v[:, 0] - v[:, 1])))
 
 
-def _replicas_needed(found: list, error: float | None) -> int:
+def _replicas_needed(found: list, error: float | None, most: int) -> int:
     """The replicas at which three standard errors would meet the targets (:func:`limit_spike`), from the spread of
-    those ``found``: the standard error falls as the square root of their number. A quantity whose change from
-    :math:`\\eta` to :math:`\\eta/4` alone misses its target asks for none: replicas do not reduce that part."""
+    those ``found``: the standard error falls as the square root of their number. A quantity asks for none where more
+    than ``most`` would be needed, or where its change from :math:`\\eta` to :math:`\\eta/4` alone misses its target
+    (replicas do not reduce that part)."""
     if error is None:
         return len(found)
     n = len(found)
@@ -443,6 +445,7 @@ def _replicas_needed(found: list, error: float | None) -> int:
             continue
         v = np.asarray([f[name] for f in found], dtype=float)
         _, e = _spread(v[:, 1])
-        if e > goal and abs(float(np.mean(v[:, 0] - v[:, 1]))) < goal:
-            needed = max(needed, int(np.ceil(n * (e / goal) ** 2)))
+        want = int(np.ceil(n * (e / goal) ** 2))
+        if e > goal and abs(float(np.mean(v[:, 0] - v[:, 1]))) < goal and want <= most:
+            needed = max(needed, want)
     return needed
