@@ -43,8 +43,8 @@ LIMITS = {"T = 1, the exact law": [*_CASE, "--T", "1", "--mu2", "7/2", "--json"]
           "T = 2, quenched populations": [*_CASE, "--T", "2", "--mu2", "3", "--centered", "--json"],
           "T = 8, quenched populations": ["spike", "--delta", "1/2", "--gamma", "2", "--weights", "mean", "--signs",
                                           "prefix:3", "--T", "8", "--mu2", "3/2", "--centered", "--json"],
-          "T = 16, quenched populations": ["spike", "--delta", "1/2", "--gamma", "1/4", "--weights", "causal", "--signs",
-                                           "markov:1/2", "--T", "16", "--mu2", "1", "--centered", "--json"]}
+          "T = 16, quenched populations": ["spike", "--delta", "1/2", "--gamma", "1/4", "--weights", "causal",
+                                           "--signs", "markov:1/2", "--T", "16", "--mu2", "1", "--centered", "--json"]}
 """The ``limit`` part's commands: the T = 1, T = 2 and T = 8 cases of notes/finite_vocabulary.md, and T = 16 causal
 weights (16 nonzero, the longest sequences the target names)."""
 LIMIT_BASELINE = "642956f"
@@ -185,11 +185,11 @@ def _limit_lines(r: dict) -> list[str]:
              "populations (`derive spike " + " ".join(LIMITS["T = 2, quenched populations"][1:]) + "`, `derive spike "
              + " ".join(LIMITS["T = 8, quenched populations"][1:]) + "`, `derive spike "
              + " ".join(LIMITS["T = 16, quenched populations"][1:]) + "`; notes/finite_vocabulary.md). "
-             f"`before` is the code of {r['baseline']} (four populations of 2^15 tokens, the field's linear maps formed "
-             "as arrays), `now` this checkout (8 to 16 populations of 2^13 tokens, as many as the default error 1e-3 "
-             "asks for; the maps applied without forming them; the root and the gap's edge also at eta/4). "
-             f"{r['rounds']} rounds round-robin after a warm-up run of each (which compiles numba's kernels), every run "
-             "a fresh process on an empty derivation cache (SymPy derives its functions again: the same for both), "
+             f"`before` is the code of {r['baseline']} (four populations of 2^15 tokens, the field's linear maps "
+             "formed as arrays), `now` this checkout (8 to 16 populations of 2^13 tokens, as many as the default error "
+             "1e-3 asks for; the maps applied without forming them; the root and the gap's edge also at eta/4). "
+             f"{r['rounds']} rounds round-robin after a warm-up run of each (which compiles numba's kernels), every "
+             "run a fresh process on an empty derivation cache (SymPy derives its functions again: the same for both), "
              "two BLAS threads; CPU time is user plus system time of the process; ratio: before's time over now's, "
              "median over rounds. The target: at most 30 s wall on 2 cores for T <= 16.", "",
              "| case | code | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall | eigenvalue, overlap, "

@@ -90,9 +90,9 @@ def test_derive_spike_answers_for_more_than_one_nonzero_weight(capsys):
 
 
 def test_the_rare_tokens_share_is_the_exact_laws_without_its_rare_clusters():
-    # At one nonzero weight the law of D is the exact one of the token counts (atoms c_j = gamma j, masses Poisson(N/V)),
-    # so the limit without the root tokens of tail probability below q is the exact law without the counts j whose
-    # P(n >= j) < q: here (delta = gamma = 1/2, N/V = 1, mu2 = 7/2, the issue's T = 1 case) q = 1e-5 leaves out the
+    # At one nonzero weight the law of D is the exact one of the token counts (atoms c_j = gamma j, masses
+    # Poisson(N/V)), so the limit without the root tokens of tail probability below q is the exact law without the
+    # counts j whose P(n >= j) < q: here (delta = gamma = 1/2, N/V = 1, mu2 = 7/2, the issue's T = 1 case) q = 1e-5 leaves out the
     # counts from 9 on, whose cluster (mass 1e-6) sits 0.088 below the root: the overlap rises from 0.6500 to 0.6625.
     # Point.without_rare moves the root by one Newton step and keeps S_0' there, which leaves 7e-4 of that 1.25e-2
     # (measured on the exact law: 0.66325 against 0.66254); the test asks for a tenth of the class's share, 1.25e-3.

@@ -135,7 +135,7 @@ def anderson_step(X, F, work, state, first, upper):
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _dot(a, b):
-    """:math:`\\bar a^\\top b` in a plain loop: a BLAS call on vectors this short costs more in threads than it computes."""
+    """:math:`\\bar a^\\top b` in a plain loop (a BLAS call costs more in threads than it computes here)."""
     acc = 0j
     for k in range(a.shape[0]):
         acc += a[k].conjugate() * b[k]

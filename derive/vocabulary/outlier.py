@@ -397,7 +397,8 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error)
             out["mu2c"] = tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in (coarse, fine))
         return out
 
-    most = s.replicas if error is None else max(s.replicas, int(np.ceil(s.max_replicas * max(1.0, (ERROR / error) ** 2))))
+    most = s.replicas if error is None else max(s.replicas,
+                                                int(np.ceil(s.max_replicas * max(1.0, (ERROR / error) ** 2))))
     found: list = []
     wanted = s.replicas
     with ThreadPoolExecutor(max(1, threads)) as pool:

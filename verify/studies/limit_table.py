@@ -90,7 +90,8 @@ def _record(name: str, d: int, seeds: int) -> dict:
     real = lambda v: None if v is None else float(v)  # noqa: E731
     return {"point": name, "d": d, "V": V, "N": N, "seeds": seeds,
             "conditional": [[real(s["eigenvalue"]), real(s["overlap"])] for s in c["per_seed"]],
-            "monte_carlo": [[real(e), real(o)] for e, o in zip(c["mc_signal"]["eigenvalue"], c["mc_signal"]["overlap"])]}
+            "monte_carlo": [[real(e), real(o)]
+                            for e, o in zip(c["mc_signal"]["eigenvalue"], c["mc_signal"]["overlap"])]}
 
 
 def run(path, names=None) -> None:
