@@ -12,8 +12,8 @@ tail (tokens seen many times), so a real ``t`` beyond the bulk's main edge lies,
 limit law. The transforms are evaluated at :math:`\zeta = t(1 + i\eta)/\delta` with a small relative :math:`\eta`
 (:class:`Settings`) and their real parts taken: the principal value, which differs from it by :math:`O(\eta^2)` where
 the law is smooth on the scale :math:`\eta t`. What the thin tail means at dimension ``d`` is stated separately:
-the mass of the law above the outlier (``bulk_mass_above``, :mod:`derive.vocabulary.tokentop`; ``d`` times it is the
-expected number of bulk eigenvalues above the outlier).
+the mass of the law above the outlier (``bulk_mass_above``, the share of root tokens whose pivot is positive; ``d``
+times it is the expected number of bulk eigenvalues above the outlier).
 
 *The search* (one quenched population is a deterministic function of ``t``). :math:`S_1` increases on every interval
 free of the law's atoms (:math:`S_1' = \delta^{-2}\int\tau\,d\mu_s(\tau)/(\tau-\zeta)^2 > 0`) and jumps from
@@ -25,10 +25,21 @@ imaginary part of :math:`S_0` is not the one :math:`\eta` explains). Roots are r
 :math:`x' > 0` (in a gap) is the outlier; a root inside a cluster (:math:`x' \le 0`) is not. The chosen bracket is then
 solved on each replica of full size (safeguarded Newton).
 
-*Errors.* The replicas are independent quenched populations: the estimate is their mean, the error three standard
-errors of the mean (as :mod:`derive.vocabulary.cavity`). ``mu2_critical`` is :math:`-1/S_1(t_e)` at the lower end
-:math:`t_e` of the lowest gap above the main bulk (:math:`x'(t_e) = 0`), or 0 where :math:`S_1(t_e) \ge 0` (``s`` is
-then nearly an eigenvector of ``D`` beyond the bulk, and the signal has an outlier at every strength).
+*Errors.* The replicas are independent quenched populations, each solved at :math:`\eta` and again at
+:math:`\eta/4` (from the first's solutions): the estimate is the mean at :math:`\eta/4`, the error three standard
+errors of that mean plus the mean change from :math:`\eta` to :math:`\eta/4`, what the smoothing still holds
+(:math:`O(\eta^2)` where the law of ``D`` is smooth on the scale :math:`\eta t`, far more next to a cluster of tokens
+used many times, which the error then shows). Replicas are added while that would bring the error to the one sought
+within the budget (:func:`limit_spike`). ``mu2_critical`` is :math:`-1/S_1(t_e)` at the lower end :math:`t_e` of the
+lowest gap above the main bulk (:math:`x'(t_e) = 0`), or 0 where :math:`S_1(t_e) \ge 0` (``s`` is then nearly an
+eigenvector of ``D`` beyond the bulk, and the signal has an outlier at every strength); where clusters of rare tokens
+crowd the main edge, :math:`t_e` moves with the resolution and its error says so.
+
+*Rare tokens.* The limit holds every token class, however rare; a class of probability ``p`` appears at dimension
+``d`` only where :math:`pd/\delta \gg 1`. Next to a cluster of the law of ``D`` such classes make a large share of
+:math:`S_1'` and hence of the overlap (notes/finite_vocabulary.md: a sixth of the overlap at the issue's ``T = 2``
+point from tokens of probability below ``1e-4``); ``LimitSpike.rare`` states the eigenvalue and the overlap without
+them (:meth:`Point.without_rare`).
 """
 from __future__ import annotations
 
@@ -40,7 +51,7 @@ import numpy as np
 from derive.errors import ParameterError
 from derive.vocabulary import signfield
 
-__all__ = ["Settings", "DEFAULT", "Point", "Curve", "LimitSpike", "limit_spike"]
+__all__ = ["Settings", "DEFAULT", "ERROR", "Point", "Curve", "LimitSpike", "limit_spike"]
 
 
 @dataclass(frozen=True)

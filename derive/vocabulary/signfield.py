@@ -61,7 +61,7 @@ from derive.errors import ParameterError
 from derive.vocabulary.cavity import _index, _next
 from derive.vocabulary.linalg import anderson_step, anderson_work, gmres
 
-__all__ = ["Quenched", "Transforms", "quenched", "transforms", "replica_seed"]
+__all__ = ["RARE", "Quenched", "Transforms", "quenched", "transforms", "replica_seed"]
 
 _TOL = 1e-10
 _J, _L = 0, 1  # the two linear maps: the Jacobian of the cavity map (for dX), the field's (for H)
