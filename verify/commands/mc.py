@@ -228,7 +228,8 @@ def run(args):
     run = run_trials(model, weights=pool["weights"], k=k, seeds=seeds, seed0=seed0, path=args.path, engine="auto")
     tops, overlaps = run.top_eigenvalues, run.overlaps
     fmt = lambda x: format_real(x, 10) if math.isfinite(x) else None  # noqa: E731
-    ev, ov = mean_ci(tops[:, 0]), mean_ci(overlaps[:, 0])
+    # each interval within the range its quantity cannot leave: S is positive semi-definite, an overlap lies in [0, 1]
+    ev, ov = mean_ci(tops[:, 0], support=(0, math.inf)), mean_ci(overlaps[:, 0], support=(0, 1))
     given = {name: getattr(args, name) for name in ("d", "V", "N", "T", "signs", "weights", *options, "mu2",
                                                     "centered", "seeds", "seed0", "k", "path", "law")
              if getattr(args, name) is not None}
