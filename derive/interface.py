@@ -229,7 +229,7 @@ _LIMIT_FIELDS = ("outlier", "eigenvalue", "eigenvalue_error", "overlap", "overla
 def _limit_sample(m: Model):
     """:func:`derive.vocabulary.outlier.limit_spike` for the model (seconds of quenched populations), kept between runs
     (:func:`derive.cache.memo`; the populations are seeded by the inputs, so the stored result is the one computed)."""
-    from derive.cache import memo
+    from derive.cache import memo, shaped
     from derive.gaussian.outliers import Level
     from derive.vocabulary.outlier import limit_spike
 
@@ -239,8 +239,9 @@ def _limit_sample(m: Model):
         r = limit_spike(m.delta, m.gamma, p.weights, p.R, m.mu2)
         return {name: getattr(r, name) for name in _LIMIT_FIELDS}
 
+    stored = {name: (float, None) for name in _LIMIT_FIELDS} | {"outlier": bool}
     r = memo("limit-spike", {"delta": str(m.delta), "gamma": str(m.gamma), "weights": [str(w) for w in p.weights],
-                             "R": [str(x) for x in p.R], "mu2": str(m.mu2)}, compute)
+                             "R": [str(x) for x in p.R], "mu2": str(m.mu2)}, compute, lambda v: shaped(v, stored))
     real = lambda name: None if r[name] is None else mpmath.mpf(r[name])  # noqa: E731
     return Level(r["outlier"], real("eigenvalue"), real("overlap"), real("mu2_critical"), None,
                  mass_above=real("mass_above"),

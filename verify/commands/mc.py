@@ -1,5 +1,6 @@
 """``verify mc``: Monte Carlo of the model next to the derived prediction for the same parameters."""
 import math
+import re
 import sys
 
 import numpy as np
@@ -58,9 +59,14 @@ def pooling_inputs(model, digits: int) -> dict:
     scheme, family = model.weights.memo_key, model.signs.memo_key
     if scheme is None or family is None:
         return compute()
-    from derive.cache import memo
+    from derive.cache import memo, shaped
 
-    return memo("pooling", {**scheme, "T": model.T, "signs": family, "digits": digits}, compute)
+    def valid(v):
+        exact = lambda x: isinstance(x, str) and re.fullmatch(r"-?\d+(/\d+)?", x) is not None  # noqa: E731
+        return shaped(v, {"weights": [float], "weights_text": [str], "alpha": exact, "kappa": exact, "W": exact}) \
+            and len(v["weights"]) == len(v["weights_text"]) == model.T
+
+    return memo("pooling", {**scheme, "T": model.T, "signs": family, "digits": digits}, compute, valid)
 
 
 def model_theory(model, digits: int) -> dict:
