@@ -332,21 +332,69 @@ _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "kib": 2**10, "m": 10**6, "mb"
 
 def parse_size(text, name: str = "max-memory") -> int:
     """A memory size in bytes from ``8GiB``, ``512MiB``, ``2.5GB``, ``1e9`` or a plain number of bytes (powers of 1024
-    for ``KiB``/``MiB``/``GiB``/``TiB``, of 1000 for ``kB``/``MB``/``GB``/``TB``; case is ignored).
+    for ``KiB``/``MiB``/``GiB``/``TiB``, of 1000 for ``kB``/``MB``/``GB``/``TB``; case is ignored), at least 1 MiB and
+    at most what the machine has (:func:`total_memory`): a limit it cannot meet is refused at once, naming it.
+    The number is read as text of at most 40 characters with an exponent of at most 30 before any arithmetic
+    (``1e999999999`` had been expanded into a billion-digit integer).
 
     >>> parse_size("8GiB"), parse_size("1.5 gb"), parse_size(2**22)
     (8589934592, 1500000000, 4194304)
+    >>> parse_size("1e999999999")
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: max-memory: 1e999999999: an exponent of 999999999, beyond any memory size (write e.g. 8GiB)
     """
     import re
 
-    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*", str(text))
-    unit = match and match.group(2).lower()
+    shown = _shown_text(text)
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)(?:[eE]([+-]?[0-9]+))?\s*([A-Za-z]*)\s*", str(text))
+    unit = match and match.group(3).lower()
     if not match or unit not in _UNITS:
-        raise ParameterError(name, f"not a memory size: {str(text)[:40]!r} (write e.g. 8GiB, 512MiB, 2GB)")
-    size = int(Fraction(match.group(1)) * _UNITS[unit])
+        raise ParameterError(name, f"not a memory size: {shown!r} (write e.g. 8GiB, 512MiB, 2GB)")
+    mantissa, exponent = match.group(1), match.group(2) or "0"
+    if len(mantissa) > 40 or len(exponent) > 6 or abs(int(exponent)) > 30:
+        why = f"an exponent of {exponent[:12]}" if len(mantissa) <= 40 else "more than 40 digits"
+        raise ParameterError(name, f"{shown}: {why}, beyond any memory size (write e.g. 8GiB)")
+    size = int(Fraction(mantissa) * Fraction(10) ** int(exponent) * _UNITS[unit])
     if size < 2**20:
-        raise ParameterError(name, f"{str(text).strip()} is less than 1 MiB")
+        raise ParameterError(name, f"{shown} is less than 1 MiB")
+    total = total_memory()
+    if size > total:
+        raise ParameterError(name, f"{shown} is more than the {_gib(total)} of memory and swap this machine has")
     return size
+
+
+def _shown_text(text) -> str:
+    """``text`` as an error line shows it: stripped, at most 40 characters."""
+    t = str(text).strip()
+    return t if len(t) <= 40 else t[:37] + "..."
+
+
+def total_memory() -> int:
+    """The most memory this machine could give one process: its memory and swap (``MemTotal`` plus ``SwapTotal`` of
+    ``/proc/meminfo``, else ``sysconf``), and no more than 2^48 bytes (the address space of today's 64-bit processors);
+    2^48 where none can be read.
+
+    >>> 2**20 < total_memory() <= 2**48
+    True
+    """
+    import os
+
+    found = {}
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                key, _, rest = line.partition(":")
+                if key in ("MemTotal", "SwapTotal"):
+                    found[key] = int(rest.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    if "MemTotal" not in found:
+        try:
+            found["MemTotal"] = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            return 2**48
+    return min(2**48, sum(found.values()))
 
 
 def _read_int(path: str) -> int | None:
@@ -461,5 +509,5 @@ def _gib(n: int) -> str:
     return f"{n / 2**30:.1f} GiB"
 
 
-__all__ += ["MEMORY_VARIABLE", "MEMORY_SHARE", "parse_size", "available_memory", "default_trial_limit", "trial_limit",
+__all__ += ["MEMORY_VARIABLE", "MEMORY_SHARE", "parse_size", "total_memory", "available_memory", "default_trial_limit", "trial_limit",
             "set_max_memory"]
