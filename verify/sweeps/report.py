@@ -510,7 +510,7 @@ def summarize(path, figures_folder=None, model_limit: bool = True, workers: int 
     points, fits = json_reals(points, MC_DIGITS), json_reals(fits, MC_DIGITS)
     return {
         "results": str(path), "sweep_hash": sweep.hash, "sweep": sweep.spec,
-        "tasks": {"total": len(sweep.tasks()), "done": len(scan.records)},
+        "tasks": {"total": sweep.task_count(), "done": len(scan.records)},
         "torn_bytes": scan.torn,
         "code_versions": sorted({r.get("code_version", "unknown") for r in scan.records.values()}),
         "created_by": scan.header.get("provenance"),
