@@ -33,6 +33,7 @@ from fractions import Fraction
 from derive.errors import ParameterError
 
 __all__ = ["RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE", "MAX_TRIAL_BYTES", "MAX_MU2", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
+           "MAX_EIGEN_REFINEMENT_WORK",
            "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "SOLVERS", "KRYLOV_STEPS", "bulk_parameters",
            "check_spike_ranges", "check_documented_range", "trial_bytes", "check_trial", "check_trials", "check_exact_causal_T",
            "check_points", "check_density_work", "check_output", "check_tasks", "check_axis"]
@@ -83,6 +84,10 @@ MAX_GAUSS_T = 200
 MAX_EIGEN_WORK = 32**3 * 40**2
 """Most work ``T^3 (digits + 10)^2`` of an mpmath eigendecomposition of ``R`` (optimal weights of
 ``markov``, ``gauss`` and file families): ``T = 32`` at 30 digits, a few seconds."""
+
+MAX_EIGEN_REFINEMENT_WORK = 4 * MAX_EIGEN_WORK
+"""Most work ``T^3 dps^2`` of the decompositions a nearly degenerate ``R`` needs at the higher precision ``dps`` that
+tells its top eigenvalues apart (:func:`derive.model.attention.optimal_weights`): twice the digits of the first."""
 
 MAX_POINTS = 5_000
 """Most evaluation points of one command (``derive bulk --x``): about 3 ms each at 30 digits."""
