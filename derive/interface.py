@@ -215,6 +215,8 @@ def vocabulary_sample(m: Model):
 
     if not bulk(m).exact:
         return _limit_sample(m)
+    # the signal's root is searched out to the atom 8 mu2/gamma (derive.vocabulary.signal.signal_outlier)
+    bulk(m).check_work(8 * m.mu2 / m.gamma, "mu2")
     law = bulk(m).diagonal()
     s = signal_outlier(law, m.mu2)
     windows = tuple(signal_windows(law))

@@ -282,8 +282,8 @@ def _vocabulary_bulk(law, points: list, digits: int) -> dict:
 
     points = [sp.Rational(q.numerator, q.denominator) for q in points]
     with mpmath.workdps(digits + 10):
+        values = law.densities(points)  # first: a point too far out among the clusters is refused before any work
         support, K = law.support_summary()
-        values = law.densities(points)
         fmt = lambda v: "inf" if v == mpmath.inf else format_real(v, digits)  # noqa: E731
         if K is None:
             note = ("more than one nonzero weight: the support is not derived, [0, inf) holds it (unbounded token "
