@@ -515,7 +515,7 @@ API_CASES = [
     *[ApiCase(f"check_formula {name}", "verify.formula:check_formula", ("sample.overlap", expr), (("examples", 5),),
               "expr") for name, expr in (("Rational(1, 0)", "Rational(1, 0)"), ("Max()", "Max()"),
                                          ("1998 plus signs", "+" * 1998 + "1"))],
-    ApiCase("pooling optimal markov 1e-900", "derive.model.attention:pooling", ("optimal", 4, "markov:1e-900"), (), None),
+    ApiCase("pooling optimal markov 1e-900", "derive.model.pooling:pooling", ("optimal", 4, "markov:1e-900"), (), None),
 ]
 
 
