@@ -30,6 +30,14 @@ def test_quadrature_against_the_dense_spectrum_of_the_same_token_matrix():
             se = part(probes).std(ddof=1) / np.sqrt(len(probes))
             assert abs(part(probes).mean() - part(exact)) <= student_t_quantile(0.9999, 31) * se + 1e-12
         assert abs(quad.resolvent(zeta)[0] - short.resolvent(zeta)[0]) < 1e-6
+        # the quadrature's resolvent is the probes' mean checked above (a 1% error of it had passed), and g' is within
+        # its probes' error of the exact (1/V) tr (D - zeta)^{-2}
+        assert abs(quad.resolvent(zeta)[0] - probes.mean()) <= 1e-12 * abs(probes.mean())
+        squares = np.sum(quad.weights / (quad.nodes - zeta) ** 2, axis=1)
+        for part in (np.real, np.imag):
+            se = part(squares).std(ddof=1) / np.sqrt(len(squares))
+            assert abs(part(quad.resolvent(zeta)[1]) - part(np.mean(1 / (ev - zeta) ** 2))) <= \
+                student_t_quantile(0.9999, 31) * se + 1e-12
 
 
 def test_conditional_law_from_the_quadrature_is_the_dense_one():
