@@ -111,14 +111,15 @@ def test_the_mass_above_the_outlier_is_the_integral_of_the_density():
 
 def test_the_signal_outlier_is_x_at_the_root_of_its_equation():
     # at one nonzero weight the outlier is x(t) = t (1 - S_0(t)) at the root of S_0(t) = -1/mu2 in its gap: the root
-    # found here from the law's own series and x(t) from silverstein's, against signal_outlier's location (from the
-    # one-weight equations' printed expression) to 1e-15 relative; a 1% error of that expression had passed
+    # found here from the law's own series and x(t) from silverstein's, against signal_outlier's location and against
+    # the formula sheet's location at one nonzero weight, each to 1e-15 relative (a 1% error of the sheet's had passed)
     L = poisson_law(Q(1, 4), 1)
     with mpmath.workdps(30):
         s = signal_outlier(L, Q(3))
         guess = s.eigenvalue / (1 + mpmath.mpf(1) / 3)  # x = t (1 + 1/mu2) at the root
         root = mpmath.findroot(lambda tv: L.sums(tv, (0,))[0][0] + mpmath.mpf(1) / 3, guess)
-        assert abs(L.x(root) / s.eigenvalue - 1) < 1e-15
+        sheet = sp.lambdify((t, mu2), one_weight_equations()["location"], modules="mpmath")(root, mpmath.mpf(3))
+        assert abs(L.x(root) / s.eigenvalue - 1) < 1e-15 and abs(sheet / s.eigenvalue - 1) < 1e-15
 
 
 def test_density_30_and_50_digits_and_float_agree():
