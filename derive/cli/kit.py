@@ -11,7 +11,6 @@ has closed: worker processes stopped, partial files removed (:class:`Interrupted
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import json
 import os
