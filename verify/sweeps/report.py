@@ -85,9 +85,7 @@ def interval(values, low: float = -math.inf, high: float = math.inf) -> dict:
     >>> interval([0.9, 1.0, 1.0], 0, 1)["ci95"][1], interval([0.2], 0, 1)["ci95"]
     (1.0, [-inf, inf])
     """
-    mean, lo, hi = mean_ci(values)
-    if math.isfinite(lo):
-        lo, hi = max(lo, float(low)), min(hi, float(high))
+    mean, lo, hi = mean_ci(values, support=(low, high))
     return {"mean": mean, "ci95": [lo, hi]}
 
 

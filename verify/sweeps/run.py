@@ -161,7 +161,7 @@ def _say_what_is_kept(sweep: Sweep, path, log, resume: str | None) -> None:
         return
     if scan.header.get("sweep_hash") != sweep.hash:
         return
-    kept, total = len(scan.records), len(sweep.tasks())
+    kept, total = len(scan.records), sweep.task_count()
     print(f"verify sweep: stopped; {path} keeps {kept}/{total} tasks ({total - kept} left); "
           f"{resume or 'the same command'} resumes, skipping the finished ones", file=log, flush=True)
 
