@@ -46,8 +46,11 @@ def stub_group(jobs: tuple) -> list[dict]:
     worker = f"{socket.gethostname()}:{os.getpid()}"
     out = []
     for job in jobs:
-        result = {"path": "mu2-axis", "top_eigenvalues": [1.0 + i / 1000 for i in range(job.k)],
-                  "overlaps": [1 / (i + 2) for i in range(job.k)], "bulk_edge": 1.0, "outliers_predicted": job.outliers}
+        # a record a run could write (the results file checks it): decreasing eigenvalues, overlaps summing below 1, the
+        # bulk edge the eigenvalue below the predicted outliers
+        tops = [1.0 - i / 1000 for i in range(job.k)]
+        result = {"path": "mu2-axis", "top_eigenvalues": tops, "overlaps": [1 / (i + 2) ** 2 for i in range(job.k)],
+                  "bulk_edge": tops[job.outliers or 0], "outliers_predicted": job.outliers}
         out.append({"result": result, "code_version": code_version(),
                     "timing": {"seconds": 0.0, "cpu_seconds": 0.0, "group_tasks": len(jobs), "worker": worker}})
     return out

@@ -11,40 +11,67 @@ module of the :mod:`derive` package, of SymPy's release file (its version) and o
 mpmath versions. Any change to the derivation or to the SymPy that performs it names another folder,
 so a stale file is never read; a folder that no run has read or written for :data:`STALE_AFTER` seconds is deleted when
 another is written (two checkouts of different versions on one machine keep their own folders instead of deleting
-each other's at every switch, which cost a second of SymPy each time). A file that
-does not compile, does not parse or lacks a function is treated as missing. Where the folder cannot
-be written the results are still made, in memory, on every run.
+each other's at every switch, which cost a second of SymPy each time).
 
-``ATTENTION_RMT_CACHE_DIR`` overrides the folder; ``ATTENTION_RMT_CACHE_DIR=off`` turns the cache off.
+What is read is what was written, or it is not used. Each entry has its SHA-256 in a file of its own beside it
+(``outliers.py.sha256``), and an entry whose bytes do not hash to it (changed, cut short, damaged) is treated as
+missing: derived again and rewritten. Only a folder and files that this user owns and that no one else may write are
+read (a cache folder others can write is not used at all: whoever could write there could write both files), and only
+regular files (a FIFO there would block the read). The source of :func:`mpmath_functions` is arithmetic: before it is
+compiled its syntax tree is checked to hold nothing but functions of their arguments built from numbers, operators and
+the mathematical functions of :mod:`mpmath` (:func:`arithmetic_source`), and it runs without builtins, so even a
+forged pair cannot run code. A :func:`memo` value may be checked by its caller (``valid``) before it is used. On any
+doubt the result is derived again. Where the folder cannot be written the results are still made, in memory, on every
+run.
+
+``ATTENTION_RMT_CACHE_DIR`` overrides the folder (empty: the default folder, never the working one);
+``ATTENTION_RMT_CACHE_DIR=off`` turns the cache off.
 """
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
+import hmac
 import importlib.util
 import json
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 
 import mpmath
 
-__all__ = ["ENVIRONMENT", "STALE_AFTER", "cache_dir", "derivation_key", "mpmath_source", "mpmath_functions", "memo"]
+__all__ = ["ENVIRONMENT", "STALE_AFTER", "MAX_ENTRY_BYTES", "cache_dir", "derivation_key", "mpmath_source",
+           "arithmetic_source", "mpmath_functions", "memo", "shaped", "real_text"]
 
 ENVIRONMENT = "ATTENTION_RMT_CACHE_DIR"
 """The environment variable naming the cache folder (``off``: no cache)."""
+
+MAX_ENTRY_BYTES = 4 * 2**20
+"""Largest cache entry read (the generated sources are a few KB, the exact values less)."""
 
 _PACKAGE = Path(__file__).resolve().parent
 
 
 def cache_dir() -> Path | None:
-    """The folder of the cache: ``$ATTENTION_RMT_CACHE_DIR``, else ``$XDG_CACHE_HOME/attention-rmt``, else
-    ``~/.cache/attention-rmt``; ``None`` when ``$ATTENTION_RMT_CACHE_DIR`` is ``off``."""
-    chosen = os.environ.get(ENVIRONMENT)
-    if chosen is not None:
-        return None if chosen.strip().lower() == "off" else Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    """The folder of the cache: ``$ATTENTION_RMT_CACHE_DIR``, else ``$XDG_CACHE_HOME/attention-rmt`` (an absolute
+    ``XDG_CACHE_HOME`` only, as its specification says), else ``~/.cache/attention-rmt``; ``None`` when
+    ``$ATTENTION_RMT_CACHE_DIR`` is ``off``. An empty variable is an unset one (an empty path had named the working
+    folder), and a relative one is taken from the working folder once, here.
+
+    >>> folder = cache_dir(); folder is None or folder.is_absolute()
+    True
+    """
+    chosen = os.environ.get(ENVIRONMENT, "").strip()
+    if chosen.lower() == "off":
+        return None
+    if chosen:
+        return Path(os.path.abspath(os.path.expanduser(chosen)))
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "attention-rmt"
 
 
@@ -103,10 +130,110 @@ def mpmath_source(table: dict) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
-def _load(text: str, names) -> dict | None:
-    namespace = {}
+_MPMATH_CALLS = frozenset((
+    "mpf", "mpc", "sqrt", "cbrt", "root", "exp", "expm1", "log", "ln", "log10", "log1p", "power", "sin", "cos", "tan",
+    "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "fabs", "sign", "floor", "ceil",
+    "re", "im", "conj", "arg", "harmonic", "psi", "digamma", "gamma", "loggamma", "rgamma", "factorial", "binomial",
+    "beta", "erf", "erfc", "zeta", "polylog", "hypot"))
+"""The functions of :mod:`mpmath` a generated source may call: SymPy's ``MpmathPrinter`` prints these and nothing
+else for the elementary and special functions of the model's formulas."""
+
+_MPMATH_CONSTANTS = frozenset(("pi", "e", "inf", "nan", "euler", "j"))
+_BUILTINS = {"abs": abs, "min": min, "max": max}
+"""The builtins the printer uses (``Abs``, ``Min``, ``Max``), the only names a generated function sees besides its
+arguments and :mod:`mpmath`."""
+
+_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd, ast.Load, ast.Lt, ast.LtE, ast.Gt,
+              ast.GtE, ast.Eq, ast.NotEq, ast.And, ast.Or, ast.Not)
+
+
+def _arithmetic_expression(root: ast.AST, arguments: set) -> bool:
+    """Whether the expression ``root`` is arithmetic on ``arguments``: numbers, operators, comparisons and conditional
+    expressions (a ``Piecewise``), calls of :data:`_MPMATH_CALLS` and of :data:`_BUILTINS`, the constants of
+    :mod:`mpmath`; the tuple of a binary float only as the argument of ``mpmath.mpf``."""
+    stack = [(root, False)]
+    while stack:
+        node, in_mpf = stack.pop()
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Compare, ast.BoolOp)):
+            stack.extend((child, False) for child in ast.iter_child_nodes(node))
+        elif isinstance(node, ast.Call):
+            f = node.func
+            if node.keywords:
+                return False
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "mpmath":
+                if f.attr not in _MPMATH_CALLS:
+                    return False
+                stack.extend((arg, f.attr == "mpf") for arg in node.args)
+            elif isinstance(f, ast.Name) and f.id in _BUILTINS:
+                stack.extend((arg, False) for arg in node.args)
+            else:
+                return False
+        elif isinstance(node, ast.Attribute):
+            if not (isinstance(node.value, ast.Name) and node.value.id == "mpmath" and node.attr in _MPMATH_CONSTANTS):
+                return False
+        elif isinstance(node, ast.Name):
+            if node.id not in arguments:
+                return False
+        elif isinstance(node, ast.Constant):
+            if type(node.value) not in (int, float, complex):
+                return False
+        elif isinstance(node, ast.Tuple) and in_mpf:
+            if not all(isinstance(x, ast.Constant) and type(x.value) is int for x in node.elts):
+                return False
+        elif not isinstance(node, _OPERATORS):
+            return False
+    return True
+
+
+def arithmetic_source(text: str):
+    """The syntax tree of ``text`` without its ``import mpmath`` line if ``text`` is what :func:`mpmath_source` writes
+    (``import mpmath``; functions of positional arguments each returning an arithmetic expression,
+    :func:`_arithmetic_expression`; lists of those functions), else ``None``: nothing else may run from the cache.
+
+    >>> arithmetic_source("import mpmath\\n\\ndef f(x):\\n    return mpmath.sqrt(x)/3\\n") is not None
+    True
+    >>> arithmetic_source("import os\\n"), arithmetic_source("def f(x):\\n    return __import__('os')\\n")
+    (None, None)
+    """
     try:
-        exec(compile(text, "<derive.cache>", "exec"), namespace)
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    defined, body = set(), []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            if [(a.name, a.asname) for a in node.names] != [("mpmath", None)]:
+                return None
+            continue
+        if isinstance(node, ast.FunctionDef):
+            a = node.args
+            plain = not (node.decorator_list or a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or a.defaults
+                         or node.returns or any(x.annotation for x in a.args))
+            if not (plain and len(node.body) == 1 and isinstance(node.body[0], ast.Return) and node.body[0].value
+                    and _arithmetic_expression(node.body[0].value, {x.arg for x in a.args})):
+                return None
+        elif isinstance(node, ast.Assign):
+            listed = (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.List)
+                      and all(isinstance(x, ast.Name) and x.id in defined for x in node.value.elts))
+            if not listed:
+                return None
+        else:
+            return None
+        defined.add(node.name if isinstance(node, ast.FunctionDef) else node.targets[0].id)
+        body.append(node)
+    tree.body = body
+    return tree
+
+
+def _load(text: str, names) -> dict | None:
+    """The functions ``names`` of the generated source ``text``, or ``None`` if it is not one
+    (:func:`arithmetic_source`), does not compile or lacks one of them."""
+    tree = arithmetic_source(text)
+    if tree is None:
+        return None
+    namespace = {"__builtins__": dict(_BUILTINS), "mpmath": mpmath}
+    try:
+        exec(compile(tree, "<derive.cache>", "exec"), namespace)
     except Exception:  # a damaged file is a missing one: the caller derives again
         return None
     if not all(name in namespace for name in names):
@@ -116,54 +243,124 @@ def _load(text: str, names) -> dict | None:
 
 _KEY_FOLDER = re.compile(r"^derive-[0-9a-f]{32}$")
 
-
-def _folder() -> Path | None:
-    folder = cache_dir()
-    return None if folder is None else folder / f"derive-{derivation_key()[:32]}"
-
-
 STALE_AFTER = 7 * 24 * 3600
 """Seconds after its last use at which the folder of another key is deleted."""
 
 
-def _write(target: Path, text: str) -> None:
-    """Write ``text`` to ``target`` atomically; the folders of other keys unused for :data:`STALE_AFTER` go."""
-    import shutil
-    import time
+def _private(info: os.stat_result) -> bool:
+    """Whether a file or folder belongs to this user and no one else may write it."""
+    return info.st_uid == os.geteuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
-    from derive.errors import ParameterError
-    from derive.files import write_file
 
+def _folder(create: bool = False) -> Path | None:
+    """The folder of the current key, if it is (or, with ``create``, can be made) a private folder in a private cache
+    folder; else ``None``: no cache this run."""
+    root = cache_dir()
+    if root is None:
+        return None
+    folder = root / f"derive-{derivation_key()[:32]}"
     try:
-        write_file(target, text, "cache")  # a reader sees the old file or the whole new one
-        for stale in target.parent.parent.iterdir():
-            if (stale.is_dir() and stale != target.parent and _KEY_FOLDER.match(stale.name)
-                    and time.time() - stale.stat().st_mtime > STALE_AFTER):
-                shutil.rmtree(stale, ignore_errors=True)
-    except (OSError, ParameterError):
-        pass  # a read-only or full disk: the results stay in memory for this run
+        if create:
+            os.makedirs(root, mode=0o700, exist_ok=True)
+        if not (stat.S_ISDIR((info := os.stat(root)).st_mode) and _private(info)):
+            return None
+        if create:
+            try:
+                os.mkdir(folder, 0o700)
+            except FileExistsError:
+                pass
+        info = os.lstat(folder)
+    except (OSError, ValueError):
+        return None
+    return folder if stat.S_ISDIR(info.st_mode) and _private(info) else None
 
 
-def _read(target: Path | None) -> str | None:
-    if target is None:
+def _read_private(path: Path) -> bytes | None:
+    """The bytes of ``path`` if it is a private regular file of at most :data:`MAX_ENTRY_BYTES` (opened without
+    blocking and without following a link), else ``None``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
         return None
     try:
-        text = target.read_text()
-    except (OSError, UnicodeDecodeError):
+        info = os.fstat(fd)
+        if not (stat.S_ISREG(info.st_mode) and _private(info)) or info.st_size > MAX_ENTRY_BYTES:
+            return None
+        data = os.read(fd, MAX_ENTRY_BYTES + 1)
+        return data if len(data) <= MAX_ENTRY_BYTES else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).hexdigest().encode()
+
+
+def _read(folder: Path | None, name: str) -> str | None:
+    """The entry ``name`` of ``folder`` if its bytes hash to the digest kept beside it, else ``None``."""
+    if folder is None:
+        return None
+    data, digest = _read_private(folder / name), _read_private(folder / f"{name}.sha256")
+    if data is None or digest is None or not hmac.compare_digest(_digest(data), digest.strip()):
         return None
     try:
-        os.utime(target.parent)  # the folder's last use, by which stale folders are told apart
+        text = data.decode()
+    except UnicodeDecodeError:
+        return None
+    try:
+        os.utime(folder)  # the folder's last use, by which stale folders are told apart
     except OSError:
         pass
     return text
 
 
+def _replace(folder: Path, name: str, data: bytes) -> None:
+    """Write ``data`` to ``folder/name`` through a private temporary file renamed into place (a reader sees the old
+    file or the whole new one; a failure or a signal leaves no temporary file)."""
+    import tempfile
+
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(temporary, folder / name)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _write(name: str, text: str) -> None:
+    """Store the entry ``name`` (its bytes, then their digest beside it) in the folder of the current key, made private
+    if it is missing; the folders of other keys unused for :data:`STALE_AFTER` go. A folder that cannot be written,
+    or is not private, leaves the results in memory for this run."""
+    import shutil
+    import time
+
+    folder = _folder(create=True)
+    if folder is None:
+        return
+    data = text.encode()
+    try:
+        _replace(folder, name, data)
+        _replace(folder, f"{name}.sha256", _digest(data) + b"\n")
+        for stale in folder.parent.iterdir():
+            if (stale != folder and _KEY_FOLDER.match(stale.name) and not stale.is_symlink() and stale.is_dir()
+                    and time.time() - stale.stat().st_mtime > STALE_AFTER):
+                shutil.rmtree(stale, ignore_errors=True)
+    except OSError:
+        pass  # a read-only or full disk: the results stay in memory for this run
+
+
 def mpmath_functions(name: str, names, build) -> dict:
     """The functions ``names`` of the table ``build()`` (:func:`mpmath_source`), from the cache when it holds
-    them for the current :func:`derivation_key`, else made by ``build`` (SymPy) and stored."""
-    folder = _folder()
-    target = None if folder is None else folder / f"{name}.py"
-    text = _read(target)
+    them for the current :func:`derivation_key` (unchanged since they were written, and arithmetic), else made by
+    ``build`` (SymPy) and stored."""
+    text = _read(_folder(), f"{name}.py")
     loaded = None if text is None else _load(text, names)
     if loaded is not None:
         return loaded
@@ -171,27 +368,66 @@ def mpmath_functions(name: str, names, build) -> dict:
     loaded = _load(text, names)
     if loaded is None:
         raise RuntimeError(f"derive.cache: the generated source of {name!r} does not define {list(names)}")
-    if target is not None:
-        _write(target, text)
+    _write(f"{name}.py", text)
     return loaded
 
 
-def memo(name: str, arguments: dict, compute):
+def real_text(value) -> bool:
+    """Whether ``value`` is a real as the documents write it: decimal text (``'0.25'``, ``'1.5e-7'``) or ``'inf'``.
+
+    >>> real_text("1.5e-7"), real_text("inf"), real_text("nan"), real_text(0.5)
+    (True, True, False, False)
+    """
+    return isinstance(value, str) and (value == "inf" or _REAL.fullmatch(value) is not None)
+
+
+_REAL = re.compile(r"-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def shaped(value, template) -> bool:
+    """Whether the JSON ``value`` has the fields and types of ``template``: a type (``bool`` apart from ``int``;
+    ``float`` takes a finite number), ``None``, a predicate (:func:`real_text`), a tuple of alternatives, ``[t]`` a
+    list of ``t``, or a dict (exactly its keys, each of its template).
+
+    >>> shaped({"a": "0.5", "b": [True]}, {"a": (real_text, None), "b": [bool]})
+    True
+    >>> shaped({"a": 3, "b": []}, {"a": (real_text, None), "b": [bool]}), shaped(1, bool), shaped(float("nan"), float)
+    (False, False, False)
+    """
+    import math
+
+    if template is None:
+        return value is None
+    if isinstance(template, tuple):
+        return any(shaped(value, t) for t in template)
+    if isinstance(template, list):
+        return isinstance(value, list) and all(shaped(v, template[0]) for v in value)
+    if isinstance(template, dict):
+        return isinstance(value, dict) and set(value) == set(template) and all(
+            shaped(value[k], t) for k, t in template.items())
+    if template is float:
+        return type(value) in (int, float) and math.isfinite(value)
+    if isinstance(template, type):
+        return type(value) is template
+    return bool(template(value))
+
+
+def memo(name: str, arguments: dict, compute, valid=None):
     """``compute()`` (a JSON document) for ``arguments`` (a JSON object), from the cache when it holds it
-    for the current :func:`derivation_key`, else computed and stored. For exact results that take SymPy
+    for the current :func:`derivation_key` (unchanged since it was written, and accepted by ``valid(value)`` when
+    given: a check of its fields and types), else computed and stored. For exact results that take SymPy
     to make and are read often (a pooling's ``alpha``, ``kappa``, ``W`` as ``p/q`` text)."""
     text = json.dumps(arguments, sort_keys=True, separators=(",", ":"))
-    folder = _folder()
-    target = None if folder is None else folder / f"{name}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
-    stored = _read(target)
+    entry_name = f"{name}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
+    stored = _read(_folder(), entry_name)
     if stored is not None:
         try:
             entry = json.loads(stored)
-            if entry["arguments"] == json.loads(text):
+            if isinstance(entry, dict) and "value" in entry and entry.get("arguments") == json.loads(text) and (
+                    valid is None or valid(entry["value"])):
                 return entry["value"]
-        except (ValueError, KeyError, TypeError):
+        except Exception:  # noqa: BLE001 (an entry that makes its check fail is doubted: computed again)
             pass
     value = compute()
-    if target is not None:
-        _write(target, json.dumps({"arguments": json.loads(text), "value": value}))
+    _write(entry_name, json.dumps({"arguments": json.loads(text), "value": value}))
     return value

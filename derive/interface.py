@@ -220,6 +220,8 @@ def vocabulary_sample(m: Model, error=None):
 
     if not bulk(m).exact:
         return _limit_sample(m, error)
+    # the signal's root is searched out to the atom 8 mu2/gamma (derive.vocabulary.signal.signal_outlier)
+    bulk(m).check_work(8 * m.mu2 / m.gamma, "mu2")
     law = bulk(m).diagonal()
     s = signal_outlier(law, m.mu2)
     windows = tuple(signal_windows(law))
@@ -235,7 +237,7 @@ def _limit_sample(m: Model, error=None):
     """:func:`derive.vocabulary.outlier.limit_spike` for the model (seconds of quenched populations) at the error sought
     ``error``, kept between runs (:func:`derive.cache.memo`, whose key changes with every source of ``derive``; the
     populations are seeded by the inputs, so the stored result is the one computed)."""
-    from derive.cache import memo
+    from derive.cache import memo, shaped
     from derive.gaussian.outliers import Level
     from derive.numbers import check_range, parse_fraction
     from derive.vocabulary.outlier import ERROR, limit_spike
@@ -248,8 +250,10 @@ def _limit_sample(m: Model, error=None):
         r = limit_spike(m.delta, m.gamma, p.weights, p.R, m.mu2, error=sought)
         return {name: getattr(r, name) for name in _LIMIT_FIELDS}
 
+    stored = {name: (float, None) for name in _LIMIT_FIELDS} | {"outlier": bool}
     r = memo("limit-spike", {"delta": str(m.delta), "gamma": str(m.gamma), "weights": [str(w) for w in p.weights],
-                             "R": [str(x) for x in p.R], "mu2": str(m.mu2), "error": repr(sought)}, compute)
+                             "R": [str(x) for x in p.R], "mu2": str(m.mu2), "error": repr(sought)}, compute,
+          lambda v: shaped(v, stored))
     real = lambda name: None if r[name] is None else mpmath.mpf(r[name])  # noqa: E731
     return Level(r["outlier"], real("eigenvalue"), real("overlap"), real("mu2_critical"), None,
                  mass_above=real("mass_above"),

@@ -33,6 +33,8 @@ from fractions import Fraction
 from derive.errors import ParameterError
 
 __all__ = ["RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE", "MAX_TRIAL_BYTES", "MAX_MU2", "MAX_SEEDS", "MAX_WORK", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
+           "MAX_EIGEN_REFINEMENT_WORK", "MAX_SERIES_SECONDS", "SERIES_RATES", "series_atoms", "series_seconds",
+           "check_series_work",
            "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS", "SOLVERS", "KRYLOV_STEPS", "bulk_parameters",
            "check_spike_ranges", "check_documented_range", "trial_bytes", "check_trial", "check_trials", "check_exact_causal_T",
            "check_points", "check_density_work", "check_output", "check_tasks", "check_axis"]
@@ -83,6 +85,16 @@ MAX_GAUSS_T = 200
 MAX_EIGEN_WORK = 32**3 * 40**2
 """Most work ``T^3 (digits + 10)^2`` of an mpmath eigendecomposition of ``R`` (optimal weights of
 ``markov``, ``gauss`` and file families): ``T = 32`` at 30 digits, a few seconds."""
+
+MAX_EIGEN_REFINEMENT_WORK = 4 * MAX_EIGEN_WORK
+"""Most work ``T^3 dps^2`` of the decompositions a nearly degenerate ``R`` needs at the higher precision ``dps`` that
+tells its top eigenvalues apart (:func:`derive.model.attention.optimal_weights`): twice the digits of the first."""
+
+MAX_SERIES_SECONDS = 90
+"""Most seconds of one core the model's exact law (one nonzero weight: a Poisson population) may take for one answer,
+as :func:`series_seconds` estimates them. Beyond it (a reuse ``N/V`` of a few hundred, a couple of hundred digits, a
+signal strength or a point far out among the clusters) the work had run for minutes, or exhausted the memory, before
+answering."""
 
 MAX_POINTS = 5_000
 """Most evaluation points of one command (``derive bulk --x``): about 3 ms each at 30 digits."""
@@ -254,6 +266,77 @@ def check_exact_causal_T(T: int) -> None:
                                   f"{MAX_EXACT_CAUSAL_T}, got {T}")
 
 
+def series_atoms(lam, dps: int) -> float:
+    r"""An upper bound of the atoms Silverstein's series sums for the population :math:`n \sim \mathrm{Poisson}(\lambda)`
+    at ``dps`` working digits: Bernstein's bound :math:`P(n \ge \lambda + s) \le e^{-s^2/(2(\lambda + s/3))}` below
+    :math:`10^{-(\text{dps} + 10)}` (the series' guard), :math:`\lambda + L/3 + \sqrt{L^2/9 + 2\lambda L}` with
+    :math:`L = (\text{dps} + 10)\ln 10`.
+
+    >>> round(series_atoms(2, 55))
+    107
+    """
+    import math
+
+    L = (dps + 10) * math.log(10)
+    lam = float(lam)
+    return lam + L / 3 + math.sqrt(L * L / 9 + 2 * lam * L)
+
+
+SERIES_RATES = (1.3e5, 1.0e6)
+"""Units of :func:`series_seconds` one core does in a second, measured (CPU time, ``derive spike`` and ``derive bulk``
+at ``T = 1``): near the mode (the gaps of the atoms whose mass is above ``10^-20``, each with a float64 scan over all
+atoms: reuse 100 at 30 digits, 9.3e6 units in 71 s), and beyond it (the gaps a signal's search or many digits walk
+to, each at its own extra digits: 1.2e8 units in 112 s at 200 digits, 3.3e7 in 16 s for ``mu2 = 10``)."""
+
+
+def series_seconds(lam, dps: int, reach: float = 0.0) -> float:
+    r"""An estimate of the seconds of one core an answer of the model's exact law takes: Poisson population of mean
+    ``lam`` (``N/V``), ``dps`` working digits, walking the gaps of the atoms ``1 .. max(`` :func:`series_atoms` ``,
+    reach)`` (the support's tail, or the atom where the answer lies: the signal's search, a point of the density). A
+    gap ``k`` holds the digits to see its ends, ``dps + log10(1/p_k)/2``; about 100 evaluations find it, each of
+    :func:`series_atoms` terms at those digits, dearer by :math:`(\text{digits}/100)^{3/2}` beyond 100 digits;
+    :data:`SERIES_RATES` turns these units into seconds. The sum stops once it is beyond :data:`MAX_SERIES_SECONDS`.
+
+    >>> round(series_seconds(100, 50)), round(series_seconds(2, 55, 8 * 20 / 0.25))
+    (51, 90)
+    """
+    import math
+
+    lam = float(lam)
+    near, far = SERIES_RATES
+    last, seconds, k = max(series_atoms(lam, dps), reach), 0.0, 1
+    while k <= last and seconds <= MAX_SERIES_SECONDS:
+        extra = max(0.0, (lam - k * math.log(lam) + math.lgamma(k + 1)) / math.log(10))
+        digits = dps + extra / 2
+        units = 100 * series_atoms(lam, digits) * max(1.0, digits / 100) ** 1.5
+        seconds += units / (near if extra < 20 else far)
+        k += 1
+    return seconds
+
+
+def check_series_work(lam, dps: int, reach: float = 0.0, reach_name: str = "x") -> None:
+    r"""Refuse an answer of the model's exact law that :func:`series_seconds` puts beyond :data:`MAX_SERIES_SECONDS`,
+    naming what drives it: ``reach_name`` (the answer lies beyond the support's tail), ``digits``, or ``gamma`` (the
+    reuse :math:`\delta/\gamma`).
+
+    >>> check_series_work(1000, 45)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: gamma: the model's exact law at reuse N/V = 1000 and 45 working digits would take more than 90 s (its series summed over the clusters of more than 1547 atoms); the Gaussian equivalent (--law gaussian-equivalent) is close at large reuse
+    """
+    lam = float(lam)
+    seconds = series_seconds(lam, dps, reach)
+    if seconds <= MAX_SERIES_SECONDS:
+        return
+    atoms = series_atoms(lam, dps)
+    name = reach_name if reach > atoms else "digits" if series_seconds(lam, 45, reach) <= MAX_SERIES_SECONDS else "gamma"
+    why = (f"out to the cluster of the atom {reach:.3g}" if reach > atoms else
+           f"its series summed over the clusters of more than {atoms:.0f} atoms")
+    hint = "; the Gaussian equivalent (--law gaussian-equivalent) is close at large reuse" if name == "gamma" else ""
+    raise ParameterError(name, f"the model's exact law at reuse N/V = {lam:.4g} and {dps} working digits would take "
+                               f"more than {MAX_SERIES_SECONDS} s ({why}){hint}")
+
+
 def check_points(n: int, name: str) -> None:
     """Refuse more than :data:`MAX_POINTS` evaluation points.
 
@@ -332,21 +415,69 @@ _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "kib": 2**10, "m": 10**6, "mb"
 
 def parse_size(text, name: str = "max-memory") -> int:
     """A memory size in bytes from ``8GiB``, ``512MiB``, ``2.5GB``, ``1e9`` or a plain number of bytes (powers of 1024
-    for ``KiB``/``MiB``/``GiB``/``TiB``, of 1000 for ``kB``/``MB``/``GB``/``TB``; case is ignored).
+    for ``KiB``/``MiB``/``GiB``/``TiB``, of 1000 for ``kB``/``MB``/``GB``/``TB``; case is ignored), at least 1 MiB and
+    at most what the machine has (:func:`total_memory`): a limit it cannot meet is refused at once, naming it.
+    The number is read as text of at most 40 characters with an exponent of at most 30 before any arithmetic
+    (``1e999999999`` had been expanded into a billion-digit integer).
 
     >>> parse_size("8GiB"), parse_size("1.5 gb"), parse_size(2**22)
     (8589934592, 1500000000, 4194304)
+    >>> parse_size("1e999999999")
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: max-memory: 1e999999999: an exponent of 999999999, beyond any memory size (write e.g. 8GiB)
     """
     import re
 
-    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*", str(text))
-    unit = match and match.group(2).lower()
+    shown = _shown_text(text)
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)(?:[eE]([+-]?[0-9]+))?\s*([A-Za-z]*)\s*", str(text))
+    unit = match and match.group(3).lower()
     if not match or unit not in _UNITS:
-        raise ParameterError(name, f"not a memory size: {str(text)[:40]!r} (write e.g. 8GiB, 512MiB, 2GB)")
-    size = int(Fraction(match.group(1)) * _UNITS[unit])
+        raise ParameterError(name, f"not a memory size: {shown!r} (write e.g. 8GiB, 512MiB, 2GB)")
+    mantissa, exponent = match.group(1), match.group(2) or "0"
+    if len(mantissa) > 40 or len(exponent) > 6 or abs(int(exponent)) > 30:
+        why = f"an exponent of {exponent[:12]}" if len(mantissa) <= 40 else "more than 40 digits"
+        raise ParameterError(name, f"{shown}: {why}, beyond any memory size (write e.g. 8GiB)")
+    size = int(Fraction(mantissa) * Fraction(10) ** int(exponent) * _UNITS[unit])
     if size < 2**20:
-        raise ParameterError(name, f"{str(text).strip()} is less than 1 MiB")
+        raise ParameterError(name, f"{shown} is less than 1 MiB")
+    total = total_memory()
+    if size > total:
+        raise ParameterError(name, f"{shown} is more than the {_gib(total)} of memory and swap this machine has")
     return size
+
+
+def _shown_text(text) -> str:
+    """``text`` as an error line shows it: stripped, at most 40 characters."""
+    t = str(text).strip()
+    return t if len(t) <= 40 else t[:37] + "..."
+
+
+def total_memory() -> int:
+    """The most memory this machine could give one process: its memory and swap (``MemTotal`` plus ``SwapTotal`` of
+    ``/proc/meminfo``, else ``sysconf``), and no more than 2^48 bytes (the address space of today's 64-bit processors);
+    2^48 where none can be read.
+
+    >>> 2**20 < total_memory() <= 2**48
+    True
+    """
+    import os
+
+    found = {}
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                key, _, rest = line.partition(":")
+                if key in ("MemTotal", "SwapTotal"):
+                    found[key] = int(rest.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    if "MemTotal" not in found:
+        try:
+            found["MemTotal"] = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            return 2**48
+    return min(2**48, sum(found.values()))
 
 
 def _read_int(path: str) -> int | None:
@@ -461,5 +592,5 @@ def _gib(n: int) -> str:
     return f"{n / 2**30:.1f} GiB"
 
 
-__all__ += ["MEMORY_VARIABLE", "MEMORY_SHARE", "parse_size", "available_memory", "default_trial_limit", "trial_limit",
+__all__ += ["MEMORY_VARIABLE", "MEMORY_SHARE", "parse_size", "total_memory", "available_memory", "default_trial_limit", "trial_limit",
             "set_max_memory"]

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from attack_cases import CASES, argv_of, check_leaves, classify, prepare  # noqa: E402
+from attack_cases import CASES, argv_of, check_leaves, classify, cwd_of, env_of, prepare  # noqa: E402
 from processes import in_session  # noqa: E402
 
 TIMEOUT = 30.0
@@ -74,7 +74,8 @@ def run_case(case, tmp: Path) -> dict:
 
 def _run(case, exe: str, argv: list, tmp: Path) -> tuple[str, str]:
     proc = subprocess.Popen([exe, *argv[1:]], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=tmp, preexec_fn=_limits(case.fsize), start_new_session=True)
+                            text=True, cwd=cwd_of(case, tmp), env=env_of(case, tmp), preexec_fn=_limits(case.fsize),
+                            start_new_session=True)
     try:
         if case.stop:
             try:
@@ -98,6 +99,8 @@ def _run(case, exe: str, argv: list, tmp: Path) -> tuple[str, str]:
     if case.stop and proc.returncode != 128 + getattr(signal, case.stop):
         return "failed", f"exit {proc.returncode} after {case.stop}"
     wrong = check_leaves(case, tmp)
+    if not wrong and case.never is not None and case.never in out:
+        wrong = f"stdout holds {case.never!r}"
     return ("failed", wrong) if wrong and outcome != "failed" else (outcome, why)
 
 

@@ -3,9 +3,11 @@ signal), each of which must end in a clean refusal (exit 2, one line on stderr n
 stdout), a correct answer, or a clean stop (exit 130 or 143 and one line, after a SIGINT or SIGTERM), never a
 traceback, a hang, a run over the memory limit, a partial file or a process left behind.
 
-``tests/test_attack.py`` runs the ``fast`` cases in-process (default suite); ``scripts/attack.py`` runs
-every case in its own process under a time and memory limit and writes the counts to
-``notes/reliability.md``. A case's ``argv`` may hold ``{tmp}``, the folder its ``setup`` filled.
+``tests/test_attack.py`` runs the ``fast`` cases in-process (default suite; a case with an ``env`` in a process of
+its own, since it changes what a process keeps, its derivation cache); ``scripts/attack.py`` runs every case in its own
+process under a time and memory limit and writes the counts to ``notes/reliability.md``. A case's ``argv`` and ``env``
+may hold ``{tmp}``, the folder its ``setup`` filled. ``expect="counterexample"``: ``verify formula`` must find the
+formula wrong (exit 1, verdict ``counterexample``), whatever ``--digits``.
 """
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Case", "CASES", "ApiCase", "API_CASES", "prepare", "argv_of", "classify", "check_leaves", "run_in_process",
-           "run_api"]
+__all__ = ["Case", "CASES", "ApiCase", "API_CASES", "prepare", "argv_of", "env_of", "classify", "check_leaves",
+           "run_in_process", "run_api", "law_densities"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,8 @@ class Case:
     after: float = 0.0
     disk: str | None = None           # "full": {tmp}/full is a file system with no space left (own process, root)
     leaves: tuple = field(default=())  # what the run must leave (check_leaves): ("absent" | "whole" | "clean", path)
+    env: tuple = field(default=())    # (name, value) pairs set for the run, which then has a process of its own
+    never: str | None = None          # text its stdout must not hold (a value a poisoned cache or a wrong formula gives)
 
 
 def _spike(**over):
@@ -236,6 +240,79 @@ CASES = [
                                         "--json"), setup=("longvalue.json",)),
     Case("sweep json key twice", ("verify", "sweep", "{tmp}/twice.json", "--results", "{tmp}/r-{case}.jsonl", "--json"),
          setup=("twice.json",)),
+    # issue 37. Silent wrong answers: fewer digits never make a wrong formula agree; a nearly degenerate R's optimum
+    *[Case(f"formula digits {digits}: an overlap of 3/4 for 1/3", _formula(
+        "mu2/(mu2 + 1)", "sample.overlap", "--where", "delta=1, gamma=1, kappa=1, alpha=1, mu2=3", "--digits", digits),
+        "counterexample") for digits in ("1", "3", "5")],
+    Case("formula digits 1: a bulk edge 50% off", _formula("6*kappa", "bulk.population_right_edge", "--where", "delta=1",
+                                                          "--digits", "1"), "counterexample"),
+    Case("weights optimal markov 1e-20 digits 6", _w("optimal", 4, "--signs", "markov:1e-20", "--digits", "6"), "answered",
+         never="degenerate"),
+    Case("weights optimal markov 1e-900", _w("optimal", 4, "--signs", "markov:1e-900", "--digits", "6"), "either",
+         never="degenerate"),
+    # expressions the checker's own walk could not read
+    *[Case(f"formula {name}", _formula(expr)) for name, expr in (
+        ("Rational(1, 0)", "Rational(1, 0)"), ("Min()", "Min()"), ("Max()", "Max()"), ("Rational(1, 2, 3)", "Rational(1, 2, 3)"),
+        ("1998 plus signs", "+" * 1998 + "1"), ("600 powers", "delta" + "**1" * 600), ("331 sums", "delta" + "+delta" * 330))],
+    # hostile sizes and limits: refused at once, the limit named
+    *[Case(f"mc max-memory {name}", _mc(**{"max-memory": size})) for name, size in (
+        ("1e999999999", "1e999999999"), ("5000 digits", "9" * 5000), ("beyond the machine", "1e30"))],
+    Case("mc ATTENTION_RMT_MAX_MEMORY 1e999999999", _mc(), env=(("ATTENTION_RMT_MAX_MEMORY", "1e999999999"),)),
+    Case("formula ATTENTION_RMT_MAX_MEMORY 5000 digits", _formula("mu2/(mu2 + delta)", "sample.overlap", "--mc"),
+         env=(("ATTENTION_RMT_MAX_MEMORY", "9" * 5000),)),
+    *[Case(f"spike T=1 {name}", ("derive", "spike", *args, "--T", "1", "--weights", "mean", "--signs", "iid", "--json"))
+      for name, args in (
+          ("reuse 1e6", ("--delta", "1000000", "--gamma", "1", "--mu2", "3")),
+          ("gamma 1e-6", ("--delta", "1", "--gamma", "1/1000000", "--mu2", "3")),
+          ("delta 1e12", ("--delta", "1000000000000", "--gamma", "1/1000000", "--mu2", "3")),
+          ("reuse 1e-3 digits 1000", ("--delta", "1/1000", "--gamma", "1", "--mu2", "3", "--digits", "1000")),
+          ("mu2 1e5", ("--delta", "1/2", "--gamma", "1/4", "--mu2", "100000")))],
+    *[Case(f"bulk T=1 {name}", ("derive", "bulk", *args, "--T", "1", "--weights", "mean", "--json")) for name, args in (
+        ("reuse 1e6", ("--delta", "1000000", "--gamma", "1", "--x", "0.5")),
+        ("digits 1000", ("--delta", "1", "--gamma", "1", "--x", "0.5", "--digits", "1000")),
+        ("x 1e6", ("--delta", "1/2", "--gamma", "1/4", "--x", "1000000")))],
+    Case("summarize a header of 10^6 tasks", ("verify", "sweep", "--summarize", "{tmp}/million.results.jsonl", "--figures",
+                                               "", "--json"), "answered", setup=("million.results.jsonl",)),
+    Case("max-tasks 1 of 10^6 tasks", ("verify", "sweep", "{tmp}/million.json", "--results", "{tmp}/r-{case}.jsonl",
+                                       "--max-tasks", "1", "--workers", "1", "--json"), "answered", setup=("million.json",)),
+    # forged records: what no run of the sweep could write
+    *[Case(f"{verb} {damage}", (("verify", "sweep", "{tmp}/tiny.toml", "--results", f"{{tmp}}/{damage}.jsonl",
+                                 "--max-tasks", "1", "--json") if verb == "resume" else
+                                ("verify", "sweep", "--summarize", f"{{tmp}}/{damage}.jsonl", "--figures", "", "--json")),
+           "refused", setup=("tiny.toml", f"{damage}.jsonl"))
+      for verb in ("resume", "summarize") for damage in ("negative-eigenvalue", "huge-edge", "unsorted", "overlaps-sum",
+                                                         "typed-code-version", "bool-outliers")],
+    # cache poisoning: a changed entry is never served, a forged one never runs, a shared folder is never read
+    Case("mc from a changed cache entry", _mc(), "answered", setup=("cache-changed",),
+         env=(("ATTENTION_RMT_CACHE_DIR", "{tmp}/cache-changed"),), never="0.123456789"),
+    Case("mc from a cache others can write", _mc(), "answered", setup=("cache-shared",),
+         env=(("ATTENTION_RMT_CACHE_DIR", "{tmp}/cache-shared"),), never="0.123456789"),
+    Case("mc from forged fields", _mc(), "answered", setup=("cache-typed",),
+         env=(("ATTENTION_RMT_CACHE_DIR", "{tmp}/cache-typed"),)),
+    Case("mc from a FIFO in the cache", _mc(), "answered", setup=("cache-fifo",),
+         env=(("ATTENTION_RMT_CACHE_DIR", "{tmp}/cache-fifo"),)),
+    Case("spike from a forged source", _spike(), "answered", setup=("cache-forged",),
+         env=(("ATTENTION_RMT_CACHE_DIR", "{tmp}/cache-forged"),), leaves=(("absent", "{tmp}/ran"),)),
+    Case("spike with an empty cache variable", _spike(), "answered",
+         env=(("ATTENTION_RMT_CACHE_DIR", ""), ("XDG_CACHE_HOME", "{tmp}/xdg")), leaves=(("empty", "{tmp}/cwd"),)),
+    # an output beyond a file-size limit or on a full disk
+    Case("bulk plot beyond the size limit", ("derive", "bulk", "--delta", "1/2", "--gamma", "1/4", "--kappa", "1/8", "--x",
+                                             "0.1,0.5,1", "--plot", "{tmp}/fs-plot/b.png", "--json"),
+         fsize=3000, leaves=(("clean", "{tmp}/fs-plot"),)),
+    Case("bulk plot on a full disk", ("derive", "bulk", "--delta", "1/2", "--gamma", "1/4", "--kappa", "1/8", "--x",
+                                      "0.1,0.5,1", "--plot", "{tmp}/full/b.png", "--json"),
+         fast=False, disk="full", leaves=(("clean", "{tmp}/full"),)),
+    # a signal in the first moments of every command (after Python's own start-up: before it, no code of ours runs)
+    *[Case(f"{stop} {argv[1]} at 0.05 s", argv, "stopped", fast=False, stop=stop, after=0.05, setup=setup)
+      for stop, argv, setup in (
+          ("SIGINT", _w("optimal", 6, "--signs", "markov:1/2"), ()),
+          ("SIGTERM", ("derive", "bulk", "--delta", "1/2", "--gamma", "1/4", "--kappa", "1/8", "--x", "0.5", "--json"), ()),
+          ("SIGINT", _spike(), ()), ("SIGTERM", ("derive", "formulas", "--json"), ()), ("SIGTERM", _mc(), ()),
+          ("SIGINT", ("verify", "ladder", "--d", "40,80", "--seeds", "2", "--json"), ()),
+          ("SIGTERM", ("verify", "attention-gap", "--d", "40,80", "--seeds", "2", "--json"), ()),
+          ("SIGINT", _formula("mu2/(mu2 + delta)"), ()),
+          ("SIGTERM", ("verify", "sweep", "{tmp}/tiny.toml", "--results", "{tmp}/r-signal.jsonl", "--json"), ("tiny.toml",)),
+          ("SIGINT", ("verify", "claims", "--quick", "--notes", "", "--figures", "", "--json"), ()))],
 ]
 
 
@@ -243,6 +320,20 @@ def argv_of(case: Case, tmp: Path) -> list[str]:
     """The case's command line with its folder filled in (``{case}`` names files of its own)."""
     slug = "".join(c if c.isalnum() else "-" for c in case.name)
     return [a.replace("{tmp}", str(tmp)).replace("{case}", slug) for a in case.argv]
+
+
+def env_of(case: Case, tmp: Path) -> dict:
+    """The environment of a case's own process: this one's with the case's ``env`` (``{tmp}`` filled in)."""
+    return {**os.environ, **{name: value.replace("{tmp}", str(tmp)) for name, value in case.env}}
+
+
+def cwd_of(case: Case, tmp: Path) -> Path:
+    """Where a case runs: ``{tmp}``, or for a case with an ``env`` the empty folder ``{tmp}/cwd`` (made here), in which
+    it must leave nothing (a cache folder named by an empty variable had gone to the working folder)."""
+    if not case.env:
+        return tmp
+    (tmp / "cwd").mkdir(exist_ok=True)
+    return tmp / "cwd"
 
 
 _STOPPED = re.compile(r"^(derive|verify): interrupted by (SIGINT|SIGTERM)$")
@@ -259,6 +350,14 @@ def classify(returncode, out: str, err: str, expect: str) -> tuple[str, str]:
         if returncode not in (130, 143) or out or not lines or not _STOPPED.match(lines[-1]) or err.count("interrupted") != 1:
             return "failed", f"not a clean stop: exit {returncode}, stdout {len(out)} chars, stderr {err[-160:]!r}"
         return "stopped", lines[-1]
+    if expect == "counterexample":
+        try:
+            verdict = json.loads(out).get("verdict") if returncode in (0, 1) else None
+        except ValueError:
+            verdict = None
+        if returncode != 1 or verdict != "counterexample":
+            return "failed", f"the wrong formula was not refuted: exit {returncode}, verdict {verdict!r} {err[-120:]!r}"
+        return "answered", "counterexample"
     if returncode == 2:
         lines = err.strip().splitlines()
         if out or len(lines) != 1 or ": error: " not in lines[0] or len(lines[0]) > 400:
@@ -289,6 +388,8 @@ def check_leaves(case: Case, tmp: Path) -> str | None:
             scan = scan_results(path.read_bytes(), str(path))
             if scan.torn or scan.header is None:
                 return f"{path.name} ends in a torn line ({scan.torn} bytes) or holds no header"
+        if kind == "empty" and path.is_dir() and any(path.iterdir()):
+            return f"{path.name} holds {sorted(p.name for p in path.iterdir())[:3]}"
         if kind == "clean" and path.is_dir():
             partial = [p.name for p in path.rglob("*") if p.is_file() and (
                 p.name.endswith(".part") or p.name.startswith(".probe-") or p.stat().st_size == 0)]
@@ -309,6 +410,8 @@ def run_in_process(case: Case, tmp: Path) -> tuple[str, str]:
     from verify.cli import main as verify_main
 
     argv = argv_of(case, tmp)
+    if case.env:
+        return _run_own(case, argv, tmp)
     out, err = io.StringIO(), io.StringIO()
     limit = resource.getrlimit(resource.RLIMIT_FSIZE)
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -321,9 +424,29 @@ def run_in_process(case: Case, tmp: Path) -> tuple[str, str]:
             status = None
         finally:
             resource.setrlimit(resource.RLIMIT_FSIZE, limit)
-    outcome, why = classify(status, out.getvalue(), err.getvalue(), case.expect)
+    return _judged(case, tmp, status, out.getvalue(), err.getvalue())
+
+
+def _judged(case: Case, tmp: Path, status, out: str, err: str) -> tuple[str, str]:
+    """:func:`classify`, then the files the case left and the text its stdout must not hold."""
+    outcome, why = classify(status, out, err, case.expect)
     wrong = check_leaves(case, tmp)
+    if not wrong and case.never is not None and case.never in out:
+        wrong = f"stdout holds {case.never!r}"
     return ("failed", wrong) if wrong and outcome != "failed" else (outcome, why)
+
+
+def _run_own(case: Case, argv: list, tmp: Path) -> tuple[str, str]:
+    """A case with an ``env``, in a process of its own (``python -m derive.cli ...``)."""
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-m", f"{argv[0]}.cli", *argv[1:]], capture_output=True, text=True,
+                              env=env_of(case, tmp), cwd=cwd_of(case, tmp), timeout=300)
+    except subprocess.TimeoutExpired:
+        return "failed", "no answer within 300 s"
+    return _judged(case, tmp, done.returncode, done.stdout, done.stderr)
 
 
 def _trial_model(d, V, N, T, signs):
@@ -377,7 +500,30 @@ API_CASES = [
             (("where", "delta=1/2, delta=1/3"),), "where"),
     ApiCase("check_formula where T 1e9", "verify.formula:check_formula", ("weights.causal", "H(T)"),
             (("where", {"T": "1000000000"}),), "where"),
+    # issue 37: misuse of the public API
+    ApiCase("population_overlap at the pole of its formula", "derive.gaussian.outliers:population_overlap", (1, 1, 1), (),
+            None),
+    ApiCase("population_overlap continued, at its pole", "derive.gaussian.outliers:population_overlap", (1, 1, 1),
+            (("continued", True),), "theta"),
+    ApiCase("population_outlier below its threshold", "derive.gaussian.outliers:population_outlier", (1, 1, 1), (),
+            "theta"),
+    ApiCase("sample_outlier below its threshold", "derive.gaussian.outliers:sample_outlier", (1, 1, 1, 1), (), "theta"),
+    *[ApiCase(f"densities {name}", "attack_cases:law_densities", (xs,), (), "x") for name, xs in (
+        ("[nan]", [float("nan")]), ("[inf]", [float("inf")]), ("'0.5'", "0.5"), ("[1e300]", [1e300]), ("0.5", 0.5))],
+    ApiCase("parse_size 1e999999999", "derive.resources:parse_size", ("1e999999999",), (), "max-memory"),
+    ApiCase("parse_size 5000 digits", "derive.resources:parse_size", ("9" * 5000,), (), "max-memory"),
+    *[ApiCase(f"check_formula {name}", "verify.formula:check_formula", ("sample.overlap", expr), (("examples", 5),),
+              "expr") for name, expr in (("Rational(1, 0)", "Rational(1, 0)"), ("Max()", "Max()"),
+                                         ("1998 plus signs", "+" * 1998 + "1"))],
+    ApiCase("pooling optimal markov 1e-900", "derive.model.pooling:pooling", ("optimal", 4, "markov:1e-900"), (), None),
 ]
+
+
+def law_densities(xs):
+    """The densities of the model's exact law (one nonzero weight) at ``xs``: the API a misuse reaches."""
+    import derive
+
+    return derive.bulk(derive.Model(delta="1/2", gamma="1/4", T=1, weights="mean", signs="iid")).densities(xs)
 
 
 def run_api(case: ApiCase) -> tuple[str, str]:
@@ -438,6 +584,18 @@ def _damaged(root: Path, damage: str) -> str:
         last["task"] = [-1, 0, 0, 0]
     elif damage == "bad-point":
         last["point"]["mu2"] = "1e400"
+    elif damage == "negative-eigenvalue":
+        last["result"]["top_eigenvalues"][0] = -0.5
+    elif damage == "huge-edge":
+        last["result"]["top_eigenvalues"][0] = last["result"]["bulk_edge"] = 5e307
+    elif damage == "unsorted":
+        last["result"]["top_eigenvalues"].reverse()
+    elif damage == "overlaps-sum":
+        last["result"]["overlaps"] = [0.6, 0.6, 0.0]
+    elif damage == "typed-code-version":
+        last["code_version"] = 7
+    elif damage == "bool-outliers":
+        last["result"]["outliers_predicted"] = True
     return "\n".join(json.dumps(x) for x in lines) + "\n"
 
 
@@ -537,5 +695,58 @@ def prepare(root: Path, names) -> None:
             p.write_text(sweep_with("model", "signs", "a" * 1_000_000))
         elif name == "twice.json":
             p.write_text(json.dumps(sweep_base).replace('"seeds": 1', '"seeds": 1, "seeds": 2'))
+        elif name == "million.json":
+            p.write_text(json.dumps(MILLION))
+        elif name == "million.results.jsonl":
+            from verify.sweeps.results import ResultsWriter
+            from verify.sweeps.spec import Sweep
+
+            ResultsWriter(p, Sweep(MILLION)).close()  # the header alone
+        elif name.startswith("cache-"):
+            _poisoned_cache(p, name[len("cache-"):])
         else:
             raise ValueError(f"no recipe for {name}")
+
+
+MILLION = {"sweep": {"root_seed": 1, "seeds": 100, "outputs": ["top_eigenvalues", "overlaps"], "k": 1},
+           "model": {"d": 16, "delta": "1/2", "T": 2, "signs": "iid", "centered": True, "weights": "mean"},
+           "grid": {"mu2": {"from": 0, "to": 10, "num": 100}, "gamma": {"from": "1/4", "to": 1, "num": 100}}}
+"""A sweep of 10^6 tasks (10^4 grid points of 100 seeds) whose cells are tiny."""
+
+
+def _poisoned_cache(folder: Path, how: str) -> None:
+    """A derivation cache filled by the command it will serve (``verify mc`` of :func:`_mc`, ``derive spike`` of
+    :func:`_spike` for ``forged``), then poisoned: ``changed`` an entry's value changed (its digest not), ``shared``
+    a value changed with its digest and the folder writable by all, ``typed`` fields of the wrong types with their
+    digest, ``fifo`` an entry made a FIFO, ``forged`` a generated source raising ``SystemExit(7)`` and writing a file,
+    with its digest."""
+    import hashlib
+    import subprocess
+    import sys
+
+    argv = _spike() if how == "forged" else _mc()
+    subprocess.run([sys.executable, "-m", f"{argv[0]}.cli", *argv[1:]], capture_output=True, check=True, timeout=300,
+                   env={**os.environ, "ATTENTION_RMT_CACHE_DIR": str(folder)})
+    entry = next(folder.glob("derive-*/outliers.py" if how == "forged" else "derive-*/pooling-*.json"))
+
+    def forge(text: str) -> None:
+        entry.write_text(text)
+        entry.with_name(entry.name + ".sha256").write_text(hashlib.sha256(text.encode()).hexdigest() + "\n")
+
+    if how == "forged":
+        forge(f"import mpmath\nopen({str(folder.parent / 'ran')!r}, 'w')\nraise SystemExit(7)\n")
+        return
+    stored = json.loads(entry.read_text())
+    if how == "changed":
+        stored["value"]["weights_text"] = ["0.123456789"] * len(stored["value"]["weights_text"])
+        entry.write_text(json.dumps(stored))
+    elif how == "shared":
+        stored["value"]["weights_text"] = ["0.123456789"] * len(stored["value"]["weights_text"])
+        forge(json.dumps(stored))
+        folder.chmod(0o777)
+    elif how == "typed":
+        stored["value"] = {"weights": "abc", "weights_text": 7, "alpha": [], "kappa": None, "W": {}}
+        forge(json.dumps(stored))
+    elif how == "fifo":
+        entry.unlink()
+        os.mkfifo(entry, 0o600)

@@ -1,5 +1,7 @@
 from fractions import Fraction
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
@@ -138,3 +140,16 @@ def test_finite_d_attention_approaches_the_limit_like_inverse_sqrt_d():
         assert scaled.max() / scaled.min() < 1.3
         slope = np.polyfit(np.log(ds), np.log(D), 1)[0]
         assert abs(slope + 0.5) < 0.1
+
+
+@pytest.mark.parametrize("spec", ["markov:1e-20", "gauss:1e-30", "markov:1e-900"])
+def test_the_optimum_of_a_nearly_degenerate_R_is_found_at_any_digits(spec):
+    # R = I + r J + O(r^2), J the path's adjacency: its top eigenvector is J's, sin(pi k/5) normalized to sum 1, up to
+    # O(r). At digits + 10 alone (16 working digits for --digits 6) the gap of about r was below the rounding:
+    # w = [1, -2e-20, 1e-40, 0], "degenerate"; now the precision rises until the gap stands out
+    path = [math.sin(math.pi * k / 5) for k in range(1, 5)]
+    expected = [x / sum(path) for x in path]
+    for digits in (6, 15, 30):
+        w, note = optimal_weights(parse_signs(spec), 4, digits=digits)
+        got = [float(x / sum(w)) for x in w]
+        assert note is None and got == pytest.approx(expected, rel=1e-14), (digits, got)

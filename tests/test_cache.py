@@ -1,6 +1,7 @@
 """The derivation cache (derive.cache) and the fast first answer: generated mpmath code equals the SymPy
 derivation it replaces, a changed derivation is never served stale, a damaged or unwritable cache only
 costs time, and the command-line queries import nothing heavy they do not use."""
+import hashlib
 import json
 import os
 import subprocess
@@ -133,6 +134,103 @@ def test_the_outlier_functions_from_the_cache_are_the_derived_ones(folder):
                 assert fresh[name](*args) == stored[name](*args)
     finally:
         outliers._compiled.cache_clear()
+
+
+def _entry(folder, pattern):
+    return next(folder.glob(f"derive-*/{pattern}"))
+
+
+def _forge(path, text: str) -> None:
+    """Rewrite an entry and the digest kept beside it: what only the owner of a private folder can do."""
+    path.write_text(text)
+    path.with_name(path.name + ".sha256").write_text(hashlib.sha256(text.encode()).hexdigest() + "\n")
+
+
+def test_a_changed_entry_is_never_served(folder):
+    # a value changed by hand (the digest beside it not): computed again, and the entry repaired
+    assert cache.memo("m", {"a": 1}, lambda: {"eigenvalue": "2.5"}) == {"eigenvalue": "2.5"}
+    path = _entry(folder, "m-*.json")
+    path.write_text(path.read_text().replace("2.5", "0.5"))
+    assert cache.memo("m", {"a": 1}, lambda: {"eigenvalue": "2.5"}) == {"eigenvalue": "2.5"}
+    assert "2.5" in path.read_text()
+    # a constant of a generated source changed: derived again
+    cache.mpmath_functions("t", ("f",), _table)
+    source = _entry(folder, "t.py")
+    source.write_text(source.read_text().replace("mpmath.mpf(2)/mpmath.mpf(7)", "mpmath.mpf(3)/mpmath.mpf(7)"))
+    assert cache.mpmath_functions("t", ("f",), _table)["f"](4, 0) == mpmath.mpf(4) / 7 + mpmath.pi
+
+
+def test_code_in_the_cache_never_runs(folder, tmp_path):
+    # even with its digest forged, a source that is not arithmetic is derived again, not run
+    cache.mpmath_functions("t", ("f",), _table)
+    source, trap = _entry(folder, "t.py"), tmp_path / "ran"
+    for body in ("raise SystemExit(7)\n", f"open({str(trap)!r}, 'w')\n", "import os\n",
+                 "def f(x, y):\n    return __import__('os').system('true')\n",
+                 "def f(x, y):\n    return mpmath.runtests()\n", "def f(x, y=open('x')):\n    return x\n",
+                 "@print\ndef f(x, y):\n    return x\n", "def f(x, y):\n    return mpmath.mp.__class__\n"):
+        _forge(source, "import mpmath\n\n" + body)
+        assert cache.mpmath_functions("t", ("f",), _table)["f"](4, 0) == mpmath.mpf(4) / 7 + mpmath.pi, body
+    assert not trap.exists()
+
+
+def test_a_stored_value_its_caller_doubts_is_computed_again(folder):
+    template = {"outlier": bool, "eigenvalue": (cache.real_text, None)}
+    good = {"outlier": True, "eigenvalue": "2.5"}
+    assert cache.memo("m", {"a": 1}, lambda: good, lambda v: cache.shaped(v, template)) == good
+    for forged in ({"outlier": "yes", "eigenvalue": "2.5"}, {"outlier": True, "eigenvalue": 7}, [1], None,
+                   {"outlier": True}):
+        _forge(_entry(folder, "m-*.json"), json.dumps({"arguments": {"a": 1}, "value": forged}))
+        assert cache.memo("m", {"a": 1}, lambda: good, lambda v: cache.shaped(v, template)) == good, forged
+
+
+def test_a_folder_others_can_write_is_not_used(folder):
+    assert cache.memo("m", {"a": 1}, lambda: [1]) == [1]
+    key = next(folder.glob("derive-*"))
+    for where in (key, folder):
+        where.chmod(0o777)
+        assert cache.memo("m", {"a": 1}, lambda: [2]) == [2]  # not read, and nothing written there
+        where.chmod(0o700)
+    assert cache.memo("m", {"a": 1}, lambda: [3]) == [1]
+    entry = _entry(folder, "m-*.json")
+    entry.chmod(0o666)  # an entry others could have written
+    assert cache.memo("m", {"a": 1}, lambda: [4]) == [4]
+    if os.geteuid() == 0:
+        os.chown(entry, 65534, 65534)  # another user's entry
+        assert cache.memo("m", {"a": 1}, lambda: [5]) == [5]
+
+
+def test_an_entry_that_is_a_fifo_does_not_block(folder):
+    cache.memo("m", {"a": 1}, lambda: [1])
+    entry = _entry(folder, "m-*.json")
+    entry.unlink()
+    os.mkfifo(entry, 0o600)
+    code = ("import json; from derive import cache\n"
+            "print(json.dumps(cache.memo('m', {'a': 1}, lambda: [2])))\n")
+    assert _cold(code, folder) == [2]
+
+
+def test_an_empty_cache_variable_is_the_default_folder_not_the_working_one(tmp_path, monkeypatch):
+    (tmp_path / "work").mkdir()
+    monkeypatch.setenv(cache.ENVIRONMENT, "")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path / "work")
+    assert cache.memo("m", {"a": 1}, lambda: [1]) == [1]
+    assert not list((tmp_path / "work").iterdir())
+    assert list((tmp_path / "xdg" / "attention-rmt").glob("derive-*/m-*.json"))
+
+
+def test_a_forged_source_does_not_stop_derive_spike(tmp_path):
+    # SystemExit(7) in a cached source had made derive spike exit 7 with nothing on stderr
+    spike = ["-m", "derive.cli", "spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8",
+             "--mu2", "3/2", "--json"]
+    env = dict(os.environ, **{cache.ENVIRONMENT: str(tmp_path)})
+    run = lambda: subprocess.run([sys.executable, *spike], capture_output=True, text=True, env=env, cwd=ROOT,  # noqa: E731
+                                 timeout=300)
+    clean = run()
+    assert clean.returncode == 0, clean.stderr
+    _forge(_entry(tmp_path, "outliers.py"), "import mpmath\nraise SystemExit(7)\n")
+    again = run()
+    assert (again.returncode, again.stdout) == (0, clean.stdout), again.stderr
 
 
 def _cold(code: str, folder) -> dict:

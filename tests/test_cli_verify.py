@@ -66,3 +66,15 @@ def test_mc_plot_draws_each_seed_against_the_theory(capsys, tmp_path):
     assert main(["mc", "--d", "60", "--V", "120", "--N", "240", "--T", "2", "--signs", "iid", "--weights", "mean",
                  "--mu2", "2", "--seeds", "3", "--plot", "/dev/null/x.png"]) == 2
     assert "plot" in capsys.readouterr().err
+
+
+def test_mc_intervals_stay_in_the_range_of_their_quantity(capsys):
+    # two seeds: the Student-t quantile is 12.7, and the overlap's interval had been [-0.24, 1.27]; cut to [0, 1] it
+    # keeps its coverage (the mean overlap lies in [0, 1]), and the top eigenvalue of the positive semi-definite S >= 0
+    argv = ["mc", "--d", "20", "--V", "40", "--N", "80", "--T", "4", "--signs", "prefix:2", "--weights", "mean",
+            "--mu2", "2", "--seeds", "2", "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    overlaps = [float(x) for x in doc["overlap"]["ci95"]]
+    assert 0 <= overlaps[0] < float(doc["overlap"]["mean"]) < overlaps[1] <= 1 and overlaps == [0, 1]
+    assert float(doc["top_eigenvalue"]["ci95"][0]) >= 0

@@ -128,3 +128,27 @@ def test_the_control_variates_have_mean_zero(centered):
     for name, column in zip(CONTROLS, G.T):
         mean, lo, hi = mean_ci(column, 1 - 0.05 / 14)
         assert lo <= 0 <= hi, (name, mean, lo, hi)
+
+
+@pytest.mark.parametrize("kind, T, param, w", [("markov", 3, sp.Rational(1, 3), (sp.Rational(1, 2), sp.Rational(1, 3),
+                                                                                    sp.Rational(1, 6))),
+                                              ("prefix", 3, 2, (sp.Rational(3, 5), sp.Rational(1, 5), sp.Rational(1, 5)))])
+def test_the_table_covariance_of_the_population_reference_is_the_enumerated_one(kind, T, param, w):
+    # verify.montecarlo.population assembles E M E^T from M's three coefficients in float64, the reference of the
+    # population-level outlier tests: against E (enumerated E[a a^T]) E^T for a table E, to 1e-12 (a 1% error of its
+    # identity term had passed them, their tolerance being the finite-d fluctuation)
+    import numpy as np
+
+    from verify.montecarlo.draw import balanced_signs
+    from verify.montecarlo.population import table_covariance
+
+    assert tuple(balanced_signs(4)) == V4_SIGNS
+    law = _sign_law(kind, T, param)
+    second, _ = _enumerated_moments(law, w)
+    R = sp.Matrix(T, T, lambda i, j: param ** abs(i - j)) if kind == "markov" else parse_signs(f"prefix:{param}").R(T)
+    wv = sp.Matrix(w)
+    alpha, kappa, W = (wv.T * R * wv)[0], (wv.T * wv)[0], sum(w)
+    E = np.random.default_rng(3).standard_normal((3, 4))
+    expected = E @ np.array(second, dtype=float) @ E.T
+    got = table_covariance(E, float(alpha), float(kappa), float(W))
+    assert np.allclose(got, expected, rtol=1e-12, atol=1e-12)

@@ -51,6 +51,24 @@ def test_the_tolerance_detects_a_relative_error_of_1e_20():
     assert check_formula("sample.eigenvalue", f"(1 + 10**-20)*({right})", **FEW).verdict == "counterexample"
 
 
+@pytest.mark.parametrize("digits", [1, 3, 5])
+def test_fewer_digits_never_make_a_wrong_formula_agree(digits):
+    # the tolerance had been 10^(5 - digits): 10^4 relative at one digit, and these agreed. At delta = gamma = kappa =
+    # alpha = 1, mu2 = 3 the sample overlap is 1/3 (the formula mu2/(mu2 + 1) gives 3/4), and the population edge is
+    # 4 kappa at delta = 1 (6 kappa is 50% off); fewer digits shorten what is printed, the comparison keeps 30
+    where = "delta=1, gamma=1, kappa=1, alpha=1, mu2=3"
+    overlap = check_formula("sample.overlap", "mu2/(mu2 + 1)", where=where, digits=digits, **FEW)
+    assert overlap.verdict == "counterexample"
+    with mpmath.workdps(40):
+        assert abs(overlap.expected - mpmath.mpf(1) / 3) < 1e-25 and overlap.got == mpmath.mpf(3) / 4
+    edge = check_formula("bulk.population_right_edge", "6*kappa", where="delta=1", digits=digits, **FEW)
+    assert edge.verdict == "counterexample"
+    right = sp.factor(quantity("sample.eigenvalue").definition)
+    assert check_formula("sample.eigenvalue", f"(1 + 10**-20)*({right})", digits=digits, **FEW).verdict == "counterexample"
+    assert check_formula("sample.overlap", "mu2/(mu2 + 1)", where=where, digits=digits, **FEW).as_dict()["tolerance"] \
+        == "1.0e-25"
+
+
 def test_an_implicit_quantity_is_proved_on_its_curve_and_the_wrong_root_is_refuted():
     # delta = gamma = kappa = 1: the threshold polynomial is -theta^2 (theta - 3); its roots 0 (twice) and 3
     where = "delta=1, gamma=1, kappa=1"
@@ -129,6 +147,7 @@ def test_an_evaluation_that_outlasts_its_budget_is_refused_naming_expr(monkeypat
     # exp(exp(exp(delta))) at delta > 3 exceeds 10^(10^21): its sine needs that many digits of pi, so mpmath would
     # not finish; nothing about it is exact, so only the time budget can stop it (1 s here instead of 10)
     monkeypatch.setattr("verify.formula.EXPRESSION_SECONDS", 1)
+    monkeypatch.setattr("verify.formula.search.EXPRESSION_SECONDS", 1)
     with pytest.raises(ParameterError, match="took more than 1 s") as info:
         check_formula("sample.overlap", "sin(exp(exp(exp(delta))))", where="delta>3", examples=5)
     assert info.value.parameter == "expr"

@@ -443,3 +443,105 @@ def test_the_ledger_never_confirms_without_evidence():
         rec = ledger.run_claim(ledger.Claim("CX", "c", lambda cfg, out=out: out), {})
         assert rec["verdict"] == "inconclusive", out
         assert rec["evidence"], out
+
+
+# ----------------------------------------------------------------------------------------------
+# issue 37: the formula checker's reading, the sweeps' records and the derivation cache, each with any input
+
+_EXPRESSION_TOKENS = ["delta", "gamma", "mu2", "kappa", "alpha", "1", "0", "2.5", "10**60", "+", "-", "*", "/", "**",
+                      "^", "(", ")", ",", "sqrt(", "Min(", "Max(", "Rational(", "H(", "exp(", "log(", "Abs(", " ",
+                      "Min()", "Max()", "Rational(1, 0)", "Rational(1, 2, 3)", "**1"]
+
+
+@settings(max_examples=150)
+@given(st.lists(st.sampled_from(_EXPRESSION_TOKENS), max_size=40), st.integers(0, 3), st.sampled_from("+-"),
+       st.integers(0, 1950))
+def test_any_text_is_read_as_an_expression_or_refused(tokens, nesting, sign, signs):
+    from derive.sheet.quantities import quantity
+    from derive.sheet.userexpr import parse_user_expression
+
+    text = sign * signs + "(" * nesting * 10 + "".join(tokens) + ")" * nesting * 10
+    try:
+        expr = parse_user_expression(text, quantity("sample.overlap").names)
+    except ParameterError as exc:
+        assert exc.parameter == "expr"
+        return
+    assert isinstance(expr, sp.Expr) and not expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo)
+
+
+@pytest.fixture(scope="module")
+def tiny_results(tmp_path_factory):
+    from verify.sweeps import executors
+    from verify.sweeps.run import run_sweep
+    from verify.sweeps.spec import load_sweep
+    from pathlib import Path
+
+    path = tmp_path_factory.mktemp("fuzz-sweep") / "tiny.jsonl"
+    with executors.InProcess() as ex:
+        run_sweep(load_sweep(Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "tiny.toml"), path, ex,
+                  max_tasks=2, log=io.StringIO())
+    return path
+
+
+def _paths(x, at=()):
+    yield at
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from _paths(v, (*at, k))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from _paths(v, (*at, i))
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**30, 10**30) | st.floats(allow_nan=False)
+                     | st.text(max_size=5), lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=6)
+
+
+@settings(max_examples=80)
+@given(st.data())
+def test_a_forged_record_is_refused_or_is_one_a_run_could_write(tiny_results, tmp_path_factory, data):
+    from verify.sweeps.report import summarize
+
+    header, first, *rest = tiny_results.read_text().splitlines()
+    record = json.loads(first)
+    where = data.draw(st.sampled_from([p for p in _paths(record) if p]))
+    target = record
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = data.draw(_JSON)
+    forged = tmp_path_factory.mktemp("forged") / "forged.jsonl"
+    forged.write_text("\n".join([header, json.dumps(record), *rest]) + "\n")
+    try:
+        doc = summarize(forged)
+    except ParameterError as exc:
+        assert exc.parameter == "results"
+        return
+    # accepted: then the record is one a run could have written, and the summary has no NaN
+    assert not nonfinite_reals(json.loads(json.dumps(doc, default=str)))
+
+
+@settings(max_examples=60)
+@given(st.binary(max_size=200) | st.text(max_size=200).map(str.encode), st.booleans())
+def test_any_bytes_in_the_cache_are_derived_again(tmp_path_factory, content, with_digest):
+    import hashlib
+
+    from derive import cache
+
+    folder = tmp_path_factory.mktemp("cache")
+    environ = {cache.ENVIRONMENT: str(folder)}
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in environ.items():
+            mp.setenv(name, value)
+        good = {"eigenvalue": "2.5"}
+        check = lambda v: cache.shaped(v, {"eigenvalue": cache.real_text})  # noqa: E731
+        cache.memo("m", {"a": 1}, lambda: good, check)
+        x = sp.Symbol("x")
+        cache.mpmath_functions("t", ("f",), lambda: {"f": ((x,), x / 3)})
+        for entry in (next(folder.glob("derive-*/m-*.json")), next(folder.glob("derive-*/t.py"))):
+            entry.write_bytes(content)
+            if with_digest:
+                entry.with_name(entry.name + ".sha256").write_text(hashlib.sha256(content).hexdigest())
+        stored = cache.memo("m", {"a": 1}, lambda: good, check)
+        assert stored == good or check(stored)
+        assert cache.mpmath_functions("t", ("f",), lambda: {"f": ((x,), x / 3)})["f"](mpmath.mpf(3)) == 1

@@ -5,6 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from derive.errors import ParameterError
 from derive.resources import MAX_TRIAL_BYTES, trial_bytes
 from tests.trial_cases import model as trial_model
 from verify.montecarlo.draw import draw
@@ -65,6 +66,7 @@ def test_the_memory_limit_is_the_users_and_the_refusal_names_the_flag(capsys, mo
     from verify.cli import main
 
     monkeypatch.delenv(resources.MEMORY_VARIABLE, raising=False)
+    monkeypatch.setattr(resources, "total_memory", lambda: 64 * 2**30)  # the sizes below, on any machine
     # a trial of the solver that will run (mixed: float32 Lanczos), refused above the user's limit, the flag named
     argv = ["mc", "--d", "8000", "--V", "8000", "--N", "8000", "--T", "1", "--signs", "iid", "--weights", "mean",
             "--mu2", "3", "--seeds", "1"]
@@ -90,6 +92,27 @@ def test_the_memory_limit_is_the_users_and_the_refusal_names_the_flag(capsys, mo
                                                                  "changes it")
     assert main([*argv, "--max-memory", "a lot"]) == 2
     assert "max-memory: not a memory size" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("size, reason", [
+    ("1e999999999", "an exponent of 999999999"), ("9" * 5000, "more than 40 digits"), ("1e-99999GiB", "an exponent of"),
+    ("1e30", "more than the 64.0 GiB of memory and swap this machine has"), ("65GiB", "more than the 64.0 GiB")])
+def test_a_memory_limit_the_machine_cannot_meet_is_refused_at_once(size, reason, monkeypatch):
+    # 1e999999999 had been expanded into a billion-digit integer (every command that takes --max-memory hung), and
+    # 5000 digits raised Python's limit on integer text as a traceback
+    from derive import resources
+    from verify.cli import main
+
+    monkeypatch.setattr(resources, "total_memory", lambda: 64 * 2**30)
+    with pytest.raises(ParameterError, match=reason) as info:
+        resources.parse_size(size)
+    assert info.value.parameter == "max-memory"
+    monkeypatch.setenv(resources.MEMORY_VARIABLE, size)
+    with pytest.raises(ParameterError) as info:
+        resources.trial_limit()
+    assert info.value.parameter == resources.MEMORY_VARIABLE
+    assert main(["mc", "--d", "20", "--V", "40", "--N", "80", "--T", "2", "--signs", "iid", "--weights", "mean",
+                 "--mu2", "1", "--seeds", "1", "--max-memory", size]) == 2
 
 
 def test_the_available_memory_respects_the_address_space_limit():

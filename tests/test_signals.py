@@ -84,3 +84,90 @@ def test_a_signal_stops_the_command_and_everything_it_started(command, stop, tmp
         assert names == ["long.jsonl"], names
         scan = read_results(out / "long.jsonl")
         assert scan.torn == 0 and len(scan.records) >= 2
+
+
+def _handled(pid: int) -> bool:
+    """Whether the process catches SIGTERM (its ``SigCgt`` mask): Python leaves SIGTERM to the default action, so the
+    command's own handlers are in place (derive.cli.stop installs SIGINT's and SIGTERM's together, SIGTERM's last)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    mask = next((line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), "0")
+    return bool(int(mask, 16) >> (signal.SIGTERM - 1) & 1)
+
+
+FIRST_LINE = [
+    ("derive.cli", ["weights", "--scheme", "optimal", "--T", "6", "--signs", "markov:1/2"]),
+    ("derive.cli", ["bulk", "--delta", "1/2", "--gamma", "1/4", "--kappa", "1/8", "--x", "0.5"]),
+    ("derive.cli", ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2"]),
+    ("derive.cli", ["formulas"]),
+    ("verify.cli", ["mc", "--d", "20", "--V", "40", "--N", "80", "--T", "2", "--signs", "iid", "--weights", "mean",
+                    "--mu2", "1", "--seeds", "2"]),
+    ("verify.cli", ["claims", "--quick", "--notes", "", "--figures", ""]),
+    ("verify.cli", ["ladder", "--d", "40,80", "--seeds", "2"]),
+    ("verify.cli", ["attention-gap", "--d", "40,80", "--seeds", "2"]),
+    ("verify.cli", ["sweep", str(TINY), "--results", "{tmp}/r.jsonl", "--workers", "1"]),
+    ("verify.cli", ["formula", "--quantity", "sample.overlap", "--expr", "mu2/(mu2 + delta)"]),
+]
+
+
+@pytest.mark.parametrize("i", range(len(FIRST_LINE)), ids=[f"{m.split('.')[0]} {a[0]}" for m, a in FIRST_LINE])
+def test_a_signal_from_the_first_line_of_every_command_stops_it_cleanly(i, tmp_path):
+    # the signal comes as soon as the command's handlers are in place, before its modules are imported: a signal
+    # while argparse and the commands were imported had been a KeyboardInterrupt traceback or a silent -15; the
+    # commands take SIGINT, SIGTERM and two SIGTERMs in turn (the second had once met the default handler again)
+    module, argv = FIRST_LINE[i]
+    stops = [[signal.SIGINT], [signal.SIGTERM], [signal.SIGTERM, signal.SIGTERM]][i % 3]
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    proc = subprocess.Popen([sys.executable, "-m", module, *argv, "--json"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not _handled(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.0005)
+    for stop in stops:
+        proc.send_signal(stop)  # nothing is sent once the command has exited (its status is then read)
+    out, err = proc.communicate(timeout=300)
+    prog = module.split(".")[0]
+    if proc.returncode == 0:
+        pytest.fail(f"the command ended before its handlers were seen: {err[-300:]}")
+    assert proc.returncode == 128 + stops[0], (proc.returncode, err[-500:])
+    assert out == "" and "Traceback" not in err and err.count("interrupted") == 1, err[-500:]
+    assert err.strip().splitlines()[-1] == f"{prog}: interrupted by {signal.Signals(stops[0]).name}"
+    assert not in_session(proc.pid)
+
+
+EDGE = """
+import atexit, builtins, os, signal, sys
+stop = getattr(signal, {stop!r})
+sys.argv = [{prog!r}, *{argv!r}, "--json"]
+if {edge!r} == "start":
+    real = builtins.__import__
+
+    def hooked(name, *args, **kwargs):
+        # the signal arrives while the command line's modules are imported, as it does a few ms after start-up
+        if name == "argparse" and not hasattr(hooked, "sent"):
+            hooked.sent = os.kill(os.getpid(), stop) or True
+        return real(name, *args, **kwargs)
+
+    builtins.__import__ = hooked
+else:
+    atexit.register(os.kill, os.getpid(), stop)  # while the interpreter exits, after the command's last line
+from {module} import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("edge", ["start", "end"])
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("module", ["derive.cli", "verify.cli"])
+def test_a_signal_at_either_edge_of_a_run_is_a_clean_stop(module, stop, edge):
+    prog = module.split(".")[0]
+    argv = ["weights", "--scheme", "mean", "--T", "4"] if prog == "derive" else [
+        "mc", "--d", "20", "--V", "40", "--N", "80", "--T", "2", "--signs", "iid", "--weights", "mean", "--mu2", "1",
+        "--seeds", "2"]
+    code = EDGE.format(stop=stop, prog=prog, argv=argv, edge=edge, module=module)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 128 + getattr(signal, stop), (done.returncode, done.stderr[-500:])
+    assert "Traceback" not in done.stderr and done.stderr.strip().splitlines()[-1] == f"{prog}: interrupted by {stop}"
+    assert done.stderr.count("interrupted") == 1

@@ -91,6 +91,37 @@ def test_separated_clusters_carry_the_mass_of_their_atoms():
         assert abs(np.trapezoid(weight, theta_) - mass) < 1e-9 * max(mass, 1e-3)
 
 
+def test_the_mass_above_the_outlier_is_the_integral_of_the_density():
+    # bulk_mass_above of the signal outlier is sum_{j > k} p_j/delta over the clusters above its gap k; here it is the
+    # density itself integrated over every run of clusters above the outlier (not the masses the runs are scaled to):
+    # the two agree to 1e-9 relative, so a 1% error in either is seen (a 1% error in the mass had passed the suite)
+    L = poisson_law(Q(1, 4), 1)
+    with mpmath.workdps(20):
+        s = signal_outlier(L, Q(3))
+    ell, integral = float(s.eigenvalue), 0.0
+    for a, b, _ in float_view(L).intervals():
+        if a > ell:
+            theta_ = np.linspace(0, np.pi, 401)
+            x = a + (b - a) * (1 - np.cos(theta_)) / 2
+            weight = np.zeros_like(x)
+            weight[1:-1] = float_view(L).density(x[1:-1]) * (b - a) * np.sin(theta_[1:-1]) / 2
+            integral += np.trapezoid(weight, theta_)
+    assert s.gap == 4 and abs(integral / float(s.mass_above) - 1) < 1e-9
+
+
+def test_the_signal_outlier_is_x_at_the_root_of_its_equation():
+    # at one nonzero weight the outlier is x(t) = t (1 - S_0(t)) at the root of S_0(t) = -1/mu2 in its gap: the root
+    # found here from the law's own series and x(t) from silverstein's, against signal_outlier's location and against
+    # the formula sheet's location at one nonzero weight, each to 1e-15 relative (a 1% error of the sheet's had passed)
+    L = poisson_law(Q(1, 4), 1)
+    with mpmath.workdps(30):
+        s = signal_outlier(L, Q(3))
+        guess = s.eigenvalue / (1 + mpmath.mpf(1) / 3)  # x = t (1 + 1/mu2) at the root
+        root = mpmath.findroot(lambda tv: L.sums(tv, (0,))[0][0] + mpmath.mpf(1) / 3, guess)
+        sheet = sp.lambdify((t, mu2), one_weight_equations()["location"], modules="mpmath")(root, mpmath.mpf(3))
+        assert abs(L.x(root) / s.eigenvalue - 1) < 1e-15 and abs(sheet / s.eigenvalue - 1) < 1e-15
+
+
 def test_density_30_and_50_digits_and_float_agree():
     L = poisson_law(Q(1, 4), 1)
     points = ["1/10", "1", "3", "5.5"]

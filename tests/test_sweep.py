@@ -626,3 +626,45 @@ def test_a_changed_weights_file_is_another_sweep_and_the_summary_needs_only_the_
         run_sweep(Sweep(data), path, ex, log=QUIET)
     weights.unlink()
     assert len(summarize(path, model_limit=False)["points"]) >= 1
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: r["result"]["top_eigenvalues"].__setitem__(0, -0.5),  # a negative top eigenvalue of a PSD S
+    lambda r: r["result"].update(bulk_edge=5e307, top_eigenvalues=[5e307] + r["result"]["top_eigenvalues"][1:]),
+    lambda r: r["result"]["top_eigenvalues"].reverse(),  # not the top of a spectrum, in decreasing order
+    lambda r: r["result"].update(overlaps=[0.6, 0.6, 0.0]),  # orthonormal eigenvectors: the overlaps sum to 1 at most
+    lambda r: r["result"].update(bulk_edge=r["result"]["bulk_edge"] * 1.5),  # not the eigenvalue below the outliers
+    lambda r: r["result"].update(outliers_predicted=True),
+    lambda r: r["result"].update(accuracy=0.5 + 1e-3),  # not a share of the 64 test sequences
+    lambda r: r["result"].update(n_test=10**20),
+    lambda r: r.update(code_version=7),  # a TypeError traceback in the summary
+    lambda r: r.update(timing={"seconds": "a while"}),
+], ids=["negative", "5e307", "unsorted", "overlaps-sum", "edge", "bool-outliers", "accuracy", "n_test", "code_version",
+        "timing"])
+def test_records_no_run_could_write_are_refused(reference, tmp_path, change):
+    sweep, path, _ = reference
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[1])
+    change(record)
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("\n".join([lines[0], json.dumps(record), *lines[2:]]) + "\n")
+    for run in (lambda: summarize(forged, model_limit=False),
+                lambda: run_sweep(sweep, forged, executors.InProcess(), log=QUIET)):
+        with pytest.raises(ParameterError, match=r"the record of task \[") as info:
+            run()
+        assert info.value.parameter == "results"
+
+
+def test_a_sweep_of_a_million_tasks_is_never_listed(tmp_path, monkeypatch):
+    # 10^4 grid points of 100 seeds: --max-tasks 1 and a summary had listed the 10^6 tasks (and checked each point's
+    # trial): more than a minute; now each record's key is looked up, a batch's cells are made one by one
+    data = {"sweep": {"root_seed": 1, "seeds": 100, "outputs": ["top_eigenvalues", "overlaps"], "k": 1},
+            "model": {"d": 16, "delta": "1/2", "T": 2, "signs": "iid", "centered": True, "weights": "mean"},
+            "grid": {"mu2": {"from": 0, "to": 10, "num": 100}, "gamma": {"from": "1/4", "to": 1, "num": 100}}}
+    sweep = Sweep(data)
+    monkeypatch.setattr(Sweep, "tasks", lambda self: pytest.fail("the tasks were listed"))
+    with executors.InProcess() as ex:
+        doc = run_sweep(sweep, tmp_path / "big.jsonl", ex, max_tasks=1, log=QUIET)
+    assert (doc["tasks"], doc["computed"], doc["cells"], doc["remaining"]) == (10**6, 100, 1, 10**6 - 100)
+    summary = summarize(tmp_path / "big.jsonl", model_limit=False)
+    assert summary["tasks"] == {"total": 10**6, "done": 100} and len(summary["points"]) == 100

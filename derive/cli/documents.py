@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import mpmath
 
-from derive.cache import memo
+from derive.cache import memo, real_text, shaped
 from derive.errors import ParameterError
 from derive.model.spec import Model
 from derive.numbers import check_digits, format_exact, format_real
@@ -79,7 +79,7 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
     if law.exact:
         key = {"delta": str(law.delta), "gamma": str(law.gamma), "weights": [str(w) for w in law.weights],
                "mu2": str(m.mu2), "digits": digits}
-        doc["sample"] = memo("model-spike-sample", key, lambda: _sample(m, digits))
+        doc["sample"] = memo("model-spike-sample", key, lambda: _sample(m, digits), lambda v: shaped(v, _EXACT_SAMPLE))
         doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
     else:
         doc["sample"] = _sample(m, digits, error)
@@ -153,6 +153,11 @@ def attention_options(m: Model, digits: int = 30) -> dict:
     shown = lambda v: v if isinstance(v, str) else format_real(v, digits)  # noqa: E731
     return {o.name: None if o.name not in values else shown(values[o.name])
             for o in sorted(OPTIONS, key=lambda o: o.name)}
+
+
+_EXACT_SAMPLE = {"outlier": bool, "eigenvalue": (real_text, None), "overlap": real_text,
+                 "mu2_critical": (real_text, None), "mu2_windows": [[real_text]], "bulk_mass_above": (real_text, None)}
+"""The fields of the exact sample level :func:`_sample` writes, as :func:`derive.cache.memo` checks a stored one."""
 
 
 def _sample(m: Model, digits: int, error=None) -> dict:
@@ -279,8 +284,8 @@ def _vocabulary_bulk(law, points: list, digits: int) -> dict:
 
     points = [sp.Rational(q.numerator, q.denominator) for q in points]
     with mpmath.workdps(digits + 10):
+        values = law.densities(points)  # first: a point too far out among the clusters is refused before any work
         support, K = law.support_summary()
-        values = law.densities(points)
         fmt = lambda v: "inf" if v == mpmath.inf else format_real(v, digits)  # noqa: E731
         if K is None:
             note = ("more than one nonzero weight: the support is not derived, [0, inf) holds it (unbounded token "

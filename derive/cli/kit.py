@@ -11,15 +11,13 @@ has closed: worker processes stopped, partial files removed (:class:`Interrupted
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import json
 import os
 import re
-import signal
 import sys
-import threading
 
+from derive.cli.stop import STOP_SIGNALS, Interrupted
 from derive.errors import ParameterError
 
 __all__ = ["MEMORY_HELP", "add_max_memory", "add_signs", "add_scheme", "scheme_options", "STOP_SIGNALS", "Interrupted", "plain", "listed", "version", "readable", "with_provenance",
@@ -73,47 +71,6 @@ def plain(text: str | None) -> str | None:
     if text is None:
         return None
     return re.sub(r"``([^`]*)``", r"\1", re.sub(r":[a-z]+:`~?([^`]*)`", r"\1", text))
-
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-"""The signals that stop a command cleanly."""
-
-
-class Interrupted(BaseException):
-    """A stop signal, raised in the main thread where it arrived, so that everything on the way out closes as it
-    does for an error (a ``BaseException``: no ``except Exception`` of a check or of SymPy takes it for a failure)."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-@contextlib.contextmanager
-def _stop_signals(prog: str):
-    """Turn the first SIGINT or SIGTERM into :class:`Interrupted`; a second one while the first is being handled
-    exits at once (the workers die with this process). Yields the list of signals received."""
-    received = []
-    if threading.current_thread() is not threading.main_thread():
-        yield received
-        return
-
-    def stop(signum, frame):
-        received.append(signum)
-        if len(received) == 1:
-            raise Interrupted(signum)
-        print(_stopped_line(prog, received[0]), file=sys.stderr, flush=True)
-        os._exit(128 + received[0])
-
-    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS}
-    try:
-        yield received
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-
-
-def _stopped_line(prog: str, signum: int) -> str:
-    return f"{prog}: interrupted by {signal.Signals(signum).name}"
 
 
 def listed(values) -> str:
@@ -211,18 +168,9 @@ def with_provenance(doc):
 
 
 def run_cli(prog: str, description: str, command_modules: list[str], argv=None) -> int:
-    """Parse ``argv``, run the chosen command, print its document; return the exit status."""
-    with _stop_signals(prog) as received:
-        try:
-            return _run(prog, description, command_modules, argv)
-        except BaseException:
-            if not received:
-                raise
-        print(_stopped_line(prog, received[0]), file=sys.stderr)
-        return 128 + received[0]
-
-
-def _run(prog: str, description: str, command_modules: list[str], argv=None) -> int:
+    """Parse ``argv``, run the chosen command, print its document; return the exit status. The ``main`` of each
+    command line calls it under :func:`derive.cli.stop.run_stoppable`, which makes SIGINT and SIGTERM a clean stop
+    from before this module is imported."""
     parser = _OneLineParser(prog=prog, description=plain(description))
     parser.add_argument("--version", action=_Version, prog=prog)
     sub = parser.add_subparsers(dest="command", parser_class=_OneLineParser)

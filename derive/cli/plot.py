@@ -39,6 +39,8 @@ def bulk_plot(doc: dict, points: list, m, path: str) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from derive.files import replaced
+
     x = [float(p) for p in points]
     y = [float(v) for v in doc["density"]]
     fig, ax = plt.subplots(figsize=(5.6, 3.6))
@@ -64,8 +66,10 @@ def bulk_plot(doc: dict, points: list, m, path: str) -> str:
            else f"{doc['law']} law of S")
     ax.set_title(f"{law}:\n{model_caption(m)}", fontsize=8)
     ax.legend(fontsize=7)
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(target, dpi=130, bbox_inches="tight")
-    plt.close(fig)
-    return str(target)
+    # whole or not at all, a write error one line naming plot (a full disk had raised OSError as a traceback)
+    try:
+        with replaced(path, "plot") as f:
+            fig.savefig(f, format="png", dpi=130, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return str(Path(path))

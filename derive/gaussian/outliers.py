@@ -124,21 +124,47 @@ def mean_strength(sum_w, delta) -> mpmath.mpf:
 
 
 def population_outlier(theta, delta, kappa) -> mpmath.mpf:
-    r"""The population outlier :math:`\ell(\theta)` of a rank-one term of strength :math:`\theta` (above the threshold).
+    r"""The population outlier :math:`\ell(\theta)` of a rank-one term of strength :math:`\theta` (at or above the
+    threshold :math:`\theta_c`; below it no outlier leaves the bulk, and ``theta`` is refused).
 
     >>> population_outlier(2, 0, 1)   # classical: theta + kappa
     mpf('3.0')
     """
-    return _compiled()["ell"](_real(theta, "theta"), _real(delta, "delta"), _real(kappa, "kappa", positive=True))
+    t, d, k = _real(theta, "theta"), _real(delta, "delta"), _real(kappa, "kappa", positive=True)
+    f = _compiled()
+    _above(t, f["theta_c"](d, k), "the population threshold theta_c")
+    return f["ell"](t, d, k)
 
 
-def population_overlap(theta, delta, kappa) -> mpmath.mpf:
-    r"""The squared cosine :math:`\zeta(\theta)` of the population outlier eigenvector with its spike direction.
+def population_overlap(theta, delta, kappa, *, continued: bool = False) -> mpmath.mpf:
+    r"""The squared cosine :math:`\zeta(\theta)` of the population outlier eigenvector with its spike direction: 0
+    below the threshold :math:`\theta_c` (no outlier). ``continued``: the formula continued below the threshold (a
+    rational function, negative there, with a pole at :math:`\theta = \delta\kappa`, which is refused), as the
+    ledger fits it; ``population_overlap(1, 1, 1)`` had divided by zero and ``population_overlap(1/2, 1, 1)`` had
+    answered -3.
 
-    >>> population_overlap(2, 0, 1)
-    mpf('1.0')
+    >>> population_overlap(2, 0, 1), population_overlap("1/2", 1, 1), population_overlap("1/2", 1, 1, continued=True)
+    (mpf('1.0'), mpf('0.0'), mpf('-3.0'))
     """
-    return _compiled()["zeta"](_real(theta, "theta"), _real(delta, "delta"), _real(kappa, "kappa", positive=True))
+    t, d, k = _real(theta, "theta"), _real(delta, "delta"), _real(kappa, "kappa", positive=True)
+    f = _compiled()
+    if not continued and t < f["theta_c"](d, k):
+        return mpmath.mpf(0)
+    return _finite(lambda: f["zeta"](t, d, k), "theta", "delta*kappa, the pole of the continued formula")
+
+
+def _above(theta, threshold, name: str) -> None:
+    if theta < threshold:
+        raise ParameterError("theta", f"{mpmath.nstr(theta, 8)} is below {name} = {mpmath.nstr(threshold, 8)}: no "
+                                      "outlier leaves the bulk")
+
+
+def _finite(value, name: str, pole: str) -> mpmath.mpf:
+    """``value()``, or a refusal naming ``name`` where it divides by zero (at ``pole``)."""
+    try:
+        return value()
+    except ZeroDivisionError:
+        raise ParameterError(name, f"at {pole}") from None
 
 
 def population_threshold(delta, kappa) -> mpmath.mpf:
@@ -160,25 +186,31 @@ def population_right_edge(delta, kappa) -> mpmath.mpf:
 
 
 def sample_outlier(theta, delta, gamma, kappa) -> mpmath.mpf:
-    r"""The sample outlier :math:`\psi(\ell(\theta))` (above the sample threshold).
+    r"""The sample outlier :math:`\psi(\ell(\theta))` (at or above the sample threshold :math:`\theta_c^{(N)}`; below
+    it no outlier leaves the bulk, and ``theta`` is refused).
 
     >>> sample_outlier(2, 0, 0.25, 1)   # classical BBP: (theta + 1)(theta + gamma)/theta
     mpf('3.375')
     """
-    return _compiled()["psi"](_real(theta, "theta"), _real(delta, "delta"), _real(gamma, "gamma"),
-                              _real(kappa, "kappa", positive=True))
+    args = (_real(theta, "theta"), _real(delta, "delta"), _real(gamma, "gamma"), _real(kappa, "kappa", positive=True))
+    _above(args[0], sample_threshold(*args[1:]), "the sample threshold theta_c^N")
+    return _finite(lambda: _compiled()["psi"](*args), "theta", "a pole of psi")
 
 
-def sample_overlap(theta, delta, gamma, kappa) -> mpmath.mpf:
+def sample_overlap(theta, delta, gamma, kappa, *, continued: bool = False) -> mpmath.mpf:
     r"""The squared cosine of the sample outlier eigenvector with the spike direction,
-    :math:`\zeta(\theta)\,\ell\psi'(\ell)/\psi(\ell)` (above the sample threshold).
+    :math:`\zeta(\theta)\,\ell\psi'(\ell)/\psi(\ell)`: 0 below the sample threshold (no outlier); ``continued``: the
+    formula continued below it (its poles refused), as the ledger fits it.
 
     >>> sample_overlap(2, 0, 0.25, 1)   # Paul: (1 - gamma/theta^2)/(1 + gamma/theta)
     mpf('0.83333333333333337')
     """
     args = (_real(theta, "theta"), _real(delta, "delta"), _real(gamma, "gamma"), _real(kappa, "kappa", positive=True))
+    if not continued and args[0] < sample_threshold(*args[1:]):
+        return mpmath.mpf(0)
     f = _compiled()
-    return f["zeta"](args[0], args[1], args[3]) * f["factor"](*args)
+    return _finite(lambda: f["zeta"](args[0], args[1], args[3]) * f["factor"](*args), "theta",
+                   "a pole of the continued formula")
 
 
 def sample_threshold(delta, gamma, kappa) -> mpmath.mpf:

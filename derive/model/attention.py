@@ -297,23 +297,70 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
         raise ParameterError("digits" if n <= 8 else "T", f"optimal weights of {family.kind} signs need an mpmath "
                              f"eigendecomposition of the {n} x {n} R at {digits + 10} digits: at most T^3 (digits + "
                              f"10)^2 = {MAX_EIGEN_WORK}, got {work}")
-    R = family.R(n)
-    dps = digits + 10
-    with mpmath.workdps(dps):
-        M = mpmath.matrix([[mpmath.mpf(sp.N(x, dps)) for x in R.row(i)] for i in range(n)])
-        ev, Q = mpmath.eigsy(M)
-        order = sorted(range(n), key=lambda i: ev[i], reverse=True)
-        top = order[0]
-        v = [Q[i, top] for i in range(n)]
-        if sum(v) < 0 or (sum(v) == 0 and next(x for x in v if x != 0) < 0):
-            v = [-x for x in v]
-        note = None
-        tol = mpmath.mpf(10) ** (-digits) * max(1, abs(ev[top]))
-        multiplicity = sum(1 for i in order if ev[top] - ev[i] <= tol)
-        if multiplicity > 1:
-            note = (f"the top eigenvalue of R is degenerate (multiplicity {multiplicity}); the returned vector is "
-                    "one eigenvector of that eigenspace (mpmath's choice) and is not unique")
-        return [sp.Float(mpmath.nstr(x, dps), dps) for x in v], note
+    v, multiplicity = _top_eigenvector(family.R(n), n, digits)
+    if sum(v) < 0 or (sum(v) == 0 and next(x for x in v if x != 0) < 0):
+        v = [-x for x in v]
+    note = None
+    if multiplicity > 1:
+        note = (f"the top eigenvalue of R is degenerate (multiplicity {multiplicity}); the returned vector is "
+                "one eigenvector of that eigenspace (mpmath's choice) and is not unique")
+    return v, note
+
+
+def _top_eigenvector(R: sp.Matrix, n: int, digits: int) -> tuple[list, int]:
+    r"""A unit top eigenvector of the symmetric ``R`` correct to ``digits`` digits (entries as SymPy Floats), and the
+    multiplicity of the top eigenvalue (1 unless it is exactly degenerate).
+
+    ``mpmath.eigsy`` at :math:`p` digits moves the eigenvalues by about :math:`r = n\,10^{2-p}\|R\|` and the top
+    eigenvector by :math:`r/g`, :math:`g = \lambda_1 - \lambda_2` the gap. The precision starts at ``digits + 10``;
+    once the gap stands out of the rounding (:math:`g > 1000\,r`) it becomes ``digits + 3 + log10(n ||R||/g)`` if that
+    is more. Eigenvalues within :math:`1000\,r` of the top are a cluster that is either one exactly degenerate
+    eigenvalue, decided exactly for a rational ``R`` (Sturm's count of the distinct roots of the characteristic
+    polynomial above the middle of the gap below the cluster is 1), or several close ones, and then the precision
+    doubles. Work beyond :data:`derive.resources.MAX_EIGEN_REFINEMENT_WORK` is refused, naming ``signs``. At
+    ``digits + 10`` alone, ``markov:1e-20`` at ``T = 4`` (gap about ``1e-20``) had given a wrong vector, called
+    degenerate, at ``--digits 6``.
+
+    >>> w, multiplicity = _top_eigenvector(sp.Matrix([[1, sp.Rational(1, 10**20)], [sp.Rational(1, 10**20), 1]]), 2, 6)
+    >>> [mpmath.nstr(x, 8) for x in w], multiplicity
+    (['0.70710678', '0.70710678'], 1)
+    """
+    from derive.resources import MAX_EIGEN_REFINEMENT_WORK
+
+    dps, distinct = digits + 10, None
+    exact = all(x.is_Rational for x in R)
+    while True:
+        if n ** 3 * dps ** 2 > MAX_EIGEN_REFINEMENT_WORK:
+            raise ParameterError("signs", f"the top eigenvalues of R are too close to be told apart within the work "
+                                          f"limit T^3 dps^2 <= {MAX_EIGEN_REFINEMENT_WORK} (its top eigenvector to "
+                                          f"{digits} digits needs more than {dps // 2} working digits)")
+        with mpmath.workdps(dps):
+            # a rational entry through its integers: sp.N of 10^-2700 (markov:1e-900) exceeds Python's limit on digits
+            M = mpmath.matrix([[mpmath.mpf(x.p) / x.q if x.is_Rational else mpmath.mpf(sp.N(x, dps)) for x in R.row(i)]
+                               for i in range(n)])
+            ev, Q = mpmath.eigsy(M)
+            order = sorted(range(n), key=lambda i: ev[i], reverse=True)
+            top, scale = ev[order[0]], max(1, abs(ev[order[0]]))
+            rounding = n * scale * mpmath.mpf(10) ** (2 - dps)
+            cluster = sum(1 for i in order if top - ev[i] <= 1000 * rounding)
+            vector = [sp.Float(mpmath.nstr(Q[i, order[0]], dps), dps) for i in range(n)]
+            if cluster == 1:
+                gap = top - ev[order[1]] if n > 1 else scale
+                need = digits + 3 + max(0, int(mpmath.ceil(mpmath.log10(n * scale / gap))))
+                if need <= dps:
+                    return vector, 1
+                dps = need
+                continue
+            middle = (top + ev[order[cluster]]) / 2 if cluster < n else top - 1
+            sign, man, exp, _ = middle._mpf_
+            below = (-1) ** sign * sp.Integer(man) * sp.Integer(2) ** exp  # exactly the binary number middle
+        if exact:
+            if distinct is None:
+                p = R.charpoly(sp.Dummy("lam"))
+                distinct = sp.quo(p, sp.gcd(p, p.diff()))  # the distinct eigenvalues, each once
+            if distinct.count_roots(inf=below) == 1:
+                return vector, cluster
+        dps *= 2
 
 
 def formulas() -> list[Formula]:

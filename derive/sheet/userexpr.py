@@ -28,12 +28,17 @@ from sympy.parsing.sympy_parser import convert_xor, parse_expr, rationalize, sta
 
 from derive.errors import ParameterError
 
-__all__ = ["MAX_LENGTH", "MAX_INTEGER_DIGITS", "MAX_EXPONENT", "MAX_EXACT_DIGITS", "MAX_ARGUMENT_LOG10",
+__all__ = ["MAX_LENGTH", "MAX_DEPTH", "MAX_INTEGER_DIGITS", "MAX_EXPONENT", "MAX_EXACT_DIGITS", "MAX_ARGUMENT_LOG10",
            "MAX_SPECIAL_ARGUMENT", "EXPRESSION_SECONDS", "FUNCTIONS", "OutOfTime", "time_budget",
            "check_work", "parse_user_expression"]
 
 MAX_LENGTH = 2000
 """Longest expression text read (a closed form of this model fits in a few hundred characters)."""
+
+MAX_DEPTH = 100
+"""Deepest nesting of an expression (operators, calls and parentheses, counted in its syntax tree): a closed form of
+this model nests a few dozen levels; Python's compiler, which SymPy's parser calls, fails beyond a few hundred (2,000
+``+`` signs, 600 powers in a chain) with a ``RecursionError``."""
 
 MAX_INTEGER_DIGITS = 60
 """Most digits of one integer literal."""
@@ -62,6 +67,20 @@ FUNCTIONS = {
     "atan": sp.atan, "sin": sp.sin, "cos": sp.cos, "pi": sp.pi, "E": sp.E, "Rational": sp.Rational,
 }
 """The functions and constants a closed form may use (``H(k)`` is the harmonic number :math:`H_k`)."""
+
+def _rational(*args):
+    """``Rational(p)`` or ``Rational(p, q)`` of exact numbers with ``q != 0``, as the parser calls it (the decimal
+    ``0.95`` arrives as the text ``'0.95'``, the only text an expression can hold); SymPy's own ``Rational`` gives
+    ``zoo`` for ``Rational(1, 0)`` and, with a third argument, a deprecation warning and ``0/0``."""
+    if len(args) not in (1, 2):
+        raise ParameterError("expr", f"Rational takes one or two numbers, got {len(args)}")
+    parts = [sp.Rational(a) if isinstance(a, str) else a for a in args]
+    if not all(isinstance(a, sp.Rational) for a in parts):
+        raise ParameterError("expr", "Rational takes exact numbers (integers or decimals), not expressions")
+    if len(parts) == 2 and parts[1] == 0:
+        raise ParameterError("expr", "Rational(p, 0) is not a number")
+    return parts[0] if len(parts) == 1 else parts[0] / parts[1]
+
 
 _HELD = {name: (lambda f: lambda *args, **_: f(*args, evaluate=False))(f) for name, f in FUNCTIONS.items()
          if callable(f) and name != "Rational"}
@@ -137,6 +156,8 @@ class _Work:
         raise ParameterError(self.parameter, reason)
 
     def bounds(self, e: sp.Basic) -> tuple[float, float] | None:
+        if e.is_Atom and not (e.is_Rational or e.is_Symbol or isinstance(e, sp.NumberSymbol)):
+            self.refuse(f"not a finite real expression: {e}")  # zoo from 1/0, oo from Min(), -oo from Max()
         if e.is_Rational:
             return max(_log10(abs(e.p)), _log10(e.q)), _log10(abs(e.p)) + _log10(e.q) + 1
         if e.is_Symbol:
@@ -149,6 +170,8 @@ class _Work:
             if e.args[0].has(*_SPECIAL):
                 self.refuse(f"{type(e).__name__} of a harmonic number or digamma: nested special functions are not "
                             "evaluated")
+        if not e.args:
+            self.refuse(f"{type(e).__name__}() takes at least one argument")
         parts = [self.bounds(a) for a in e.args]
         if any(part is None for part in parts):
             return None
@@ -204,7 +227,38 @@ def check_work(expr: sp.Basic, parameter: str = "expr", exact: dict | None = Non
     ...
     derive.errors.ParameterError: expr: the argument of sin is about 10^1.02e+17, more than 10^10000: its value would take too long to compute
     """
+    _check_depth(_tree_depth(expr, lambda e: e.args), parameter)
     _Work(exact or {}, parameter).bounds(expr)
+
+
+def _tree_depth(root, children) -> int:
+    """The depth of a tree (a leaf: 1), walked without recursion."""
+    deepest, stack = 0, [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth <= MAX_DEPTH:
+            stack.extend((child, depth + 1) for child in children(node))
+    return deepest
+
+
+def _check_depth(depth: int, parameter: str) -> None:
+    if depth > MAX_DEPTH:
+        raise ParameterError(parameter, f"nested more than {MAX_DEPTH} levels deep")
+
+
+def _syntax_depth(text: str, parameter: str) -> None:
+    """Refuse text nested beyond :data:`MAX_DEPTH` before SymPy's parser compiles it (the tokens are already known to
+    be names, numbers, operators and parentheses: :func:`ast.parse` only reads them)."""
+    import ast
+
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (RecursionError, MemoryError):
+        raise ParameterError(parameter, f"nested more than {MAX_DEPTH} levels deep") from None
+    except SyntaxError as exc:
+        raise ParameterError(parameter, f"not an expression: {text[:60]!r} ({exc.msg})") from None
+    _check_depth(_tree_depth(tree, ast.iter_child_nodes), parameter)
 
 
 class OutOfTime(BaseException):
@@ -262,7 +316,8 @@ def parse_user_expression(text, symbols: dict, parameter: str = "expr", exact: d
     if "\n" in text.strip() or "\r" in text:
         raise ParameterError(parameter, "must be one line")
     _check_tokens(text.strip(), set(symbols), parameter)
-    names = {**FUNCTIONS, **symbols}
+    _syntax_depth(text.strip().replace("^", "**"), parameter)
+    names = {**FUNCTIONS, "Rational": _rational, **symbols}
     try:
         unevaluated = parse_expr(text.strip(), local_dict={**names, **_HELD}, global_dict=dict(_GLOBALS),
                                  transformations=_TRANSFORMATIONS, evaluate=False)
@@ -275,7 +330,7 @@ def parse_user_expression(text, symbols: dict, parameter: str = "expr", exact: d
         raise
     except OutOfTime:
         raise ParameterError(parameter, f"reading {text.strip()[:60]!r} took more than {EXPRESSION_SECONDS} s") from None
-    except (SyntaxError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
+    except (SyntaxError, TypeError, ValueError, AttributeError, ZeroDivisionError, RecursionError) as exc:
         raise ParameterError(parameter, f"not an expression: {text.strip()[:60]!r} ({type(exc).__name__})") from None
     # a Symbol is also a Boolean to SymPy, so only "not an Expr" tells a relation or true/false from a bare symbol
     if not isinstance(expr, sp.Expr):

@@ -67,6 +67,15 @@ class VocabularyLaw(Displayed):
         """The mass at zero at the current precision (:func:`derive.vocabulary.tokengraph.atom_at_zero`)."""
         return tokengraph.atom_at_zero(self.delta, self.gamma, self.weights)
 
+    def check_work(self, reach=0, name: str = "x") -> None:
+        """Refuse, before it starts, an answer of the exact law whose series would sum more terms than
+        :data:`derive.resources.MAX_SERIES_TERMS` at the current precision (and its guard digits): a large reuse, many
+        digits, or an answer out at the atom ``reach`` (named ``name``). Nothing to check for more nonzero weights."""
+        if self.exact:
+            from derive.resources import check_series_work
+
+            check_series_work(self.delta / self.gamma, mpmath.mp.dps + 10, float(reach), name)
+
     def diagonal(self) -> GeneralizedMP:
         """The exact law for one nonzero weight ``w``: population :math:`w^2 n/\\lambda`."""
         if not self.exact:
@@ -88,6 +97,7 @@ class VocabularyLaw(Displayed):
         (``K = None``)."""
         if not self.exact:
             return [(mpmath.mpf(0), mpmath.inf)], None
+        self.check_work()
         L = self.diagonal()
         gaps = [g for g in (L.gap(k) for k in range(1, L.negligible_index() + 1)) if g is not None]
         starts = [L.left_edge()] + [g.xb for g in gaps]
@@ -99,14 +109,25 @@ class VocabularyLaw(Displayed):
         return self.densities([x])[0][0]
 
     def densities(self, xs) -> list:
-        """The density at each point of ``xs`` and its error: exact at the current precision (error ``None``) for one
-        nonzero weight, else the cavity estimate and its error bar (:func:`derive.vocabulary.cavity.densities`)."""
+        """The density at each point of ``xs`` (a sequence of finite reals: text such as ``"0.5"`` is one point
+        only inside a list) and its error: exact at the current precision (error ``None``) for one nonzero weight, else
+        the cavity estimate and its error bar (:func:`derive.vocabulary.cavity.densities`)."""
+        from derive.resources import check_points
+
+        # a NaN had walked the gaps for ever (no cluster lies beyond it), and "0.5" was read character by character
+        xs = [_text_point(x) for x in xs] if isinstance(xs, (list, tuple)) else xs
+        points = real_vector(xs, "x")
+        check_points(len(points), "x")
         if self.exact:
             L = self.diagonal()
-            return [(L.density(x), None) for x in xs]
+            lam, w2 = self.delta / self.gamma, L.population.kappa
+            self.check_work(max(0, max(points)) * lam / w2, "x")
+            with mpmath.workdps(mpmath.mp.dps + 10):
+                at = [mpmath.mpf(p.p) / p.q if p.is_Rational else mpmath.mpf(sp.N(p, mpmath.mp.dps)) for p in points]
+            return [(L.density(x), None) for x in at]
         from derive.vocabulary import cavity
 
-        points = [float(sp.Rational(x)) for x in xs]
+        points = [float(x) for x in points]
         found = cavity.densities(points, [float(w) for w in self.weights], float(self.delta), float(self.gamma))
         return [(mpmath.mpf(e.density), mpmath.mpf(e.error)) for e in found]
 
@@ -180,6 +201,11 @@ class Distribution:
             return float_view(self.exact).cdf(xs)
         x, F = self.table
         return np.where(xs >= 0, np.interp(xs, x, F, right=1.0), 0.0)
+
+
+def _text_point(x):
+    """A point given as text (``"0.5"``, ``"1/3"``) read exactly; anything else as it is (:func:`real_vector` reads it)."""
+    return parse_rational(x, "x") if isinstance(x, str) else x
 
 
 @lru_cache(maxsize=None)

@@ -228,11 +228,12 @@ class GeneralizedMP:
         return bool(np.min(values) > 1 + 1e-6) and not any(g.k == k for g in scan_float(self))
 
     def _find_gap(self, k: int) -> Gap | None:
-        # the crossings sit about c_k sqrt(p_k/delta) from the atom c_k: hold the digits to see them
+        # the crossings sit about c_k sqrt(p_k/delta) from the atom c_k: hold the digits to see them, and keep them (a
+        # gap's end rounded to the working precision fell on the atom once p_k < 10^(-2 dps), a pole of S_0: at
+        # mu2 = 1e5, T = 1 the signal outlier's search divided by zero)
         extra = 0 if k == 0 else max(0, int(-mpmath.log10(self.population.mass(k)) / 2)) + 5
         with mpmath.workdps(mpmath.mp.dps + extra):
-            g = self._gap_here(k)
-        return None if g is None else Gap(g.k, +g.ta, +g.tb, +g.xa, +g.xb)
+            return self._gap_here(k)
 
     def _gap_here(self, k: int) -> Gap | None:
         hi = self.atom(k + 1)

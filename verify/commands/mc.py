@@ -1,5 +1,6 @@
 """``verify mc``: Monte Carlo of the model next to the derived prediction for the same parameters."""
 import math
+import re
 import sys
 
 import numpy as np
@@ -58,9 +59,14 @@ def pooling_inputs(model, digits: int) -> dict:
     scheme, family = model.weights.memo_key, model.signs.memo_key
     if scheme is None or family is None:
         return compute()
-    from derive.cache import memo
+    from derive.cache import memo, shaped
 
-    return memo("pooling", {**scheme, "T": model.T, "signs": family, "digits": digits}, compute)
+    def valid(v):
+        exact = lambda x: isinstance(x, str) and re.fullmatch(r"-?\d+(/\d+)?", x) is not None  # noqa: E731
+        return shaped(v, {"weights": [float], "weights_text": [str], "alpha": exact, "kappa": exact, "W": exact}) \
+            and len(v["weights"]) == len(v["weights_text"]) == model.T
+
+    return memo("pooling", {**scheme, "T": model.T, "signs": family, "digits": digits}, compute, valid)
 
 
 def model_theory(model, digits: int) -> dict:
@@ -228,7 +234,8 @@ def run(args):
     run = run_trials(model, weights=pool["weights"], k=k, seeds=seeds, seed0=seed0, path=args.path, engine="auto")
     tops, overlaps = run.top_eigenvalues, run.overlaps
     fmt = lambda x: format_real(x, 10) if math.isfinite(x) else None  # noqa: E731
-    ev, ov = mean_ci(tops[:, 0]), mean_ci(overlaps[:, 0])
+    # each interval within the range its quantity cannot leave: S is positive semi-definite, an overlap lies in [0, 1]
+    ev, ov = mean_ci(tops[:, 0], support=(0, math.inf)), mean_ci(overlaps[:, 0], support=(0, 1))
     given = {name: getattr(args, name) for name in ("d", "V", "N", "T", "signs", "weights", *options, "mu2",
                                                     "centered", "seeds", "seed0", "k", "path", "law")
              if getattr(args, name) is not None}

@@ -85,9 +85,7 @@ def interval(values, low: float = -math.inf, high: float = math.inf) -> dict:
     >>> interval([0.9, 1.0, 1.0], 0, 1)["ci95"][1], interval([0.2], 0, 1)["ci95"]
     (1.0, [-inf, inf])
     """
-    mean, lo, hi = mean_ci(values)
-    if math.isfinite(lo):
-        lo, hi = max(lo, float(low)), min(hi, float(high))
+    mean, lo, hi = mean_ci(values, support=(low, high))
     return {"mean": mean, "ci95": [lo, hi]}
 
 
@@ -510,7 +508,7 @@ def summarize(path, figures_folder=None, model_limit: bool = True, workers: int 
     points, fits = json_reals(points, MC_DIGITS), json_reals(fits, MC_DIGITS)
     return {
         "results": str(path), "sweep_hash": sweep.hash, "sweep": sweep.spec,
-        "tasks": {"total": len(sweep.tasks()), "done": len(scan.records)},
+        "tasks": {"total": sweep.task_count(), "done": len(scan.records)},
         "torn_bytes": scan.torn,
         "code_versions": sorted({r.get("code_version", "unknown") for r in scan.records.values()}),
         "created_by": scan.header.get("provenance"),

@@ -23,10 +23,11 @@ from pathlib import Path
 from derive.errors import ParameterError
 from derive.files import check_output_file, read_regular_file
 from verify.montecarlo.trials import AXIS_PATHS
-from verify.sweeps.spec import SPECTRAL_OUTPUTS, Sweep, canonical_json, dimensions, sweep_hash
+from verify.sweeps.spec import MOST_OUTLIERS, SPECTRAL_OUTPUTS, Sweep, canonical_json, dimensions, sweep_hash
 
 __all__ = ["MAX_RESULTS_BYTES", "FORMAT", "RESULT_FIELDS", "RECORD_FIELDS", "HEADER_START", "Scan", "scan_results",
-           "header_sweep", "check_records", "read_results", "ResultsWriter", "code_version", "result_lines"]
+           "header_sweep", "EIGENVALUE_TAIL", "eigenvalue_ceiling", "TIMING_FIELDS", "check_records", "read_results",
+           "ResultsWriter", "code_version", "result_lines"]
 
 MAX_RESULTS_BYTES = 4 * 2**30
 """Largest results file read (10^6 tasks of a few KB)."""
@@ -139,60 +140,128 @@ def _finite(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def _result_problem(sweep: Sweep, result: dict) -> str | None:
+def _count(x) -> bool:
+    return type(x) is int
+
+
+EIGENVALUE_TAIL = 700
+r"""The tail of the noise's norms the eigenvalue ceiling allows (:func:`eigenvalue_ceiling`): a chi-square of ``d``
+degrees of freedom exceeds :math:`d + 2\sqrt{dx} + 2x` with probability at most :math:`e^{-x}` (Laurent and Massart),
+:math:`e^{-700} \approx 10^{-304}` for each token."""
+
+
+def eigenvalue_ceiling(job) -> float:
+    r"""An eigenvalue of ``S`` (or ``S_c``) that no draw of the task ``job`` reaches but with probability below
+    :math:`10^{-290}`: :math:`\lambda_{max}(S_c) \le \lambda_{max}(S) \le \max_n \|c_n\|^2 \le \|w\|_1^2
+    \max_v \|e_v\|^2`, and :math:`\|e_v\| \le \sqrt{\mu_2} + \|z_v\|` with :math:`\|z_v\|^2` below the tail
+    :data:`EIGENVALUE_TAIL` for all ``V`` tokens."""
+    x = EIGENVALUE_TAIL
+    norm = math.sqrt(job.mu2) + math.sqrt(job.d + 2 * math.sqrt(job.d * x) + 2 * x)
+    return sum(abs(w) for w in job.weights) ** 2 * norm ** 2 * (1 + 1e-9)
+
+
+def _spectrum_problem(values, ceiling: float) -> str | None:
+    """What a run could not have written in a top-``k`` spectrum of a positive semi-definite matrix: a negative top
+    eigenvalue, values out of order or below zero beyond rounding (``1e-8`` of the top), one above ``ceiling``."""
+    top, slack = values[0], 1e-8 * max(abs(values[0]), 1e-300)
+    if top < 0 or top > ceiling:
+        return f"a top eigenvalue {top!r} outside [0, {ceiling:.3g}], where the eigenvalues of this S lie"
+    if any(b > a + slack for a, b in zip(values, values[1:])) or values[-1] < -slack:
+        return "eigenvalues that are not the decreasing top of a positive semi-definite spectrum"
+    return None
+
+
+def _result_problem(sweep: Sweep, task, result: dict) -> str | None:
     """What is wrong with a record's ``result`` for this sweep (``None`` if nothing): exactly the fields of
-    the sweep's outputs, each finite and of its shape."""
+    the sweep's outputs, each of its type and shape, and nothing a run could not write (an eigenvalue of the positive
+    semi-definite ``S`` below zero or above :func:`eigenvalue_ceiling`, overlaps of orthonormal eigenvectors summing
+    above 1, a bulk edge that is not the eigenvalue below the predicted outliers, an accuracy that is not a count of
+    the ``N/2`` test sequences)."""
     k, expected = sweep.settings["k"], set()
+    job = sweep.job(task)
     if any(o in SPECTRAL_OUTPUTS for o in sweep.outputs):
         expected.add("path")
-        if result.get("path") not in AXIS_PATHS:
-            return f"path {result.get('path')!r} is not a solver"
+        if not (isinstance(result.get("path"), str) and result["path"] in AXIS_PATHS):
+            return f"path {str(result.get('path'))[:40]!r} is not a solver"
     for name in ("top_eigenvalues", "overlaps"):
         if name in sweep.outputs:
             expected.add(name)
             values = result.get(name)
             if not (isinstance(values, list) and len(values) == k and all(_finite(x) for x in values)):
                 return f"{name} must be {k} finite numbers, got {values!r}"[:200]
-    if "overlaps" in sweep.outputs and not all(-1e-12 <= x <= 1 + 1e-12 for x in result["overlaps"]):
-        return "an overlap outside [0, 1]"
+    if "top_eigenvalues" in sweep.outputs:
+        problem = _spectrum_problem(result["top_eigenvalues"], eigenvalue_ceiling(job))
+        if problem:
+            return problem
+    if "overlaps" in sweep.outputs and not (all(-1e-12 <= x <= 1 + 1e-12 for x in result["overlaps"])
+                                            and sum(result["overlaps"]) <= 1 + 1e-9):
+        return "overlaps outside [0, 1], or summing above 1 (those of orthonormal eigenvectors cannot)"
     if "bulk_edge" in sweep.outputs:
         expected |= {"bulk_edge", "outliers_predicted"}
-        if not _finite(result.get("bulk_edge")) or not isinstance(result.get("outliers_predicted"), int):
+        edge, outliers = result.get("bulk_edge"), result.get("outliers_predicted")
+        if not _finite(edge) or not _count(outliers):
             return "bulk_edge must be a finite number with an integer outliers_predicted"
+        if not 0 <= outliers <= min(k - 1, MOST_OUTLIERS):
+            return f"outliers_predicted {outliers} is not a count of outliers below k = {k}"
+        if "top_eigenvalues" in sweep.outputs and edge != result["top_eigenvalues"][outliers]:
+            return "bulk_edge is not the eigenvalue below the predicted outliers"
+        if not -1e-8 * abs(edge) <= edge <= eigenvalue_ceiling(job):
+            return f"a bulk edge {edge!r} outside the eigenvalues of this S"
     if "accuracy" in sweep.outputs:
         expected |= {"accuracy", "n_test"}
-        if not (_finite(result.get("accuracy")) and 0 <= result["accuracy"] <= 1 and isinstance(result.get("n_test"), int)):
+        accuracy, n_test = result.get("accuracy"), result.get("n_test")
+        if not (_finite(accuracy) and 0 <= accuracy <= 1 and _count(n_test)):
             return "accuracy must be a number in [0, 1] with an integer n_test"
+        if n_test != max(1, job.N // 2) or abs(accuracy * n_test - round(accuracy * n_test)) > 1e-9 * n_test:
+            return f"accuracy {accuracy!r} is not a share of the {max(1, job.N // 2)} test sequences"
     if set(result) != expected:
-        return f"fields {sorted(result)}, expected {sorted(expected)}"
+        return f"fields {sorted(map(str, result))}, expected {sorted(expected)}"[:200]
     return None
+
+
+def _timing_problem(timing) -> str | None:
+    if not (isinstance(timing, dict) and set(timing) == TIMING_FIELDS):
+        return f"timing must hold {sorted(TIMING_FIELDS)}"
+    if not (_finite(timing["seconds"]) and _finite(timing["cpu_seconds"]) and timing["seconds"] >= 0
+            and timing["cpu_seconds"] >= 0 and _count(timing["group_tasks"]) and timing["group_tasks"] >= 1
+            and isinstance(timing["worker"], str)):
+        return "timing must be seconds >= 0, a number of tasks and a worker's name"
+    return None
+
+
+TIMING_FIELDS = {"seconds", "cpu_seconds", "group_tasks", "worker"}
+"""The fields of a record's ``timing``."""
 
 
 def check_records(sweep: Sweep, records: dict, where: str) -> None:
     """Refuse a results file holding a record that this sweep would not write: a key that is not one of
-    its tasks, a point or dimensions that do not match the key, missing or extra fields, a result that is
-    not finite numbers of the outputs' shapes."""
-    tasks = {t.key: t for t in sweep.tasks()}
+    its tasks, a point or dimensions that do not match the key, missing or extra fields or fields of another type,
+    a result that a run could not write (:func:`_result_problem`). Each key is looked up, not the tasks listed (a
+    sweep may have 10^6)."""
     dims = {}
     for key, rec in records.items():
-        task = tasks.get(key)
+        task = sweep.task(key)
         problem = None
         if task is None:
             problem = "is not a task of this sweep"
         elif set(rec) != RECORD_FIELDS:
-            problem = f"has fields {sorted(rec)}, expected {sorted(RECORD_FIELDS)}"
+            problem = f"has fields {sorted(map(str, rec))}, expected {sorted(RECORD_FIELDS)}"[:200]
         elif rec["point"] != task.point:
-            problem = f"has the point {rec['point']!r}, but its key is the point {task.point!r}"
+            problem = f"has the point {rec['point']!r}, but its key is the point {task.point!r}"[:300]
+        elif not isinstance(rec["code_version"], str):
+            problem = "has a code_version that is not text"
+        elif (timing := _timing_problem(rec["timing"])) is not None:
+            problem = f"has a bad timing: {timing}"
         else:
             index = key[:-1]
             if index not in dims:
                 dims[index] = dimensions(sweep.params(task.point))
             if rec["dims"] != dims[index]:
-                problem = f"has dimensions {rec['dims']!r}, expected {dims[index]!r}"
+                problem = f"has dimensions {rec['dims']!r}, expected {dims[index]!r}"[:300]
             elif not isinstance(rec["result"], dict):
                 problem = "has no result"
             else:
-                problem = _result_problem(sweep, rec["result"])
+                problem = _result_problem(sweep, task, rec["result"])
                 problem = None if problem is None else f"has a bad result: {problem}"
         if problem:
             raise ParameterError("results", f"{where}: the record of task {list(key)} {problem}; "

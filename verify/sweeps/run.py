@@ -161,7 +161,7 @@ def _say_what_is_kept(sweep: Sweep, path, log, resume: str | None) -> None:
         return
     if scan.header.get("sweep_hash") != sweep.hash:
         return
-    kept, total = len(scan.records), len(sweep.tasks())
+    kept, total = len(scan.records), sweep.task_count()
     print(f"verify sweep: stopped; {path} keeps {kept}/{total} tasks ({total - kept} left); "
           f"{resume or 'the same command'} resumes, skipping the finished ones", file=log, flush=True)
 
@@ -174,11 +174,17 @@ def _run_sweep(sweep: Sweep, path, executor, max_tasks, log, start) -> dict:
         if out.done and out.header.get("code_version") != code_version():
             print(f"verify sweep: {path}: started by {out.header.get('code_version')}, continued by "
                   f"{code_version()} (each record names its own)", file=log)
-        tasks = sweep.tasks()
-        pending = [t for t in tasks if t.key not in out.done]
-        groups = sweep.groups(pending, max_tasks)
-        todo = sum(len(group) for group in groups)
-        by_key = {t.key: t for t in pending}
+        # the records are tasks of this sweep (ResultsWriter checked them): what is left is counted, not listed, and
+        # the cells of a batch are found one by one (a sweep of 10^6 tasks had listed them all for --max-tasks 1)
+        total, done = sweep.task_count(), len(out.done)
+        cells, todo = [], 0
+        for cell in sweep.cells(out.done):
+            if max_tasks is not None and todo >= max_tasks:
+                break
+            cells.append(cell)
+            todo += len(cell)
+        groups = [tuple(sweep.job(task) for task in cell) for cell in cells]
+        by_key = {task.key: task for cell in cells for task in cell}
         computed, first, last_report = 0, None, start
         for group, outcomes in executor.map_unordered(run_group, groups):
             out.append(*(sweep.record(by_key[job.key], outcome) for job, outcome in zip(group, outcomes)))
@@ -186,11 +192,10 @@ def _run_sweep(sweep: Sweep, path, executor, max_tasks, log, start) -> dict:
             now = time.perf_counter()
             first = now - start if first is None else first
             if now - last_report >= 10 or computed == todo:
-                print(f"verify sweep: {len(tasks) - len(pending) + computed}/{len(tasks)} tasks, "
-                      f"{now - start:.0f} s", file=log, flush=True)
+                print(f"verify sweep: {done + computed}/{total} tasks, {now - start:.0f} s", file=log, flush=True)
                 last_report = now
     seconds = time.perf_counter() - start
-    return {"results": str(path), "sweep_hash": sweep.hash, "tasks": len(tasks), "done_before": len(tasks) - len(pending),
-            "computed": computed, "cells": len(groups), "remaining": len(pending) - computed, "repaired_bytes": out.repaired,
+    return {"results": str(path), "sweep_hash": sweep.hash, "tasks": total, "done_before": done,
+            "computed": computed, "cells": len(groups), "remaining": total - done - computed, "repaired_bytes": out.repaired,
             "executor": executor.name, "workers": executor.workers, "seconds": seconds,
             "first_result_seconds": first}

@@ -58,7 +58,7 @@ from derive.numbers import check_count, check_range, parse_rational
 from derive.resources import MAX_MU2, MAX_SEEDS, check_axis, check_tasks
 
 __all__ = ["OUTPUTS", "SPECTRAL_OUTPUTS", "SOLVER_PATHS", "MAX_SWEEP_FILE_BYTES", "SPECTRUM_STREAM", "CLASSIFICATION_STREAM", "canonical_json", "sweep_hash", "normalize",
-           "load_sweep_data", "task_seed", "dimensions", "point_pooling", "theory", "predicted_outliers", "Job",
+           "load_sweep_data", "task_seed", "dimensions", "point_pooling", "theory", "predicted_outliers", "MOST_OUTLIERS", "Job",
            "Task", "Sweep", "load_sweep"]
 
 OUTPUTS = ("top_eigenvalues", "overlaps", "bulk_edge", "accuracy")
@@ -324,6 +324,11 @@ def point_pooling(params: dict):
     return weights(point_model(params))
 
 
+MOST_OUTLIERS = 2
+"""The most eigenvalues of ``S`` the theory puts above the bulk at sample level: the population covariance is the
+bulk's plus a term of rank two at most (the signal direction; the vocabulary mean, of the raw ``S`` only), and a
+perturbation of rank ``r`` moves at most ``r`` eigenvalues out (:func:`predicted_outliers`)."""
+
 THEORY_DIGITS = 30
 """Working precision of a grid point's theory (its figures are compared with float64 Monte Carlo)."""
 
@@ -427,8 +432,9 @@ class Sweep:
         self.outputs = tuple(self.settings["outputs"])
         self._mu2_axis = tuple(float(sp.Rational(v)) for v in dict(self.axes).get("mu2", [self.fixed.get("mu2")]))
         self._point_jobs = {}
+        checked = set()
         for index in itertools.product(*(range(len(v)) for _, v in self.axes)):
-            self._check_point(self.params(self.point(index)))
+            self._check_point(self.params(self.point(index)), checked)
 
     def point(self, index) -> dict:
         return {name: values[i] for (name, values), i in zip(self.axes, index)}
@@ -437,13 +443,29 @@ class Sweep:
         """All model parameters at a grid point."""
         return {**self.fixed, **point}
 
-    def _check_point(self, params: dict):
+    def _check_point(self, params: dict, checked: set):
+        """Refuse a grid point whose trial the machine cannot hold, or whose ``k`` is too small; the trial is checked
+        once for the points that differ in ``mu2`` alone (``checked`` holds those done), and the theory is asked
+        only when ``bulk_edge`` needs ``k`` above the outliers it predicts and ``k`` could be too small: the sweep
+        of 10^4 grid points had spent most of a minute on these checks."""
+        dims = dimensions(params)
+        trial = canonical_json({name: value for name, value in params.items() if name != "mu2"})
+        if trial not in checked:
+            self._check_trial(params, dims)
+            checked.add(trial)
+        k = self.settings["k"]
+        if k >= min(dims["d"], dims["N"]):
+            raise ParameterError("sweep.k", f"must be below min(d, N) = {min(dims['d'], dims['N'])} at {params}")
+        if "bulk_edge" in self.outputs and k <= MOST_OUTLIERS and k <= predicted_outliers(theory(params)):
+            raise ParameterError("sweep.k", f"bulk_edge needs k above the {predicted_outliers(theory(params))} "
+                                            f"predicted outlier(s) at {params}")
+
+    def _check_trial(self, params: dict, dims: dict):
         from derive import Model
         from derive.resources import check_trial
         from verify.montecarlo.draw import trial_weights
         from verify.montecarlo.trials import choose_axis_path, memory_model
 
-        dims = dimensions(params)
         w = point_pooling(params).weights
         try:
             model = Model(d=dims["d"], V=dims["V"], N=dims["N"], T=dims["T"], signs=params["signs"], mu2=params["mu2"])
@@ -461,18 +483,56 @@ class Sweep:
             name = "d" if exc.parameter in ("V", "N") else exc.parameter
             where = "grid" if any(a == name for a, _ in self.axes) else "model"
             raise ParameterError(f"{where}.{name}", f"{exc.reason} at {params}") from None
-        k = self.settings["k"]
-        if k >= min(dims["d"], dims["N"]):
-            raise ParameterError("sweep.k", f"must be below min(d, N) = {min(dims['d'], dims['N'])} at {params}")
-        if "bulk_edge" in self.outputs and k <= predicted_outliers(theory(params)):
-            raise ParameterError("sweep.k", f"bulk_edge needs k above the {predicted_outliers(theory(params))} "
-                                            f"predicted outlier(s) at {params}")
 
     def tasks(self) -> list[Task]:
         """Every task, grid points in axis order (last axis fastest), seeds innermost."""
         seeds = range(self.settings["seeds"])
-        return [Task((*index, j), self.point(index))
-                for index in itertools.product(*(range(len(v)) for _, v in self.axes)) for j in seeds]
+        return [Task((*index, j), point) for index in itertools.product(*(range(len(v)) for _, v in self.axes))
+                for point in (self.point(index),) for j in seeds]
+
+    def task_count(self) -> int:
+        """The number of tasks, without listing them (a sweep may have 10^6).
+
+        >>> Sweep({"sweep": {"seeds": 3, "outputs": ["overlaps"]}, "model": {"d": 8, "delta": "1/2", "gamma": "1/2",
+        ...        "T": 2, "signs": "iid", "weights": "mean"}, "grid": {"mu2": [1, 2]}}).task_count()
+        6
+        """
+        return math.prod(len(values) for _, values in self.axes) * self.settings["seeds"]
+
+    def task(self, key) -> Task | None:
+        """The task of ``key`` (a tuple of grid indices and a seed index), or ``None`` when it is not one of this
+        sweep's: found without listing the tasks."""
+        if not (isinstance(key, tuple) and len(key) == len(self.axes) + 1
+                and all(type(i) is int for i in key)):
+            return None
+        sizes = [len(values) for _, values in self.axes] + [self.settings["seeds"]]
+        if not all(0 <= i < n for i, n in zip(key, sizes)):
+            return None
+        return Task(key, self.point(key[:-1]))
+
+    def cells(self, done=frozenset()):
+        """The tasks whose keys are not in ``done``, one list per cell (:meth:`draw_key`: the tasks that differ in
+        ``mu2`` alone), cells in the order of their first such task in :meth:`tasks`, made one at a time: a batch of
+        a few cells of a sweep of 10^6 tasks is found without listing them all.
+
+        >>> sweep = Sweep({"sweep": {"seeds": 2, "outputs": ["overlaps"]}, "model": {"d": 8, "delta": "1/2",
+        ...     "gamma": "1/2", "T": 2, "signs": "iid", "weights": "mean"}, "grid": {"mu2": [1, 2, 3]}})
+        >>> [[task.key for task in cell] for cell in sweep.cells({(0, 0)})]
+        [[(0, 1), (1, 1), (2, 1)], [(1, 0), (2, 0)]]
+        """
+        names = [name for name, _ in self.axes]
+        at = names.index("mu2") if "mu2" in names else None
+        sizes = [len(values) for _, values in self.axes]
+        seen = set()
+        for key in itertools.product(*(range(n) for n in sizes), range(self.settings["seeds"])):
+            if key in done:
+                continue
+            draw = key if at is None else key[:at] + key[at + 1:]
+            if draw in seen:
+                continue
+            seen.add(draw)
+            keys = [key] if at is None else [(*draw[:at], j, *draw[at:]) for j in range(sizes[at])]
+            yield [Task(k, self.point(k[:-1])) for k in keys if k not in done]
 
     def job(self, task: Task) -> Job:
         return Job(key=task.key, root_seed=self.settings["root_seed"], k=self.settings["k"], path=self.settings["path"],

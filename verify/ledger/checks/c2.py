@@ -44,8 +44,8 @@ def _overlap_curve(level: str, alpha, kappa, gamma):
     formula continued below its threshold, so that its zero can be found."""
     def curve(mu2):
         theta = O.signal_strength(alpha, mu2, DELTA)
-        zeta = O.population_overlap(theta, DELTA, kappa)
-        factor = 1 if level == "population" else O.sample_overlap(theta, DELTA, gamma, kappa) / zeta
+        zeta = O.population_overlap(theta, DELTA, kappa, continued=True)
+        factor = 1 if level == "population" else O.sample_overlap(theta, DELTA, gamma, kappa, continued=True) / zeta
         return zeta * factor * O.signal_cosine2(mu2, DELTA)
     return curve
 
