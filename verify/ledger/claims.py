@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 
 from verify.ledger.checks.c1 import check_c1
-from verify.ledger.checks.c2 import check_c2
+from verify.ledger.checks.c2 import LEVELS as C2_LEVELS, check_c2, points
 from verify.ledger.checks.c3 import check_c3
 from verify.ledger.checks.c4 import PARTS as C4_PARTS, check_c4, comparisons
 from verify.ledger.checks.c5 import check_c5
@@ -29,11 +29,12 @@ CLAIMS = [
     Claim("C1", "the limiting spectral distribution of S is kappa*(MP_delta boxtimes MP_gamma); its shape "
                 "depends on delta, gamma only, its scale on kappa", check_c1, cost=10),
     Claim("C2", "two successive BBP-type transitions, governed by delta, gamma, alpha, kappa: one at population "
-                "level (N = oo) and one at sample level (finite gamma)", check_c2, cost=20),
+                "level (N = oo) and one at sample level (finite gamma)", check_c2,
+          prepare=tuple(partial(points, level=level) for level in C2_LEVELS), cost=30),
     Claim("C3", "an outlier exists iff rho = alpha*mu2/kappa > delta + sqrt(delta); above it the outlier's "
                 "eigenvector aligns with u", check_c3, cost=6),
     Claim("C4", "even above C3, finite N can hide the outlier; explicit formulas give the outlier eigenvalue of S "
-                "and the overlap |u_hat^T u|^2", check_c4,
+                "and the overlap |u_hat^T u|^2", check_c4, needs=("C2",),
           prepare=tuple(partial(comparisons, part=i) for i in range(len(C4_PARTS))), cost=33),
     Claim("C5", "the w maximizing alpha/kappa is the normalized top eigenvector of R; for prefix:L it puts all mass "
                 "on the first L positions and beats mean pooling", check_c5, cost=10),
