@@ -53,7 +53,7 @@ def conditional_row(tokens, weights, V: int, d: int, mu2: float, centered: bool,
     if probes is None or min(A.shape) <= EXACT_BELOW or A.diagonal_gram():
         o = conditional_prediction(A, s, d, mu2, centered)
     else:
-        o = conditional_outliers(quadrature_transforms(A, s, d, centered, probes=probes), mu2, mean=not centered)
+        o = conditional_outliers(quadrature_transforms(A, s, d, centered, probes=probes), mu2, mean=not centered, d=d)
     sig, mean = o.signal, o.mean
     nan = float("nan")
     return (sig.eigenvalue if sig else nan, sig.overlap if sig else 0.0, mean.eigenvalue if mean else nan)
