@@ -193,3 +193,21 @@ def test_the_quick_ledger_reproduces_the_committed_one(tmp_path):
     main(["claims", "--quick", "--notes", str(tmp_path / "claims.md"), "--figures", str(tmp_path / "figures")])
     for name in ("claims.md", "claims.json"):
         assert _without_run((tmp_path / name).read_text()) == _without_run((notes / name).read_text()), name
+
+
+def test_the_model_limit_is_derive_spike_s_finite_vocabulary_law():
+    # what C4's corrected statement quotes beside the formula: the model's own limit (finite vocabulary), not the
+    # Gaussian equivalent, its eigenvalue scaling with the weights' square; at one nonzero weight the exact law (no
+    # errors), a second or so on an empty derivation cache
+    from verify.ledger.checks.common import model_limit
+
+    one = model_limit("1/2", "1/2", "mean", "7/2", centered=False, T_=1, signs="iid")
+    two = model_limit("1/2", "1/2", "mean", "7/2", centered=False, T_=1, signs="iid", scale=2)
+    assert one["law"] == "finite-vocabulary" and one["outlier"] and one["eigenvalue_error"] is None
+    assert two["eigenvalue"] == pytest.approx(4 * one["eigenvalue"], rel=1e-14) and two["overlap"] == one["overlap"]
+    import derive
+
+    ge = derive.spike(derive.Model(delta="1/2", gamma="1/2", T=1, weights="mean", signs="iid", mu2="7/2"),
+                      law="gaussian-equivalent").sample
+    # a token reused Poisson(1) times: the model's outlier is not its Gaussian equivalent's (0.4% apart here)
+    assert abs(one["eigenvalue"] - float(ge.eigenvalue)) > 1e-3 * float(ge.eigenvalue)

@@ -24,15 +24,18 @@ __all__ = ["unbounded_support_note", "QUICK", "FULL", "COMPARISONS", "AGREEMENT_
            "pool", "scheme_floats", "theory", "model_limit", "trials", "ks_distance", "outlier_comparison", "population_comparison",
            "resolves", "resolution_to_full", "margin", "outcome", "OUTCOMES", "rung"]
 
-QUICK = {"d": 600, "seeds": 6, "compare_d": 400, "coarse": 4, "trials": 80, "population_tables": 60, "hist_seeds": 16,
+QUICK = {"d": 600, "seeds": 6, "compare_d": 400, "coarse": 4, "trials": 80, "population_tables": 60, "hist_seeds": 48,
          "classify_d": 200, "classify_seeds": 12, "T_max": 32}
-FULL = {"d": 2000, "seeds": 12, "compare_d": 400, "coarse": 4, "trials": 160, "population_tables": 120,
-        "hist_seeds": 32, "classify_d": 600, "classify_seeds": 24, "T_max": 64}
+FULL = {"d": 1000, "seeds": 12, "compare_d": 400, "coarse": 4, "trials": 160, "population_tables": 120,
+        "hist_seeds": 96, "classify_d": 400, "classify_seeds": 24, "T_max": 64}
 """The two modes. ``d`` and ``seeds``: the size and seeds of C1 and of the figures. ``compare_d``: the fine rung of
 every Monte Carlo comparison, ``coarse`` the ratio to its coarse rung; ``trials`` per comparison at the fine rung
-(twice as many at the coarse one, where a trial costs about 1/16 and the extrapolation weighs it 1/16 as much);
-``population_tables`` per population-level comparison; ``hist_seeds`` per spectrum of the histogram ladder (C9);
-size and seeds of the classification (C8); the largest ``T`` of the exact comparison of C7."""
+(twice as many at the coarse one, where a trial costs about 1/16 and the extrapolation weighs it 1/16 as much; each
+comparison of C2 and C4 takes a multiple of it, sized to its target); ``population_tables`` per population-level
+comparison; ``hist_seeds`` per spectrum of the histogram ladder (C9); size and seeds of the classification (C8); the
+largest ``T`` of the exact comparison of C7. The full run draws twice the quick run's trials and tables at the same
+sizes: it resolves every comparison ``sqrt 2`` times as finely (:func:`resolution_to_full`), and the quick run keeps
+the margin that makes its decided outcomes the full run's (:func:`margin`; notes/power.md, section 9)."""
 
 COMPARISONS = 40
 """An upper bound on the number of Monte Carlo quantities the ledger compares with a prediction."""
