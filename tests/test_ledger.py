@@ -150,6 +150,14 @@ def test_every_check_runs_and_each_monte_carlo_comparison_names_its_matrix_and_p
     assert "unbounded support" in results["C2"].record["derived"]
     assert "unbounded support" in results["C4"].record["evidence"]["qualification"]
     assert seen >= 19  # C2: 8 points, C3: 2 points and the claim on the same draws, C4: 6, C5: 1
+    # the Bonferroni bound of the ledger's level counts every interval its decisions read (C4's point between the
+    # thresholds is C2's)
+    from verify.ledger.checks.common import COMPARISONS
+
+    quantities = sum(len(c["quantities"]) for cid, result in results.items()
+                     for c in _comparisons({k: v for k, v in result.record["evidence"].items() if k != "hidden"}))
+    fits, rates = 2, len(results["C9"].record["evidence"]["histograms"])
+    assert quantities + fits + rates <= COMPARISONS, (quantities, fits, rates)
     # at this size C4 cannot resolve 1% on an eigenvalue: it must say so rather than confirm
     assert results["C4"].record["verdict"] == "inconclusive" and "power" in results["C4"].record["reason"]
 
