@@ -13,6 +13,8 @@ written into its own section of ``notes/benchmarks.md``:
 * ``limit``: ``derive spike`` for the model's own limits (:data:`LIMITS`: at one nonzero weight the exact law and its
   windows of mu2, at two the quenched cavity populations) on an empty derivation cache, against the code of
   :data:`LIMIT_BASELINE`, round-robin.
+* ``ledger``: ``verify claims --quick`` and ``verify claims`` as whole processes against the code before they decided
+  C2, C4 and C9 (:mod:`benchmarks.ledger`).
 
 A part takes minutes; each is a run of its own, whose section says when, at which commit and load it ran, and whose
 ratios compare timings of that run only (the machine is shared: absolute times move with the other jobs).
@@ -37,7 +39,7 @@ __all__ = ["PARTS", "LIMITS", "LIMIT_BASELINE", "LIMIT_ROUNDS", "MC_ROUNDS", "CE
            "STAGES", "markers", "stages", "run_part", "section",
            "splice", "carry", "bench", "main"]
 
-PARTS = ("batches", "cell", "mc", "client", "limit")
+PARTS = ("batches", "cell", "mc", "client", "limit", "ledger")
 _CASE = ["spike", "--delta", "1/2", "--gamma", "1/2", "--weights", "mean", "--signs", "iid"]
 LIMITS = {"T = 1, the exact law": [*_CASE, "--T", "1", "--mu2", "7/2", "--json"],
           "T = 2, quenched populations": [*_CASE, "--T", "2", "--mu2", "3", "--centered", "--json"],
@@ -123,8 +125,10 @@ def markers(part: str) -> tuple[str, str]:
 
 def run_part(part: str, mode: str, log=sys.stderr) -> dict:
     """The numbers of one part in ``mode`` (``full``, ``quick`` or ``tiny``)."""
-    from benchmarks import batches, cell, client, processes
+    from benchmarks import batches, cell, client, ledger, processes
 
+    if part == "ledger":
+        return ledger.run(mode, log)
     if part == "batches":
         return batches.run(mode, log)
     if part == "client":
@@ -279,7 +283,7 @@ def _cell_verdict(r: dict) -> list[str]:
 
 def section(part: str, result: dict, mode: str) -> str:
     """The part's section of notes/benchmarks.md: its markers, the run's provenance and its tables."""
-    from benchmarks import batches, cell, client
+    from benchmarks import batches, cell, client, ledger
     from benchmarks.core import NOTES, revision
 
     rev = revision()
@@ -287,7 +291,8 @@ def section(part: str, result: dict, mode: str) -> str:
     dirty = f" (uncommitted changes in {', '.join(rev['uncommitted'])})" if rev["uncommitted"] else ""
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     body = {"batches": lambda r: batches.markdown(r) + _batches_verdict(r), "cell": lambda r: cell.markdown(r) + _cell_verdict(r), "mc": _mc_lines,
-            "client": lambda r: client.markdown(r, NOTES.read_text() if NOTES.exists() else ""), "limit": _limit_lines}[part](result)
+            "client": lambda r: client.markdown(r, NOTES.read_text() if NOTES.exists() else ""), "limit": _limit_lines,
+            "ledger": ledger.markdown}[part](result)
     head = (f"*Measured by `python -m benchmarks cost --parts {part}{'' if mode == 'full' else ' --' + mode}` on {when} "
             f"at commit {rev['head']}{dirty}, on {os.cpu_count()} cores shared with other jobs: 1-minute load average "
             f"{result['load_start']:.2f} at the start and {result['load_end']:.2f} at the end.*")

@@ -116,6 +116,31 @@ def test_limit_part_runs_derive_spike_and_compares_the_codes_round_by_round():
     assert "| T = 9 | before | 22.00 | 11.00 | 1.00x | 1.00x | 1.2, 0.5, 0.3 |" in text
 
 
+def test_ledger_part_gives_before_over_now_in_the_same_round_and_the_verdicts():
+    # the table of `cost --parts ledger` from made-up timings: ratios before/now per round (40/20 s CPU, 30/10 s wall),
+    # the verdicts of the run, the cold warm-up runs below the table
+    from benchmarks import ledger
+
+    def run(cpu, wall, verdicts):
+        return {"cpu_s": cpu, "wall_s": wall, "load": 1.5, "verdicts": dict(zip(ledger.DECIDED, verdicts))}
+    decided, unknown = ("confirmed", "corrected", "confirmed"), ("inconclusive",) * 3
+    made_up = {"baseline": ledger.BASELINE, "rounds": 1,
+               "times": {"quick (now)": [run(20.0, 10.0, decided)], "quick (before)": [run(40.0, 30.0, unknown)]},
+               "cold": {"now": run(90.0, 50.0, decided), "before": run(45.0, 31.0, unknown)}}
+    text = "\n".join(ledger.markdown(made_up))
+    assert "| quick | now | 20.0 | 10.0 | 1.50 | 2.00x | 3.00x | confirmed, corrected, confirmed |" in text
+    assert "| quick | before | 40.0 | 30.0 | 1.50 | 1.00x | 1.00x | inconclusive, inconclusive, inconclusive |" in text
+    assert "now: 90.0 s CPU, 50.0 s wall" in text
+
+
+@pytest.mark.slow
+def test_ledger_part_runs_the_quick_ledger():
+    result = cost.run_part("ledger", "tiny", io.StringIO())
+    assert list(result["times"]) == ["quick (now)"] and set(result["cold"]) == {"now"}
+    assert all(v in ("confirmed", "corrected", "refuted", "inconclusive")
+               for v in result["times"]["quick (now)"][0]["verdicts"].values())
+
+
 def test_cost_refuses_an_unknown_part(capsys):
     assert main(["cost", "--tiny", "--parts", "mc,bogus", "--out", ""]) == 2
     assert "parts" in capsys.readouterr().err

@@ -101,9 +101,11 @@ def test_bad_workers_are_refused_with_exit_2(capsys):
         assert err.count("\n") == 1 and "workers" in err
 
 
-TINY = {"d": 60, "seeds": 3, "compare_d": 48, "coarse": 4, "trials": 16, "population_tables": 10, "hist_seeds": 3,
-        "classify_d": 30, "classify_seeds": 3, "T_max": 6}
-"""A ledger small enough for the default suite: every check runs, none has the power for a verdict that needs it."""
+TINY = {"d": 60, "seeds": 3, "compare_d": 48, "coarse": 4, "trials": 20, "population_tables": 10, "hist_seeds": 3,
+        "classify_d": 30, "classify_seeds": 3, "T_max": 6, "model_limits": False}
+"""A ledger small enough for the default suite: every check runs, none has the power for a verdict that needs it; C4
+leaves out the model's limits it quotes (a minute each on an empty derivation cache:
+``test_the_model_limit_is_derive_spike_s_finite_vocabulary_law``)."""
 
 
 def _comparisons(value):
@@ -148,6 +150,14 @@ def test_every_check_runs_and_each_monte_carlo_comparison_names_its_matrix_and_p
     assert "unbounded support" in results["C2"].record["derived"]
     assert "unbounded support" in results["C4"].record["evidence"]["qualification"]
     assert seen >= 19  # C2: 8 points, C3: 2 points and the claim on the same draws, C4: 6, C5: 1
+    # the Bonferroni bound of the ledger's level counts every interval its decisions read (C4's point between the
+    # thresholds is C2's)
+    from verify.ledger.checks.common import COMPARISONS
+
+    quantities = sum(len(c["quantities"]) for cid, result in results.items()
+                     for c in _comparisons({k: v for k, v in result.record["evidence"].items() if k != "hidden"}))
+    fits, rates = 2, len(results["C9"].record["evidence"]["histograms"])
+    assert quantities + fits + rates <= COMPARISONS, (quantities, fits, rates)
     # at this size C4 cannot resolve 1% on an eigenvalue: it must say so rather than confirm
     assert results["C4"].record["verdict"] == "inconclusive" and "power" in results["C4"].record["reason"]
 
@@ -191,3 +201,21 @@ def test_the_quick_ledger_reproduces_the_committed_one(tmp_path):
     main(["claims", "--quick", "--notes", str(tmp_path / "claims.md"), "--figures", str(tmp_path / "figures")])
     for name in ("claims.md", "claims.json"):
         assert _without_run((tmp_path / name).read_text()) == _without_run((notes / name).read_text()), name
+
+
+def test_the_model_limit_is_derive_spike_s_finite_vocabulary_law():
+    # what C4's corrected statement quotes beside the formula: the model's own limit (finite vocabulary), not the
+    # Gaussian equivalent, its eigenvalue scaling with the weights' square; at one nonzero weight the exact law (no
+    # errors), a second or so on an empty derivation cache
+    from verify.ledger.checks.common import model_limit
+
+    one = model_limit("1/2", "1/2", "mean", "7/2", centered=False, T_=1, signs="iid")
+    two = model_limit("1/2", "1/2", "mean", "7/2", centered=False, T_=1, signs="iid", scale=2)
+    assert one["law"] == "finite-vocabulary" and one["outlier"] and one["eigenvalue_error"] is None
+    assert two["eigenvalue"] == pytest.approx(4 * one["eigenvalue"], rel=1e-14) and two["overlap"] == one["overlap"]
+    import derive
+
+    ge = derive.spike(derive.Model(delta="1/2", gamma="1/2", T=1, weights="mean", signs="iid", mu2="7/2"),
+                      law="gaussian-equivalent").sample
+    # a token reused Poisson(1) times: the model's outlier is not its Gaussian equivalent's (0.4% apart here)
+    assert abs(one["eigenvalue"] - float(ge.eigenvalue)) > 1e-3 * float(ge.eigenvalue)

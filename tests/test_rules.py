@@ -136,10 +136,14 @@ def test_c3_inconclusive(points):
 
 # ----------------------------------------------------------------------------------------------------------- C4
 
-def _c4_run(S="centered", on_top=1.0, said="within", given="within"):
+_LIMIT = {"law": "finite-vocabulary", "outlier": True, "eigenvalue": 1.0023, "eigenvalue_error": 0.0004,
+          "overlap": 0.4987, "overlap_error": 0.0002}
+
+
+def _c4_run(S="centered", on_top=1.0, said="within", given="within", limit=_LIMIT):
     return {"scheme": "mean", "S": S, "mu2": "1.5", "signal_on_top": on_top,
             "quantities": {**_quantities(said, 1.0, 0.01), **_quantities("within", 0.5, 0.03, "overlap")},
-            "conditional": _conditional(given, 1.0, 0.01)}
+            "conditional": _conditional(given, 1.0, 0.01), "model_limit": limit}
 
 
 def _c4(runs=None, hidden="within", hidden_predicted=False, population=True, resolution=1.0):
@@ -157,13 +161,26 @@ def test_c4_confirmed():
 
 
 def test_c4_corrected_when_the_mean_outlier_is_on_top_of_the_raw_S():
-    _check(rule_c4(_c4(runs=[_c4_run(), _c4_run(S="raw", on_top=0.0)])), "corrected")
+    out = rule_c4(_c4(runs=[_c4_run(), _c4_run(S="raw", on_top=0.0)]))
+    _check(out, "corrected")
+    # the model's own limit beside the formula at each configuration tested
+    assert "mean (raw, mu2 = 1.5): eigenvalue 1 | 1.0023 +- 0.0004, overlap 0.5 | 0.4987 +- 0.0002" in out["corrected"]
+    # without the limits (a run that left them out) the statement says only what it has
+    out = rule_c4(_c4(runs=[_c4_run(limit=None), _c4_run(S="raw", on_top=0.0, limit=None)]))
+    _check(out, "corrected")
+    assert "limit" not in out["corrected"].split("Finite N")[1].split("At fixed T")[0]
 
 
 def test_c4_corrected_with_the_models_numbers_where_the_formula_departs():
     out = rule_c4(_c4(runs=[_c4_run(said="beyond"), _c4_run(S="raw")]))
     _check(out, "corrected")
-    assert "the model given the draws" in out["corrected"]
+    assert "the model given the draws" in out["corrected"] and "the model's limit 1.0023 +- 0.0004" in out["corrected"]
+
+
+def test_c4_names_runs_apart_that_differ_only_in_signs_and_T():
+    runs = [_c4_run(S="raw"), {**_c4_run(S="raw", said="beyond"), "signs": "iid", "T": 16}]
+    out = rule_c4(_c4(runs=runs))
+    assert out["reason"].endswith("for mean (raw, mu2 = 1.5, iid, T = 16)"), out["reason"]
 
 
 def test_c4_refuted_when_the_outlier_is_not_hidden_between_the_thresholds():

@@ -12,10 +12,10 @@ import numpy as np
 from derive.model import expectations as ex
 from verify.montecarlo.draw import balanced_signs, sample_table
 
-__all__ = ["table_covariance", "population_covariance"]
+__all__ = ["coefficients", "table_covariance", "population_covariance"]
 
 
-def _coefficients(alpha, kappa, W, V):
+def coefficients(alpha, kappa, W, V):
     """The coefficients of ``I``, ``11^T`` and ``ss^T`` in ``M`` at given scalars, as floats."""
     values = {ex.alpha: alpha, ex.kappa: kappa, ex.W: W, ex.V: V}
     return tuple(float(c.subs(values)) for c in ex.second_moment_coefficients())
@@ -25,7 +25,7 @@ def table_covariance(E: np.ndarray, alpha: float, kappa: float, W: float) -> np.
     """``E M E^T`` for the table ``E`` (``d x V``, classes as in :func:`verify.montecarlo.draw.balanced_signs`)."""
     V = E.shape[1]
     s = balanced_signs(V)
-    c_I, c_11, c_ss = _coefficients(alpha, kappa, W, V)
+    c_I, c_11, c_ss = coefficients(alpha, kappa, W, V)
     Es, E1 = E @ s, E.sum(axis=1)
     return c_I * E @ E.T + c_11 * np.outer(E1, E1) + c_ss * np.outer(Es, Es)
 

@@ -63,8 +63,6 @@ def _laws_distance(model, ge, kappa) -> float:
 
 def _histograms(cfg: dict) -> dict:
     d = cfg["d"]
-    quick = d < 1000
-    settings = Settings(population=4096, replicas=3) if quick else Settings()
     V, N = rung(d, 1, 1)
     # one draw's distance to the limit law is the fluctuation of the token graph, O(sqrt(V)) eigenvalues:
     # d*KS/sqrt(d) measured 0.2 to 0.4 at T = 1, 2, 8 (notes/finite_vocabulary.md); allowed sqrt(d)
@@ -72,7 +70,10 @@ def _histograms(cfg: dict) -> dict:
     out = {}
     for Tc, scheme, mask in cfg.get("c1_cases", CASES):
         p = weights(Model(T=Tc, weights=scheme, mask=mask))
-        model = vocabulary_law(1, 1, p.weights).distribution(nodes=32 if quick else 96, settings=settings)
+        law = vocabulary_law(1, 1, p.weights)
+        model = law.distribution(nodes=32, settings=Settings(population=4096, replicas=3))
+        if model.cdf_error > bound / d:  # known less accurately than the histogram resolves: the slower settings
+            model = law.distribution(nodes=96, settings=Settings())
         ge = ge_distribution(1, 1, p.kappa)
         _, _, spectra = trials(max(2, cfg["seeds"] // 2), 31 + Tc, d, V, N, Tc, "iid", p.floats(), 0.0, centered=True)
         model_ks = [d * ks_distance(ev, model) for ev in spectra]

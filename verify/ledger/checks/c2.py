@@ -15,17 +15,21 @@ from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, POINT_TARGET, T
 from verify.ledger.records import decide
 from verify.stats import Estimate, min_detectable
 
-__all__ = ["POPULATION", "SAMPLE", "derived", "evidence_c2", "fitted_threshold", "fit_outcome", "rule_c2", "check_c2"]
+__all__ = ["POPULATION", "SAMPLE", "LEVELS", "derived", "points", "evidence_c2", "fitted_threshold", "fit_outcome", "rule_c2", "check_c2"]
 
-POPULATION = {"scheme": "mean", "signs": "iid", "below": [0.3], "above": [1.2, 2.0, 3.0]}
+POPULATION = {"scheme": "mean", "signs": "iid", "below": [0.3], "above": [1.2, 2.0, 3.0], "more": [1, 1.5, 1, 1]}
 """Population level (exact covariance of sampled tables, centered): mean pooling of i.i.d. signs at ``T = 8``
 (``alpha = kappa = 1/8``), ``delta = 1/2``; its threshold is ``mu2 = 0.707``: one point below (strength 0.66 of
-the threshold), three above."""
+the threshold), three above; ``more``: each point's tables as a multiple of ``cfg["population_tables"]``."""
 
-SAMPLE = {"scheme": "mean", "gamma": 2, "below": [0.45], "above": [1.5, 2.0, 3.0]}
+SAMPLE = {"scheme": "mean", "gamma": 2, "below": [0.45], "above": [1.75, 2.0, 3.0], "more": [3.75, 4, 3.5, 2.5]}
 """Sample level: mean pooling on ``prefix:3``, ``delta = 1/2``, ``gamma = 2``; population threshold
 ``mu2 = 0.19``, sample threshold ``mu2 = 0.99``: the point below lies between the two (strength 0.64 of the
-sample threshold, 1.38 of the population one), three points above."""
+sample threshold, 1.38 of the population one), three points above (the nearest at 1.50 times the threshold's
+strength; at 1.34, mu2 = 1.5, a draw's overlap spread 18% at d = 400, and its finite-size deficit 4%); ``more``: each
+point's trials as a multiple of ``cfg["trials"]``, so that each point and the fitted threshold resolve their targets with
+a quick run's margin (the point below with five times as many at the coarse rung:
+:func:`verify.comparison.compare_sample`)."""
 
 def derived() -> str:
     """The derived statement, written from the SymPy objects of :mod:`derive.gaussian.spikes` and :mod:`derive.model.expectations`."""
@@ -74,8 +78,33 @@ def fitted_threshold(points: list[dict], level: str, alpha, kappa, gamma, derive
             "min_detectable_rel_error": min_detectable(shift, at) / abs(float(derived))}
 
 
-def evidence_c2(cfg: dict) -> dict:
-    """The proof of the ordering, and the Monte Carlo on both sides of each threshold."""
+def points(cfg: dict, level: str) -> list:
+    """The Monte Carlo points of one level (``"population"`` or ``"sample"``): a ``prepare`` part of C2 (each point
+    draws from its own seeds)."""
+    if level == "population":
+        iid = pool(POPULATION["scheme"], POPULATION["signs"])
+        return [population_comparison(cfg, DELTA, iid, mu2, seed0=200 + i, more=more)
+                for i, (mu2, more) in enumerate(zip(POPULATION["below"] + POPULATION["above"], POPULATION["more"]))]
+    m = pool(SAMPLE["scheme"])
+    sample = [outlier_comparison(cfg, DELTA, SAMPLE["gamma"], SAMPLE["scheme"], mu2, centered=True, seed0=220 + i,
+                                 more=more, coarse_trials=5 if mu2 in SAMPLE["below"] else 2)
+              for i, (mu2, more) in enumerate(zip(SAMPLE["below"] + SAMPLE["above"], SAMPLE["more"]))]
+    for point in sample:
+        point["population_outlier_predicted"] = outliers_at(
+            DELTA, SAMPLE["gamma"], m.alpha, m.kappa, point["mu2"], centered=True).population.outlier
+    return sample
+
+
+LEVELS = ("population", "sample")
+"""The parts of C2's ``prepare`` step (:func:`points`)."""
+
+
+def evidence_c2(cfg: dict, parts=None) -> dict:
+    """The proof of the ordering, and the Monte Carlo on both sides of each threshold (``parts``: the points of each
+    of :data:`LEVELS`, computed here when not given)."""
+    if parts is None:
+        parts = [points(cfg, level) for level in LEVELS]
+    population, sample = parts
     proof = spikes.successive_thresholds()
     grid = [sp.Rational(p, q) for p, q in ((1, 10), (1, 2), (1, 1), (2, 1), (10, 1))]
     with mpmath.workdps(30):
@@ -87,13 +116,6 @@ def evidence_c2(cfg: dict) -> dict:
     with mpmath.workdps(30):
         pop = outliers_at(DELTA, 0, a, k, 1, centered=True).population
         smp = outliers_at(DELTA, SAMPLE["gamma"], m.alpha, m.kappa, 1, centered=True)
-    population = [population_comparison(cfg, DELTA, iid, mu2, seed0=200 + i)
-                  for i, mu2 in enumerate(POPULATION["below"] + POPULATION["above"])]
-    sample = [outlier_comparison(cfg, DELTA, SAMPLE["gamma"], SAMPLE["scheme"], mu2, centered=True, seed0=220 + i)
-              for i, mu2 in enumerate(SAMPLE["below"] + SAMPLE["above"])]
-    for point in sample:
-        point["population_outlier_predicted"] = outliers_at(
-            DELTA, SAMPLE["gamma"], m.alpha, m.kappa, point["mu2"], centered=True).population.outlier
     return {
         "resolution_to_full": resolution_to_full(cfg),
         "ordering": {"coefficients_in_x": [str(c) for c in proof["coefficients_in_x"]],
@@ -188,8 +210,8 @@ def rule_c2(evidence: dict) -> dict:
                   "population threshold")
 
 
-def check_c2(cfg: dict) -> dict:
-    """C2: two successive transitions."""
-    evidence = evidence_c2(cfg)
+def check_c2(cfg: dict, parts=None) -> dict:
+    """C2: two successive transitions (``parts``: its ``prepare`` steps' values, :func:`points`)."""
+    evidence = evidence_c2(cfg, parts)
     # the thresholds are those of the Gaussian-equivalent law, the one with a bounded bulk
     return {**rule_c2(evidence), "derived": derived() + ". " + unbounded_support_note(), "evidence": evidence}

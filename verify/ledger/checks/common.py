@@ -20,21 +20,26 @@ from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
 
 __all__ = ["unbounded_support_note", "QUICK", "FULL", "COMPARISONS", "AGREEMENT_LEVEL", "TARGET", "POINT_TARGET", "THRESHOLD_TARGET", "DELTA", "GAMMA", "T", "SIGNS", "fmt", "bulk_cdf",
-           "pool", "scheme_floats", "theory", "trials", "ks_distance", "outlier_comparison", "population_comparison",
+           "pool", "scheme_floats", "theory", "model_limit", "trials", "ks_distance", "outlier_comparison", "population_comparison",
            "resolves", "resolution_to_full", "margin", "outcome", "OUTCOMES", "rung"]
 
-QUICK = {"d": 600, "seeds": 6, "compare_d": 400, "coarse": 4, "trials": 120, "population_tables": 60, "hist_seeds": 16,
+QUICK = {"d": 600, "seeds": 6, "compare_d": 400, "coarse": 4, "trials": 80, "population_tables": 60, "hist_seeds": 48,
          "classify_d": 200, "classify_seeds": 12, "T_max": 32}
-FULL = {"d": 2000, "seeds": 12, "compare_d": 600, "coarse": 4, "trials": 320, "population_tables": 160,
-        "hist_seeds": 32, "classify_d": 600, "classify_seeds": 24, "T_max": 64}
+FULL = {"d": 1000, "seeds": 12, "compare_d": 400, "coarse": 4, "trials": 160, "population_tables": 120,
+        "hist_seeds": 96, "classify_d": 400, "classify_seeds": 24, "T_max": 64}
 """The two modes. ``d`` and ``seeds``: the size and seeds of C1 and of the figures. ``compare_d``: the fine rung of
 every Monte Carlo comparison, ``coarse`` the ratio to its coarse rung; ``trials`` per comparison at the fine rung
-(twice as many at the coarse one, where a trial costs about 1/16 and the extrapolation weighs it 1/16 as much);
-``population_tables`` per population-level comparison; ``hist_seeds`` per spectrum of the histogram ladder (C9);
-size and seeds of the classification (C8); the largest ``T`` of the exact comparison of C7."""
+(twice as many at the coarse one, where a trial costs about 1/16 and the extrapolation weighs it 1/16 as much; each
+comparison of C2 and C4 takes a multiple of it, sized to its target); ``population_tables`` per population-level
+comparison; ``hist_seeds`` per spectrum of the histogram ladder (C9); size and seeds of the classification (C8); the
+largest ``T`` of the exact comparison of C7. The full run draws twice the quick run's trials and tables at the same
+sizes: it resolves every comparison ``sqrt 2`` times as finely (:func:`resolution_to_full`), and the quick run keeps
+the margin that makes its decided outcomes the full run's (:func:`margin`; notes/power.md, section 9)."""
 
-COMPARISONS = 40
-"""An upper bound on the number of Monte Carlo quantities the ledger compares with a prediction."""
+COMPARISONS = 64
+"""An upper bound on the number of intervals the ledger's decisions read at :data:`AGREEMENT_LEVEL`: Monte Carlo
+quantities compared with a prediction (57: C2 24, C3 8, C4 24, C5 1), C2's two fitted thresholds and C9's four
+histogram rates (``tests/test_ledger.py`` counts them)."""
 
 AGREEMENT_LEVEL = 1 - 0.05 / COMPARISONS
 """The level of every comparison: Bonferroni over :data:`COMPARISONS`, so that the ledger as a whole wrongly
@@ -61,9 +66,10 @@ def fmt(x, digits: int = 8) -> str:
 
 
 @lru_cache(maxsize=None)
-def pool(scheme: str, signs: str = SIGNS):
-    """The pooling of a scheme on the ledger's configuration (causal: strict mask, tau = 0)."""
-    return derive_weights(Model(T=T, weights=scheme, signs=signs, mask="strict" if scheme == "causal" else None))
+def pool(scheme: str, signs: str = SIGNS, T_: int = T):
+    """The pooling of a scheme on the ledger's configuration (causal: strict mask, tau = 0), or on ``signs`` at
+    ``T_``."""
+    return derive_weights(Model(T=T_, weights=scheme, signs=signs, mask="strict" if scheme == "causal" else None))
 
 
 def scheme_floats(scheme: str, signs: str = SIGNS):
@@ -79,6 +85,26 @@ def theory(delta, gamma, scheme: str, mu2, centered: bool = True):
               mask="strict" if scheme == "causal" else None)
     with mpmath.workdps(30):
         return derive_spike(m, law="gaussian-equivalent")
+
+
+def model_limit(delta, gamma, scheme: str, mu2, *, centered: bool, T_: int = T, signs: str = SIGNS, scale=1) -> dict:
+    """The model's own signal outlier in the limit (:func:`derive.spike` with ``law=None`` on a :class:`derive.Model`
+    with weights: the finite-vocabulary law, with its ``errors``) for a scheme of the ledger's configuration (or of
+    ``signs`` at ``T_``), weights times ``scale`` (eigenvalues times its square): the numbers a corrected statement
+    quotes beside the Gaussian-equivalent formula's. Seconds from the derivation cache; a minute or so of quenched
+    cavity populations where it holds no entry for the point (more than one nonzero weight)."""
+    m = Model(delta=str(delta), gamma=str(gamma), T=T_, weights=scheme, signs=signs, mu2=str(mu2), centered=centered,
+              mask="strict" if scheme == "causal" else None)
+    with mpmath.workdps(15):
+        o = derive_spike(m)
+    level, c2 = o.sample, float(scale) ** 2
+    errors = dict(level.errors or ())
+
+    def real(x, times=1.0):
+        return None if x is None else times * float(x)
+    return {"law": o.law, "outlier": bool(level.outlier), "eigenvalue": real(level.eigenvalue, c2),
+            "eigenvalue_error": real(errors.get("eigenvalue"), c2), "overlap": real(level.overlap),
+            "overlap_error": real(errors.get("overlap"))}
 
 
 def trials(K: int, seed0: int, d, V, N, T_, signs, weights, mu2, centered=False, k=4, spectrum=True):
@@ -116,22 +142,25 @@ def ks_distance(eigenvalues, delta, gamma, kappa, n_outliers: int) -> float:
     return float(max(np.max(np.abs(model - emp_hi)), np.max(np.abs(model - (emp_hi - 1 / n)))))
 
 
-def outlier_comparison(cfg: dict, delta, gamma, scheme: str, mu2, *, centered: bool, seed0: int, more: int = 1,
-                       scale=1) -> dict:
-    """:func:`verify.comparison.compare_sample` for a scheme of the ledger's configuration: the fine rung
-    ``cfg["compare_d"]`` with ``more * cfg["trials"]`` trials, the coarse one ``d/cfg["coarse"]``, weights times
-    ``scale``, at the ledger's level; against the derived formula (the limit, extrapolated from the two rungs) and,
-    under ``"conditional"``, against each draw's conditional prediction (the model's own outlier given its tokens)."""
-    out = compare_sample(cfg["compare_d"], delta, gamma, T, SIGNS, pool(scheme), mu2, centered=centered,
-                         trials=more * cfg["trials"], seed0=seed0, level=AGREEMENT_LEVEL, coarse=cfg["coarse"],
-                         scale=scale, conditional=True)
-    return {"scheme": scheme, **out}
+def outlier_comparison(cfg: dict, delta, gamma, scheme: str, mu2, *, centered: bool, seed0: int, more: float = 1,
+                       scale=1, T_: int = T, signs: str = SIGNS, coarse_trials: int = 2) -> dict:
+    """:func:`verify.comparison.compare_sample` for a scheme of the ledger's configuration (or of ``signs`` at
+    ``T_``): the fine rung ``cfg["compare_d"]`` with ``more * cfg["trials"]`` trials, the coarse one
+    ``d/cfg["coarse"]``, weights times ``scale``, at the ledger's level; against the derived formula (the limit,
+    extrapolated from the two rungs) and, under ``"conditional"``, against each draw's conditional prediction (the
+    model's own outlier given its tokens); ``coarse_trials``: the coarse rung's trials as a multiple of the fine
+    one's."""
+    out = compare_sample(cfg["compare_d"], delta, gamma, T_, signs, pool(scheme, signs, T_), mu2, centered=centered,
+                         trials=round(more * cfg["trials"]), seed0=seed0, level=AGREEMENT_LEVEL, coarse=cfg["coarse"],
+                         scale=scale, conditional=True, coarse_trials=coarse_trials)
+    return {"scheme": scheme, "T": T_, "signs": signs, **out}
 
 
-def population_comparison(cfg: dict, delta, pooling, mu2, *, seed0: int, alternatives=None) -> dict:
-    """:func:`verify.comparison.compare_population` (centered) with the ledger's sizes and level."""
-    return compare_population(cfg["compare_d"], delta, pooling, mu2, tables=cfg["population_tables"], seed0=seed0,
-                              level=AGREEMENT_LEVEL, coarse=cfg["coarse"], alternatives=alternatives)
+def population_comparison(cfg: dict, delta, pooling, mu2, *, seed0: int, alternatives=None, more: float = 1) -> dict:
+    """:func:`verify.comparison.compare_population` (centered) with the ledger's sizes and level, ``more`` times
+    ``cfg["population_tables"]`` tables."""
+    return compare_population(cfg["compare_d"], delta, pooling, mu2, tables=round(more * cfg["population_tables"]),
+                              seed0=seed0, level=AGREEMENT_LEVEL, coarse=cfg["coarse"], alternatives=alternatives)
 
 
 def resolves(comparison: dict, target: dict = TARGET) -> bool:
