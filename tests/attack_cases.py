@@ -510,8 +510,8 @@ API_CASES = [
     ApiCase("sample_outlier below its threshold", "derive.gaussian.outliers:sample_outlier", (1, 1, 1, 1), (), "theta"),
     *[ApiCase(f"densities {name}", "attack_cases:law_densities", (xs,), (), "x") for name, xs in (
         ("[nan]", [float("nan")]), ("[inf]", [float("inf")]), ("'0.5'", "0.5"), ("[1e300]", [1e300]), ("0.5", 0.5))],
-    ApiCase("parse_size 1e999999999", "derive.resources:parse_size", ("1e999999999",), (), "max-memory"),
-    ApiCase("parse_size 5000 digits", "derive.resources:parse_size", ("9" * 5000,), (), "max-memory"),
+    ApiCase("parse_size 1e999999999", "verify.montecarlo.memory:parse_size", ("1e999999999",), (), "max-memory"),
+    ApiCase("parse_size 5000 digits", "verify.montecarlo.memory:parse_size", ("9" * 5000,), (), "max-memory"),
     *[ApiCase(f"check_formula {name}", "verify.formula:check_formula", ("sample.overlap", expr), (("examples", 5),),
               "expr") for name, expr in (("Rational(1, 0)", "Rational(1, 0)"), ("Max()", "Max()"),
                                          ("1998 plus signs", "+" * 1998 + "1"))],

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from derive.errors import ParameterError
-from derive.resources import MAX_TRIAL_BYTES, trial_bytes
 from tests.trial_cases import model as trial_model
 from verify.montecarlo.draw import draw
+from verify.montecarlo.memory import MAX_TRIAL_BYTES, trial_bytes
 from verify.montecarlo.trials import memory_model, solve, solve_axis
 
 SHAPES = [(300, 600, 1200, 8), (400, 400, 200, 4), (600, 200, 2000, 1)]
@@ -62,11 +62,11 @@ def test_the_paper_scale_sweep_fits_the_limit_on_its_solver():
 
 
 def test_the_memory_limit_is_the_users_and_the_refusal_names_the_flag(capsys, monkeypatch):
-    from derive import resources
+    from verify.montecarlo import memory
     from verify.cli import main
 
-    monkeypatch.delenv(resources.MEMORY_VARIABLE, raising=False)
-    monkeypatch.setattr(resources, "total_memory", lambda: 64 * 2**30)  # the sizes below, on any machine
+    monkeypatch.delenv(memory.MEMORY_VARIABLE, raising=False)
+    monkeypatch.setattr(memory, "total_memory", lambda: 64 * 2**30)  # the sizes below, on any machine
     # a trial of the solver that will run (mixed: float32 Lanczos), refused above the user's limit, the flag named
     argv = ["mc", "--d", "8000", "--V", "8000", "--N", "8000", "--T", "1", "--signs", "iid", "--weights", "mean",
             "--mu2", "3", "--seeds", "1"]
@@ -76,19 +76,19 @@ def test_the_memory_limit_is_the_users_and_the_refusal_names_the_flag(capsys, mo
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "needs 0.8 GiB, more than the 0.5 GiB limit per trial (set by --max-memory 512MiB)" in err[0]
     # ... and by default the limit is half of what this process may use, shared by the trials run at once
-    monkeypatch.setattr(resources, "available_memory", lambda: 12 * 2**30)
-    monkeypatch.delenv(resources.MEMORY_VARIABLE, raising=False)
-    assert resources.set_max_memory(None) == 6 * 2**30 and resources.trial_limit()[0] == 6 * 2**30
-    assert resources.set_max_memory(None, workers=3) == 2 * 2**30
-    assert "shared by 3 workers; --max-memory SIZE changes it" in resources.trial_limit()[1]
-    with pytest.raises(resources.ParameterError, match="more than the 2.0 GiB limit per trial"):
-        resources.check_trial(8000, 8000, 8000, 1, solver="dense")
+    monkeypatch.setattr(memory, "available_memory", lambda: 12 * 2**30)
+    monkeypatch.delenv(memory.MEMORY_VARIABLE, raising=False)
+    assert memory.set_max_memory(None) == 6 * 2**30 and memory.trial_limit()[0] == 6 * 2**30
+    assert memory.set_max_memory(None, workers=3) == 2 * 2**30
+    assert "shared by 3 workers; --max-memory SIZE changes it" in memory.trial_limit()[1]
+    with pytest.raises(ParameterError, match="more than the 2.0 GiB limit per trial"):
+        memory.check_trial(8000, 8000, 8000, 1, solver="dense")
     # a size the user exported stays when no flag is given; where nothing can be read, the old 2 GiB
-    monkeypatch.setenv(resources.MEMORY_VARIABLE, "5GiB")
-    assert resources.set_max_memory(None) == 5 * 2**30
-    monkeypatch.delenv(resources.MEMORY_VARIABLE)
-    monkeypatch.setattr(resources, "available_memory", lambda: None)
-    assert resources.default_trial_limit() == (MAX_TRIAL_BYTES, "the memory available is unknown; --max-memory SIZE "
+    monkeypatch.setenv(memory.MEMORY_VARIABLE, "5GiB")
+    assert memory.set_max_memory(None) == 5 * 2**30
+    monkeypatch.delenv(memory.MEMORY_VARIABLE)
+    monkeypatch.setattr(memory, "available_memory", lambda: None)
+    assert memory.default_trial_limit() == (MAX_TRIAL_BYTES, "the memory available is unknown; --max-memory SIZE "
                                                                  "changes it")
     assert main([*argv, "--max-memory", "a lot"]) == 2
     assert "max-memory: not a memory size" in capsys.readouterr().err
@@ -100,17 +100,17 @@ def test_the_memory_limit_is_the_users_and_the_refusal_names_the_flag(capsys, mo
 def test_a_memory_limit_the_machine_cannot_meet_is_refused_at_once(size, reason, monkeypatch):
     # 1e999999999 had been expanded into a billion-digit integer (every command that takes --max-memory hung), and
     # 5000 digits raised Python's limit on integer text as a traceback
-    from derive import resources
+    from verify.montecarlo import memory
     from verify.cli import main
 
-    monkeypatch.setattr(resources, "total_memory", lambda: 64 * 2**30)
+    monkeypatch.setattr(memory, "total_memory", lambda: 64 * 2**30)
     with pytest.raises(ParameterError, match=reason) as info:
-        resources.parse_size(size)
+        memory.parse_size(size)
     assert info.value.parameter == "max-memory"
-    monkeypatch.setenv(resources.MEMORY_VARIABLE, size)
+    monkeypatch.setenv(memory.MEMORY_VARIABLE, size)
     with pytest.raises(ParameterError) as info:
-        resources.trial_limit()
-    assert info.value.parameter == resources.MEMORY_VARIABLE
+        memory.trial_limit()
+    assert info.value.parameter == memory.MEMORY_VARIABLE
     assert main(["mc", "--d", "20", "--V", "40", "--N", "80", "--T", "2", "--signs", "iid", "--weights", "mean",
                  "--mu2", "1", "--seeds", "1", "--max-memory", size]) == 2
 
@@ -121,6 +121,6 @@ def test_the_available_memory_respects_the_address_space_limit():
     import sys
 
     code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30)); "
-            "from derive.resources import available_memory; print(available_memory())")
+            "from verify.montecarlo.memory import available_memory; print(available_memory())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert int(out) <= 3 * 2**30

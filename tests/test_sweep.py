@@ -241,6 +241,34 @@ def test_a_second_sweep_on_a_file_in_use_is_refused(reference, tmp_path):
             ResultsWriter(tmp_path / "busy.jsonl", sweep)
 
 
+@pytest.mark.parametrize("stop", ["write", "fsync"])
+def test_a_signal_takes_back_a_torn_append_and_keeps_a_whole_one(reference, tmp_path, monkeypatch, stop):
+    # a stop that fell in the fsync after the whole write had cut the records of a finished cell (test_signals.py's
+    # sweep-SIGTERM failed when the signal arrived there); one during the write still takes the part written back
+    import verify.sweeps.results as results
+    from derive.cli.stop import Interrupted
+
+    sweep, _, _ = reference
+    path = tmp_path / "stopped.jsonl"
+    records = [{"task": [0, k], "x": k} for k in range(3)]
+    with ResultsWriter(path, sweep) as writer:
+        header = path.read_bytes()
+
+        def stopped(*args):
+            raise Interrupted(15)
+
+        if stop == "write":
+            real = os.write
+            monkeypatch.setattr(results.os, "write", lambda fd, data: real(fd, data[:5]) and stopped())
+        else:
+            monkeypatch.setattr(results.os, "fsync", stopped)
+        with pytest.raises(Interrupted):
+            writer.append(*records)
+    monkeypatch.undo()
+    expected = header + (b"".join(results.canonical_json(r).encode() + b"\n" for r in records) if stop == "fsync" else b"")
+    assert path.read_bytes() == expected
+
+
 def _record_lines(path: Path) -> int:
     try:
         return max(0, path.read_bytes().count(b"\n") - 1)

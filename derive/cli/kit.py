@@ -20,17 +20,8 @@ import sys
 from derive.cli.stop import STOP_SIGNALS, Interrupted
 from derive.errors import ParameterError
 
-__all__ = ["MEMORY_HELP", "add_max_memory", "add_signs", "add_scheme", "scheme_options", "STOP_SIGNALS", "Interrupted", "plain", "listed", "version", "readable", "with_provenance",
+__all__ = ["add_signs", "add_scheme", "scheme_options", "STOP_SIGNALS", "Interrupted", "plain", "listed", "version", "readable", "with_provenance",
            "run_cli"]
-
-MEMORY_HELP = ("most memory one Monte Carlo trial may hold, e.g. 8GiB or 512MiB (default: half of the memory available, "
-               "shared by the trials that run at once); a larger trial is refused before anything is drawn")
-"""The help of every ``--max-memory`` (the commands that draw)."""
-
-
-def add_max_memory(p) -> None:
-    """The ``--max-memory SIZE`` option of a command that draws (:func:`derive.resources.set_max_memory` reads it)."""
-    p.add_argument("--max-memory", default=None, metavar="SIZE", help=MEMORY_HELP)
 
 
 def add_signs(p, *, required: bool = False, default: str | None = None, help: str = "sign family") -> None:

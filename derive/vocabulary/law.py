@@ -68,8 +68,8 @@ class VocabularyLaw(Displayed):
         return tokengraph.atom_at_zero(self.delta, self.gamma, self.weights)
 
     def check_work(self, reach=0, name: str = "x") -> None:
-        """Refuse, before it starts, an answer of the exact law whose series would sum more terms than
-        :data:`derive.resources.MAX_SERIES_TERMS` at the current precision (and its guard digits): a large reuse, many
+        """Refuse, before it starts, an answer of the exact law whose series would take longer than
+        :data:`derive.resources.MAX_SERIES_SECONDS` at the current precision (and its guard digits): a large reuse, many
         digits, or an answer out at the atom ``reach`` (named ``name``). Nothing to check for more nonzero weights."""
         if self.exact:
             from derive.resources import check_series_work

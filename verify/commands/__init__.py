@@ -1,1 +1,1 @@
-"""One module per ``verify`` subcommand."""
+"""One module per ``verify`` subcommand, and :mod:`~verify.commands.options`, the options they share."""

@@ -5,8 +5,8 @@ import sys
 import time
 from pathlib import Path
 
-from derive.cli.kit import add_max_memory
 from derive.files import check_output_folder, check_output_target, write_file
+from verify.commands.options import add_max_memory
 from verify.progress import progress
 
 __all__ = ["NAME", "HELP", "VERDICTS", "Ledger", "add_arguments", "run", "render", "exit_status"]
@@ -48,7 +48,7 @@ def add_arguments(p):
 def run(args):
     from verify.ledger.records import check_workers
 
-    from derive.resources import set_max_memory
+    from verify.montecarlo.memory import set_max_memory
 
     workers = None if args.workers is None else check_workers(args.workers)  # None: one per core
     set_max_memory(args.max_memory, workers or os.cpu_count() or 1)

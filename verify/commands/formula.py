@@ -1,8 +1,8 @@
 """``verify formula``: a user's closed form of a derived quantity, proved equal, or refuted at a point."""
 import textwrap
 
-from derive.cli.kit import add_max_memory
 from derive.sheet.meanings import QUANTITIES, QUANTITY_MEANINGS
+from verify.commands.options import add_max_memory
 
 __all__ = ["NAME", "HELP", "EPILOG", "add_arguments", "run", "render", "exit_status"]
 
@@ -36,7 +36,7 @@ def add_arguments(p):
 
 
 def run(args):
-    from derive.resources import set_max_memory
+    from verify.montecarlo.memory import set_max_memory
     from verify.formula import check_formula  # here: building the parser must not import SymPy
 
     set_max_memory(args.max_memory)

@@ -1,8 +1,9 @@
 """``verify ladder``: the signal outlier of Monte Carlo against the derived limit over a ladder of d."""
 
-from derive.cli.kit import add_max_memory, add_scheme, add_signs, listed, scheme_options
+from derive.cli.kit import add_scheme, add_signs, listed, scheme_options
 from derive.cli.reading import reading
 from derive.numbers import check_count, json_reals
+from verify.commands.options import add_max_memory
 from verify.montecarlo.trials import PATHS
 from verify.progress import progress
 
@@ -33,7 +34,7 @@ def add_ladder_arguments(p, weights: bool = True):
 
 def ladder_options(args) -> dict:
     """The validated common options as keyword arguments (the memory limit is set on the way)."""
-    from derive.resources import set_max_memory
+    from verify.montecarlo.memory import set_max_memory
 
     set_max_memory(args.max_memory)
     return {"ds": [x.strip() for x in str(args.d).split(",")], "delta": args.delta, "gamma": args.gamma,

@@ -5,10 +5,11 @@ import sys
 
 import numpy as np
 
-from derive.cli.kit import add_max_memory, add_scheme, add_signs, listed, scheme_options
+from derive.cli.kit import add_scheme, add_signs, listed, scheme_options
 from derive.errors import ParameterError
 from derive.numbers import check_count, check_digits, format_real
-from derive.resources import MAX_MU2, check_trials, set_max_memory
+from verify.commands.options import add_max_memory
+from verify.montecarlo.memory import MAX_MU2, check_trials, set_max_memory
 from verify.montecarlo.trials import PATHS, choose_path, memory_model
 
 __all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "pooling_inputs", "run", "render"]

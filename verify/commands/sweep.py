@@ -9,9 +9,9 @@ import math
 import os
 from pathlib import Path
 
-from derive.cli.kit import add_max_memory
 from derive.errors import ParameterError
 from derive.numbers import check_count, format_real
+from verify.commands.options import add_max_memory
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -69,7 +69,7 @@ def run(args):
         raise ParameterError("file", "name a sweep file (or use --summarize RESULTS)")
     if args.workers is not None and args.scheduler is not None and args.scheduler != "local-dask":
         raise ParameterError("workers", "an existing Dask cluster has its own workers; --workers is for local runs")
-    from derive.resources import set_max_memory
+    from verify.montecarlo.memory import set_max_memory
 
     set_max_memory(args.max_memory, 1 if args.scheduler not in (None, "local-dask") else
                    _count(args.workers, "workers") or os.cpu_count() or 1)

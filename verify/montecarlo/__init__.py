@@ -5,6 +5,7 @@
   vectors;
 * :mod:`~verify.montecarlo.dense` and :mod:`~verify.montecarlo.lanczos`: the eigensolvers (one file each);
 * :mod:`~verify.montecarlo.mu2_axis`: one draw solved for every signal strength ``mu2`` at once (block Lanczos);
+* :mod:`~verify.montecarlo.memory`: what one trial holds for each solver, and the limits of a trial and of a run;
 * :mod:`~verify.montecarlo.trials`: one trial or many, solved by the chosen path;
 * :mod:`~verify.montecarlo.attention`: the data-dependent weights of real causal softmax attention;
 * :mod:`~verify.montecarlo.population`: the exact covariance of the pooled vectors given one table.

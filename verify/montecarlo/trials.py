@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.resources import check_trial, check_trials
 from verify.montecarlo.dense import dense_top
 from verify.montecarlo.draw import Draw, draw, positive_int, trial_model, trial_weights
 from verify.montecarlo.lanczos import Mixing, implicit_top, mixed_top
+from verify.montecarlo.memory import check_trial, check_trials
 from verify.montecarlo.mu2_axis import Axis, Pencil, axis_top, check_mu2s, dense_axis_top
 from verify.progress import progress as progress_bar
 
@@ -120,7 +120,7 @@ def choose_engine(engine, path: str, trials: int, d: int, V: int) -> str:
 
 
 def memory_model(path: str, dtype=np.float64, axis: bool = False) -> str:
-    """The memory model (:data:`derive.resources.SOLVERS`) of a chosen solver ``path`` (of :func:`solve`, or of
+    """The memory model (:data:`verify.montecarlo.memory.SOLVERS`) of a chosen solver ``path`` (of :func:`solve`, or of
     :func:`solve_axis` if ``axis``) with a table of ``dtype``.
 
     >>> memory_model("dense"), memory_model("mixed"), memory_model("mu2-axis", axis=True)

@@ -18,10 +18,10 @@ from derive.errors import ParameterError
 from derive.numbers import check_count, parse_rational
 from derive.cli.documents import outliers_document
 from derive.model.spec import parse_signs
-from derive.resources import check_trials
 from derive import Model, spike, weights
 from derive.model.schemes import OPTIONS
 from verify.montecarlo.draw import draw, ratios, rung
+from verify.montecarlo.memory import check_trials
 from verify.montecarlo.trials import choose_path, solve
 from verify.stats import finite_size_fit, mean_ci
 
@@ -41,7 +41,7 @@ def summary(values) -> dict:
 def ladder(ds, delta=None, gamma=None, T: int = 1, seeds: int = 1, signs: str | None = None,
            extra_per_d: int = 0) -> list[int]:
     """The validated sizes of a ladder: integers >= 2, at least two distinct; with ``delta`` and
-    ``gamma``, every rung's trials are checked against the resource limits (:mod:`derive.resources`)
+    ``gamma``, every rung's trials are checked against the resource limits (:mod:`verify.montecarlo.memory`)
     before the first one runs (``extra_per_d``: bytes a study holds per unit of ``d`` beside a trial)."""
     out = [check_count(d, "d", low=2) for d in ds]
     if len(set(out)) < 2:

@@ -27,20 +27,25 @@ ZERO_TOLERANCE = 1e-9
 LAPACK returns as rounding-level numbers of either sign."""
 
 
-def ks_distance(eigenvalues, cdf) -> float:
+def ks_distance(eigenvalues, cdf, outliers: int = 0) -> float:
     r"""The Kolmogorov distance :math:`\sup_x |F_n(x) - F(x)|` between the ESD of ``eigenvalues`` and a law with
     distribution function ``cdf`` (vectorized) and at most an atom at zero.
 
     The supremum is taken at every distinct eigenvalue, on both sides: :math:`|F_n(x) - F(x)|` and
-    :math:`|F_n(x^-) - F(x^-)|`, with :math:`F(0^-) = 0`; rounding-level eigenvalues count as zeros.
+    :math:`|F_n(x^-) - F(x^-)|`, with :math:`F(0^-) = 0`; rounding-level eigenvalues count as zeros. The
+    ``outliers`` largest eigenvalues (outliers of a bulk law) are left out of the supremum but stay in the ESD, so
+    the distance is still at least ``outliers / n``.
 
     >>> ks_distance([0.0, 0.0, 1.0, 3.0], lambda x: np.where(x >= 0, 0.5, 0.0) + 0.5 * np.clip(x / 4, 0, 1))
     0.125
+    >>> uniform = lambda x: np.clip(x / 4, 0, 1)
+    >>> ks_distance([10.0, 0.5, 1.5, 2.5], uniform), ks_distance([10.0, 0.5, 1.5, 2.5], uniform, outliers=1)
+    (0.25, 0.125)
     """
     ev = np.asarray(eigenvalues, dtype=float)
     scale = np.max(np.abs(ev)) if ev.size else 0.0
-    ev = np.where(np.abs(ev) <= ZERO_TOLERANCE * scale, 0.0, ev)
-    values, counts = np.unique(ev, return_counts=True)
+    ev = np.sort(np.where(np.abs(ev) <= ZERO_TOLERANCE * scale, 0.0, ev))
+    values, counts = np.unique(ev[:len(ev) - outliers], return_counts=True)
     upper = np.cumsum(counts) / len(ev)
     lower = upper - counts / len(ev)
     F = np.asarray(cdf(values), dtype=float)

@@ -38,8 +38,8 @@ def table_buffer(d: int, V: int) -> np.ndarray:
 def _spectra(job: Job) -> dict:
     """``{mu2: (path, top eigenvalues, overlaps)}`` on the cell's whole ``mu2`` axis, from one draw."""
     from derive import Model
-    from derive.resources import check_trial
     from verify.montecarlo.draw import draw
+    from verify.montecarlo.memory import check_trial
     from verify.montecarlo.trials import choose_axis_path, memory_model, solve_axis
 
     model = Model(d=job.d, V=job.V, N=job.N, T=job.T, signs=job.signs, mu2=0)
@@ -58,8 +58,8 @@ def _accuracies(jobs) -> dict:
     :math:`\mu_2` differ from those of the noise table in their first coordinate only, by
     :math:`\sqrt{\mu_2}\,A^T s`. It holds the ``d x 3N/2`` pooled matrix in memory."""
     from derive import Model
-    from derive.resources import check_trial
     from verify.montecarlo.draw import draw, pooled
+    from verify.montecarlo.memory import check_trial
     from verify.studies.classification import accuracy, ridge_fit
 
     job = jobs[0]

@@ -55,7 +55,8 @@ from derive.errors import ParameterError
 from derive.files import MAX_BYTES as MAX_USER_FILE_BYTES, read_regular_file
 from derive.model.schemes import CATALOGUE as SCHEME_CATALOGUE, OPTIONS as SCHEME_OPTIONS
 from derive.numbers import check_count, check_range, parse_rational
-from derive.resources import MAX_MU2, MAX_SEEDS, check_axis, check_tasks
+from derive.resources import check_axis, check_tasks
+from verify.montecarlo.memory import MAX_MU2, MAX_SEEDS, check_trial
 
 __all__ = ["OUTPUTS", "SPECTRAL_OUTPUTS", "SOLVER_PATHS", "MAX_SWEEP_FILE_BYTES", "SPECTRUM_STREAM", "CLASSIFICATION_STREAM", "canonical_json", "sweep_hash", "normalize",
            "load_sweep_data", "task_seed", "dimensions", "point_pooling", "theory", "predicted_outliers", "MOST_OUTLIERS", "Job",
@@ -462,7 +463,6 @@ class Sweep:
 
     def _check_trial(self, params: dict, dims: dict):
         from derive import Model
-        from derive.resources import check_trial
         from verify.montecarlo.draw import trial_weights
         from verify.montecarlo.trials import choose_axis_path, memory_model
 

@@ -1,6 +1,7 @@
 """C9: the simulations taken together: histograms on a ladder of ``d``, outliers and thresholds from C4 and C2."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -8,9 +9,10 @@ from scipy import stats
 
 from verify.ledger.checks.c2 import fit_outcome
 from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, FULL, GAMMA, POINT_TARGET, SIGNS, TARGET, T,
-                                         ks_distance, margin, outcome, pool, scheme_floats, theory, trials)
+                                         bulk_cdf, margin, outcome, pool, scheme_floats, theory, trials)
 from verify.ledger.records import decide
 from verify.montecarlo.draw import rung
+from verify.studies.vocabulary import ks_distance
 
 __all__ = ["HISTOGRAMS", "RATE_SPLIT", "histogram_ladder", "evidence_c9", "rule_c9", "check_c9"]
 
@@ -35,11 +37,13 @@ def histogram_ladder(cfg: dict) -> dict:
         w, _, _ = scheme_floats(scheme)
         o = theory(DELTA, GAMMA, scheme, 1.5, centered)
         outliers = int(o.sample.outlier) + sum(x.level == "sample" for x in o.other_outliers)
+        x, F = bulk_cdf(DELTA, GAMMA, pool(scheme).kappa)
+        law = functools.partial(np.interp, xp=x, fp=F, left=0.0, right=1.0)
         ks = {}
         for dd in (d // r, d):
             V, N = rung(dd, DELTA, GAMMA)
             _, _, spectra = trials(K, 900 + i, dd, V, N, T, SIGNS, w, 1.5, centered=centered)
-            ks[dd] = np.array([ks_distance(ev, DELTA, GAMMA, pool(scheme).kappa, outliers) for ev in spectra])
+            ks[dd] = np.array([ks_distance(ev, law, outliers) for ev in spectra])
         lo, hi = ks[d // r], ks[d]
         rate = math.log(lo.mean() / hi.mean()) / math.log(r)
         se = math.sqrt(lo.var(ddof=1) / (K * lo.mean() ** 2) + hi.var(ddof=1) / (K * hi.mean() ** 2)) / math.log(r)

@@ -20,7 +20,7 @@ from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
 
 __all__ = ["unbounded_support_note", "QUICK", "FULL", "COMPARISONS", "AGREEMENT_LEVEL", "TARGET", "POINT_TARGET", "THRESHOLD_TARGET", "DELTA", "GAMMA", "T", "SIGNS", "fmt", "bulk_cdf",
-           "pool", "scheme_floats", "theory", "model_limit", "trials", "ks_distance", "outlier_comparison", "population_comparison",
+           "pool", "scheme_floats", "theory", "model_limit", "trials", "outlier_comparison", "population_comparison",
            "resolves", "resolution_to_full", "margin", "outcome", "OUTCOMES", "rung"]
 
 QUICK = {"d": 600, "seeds": 6, "compare_d": 400, "coarse": 4, "trials": 80, "population_tables": 60, "hist_seeds": 48,
@@ -130,16 +130,6 @@ def bulk_cdf(delta, gamma, kappa) -> tuple[np.ndarray, np.ndarray]:
     F = atom + (1 - atom) * F / F[-1]
     x.flags.writeable = F.flags.writeable = False
     return x, F
-
-
-def ks_distance(eigenvalues, delta, gamma, kappa, n_outliers: int) -> float:
-    """Kolmogorov distance between the ESD (outliers removed) and the derived bulk law's CDF (:func:`bulk_cdf`)."""
-    x, F = bulk_cdf(delta, gamma, kappa)
-    e = np.sort(np.asarray(eigenvalues)[n_outliers:])
-    n = len(eigenvalues)
-    emp_hi = np.arange(1, len(e) + 1) / n
-    model = np.interp(e, x, F, left=0.0, right=1.0)
-    return float(max(np.max(np.abs(model - emp_hi)), np.max(np.abs(model - (emp_hi - 1 / n)))))
 
 
 def outlier_comparison(cfg: dict, delta, gamma, scheme: str, mu2, *, centered: bool, seed0: int, more: float = 1,
