@@ -145,9 +145,9 @@ def test_help_texts_carry_no_markup_and_agree_with_readme():
         assert not re.search(r"``|:(func|mod|class|math|data|meth|attr):`", text), (argv, text)
         seen += 1
         if argv == ["claims"]:
-            # README: "It takes about a minute on a 2-core machine", "(`verify claims`, about 5 minutes on 2 cores)"
+            # README: "It takes about a minute on a 2-core machine (the full run, `verify claims`, about 90 s, draws ..."
             flat = " ".join(text.split())
-            assert "about a minute on 2 cores" in flat and "full run about 5 minutes" in flat
+            assert "about a minute on 2 cores" in flat and "full run about 90 s" in flat
     assert seen == 12  # derive and its 4 commands, verify and its 6
     assert "about a minute on a 2-core machine" in README.read_text()
-    assert "(`verify claims`, about 5 minutes on 2 cores" in README.read_text()
+    assert "(the full run, `verify claims`, about 90 s," in " ".join(README.read_text().split())

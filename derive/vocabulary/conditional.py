@@ -585,11 +585,11 @@ def edge_weight(transforms, mu2, t_edge: float, d: int | None = None) -> float:
     bulk's edge at :math:`t_e` (in ``t``; a real root of :math:`x'(t) = 0`); with ``d``, of the top eigenvector of the
     bulk at dimension ``d``, at its classical place below the edge.
 
-    *Derivation.* :math:`S = (X + \sqrt{\mu_2}\,ub^	op)(\cdot)^	op` with :math:`X = ZD^{1/2}/\sqrt V` left rotation
+    *Derivation.* :math:`S = (X + \sqrt{\mu_2}\,ub^\top)(\cdot)^\top` with :math:`X = ZD^{1/2}/\sqrt V` left rotation
     invariant and :math:`b = D^{1/2}s/\sqrt V`. Its resolvent along ``u``, by Woodbury's identity on the rank-two
-    perturbation of :math:`XX^	op` (vectors :math:`u` and :math:`Xb`, deterministic equivalents
-    :math:`u^	op G u = m`, :math:`u^	op GXb = 0`), is :math:`m_u = m/(1 - \mu_2 z\,m\,	ilde g)` with
-    :math:`	ilde g = b^	op(X^	op X - z)^{-1}b`; its pole is the outlier equation, :math:`S_1(t) = -1/\mu_2` in
+    perturbation of :math:`XX^\top` (vectors :math:`u` and :math:`Xb`, deterministic equivalents
+    :math:`u^\top G u = m`, :math:`u^\top GXb = 0`), is :math:`m_u = m/(1 - \mu_2 z\,m\,\tilde g)` with
+    :math:`\tilde g = b^\top(X^\top X - z)^{-1}b`; its pole is the outlier equation, :math:`S_1(t) = -1/\mu_2` in
     :math:`t = -1/m`, and matching the pole and its residue (the squared overlap :math:`x'/(\mu_2 tS_1')`) gives
 
     .. math:: m_u(z) = \frac{m(z)}{1 + \mu_2 S_1(t)}, \qquad m = -1/t,
@@ -600,13 +600,13 @@ def edge_weight(transforms, mu2, t_edge: float, d: int | None = None) -> float:
 
     .. math:: \frac{
 ho_u}{
-ho}\Big|_{	ext{edge}} = g(t_e) - t_e\,g'(t_e)
+ho}\Big|_{\text{edge}} = g(t_e) - t_e\,g'(t_e)
               = \frac{1}{1 + \mu_2S_1} + \frac{\mu_2 t_e S_1'}{(1 + \mu_2S_1)^2},
 
     and an eigenvector at ``x`` carries on average :math:`
 ho_u(x)/(d\,
 ho(x))` of ``u`` (a share ``1/d`` of the
-    density ratio). It grows without bound as :math:`1 + \mu_2 S_1(t_e) 	o 0`, where the outlier leaves the edge.
+    density ratio). It grows without bound as :math:`1 + \mu_2 S_1(t_e) \to 0`, where the outlier leaves the edge.
 
     One atom (``D = I``, :math:`\delta = 1/2`: Marchenko-Pastur's law, its signal threshold :math:`\mu_2 = \sqrt\delta`):
     1 at :math:`\mu_2 = 0`, about 3.9 at :math:`\mu_2 = 0.3` (Monte Carlo at ``d = 400``, 300 draws: 3.6 +- 0.6):

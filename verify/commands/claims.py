@@ -33,7 +33,7 @@ class Ledger(list):
 
 def add_arguments(p):
     p.add_argument("--quick", action="store_true",
-                   help="small dimensions and few seeds (about a minute on 2 cores; the full run about 5 minutes)")
+                   help="half the trials of the full run, at the same sizes (about a minute on 2 cores; the full run about 90 s)")
     p.add_argument("--notes", default="claims.md",
                    help="where to write the readable ledger (default claims.md in the working folder; '' for nowhere); "
                         "its evidence goes beside it, in claims.json")

@@ -178,8 +178,8 @@ def resolution_to_full(cfg: dict) -> float:
 def margin(half: float, resolution: float) -> float:
     r"""The margin a run coarser than the full one keeps from a tolerance: twice the full run's half-width,
     ``2 * resolution * half``; none for the full run. If both intervals hold the truth, a coarse run's interval inside
-    :math:`\pm(	au - m)` puts the full run's inside :math:`\pm	au`, and one outside :math:`\pm(	au + m)` puts the
-    full run's outside :math:`\pm	au`: a coarse run's decided outcome is the full run's."""
+    :math:`\pm(\tau - m)` puts the full run's inside :math:`\pm\tau`, and one outside :math:`\pm(\tau + m)` puts the
+    full run's outside :math:`\pm\tau`: a coarse run's decided outcome is the full run's."""
     return 2 * resolution * half if resolution < 1 else 0.0
 
 
