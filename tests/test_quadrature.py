@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 
 from verify.montecarlo.draw import mixing_matrix
-from verify.montecarlo.quadrature import conditional_stieltjes, lanczos_quadrature, token_matrix
+from verify.montecarlo.quadrature import conditional_stieltjes, lanczos_quadrature, token_draw
 from verify.stats import student_t_quantile
 
 
 def _dense(V, w, seed):
-    draw = token_matrix(V, V, w, seed)
+    draw = token_draw(V, V, w, seed)
     A = mixing_matrix(*draw, V)
     return draw, np.linalg.eigvalsh((A @ A.T).toarray())
 

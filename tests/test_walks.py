@@ -15,7 +15,7 @@ from derive.vocabulary import tokenreuse, walks
 from derive.vocabulary.populations import PoissonPopulation
 from derive.vocabulary.silverstein import GeneralizedMP
 from verify.montecarlo.draw import mixing_matrix
-from verify.montecarlo.quadrature import token_matrix
+from verify.montecarlo.quadrature import token_draw
 from verify.stats import mean_ci
 from tests.trial_cases import model as trial_model
 
@@ -48,7 +48,7 @@ def test_symbolic_weights_agree_with_numbers_and_with_one_weight():
 
 def _trace_moments(V, N, w, seed, n):
     """:math:`\\frac1V\\operatorname{tr}D^k`, ``k = 1..n`` (``n <= 6``), of one sampled ``D`` (sparse products)."""
-    A = mixing_matrix(*token_matrix(V, N, w, seed), V)
+    A = mixing_matrix(*token_draw(V, N, w, seed), V)
     D = (A @ A.T).tocsr() * (V / N)
     powers = [sps.identity(V, format="csr"), D]
     while len(powers) <= (n + 1) // 2:

@@ -34,10 +34,10 @@ from derive.errors import ParameterError
 from derive.model.spec import parse_signs
 from verify.montecarlo.draw import balanced_signs, sample_sequences, streams
 
-__all__ = ["token_matrix", "Quadrature", "lanczos_quadrature", "conditional_stieltjes"]
+__all__ = ["token_draw", "Quadrature", "lanczos_quadrature", "conditional_stieltjes"]
 
 
-def token_matrix(V: int, N: int, weights, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def token_draw(V: int, N: int, weights, seed: int) -> tuple[np.ndarray, np.ndarray]:
     r"""One draw of the model's sequences as ``(tokens, w)``: the ``N x T'`` tokens at the ``T'`` nonzero weights
     ``w`` (i.i.d. signs; the class signs do not enter the bulk). Column ``n`` of ``A`` is
     :math:`\sum_t w_t \mathbf e_{\text{tokens}[n, t]}` (:func:`verify.montecarlo.draw.mixing_matrix`)."""
@@ -110,7 +110,7 @@ class Quadrature:
 
 def lanczos_quadrature(draw, scale: float, probes: int, steps: int, seed: int) -> Quadrature:
     r"""``steps`` Lanczos steps of :math:`D = \text{scale}\cdot AA^\top` from ``probes`` Rademacher probes at once,
-    ``draw = (tokens, w)`` of :func:`token_matrix` (``D`` applied through the tokens, never formed)."""
+    ``draw = (tokens, w)`` of :func:`token_draw` (``D`` applied through the tokens, never formed)."""
     if probes < 1 or steps < 2:
         raise ParameterError("steps", f"need probes >= 1 and steps >= 2, got {probes}, {steps}")
     tokens, w = draw

@@ -26,7 +26,7 @@ import sympy as sp
 
 from derive import Model, weights
 from derive.vocabulary import cavity, walks
-from verify.montecarlo.quadrature import conditional_stieltjes, lanczos_quadrature, token_matrix
+from verify.montecarlo.quadrature import conditional_stieltjes, lanczos_quadrature, token_draw
 from verify.stats import mean_ci
 
 __all__ = ["CASES", "case_weights", "moments_row", "reference", "cavity_at", "digits_row", "main"]
@@ -70,7 +70,7 @@ def reference(T, scheme, mask, V: int, draws: int, probes: int, steps: int, poin
     seconds = 0.0
     for k in range(draws):
         start = time.time()
-        quad = lanczos_quadrature(token_matrix(V, V, [float(x) for x in w], seed0 + k), 1.0, probes, steps,
+        quad = lanczos_quadrature(token_draw(V, V, [float(x) for x in w], seed0 + k), 1.0, probes, steps,
                                   10**6 + seed0 + k)
         short = quad.truncated(steps // 2)
         seconds += time.time() - start
