@@ -21,9 +21,9 @@ from derive.errors import ParameterError
 
 __all__ = ["RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
            "MAX_EIGEN_REFINEMENT_WORK", "MAX_SERIES_SECONDS", "SERIES_RATES", "series_atoms", "series_seconds",
-           "check_series_work", "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", "MAX_TASKS", "MAX_AXIS",
+           "check_series_work", "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", 
            "bulk_parameters", "check_spike_ranges", "check_documented_range", "check_exact_causal_T", "check_points",
-           "check_density_work", "check_output", "check_tasks", "check_axis"]
+           "check_density_work", "check_output"]
 
 RATIO_RANGE = (Fraction(1, 10**12), Fraction(10**12))
 """The range of ``delta`` and ``gamma`` accepted, together with :data:`MAX_RATIO_PRODUCT`: the support
@@ -67,12 +67,6 @@ MAX_DENSITY_WORK = 5_000 * 50**1.5
 
 MAX_OUTPUT_DIGITS = 10**7
 """Most digits of reals one command prints (``T`` weights or ``--x`` points times ``--digits``): 10 MB."""
-
-MAX_TASKS = 10**6
-"""Most tasks of one sweep (grid points times seeds)."""
-
-MAX_AXIS = 10_000
-"""Most values of one sweep axis (a range's ``num``, a list)."""
 
 
 def bulk_parameters(delta, gamma, kappa) -> tuple[Fraction, Fraction, Fraction]:
@@ -265,25 +259,3 @@ def check_output(reals: int, digits: int) -> None:
                                        f"more than {MAX_OUTPUT_DIGITS}")
 
 
-def check_tasks(n: int, name: str = "sweep.seeds") -> None:
-    """Refuse a sweep of more than :data:`MAX_TASKS` tasks.
-
-    >>> check_tasks(10**7)
-    Traceback (most recent call last):
-    ...
-    derive.errors.ParameterError: sweep.seeds: the sweep has 10000000 tasks, more than 1000000
-    """
-    if n > MAX_TASKS:
-        raise ParameterError(name, f"the sweep has {n} tasks, more than {MAX_TASKS}")
-
-
-def check_axis(n: int, name: str) -> None:
-    """Refuse a sweep axis of more than :data:`MAX_AXIS` values.
-
-    >>> check_axis(10**9, "grid.mu2")
-    Traceback (most recent call last):
-    ...
-    derive.errors.ParameterError: grid.mu2: at most 10000 values, got 1000000000
-    """
-    if n > MAX_AXIS:
-        raise ParameterError(name, f"at most {MAX_AXIS} values, got {n}")

@@ -55,10 +55,9 @@ from derive.errors import ParameterError
 from derive.files import MAX_BYTES as MAX_USER_FILE_BYTES, read_regular_file
 from derive.model.schemes import CATALOGUE as SCHEME_CATALOGUE, OPTIONS as SCHEME_OPTIONS
 from derive.numbers import check_count, check_range, parse_rational
-from derive.resources import check_axis, check_tasks
 from verify.montecarlo.memory import MAX_MU2, MAX_SEEDS, check_trial
 
-__all__ = ["OUTPUTS", "SPECTRAL_OUTPUTS", "SOLVER_PATHS", "MAX_SWEEP_FILE_BYTES", "SPECTRUM_STREAM", "CLASSIFICATION_STREAM", "canonical_json", "sweep_hash", "normalize",
+__all__ = ["OUTPUTS", "SPECTRAL_OUTPUTS", "SOLVER_PATHS", "MAX_SWEEP_FILE_BYTES", "MAX_TASKS", "MAX_AXIS", "check_tasks", "check_axis", "SPECTRUM_STREAM", "CLASSIFICATION_STREAM", "canonical_json", "sweep_hash", "normalize",
            "load_sweep_data", "task_seed", "dimensions", "point_pooling", "theory", "predicted_outliers", "MOST_OUTLIERS", "Job",
            "Task", "Sweep", "load_sweep"]
 
@@ -69,6 +68,36 @@ SOLVER_PATHS = ("auto", "dense", "implicit", "mixed")
 
 MAX_SWEEP_FILE_BYTES = 2**20
 """Largest sweep file read (the paper-scale sweep is 1 KB)."""
+
+MAX_TASKS = 10**6
+"""Most tasks of one sweep (grid points times seeds)."""
+
+MAX_AXIS = 10_000
+"""Most values of one sweep axis (a range's ``num``, a list)."""
+
+
+def check_tasks(n: int, name: str = "sweep.seeds") -> None:
+    """Refuse a sweep of more than :data:`MAX_TASKS` tasks.
+
+    >>> check_tasks(10**7)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: sweep.seeds: the sweep has 10000000 tasks, more than 1000000
+    """
+    if n > MAX_TASKS:
+        raise ParameterError(name, f"the sweep has {n} tasks, more than {MAX_TASKS}")
+
+
+def check_axis(n: int, name: str) -> None:
+    """Refuse a sweep axis of more than :data:`MAX_AXIS` values.
+
+    >>> check_axis(10**9, "grid.mu2")
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: grid.mu2: at most 10000 values, got 1000000000
+    """
+    if n > MAX_AXIS:
+        raise ParameterError(name, f"at most {MAX_AXIS} values, got {n}")
 
 
 # ----------------------------------------------------------------------------------------------
