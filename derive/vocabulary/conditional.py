@@ -48,6 +48,7 @@ import numpy as np
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
 from derive.vocabulary.gaps import convex_gaps, crossing
+from derive.vocabulary.linalg import gauss_rules
 from derive.vocabulary.tokenmatrix import TokenMatrix
 
 __all__ = ["NULL", "MERGE", "PROBES", "STEPS", "EXACT_BELOW", "functions", "token_matrix", "SpectralMeasures", "spectral_measures",
@@ -68,10 +69,6 @@ PROBES = 8
 
 STEPS = 30
 """Lanczos steps per starting vector (:func:`quadrature_transforms`)."""
-
-_AGAIN = 0.5**0.5
-"""A second Gram-Schmidt pass of the quadrature's Lanczos runs when the first leaves less than this fraction of the
-norm (Kahan and Parlett's "twice is enough", the solver's :data:`verify.montecarlo.orthogonalize.REORTHOGONALIZE_AGAIN`)."""
 
 EXACT_BELOW = 500
 """``method='auto'`` of :func:`conditional_prediction` eigen-decomposes ``D`` (or its Gram matrix) when the smaller
@@ -349,45 +346,6 @@ def _diagonal(A, s: np.ndarray, V: int, N: int, delta: float, centered: bool) ->
 # the Lanczos quadrature (large V)
 
 
-def _lanczos(apply, X: np.ndarray, steps: int, vectors: bool = False):
-    r"""The Gauss quadrature rule of ``D`` at each column of ``X`` (Golub and Welsch 1969; Golub and Meurant,
-    *Matrices, Moments and Quadrature*): ``steps`` Lanczos steps with full reorthogonalization give the Jacobi matrix,
-    whose eigenvalues are the nodes and whose eigenvectors' squared first components times :math:`\|x\|^2` the weights;
-    a column whose Krylov space is exhausted stops there (its rule is then exact). Returns ``[(nodes, weights), ...]``,
-    with ``vectors`` also the Ritz vectors (``V x nodes``) of each."""
-    V, m = X.shape
-    steps = min(steps, V)
-    norms = np.linalg.norm(X, axis=0)
-    Q = np.zeros((m, steps, V))  # column i's basis in Q[i, :j]
-    alpha, beta = np.zeros((steps, m)), np.zeros((steps, m))
-    length = np.full(m, steps)
-    q, previous, scale = X / norms, np.zeros_like(X), 0.0
-    for j in range(steps):
-        Q[:, j] = q.T
-        w = apply(q)
-        alpha[j] = np.sum(q * w, axis=0)
-        w = w - alpha[j] * q - (beta[j - 1] * previous if j else 0)
-        before = np.linalg.norm(w, axis=0)
-        basis = Q[:, : j + 1]
-        for _ in range(2):  # twice only when the first pass cancels much of w ("twice is enough")
-            w -= np.matmul(np.matmul(basis, w.T[:, :, None]).transpose(0, 2, 1), basis)[:, 0].T
-            beta[j] = np.linalg.norm(w, axis=0)
-            if np.all(beta[j] >= _AGAIN * before):
-                break
-            before = beta[j]
-        scale = max(scale, float(np.max(np.abs(alpha[: j + 1]))))
-        stop = (beta[j] <= 1e-10 * scale) & (length == steps)
-        length[stop] = j + 1
-        previous, q = q, w / np.where(beta[j] > 1e-10 * scale, beta[j], np.inf)
-    rules = []
-    for i in range(m):
-        n = length[i]
-        nodes, Y = np.linalg.eigh(np.diag(alpha[:n, i]) + np.diag(beta[: n - 1, i], 1) + np.diag(beta[: n - 1, i], -1))
-        rule = (nodes, norms[i] ** 2 * Y[0] ** 2)
-        rules.append(rule + ((Q[i, :n].T @ Y),) if vectors else rule)
-    return rules
-
-
 def _probes(A: TokenMatrix, m: int) -> np.ndarray:
     """``m`` Rademacher vectors seeded from the token matrix itself (:meth:`TokenMatrix.digest`): the same matrix
     gives the same probes (the quadrature is deterministic), different draws independent ones (their errors average
@@ -522,7 +480,7 @@ def quadrature_transforms(A, s, d: int, centered: bool = False, probes: int = PR
         tr1, tr2 = tr1 - rho * bb, tr2 - 2 * rho * float(b @ raw(b)[:, 0]) + rho**2 * bb**2
     delta = d / V
     starts = np.column_stack([s, np.ones(V)]) if not centered else s[:, None]
-    runs = _lanczos(apply, starts, steps, vectors=not centered)
+    runs = gauss_rules(apply, starts, steps, vectors=not centered)
     nodes, weights = runs[0][:2]
     Z, moments, atom, operator = _probes(A, probes), [1.0, delta * tr1 / V, delta**2 * tr2 / V], None, apply
     if not centered:
@@ -539,7 +497,7 @@ def quadrature_transforms(A, s, d: int, centered: bool = False, probes: int = PR
             def operator(X):
                 Y = apply(X - np.outer(phi, phi @ X))
                 return Y - np.outer(phi, phi @ Y)
-    rules = tuple((delta * c, w / V) for c, w in _lanczos(operator, Z, steps))
+    rules = tuple((delta * c, w / V) for c, w in gauss_rules(operator, Z, steps))
     return QuadratureTransforms((delta * nodes, weights / V), rules, tuple(moments), atom, delta, V)
 
 
