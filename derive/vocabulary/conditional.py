@@ -48,7 +48,6 @@ import numpy as np
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
 from derive.vocabulary.gaps import convex_gaps, crossing
-from derive.vocabulary.linalg import gauss_rules
 from derive.vocabulary.tokenmatrix import TokenMatrix
 
 __all__ = ["NULL", "MERGE", "PROBES", "STEPS", "EXACT_BELOW", "functions", "token_matrix", "SpectralMeasures", "spectral_measures",
@@ -480,6 +479,7 @@ def quadrature_transforms(A, s, d: int, centered: bool = False, probes: int = PR
         tr1, tr2 = tr1 - rho * bb, tr2 - 2 * rho * float(b @ raw(b)[:, 0]) + rho**2 * bb**2
     delta = d / V
     starts = np.column_stack([s, np.ones(V)]) if not centered else s[:, None]
+    from derive.vocabulary.linalg import gauss_rules  # numba: loaded only for a large draw
     runs = gauss_rules(apply, starts, steps, vectors=not centered)
     nodes, weights = runs[0][:2]
     Z, moments, atom, operator = _probes(A, probes), [1.0, delta * tr1 / V, delta**2 * tr2 / V], None, apply
@@ -497,6 +497,7 @@ def quadrature_transforms(A, s, d: int, centered: bool = False, probes: int = PR
             def operator(X):
                 Y = apply(X - np.outer(phi, phi @ X))
                 return Y - np.outer(phi, phi @ Y)
+    from derive.vocabulary.linalg import gauss_rules  # numba: loaded only for a large draw
     rules = tuple((delta * c, w / V) for c, w in gauss_rules(operator, Z, steps))
     return QuadratureTransforms((delta * nodes, weights / V), rules, tuple(moments), atom, delta, V)
 
