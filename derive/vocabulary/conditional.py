@@ -497,7 +497,6 @@ def quadrature_transforms(A, s, d: int, centered: bool = False, probes: int = PR
             def operator(X):
                 Y = apply(X - np.outer(phi, phi @ X))
                 return Y - np.outer(phi, phi @ Y)
-    from derive.vocabulary.linalg import gauss_rules  # numba: loaded only for a large draw
     rules = tuple((delta * c, w / V) for c, w in gauss_rules(operator, Z, steps))
     return QuadratureTransforms((delta * nodes, weights / V), rules, tuple(moments), atom, delta, V)
 
