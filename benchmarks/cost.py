@@ -13,6 +13,8 @@ written into its own section of ``notes/benchmarks.md``:
 * ``limit``: ``derive spike`` for the model's own limits (:data:`LIMITS`: at one nonzero weight the exact law and its
   windows of mu2, at two the quenched cavity populations) on an empty derivation cache, against the code of
   :data:`LIMIT_BASELINE`, round-robin.
+* ``finite``: ``derive spike --d`` (the model at the user's dimension) against ``verify mc`` at the same point, size
+  and number of draws (:mod:`benchmarks.finite`).
 * ``ledger``: ``verify claims --quick`` and ``verify claims`` as whole processes against the code before they decided
   C2, C4 and C9 (:mod:`benchmarks.ledger`).
 
@@ -39,7 +41,7 @@ __all__ = ["PARTS", "LIMITS", "LIMIT_BASELINE", "LIMIT_ROUNDS", "MC_ROUNDS", "CE
            "STAGES", "markers", "stages", "run_part", "section",
            "splice", "carry", "bench", "main"]
 
-PARTS = ("batches", "cell", "mc", "client", "limit", "ledger")
+PARTS = ("batches", "cell", "mc", "client", "limit", "finite", "ledger")
 _CASE = ["spike", "--delta", "1/2", "--gamma", "1/2", "--weights", "mean", "--signs", "iid"]
 LIMITS = {"T = 1, the exact law": [*_CASE, "--T", "1", "--mu2", "7/2", "--json"],
           "T = 2, quenched populations": [*_CASE, "--T", "2", "--mu2", "3", "--centered", "--json"],
@@ -125,10 +127,12 @@ def markers(part: str) -> tuple[str, str]:
 
 def run_part(part: str, mode: str, log=sys.stderr) -> dict:
     """The numbers of one part in ``mode`` (``full``, ``quick`` or ``tiny``)."""
-    from benchmarks import batches, cell, client, ledger, processes
+    from benchmarks import batches, cell, client, finite, ledger, processes
 
     if part == "ledger":
         return ledger.run(mode, log)
+    if part == "finite":
+        return finite.run(mode, log)
     if part == "batches":
         return batches.run(mode, log)
     if part == "client":
@@ -283,7 +287,7 @@ def _cell_verdict(r: dict) -> list[str]:
 
 def section(part: str, result: dict, mode: str) -> str:
     """The part's section of notes/benchmarks.md: its markers, the run's provenance and its tables."""
-    from benchmarks import batches, cell, client, ledger
+    from benchmarks import batches, cell, client, finite, ledger
     from benchmarks.core import NOTES, revision
 
     rev = revision()
@@ -292,7 +296,7 @@ def section(part: str, result: dict, mode: str) -> str:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     body = {"batches": lambda r: batches.markdown(r) + _batches_verdict(r), "cell": lambda r: cell.markdown(r) + _cell_verdict(r), "mc": _mc_lines,
             "client": lambda r: client.markdown(r, NOTES.read_text() if NOTES.exists() else ""), "limit": _limit_lines,
-            "ledger": ledger.markdown}[part](result)
+            "finite": finite.markdown, "ledger": ledger.markdown}[part](result)
     head = (f"*Measured by `python -m benchmarks cost --parts {part}{'' if mode == 'full' else ' --' + mode}` on {when} "
             f"at commit {rev['head']}{dirty}, on {os.cpu_count()} cores shared with other jobs: 1-minute load average "
             f"{result['load_start']:.2f} at the start and {result['load_end']:.2f} at the end.*")
