@@ -288,6 +288,7 @@ def test_the_raw_s_against_monte_carlo():
     # test_the_raw_mean_atom_is_neither_bulk_nor_signal catches that); what this holds is the raw path as a whole.
     from derive.vocabulary.finite_size import sizes
     from verify.montecarlo.trials import run_trials
+    from verify.stats import mean_se
 
     d = 400
     m = derive.Model(d=d, delta="1/2", gamma="1/4", T=8, weights=["1/4"] * 8, signs="prefix:3", mu2=5, centered=False)
@@ -296,7 +297,6 @@ def test_the_raw_s_against_monte_carlo():
     mc = run_trials(m.replace(V=V, N=N), k=3, seeds=64, seed0=1)
     top, overlap = mc.top_eigenvalues[:, 0], mc.overlaps[:, 0]
     assert r.outlier_probability == 1.0 and np.all(mc.top_eigenvalues[:, 1] < top)
-    mean_se = lambda x: (float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size)))  # noqa: E731
     assert _close(mean_se(top), (r.eigenvalue.mean, r.eigenvalue.se), 1.5 * r.eigenvalue.mean / d), (top.mean(),
                                                                                                    r.eigenvalue)
     assert _close(mean_se(overlap), (r.overlap.mean, r.overlap.se), 2 / d), (overlap.mean(), r.overlap)

@@ -530,6 +530,19 @@ def test_the_models_limit_is_taken_at_the_realized_ratios_once_per_distinct_mode
     assert abs(realized - nominal) > 1e-4  # the two differ: a limit at the nominal ratio would fail above
 
 
+
+def _ladder(tmp_path, outputs) -> Path:
+    """A tiny sweep run over a ladder of d (24 and 48, two seeds each): its results file."""
+    data = {"sweep": {"root_seed": 3, "seeds": 2, "outputs": outputs},
+            "model": {"delta": "1/2", "gamma": "1/4", "T": 4, "signs": "prefix:2", "weights": "mean", "mu2": 3,
+                      "centered": True},
+            "grid": {"d": [24, 48]}}
+    path = tmp_path / "ladder.jsonl"
+    with executors.InProcess() as ex:
+        run_sweep(Sweep(data), path, ex, log=QUIET)
+    return path
+
+
 def test_points_that_share_the_models_limit_each_show_its_estimate_and_error(monkeypatch, tmp_path):
     # the rungs of a ladder in d at the same ratios share one limit; with an estimate's error (here a stand-in for the
     # cavity populations' seconds) each point shows it to the digits its error leaves, the error to two digits
@@ -541,13 +554,7 @@ def test_points_that_share_the_models_limit_each_show_its_estimate_and_error(mon
         return {**entry, "law": "finite-vocabulary"}, 0.0
 
     monkeypatch.setattr(report, "model_limit", limit)
-    data = {"sweep": {"root_seed": 3, "seeds": 2, "outputs": ["overlaps"]},
-            "model": {"delta": "1/2", "gamma": "1/4", "T": 4, "signs": "prefix:2", "weights": "mean", "mu2": 3,
-                      "centered": True},
-            "grid": {"d": [24, 48]}}
-    path = tmp_path / "ladder.jsonl"
-    with executors.InProcess() as ex:
-        run_sweep(Sweep(data), path, ex, log=QUIET)
+    path = _ladder(tmp_path, ["overlaps"])
     doc = summarize(path, workers=1)
     assert (doc["model_limit"]["points"], doc["model_limit"]["models"]) == (2, 1)
     shown = [p["theory"]["finite_vocabulary"] for p in doc["points"]]
@@ -580,13 +587,7 @@ def test_the_text_summary_names_the_laws_and_a_skipped_limit(reference, capsys):
 
 
 def test_finite_size_fits_need_a_ladder_of_d(tmp_path):
-    data = {"sweep": {"root_seed": 3, "seeds": 2, "outputs": ["overlaps", "bulk_edge"]},
-            "model": {"delta": "1/2", "gamma": "1/4", "T": 4, "signs": "prefix:2", "weights": "mean", "mu2": 3,
-                      "centered": True},
-            "grid": {"d": [24, 48]}}
-    path = tmp_path / "ladder.jsonl"
-    with executors.InProcess() as ex:
-        run_sweep(Sweep(data), path, ex, log=QUIET)
+    path = _ladder(tmp_path, ["overlaps", "bulk_edge"])
     doc = summarize(path, tmp_path, model_limit=False)
     fits = {f["quantity"]: f for f in doc["finite_size"]}
     assert set(fits) == {"overlap", "bulk_edge"} and all(f["d"] == [24, 48] for f in fits.values())

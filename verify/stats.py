@@ -17,7 +17,7 @@ import numpy as np
 
 from derive.errors import ParameterError
 
-__all__ = ["student_t_quantile", "mean_ci", "Estimate", "control_variate_mean", "richardson", "min_detectable",
+__all__ = ["student_t_quantile", "mean_se", "mean_ci", "Estimate", "control_variate_mean", "richardson", "min_detectable",
            "x_intercept", "FiniteSizeFit", "finite_size_fit"]
 
 
@@ -76,6 +76,16 @@ def _check_level(level) -> float:
     if not 0 < x < 1:  # NaN fails too
         raise ParameterError("level", f"must lie in (0, 1), got {level!r}")
     return x
+
+
+def mean_se(values) -> tuple[float, float]:
+    r"""The mean of ``values`` and its standard error :math:`s/\sqrt K` (``ddof=1``).
+
+    >>> mean_se([1.0, 2.0, 3.0])  # 1/sqrt(3)
+    (2.0, 0.5773502691896258)
+    """
+    x = np.asarray(values, dtype=float)
+    return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
 
 
 def mean_ci(values, level: float = 0.95, support: tuple | None = None) -> tuple[float, float, float]:

@@ -20,6 +20,8 @@ import argparse
 
 import numpy as np
 
+from verify.stats import mean_se
+
 __all__ = ["TAU", "CASES", "model", "monte_carlo", "same_draws", "overlap_threshold", "mc_overlap_threshold", "compare", "table",
            "main"]
 
@@ -102,11 +104,6 @@ def mc_overlap_threshold(mu2s, overlaps, tau: float = TAU) -> float:
     return float(mu2s[i - 1] + (mu2s[i] - mu2s[i - 1]) * (tau - a) / (b - a))
 
 
-def _mean_se(x) -> tuple[float, float]:
-    x = np.asarray(x, dtype=float)
-    return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
-
-
 def compare(case: dict, d: int, seeds: int, draws: int, seed0: int = 1, seed: int = 0) -> dict:
     """Monte Carlo (``seeds`` trials) and the derived expectation (``draws`` token matrices) of one case at ``d``: the
     top of the bulk, the overlap thresholds, and per :math:`\\mu_2` the rows of the module docstring, each ``(mean,
@@ -122,22 +119,22 @@ def compare(case: dict, d: int, seeds: int, draws: int, seed0: int = 1, seed: in
         r = sampled.at(mu2)
         top = [row[3] for row in r.rows]
         given = np.array([o.at(mu2)[1:] for o in own])
-        rows.append({"mu2": float(mu2), "mc_top": _mean_se(mc["top"][:, i]), "mc_overlap": _mean_se(mc["overlap"][:, i]),
-                     "mc_above_tau": _mean_se(mc["overlap"][:, i] >= TAU), "top": _mean_se(top),
+        rows.append({"mu2": float(mu2), "mc_top": mean_se(mc["top"][:, i]), "mc_overlap": mean_se(mc["overlap"][:, i]),
+                     "mc_above_tau": mean_se(mc["overlap"][:, i] >= TAU), "top": mean_se(top),
                      "overlap": (r.overlap.mean, r.overlap.se), "probability": (r.outlier_probability, r.probability_se),
-                     "above_tau": _mean_se([row[4] >= TAU for row in r.rows]),
-                     "mc_minus_own_top": _mean_se(mc["top"][:, i] - given[:, 0]),
-                     "mc_minus_own_overlap": _mean_se(mc["overlap"][:, i] - given[:, 1])})
+                     "above_tau": mean_se([row[4] >= TAU for row in r.rows]),
+                     "mc_minus_own_top": mean_se(mc["top"][:, i] - given[:, 0]),
+                     "mc_minus_own_overlap": mean_se(mc["overlap"][:, i] - given[:, 1])})
     mc_thresholds = np.array([mc_overlap_threshold(mu2s, ov) for ov in mc["overlap"]])
     return {"d": d, "V": sampled.V, "N": sampled.N, "seeds": seeds, "draws": draws,
-            "mc_top0": _mean_se(mc["top0"]), "top0": _mean_se([o.expected_top for o in sampled.outliers]),
-            "mc_minus_own_top0": _mean_se(mc["top0"] - np.array([o.expected_top for o in own])),
-            "mc_minus_own_edge": _mean_se(mc["top0"] - np.array([o.top for o in own])),
-            "edge_top0": _mean_se([o.top for o in sampled.outliers]),
-            "mc_threshold": _mean_se(mc_thresholds[np.isfinite(mc_thresholds)]),
+            "mc_top0": mean_se(mc["top0"]), "top0": mean_se([o.expected_top for o in sampled.outliers]),
+            "mc_minus_own_top0": mean_se(mc["top0"] - np.array([o.expected_top for o in own])),
+            "mc_minus_own_edge": mean_se(mc["top0"] - np.array([o.top for o in own])),
+            "edge_top0": mean_se([o.top for o in sampled.outliers]),
+            "mc_threshold": mean_se(mc_thresholds[np.isfinite(mc_thresholds)]),
             "mc_threshold_found": int(np.isfinite(mc_thresholds).sum()),
-            "threshold": _mean_se([overlap_threshold(o) for o in sampled.outliers]),
-            "mu2_critical": _mean_se([o.mu2_critical for o in sampled.outliers]), "rows": rows}
+            "threshold": mean_se([overlap_threshold(o) for o in sampled.outliers]),
+            "mu2_critical": mean_se([o.mu2_critical for o in sampled.outliers]), "rows": rows}
 
 
 def _cell(pair, digits: int = 3) -> str:

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from verify.stats import mean_se
+
 __all__ = ["POINTS", "SIZES", "run", "references", "limit", "table", "main"]
 
 POINTS = {
@@ -110,9 +112,10 @@ def run(path, names=None) -> None:
             print(f"{name} d={d}", file=sys.stderr, flush=True)
 
 
-def _mean_se(values) -> tuple[float, float, int]:
-    v = np.array([x for x in values if x is not None], dtype=float)
-    return float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size)), int(v.size)
+def _mean_se_present(values) -> tuple[float, float, int]:
+    """Mean, standard error and count of the values that are not None (a draw without the signal's outlier has none)."""
+    v = [x for x in values if x is not None]
+    return (*mean_se(v), len(v))
 
 
 def references(path) -> dict:
@@ -122,7 +125,7 @@ def references(path) -> dict:
     for r in map(json.loads, Path(path).read_text().splitlines()):
         row = out.setdefault(r["point"], {"ladder": []})
         cond, mc = np.array(r["conditional"], dtype=object), np.array(r["monte_carlo"], dtype=object)
-        row["ladder"].append({"d": r["d"], **{f"{kind}_{q}": _mean_se(a[:, i])
+        row["ladder"].append({"d": r["d"], **{f"{kind}_{q}": _mean_se_present(a[:, i])
                                              for kind, a in (("conditional", cond), ("monte_carlo", mc))
                                              for i, q in enumerate(("eigenvalue", "overlap"))}})
     for row in out.values():
