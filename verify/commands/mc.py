@@ -114,13 +114,13 @@ def judged(diff: np.ndarray, scale: float, d: int) -> dict:
     >>> judged(np.array([0.01, -0.01, 0.02, 0.0]), 1.0, 1000)["verdict"], judged(np.array([0.5, 0.51, 0.49]), 1, 1000)["verdict"]
     ('agrees', 'departs')
     """
-    from verify.stats import Estimate, min_detectable
+    from verify.stats import Estimate, mean_se, min_detectable
 
     diff = diff[np.isfinite(diff)]
     if len(diff) < 2:
         return {"mean": None, "ci95": [None, None], "seeds": int(len(diff)), "verdict": "inconclusive",
                 "min_detectable": None}
-    est = Estimate(float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(len(diff))), len(diff) - 1)
+    est = Estimate(*mean_se(diff), len(diff) - 1)
     half = est.half_width(LEVEL)
     lo, hi = est.value - half, est.value + half
     verdict = "agrees" if lo <= 0 <= hi else "departs" if min(abs(lo), abs(hi)) > abs(scale) / d else "inconclusive"

@@ -12,6 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from fractions import Fraction
+
+from verify.stats import mean_se
 
 __all__ = ["CASES", "run_case", "table", "prediction_ladder", "extrapolate", "ladder_table", "main"]
 
@@ -28,17 +31,22 @@ CASES = (
 
 
 def run_case(parameters: dict, d: int, seeds: int, seed0: int = 0) -> dict:
-    """One ``verify mc --json`` document (centered ``S_c``) at size ``d``."""
+    """One ``verify mc --json`` document at size ``d`` (``S_c`` unless ``parameters`` says ``centered=False``; its
+    ``mask`` and ``k``, default 4, if given), its theory the Gaussian equivalent: the studies read the draws'
+    conditional predictions, and the model's limit, if they need it, from :func:`derive.spike`."""
     from verify.cli import main as verify_main
     from verify.montecarlo.draw import rung
 
     import contextlib
     import io
 
-    V, N = rung(d, parameters["delta"], parameters["gamma"])
+    V, N = rung(d, Fraction(parameters["delta"]), Fraction(parameters["gamma"]))
     argv = ["mc", "--d", str(d), "--V", str(V), "--N", str(N), "--T", str(parameters["T"]), "--signs",
             parameters["signs"], "--weights", parameters["weights"], "--mu2", parameters["mu2"], "--seeds", str(seeds),
-            "--seed0", str(seed0), "--k", str(parameters["k"]), "--centered", "--digits", "8", "--json"]
+            "--seed0", str(seed0), "--k", str(parameters.get("k", 4)), "--law", "gaussian-equivalent", "--digits", "8",
+            "--json"]
+    argv += ["--mask", parameters["mask"]] if "mask" in parameters else []
+    argv += ["--centered"] if parameters.get("centered", True) else []
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         status = verify_main(argv)
@@ -81,9 +89,7 @@ def prediction_ladder(parameters: dict, sizes) -> list:
     out = []
     for d, seeds in sizes:
         values = [float(s["overlap"]) for s in run_case(parameters, d, seeds, seed0=d)["conditional"]["per_seed"]]
-        mean = sum(values) / len(values)
-        se = (sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values)) ** 0.5
-        out.append((d, seeds, mean, se))
+        out.append((d, seeds, *mean_se(values)))
     return out
 
 

@@ -14,8 +14,6 @@ default error, or read from the derivation cache).
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import sys
 from pathlib import Path
@@ -23,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from verify.stats import mean_se
+from verify.studies.conditional_ladder import extrapolate
 
 __all__ = ["POINTS", "SIZES", "run", "references", "limit", "table", "main"]
 
@@ -71,26 +70,12 @@ def _model(name: str):
 def _record(name: str, d: int, seeds: int) -> dict:
     """One ``verify mc --json`` run of point ``name`` at ``d``: per seed the conditional prediction and the signal's
     Monte Carlo eigenpair."""
-    from fractions import Fraction
+    from verify.studies.conditional_ladder import run_case
 
-    from verify.cli import main as verify_main
-    from verify.montecarlo.draw import rung
-
-    p = POINTS[name]
-    V, N = rung(d, Fraction(p["delta"]), Fraction(p["gamma"]))
-    argv = ["mc", "--d", str(d), "--V", str(V), "--N", str(N), "--T", str(p["T"]), "--signs", p["signs"],
-            "--weights", p["weights"], "--mu2", p["mu2"], "--seeds", str(seeds), "--seed0", str(7919 * d), "--k", "4",
-            "--digits", "10", "--json"]
-    argv += ["--mask", p["mask"]] if "mask" in p else []
-    argv += ["--centered"] if p["centered"] else []
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        status = verify_main(argv)
-    if status:
-        raise RuntimeError(f"verify mc exited with {status}")
-    c = json.loads(out.getvalue())["conditional"]
+    doc = run_case(POINTS[name], d, seeds, seed0=7919 * d)
+    c, realized = doc["conditional"], doc["inputs"]["realized"]
     real = lambda v: None if v is None else float(v)  # noqa: E731
-    return {"point": name, "d": d, "V": V, "N": N, "seeds": seeds,
+    return {"point": name, "d": d, "V": realized["V"], "N": realized["N"], "seeds": seeds,
             "conditional": [[real(s["eigenvalue"]), real(s["overlap"])] for s in c["per_seed"]],
             "monte_carlo": [[real(e), real(o)]
                             for e, o in zip(c["mc_signal"]["eigenvalue"], c["mc_signal"]["overlap"])]}
@@ -131,12 +116,7 @@ def references(path) -> dict:
     for row in out.values():
         row["ladder"].sort(key=lambda x: x["d"])
         for q in ("eigenvalue", "overlap"):
-            d = np.array([x["d"] for x in row["ladder"]], dtype=float)
-            y = np.array([x[f"conditional_{q}"][0] for x in row["ladder"]])
-            se = np.array([x[f"conditional_{q}"][1] for x in row["ladder"]])
-            X, W = np.c_[np.ones_like(d), 1 / d], np.diag(1 / se**2)
-            cov = np.linalg.inv(X.T @ W @ X)
-            row[f"L_{q}"] = (float((cov @ X.T @ W @ y)[0]), float(cov[0, 0] ** 0.5))
+            row[f"L_{q}"] = extrapolate([(x["d"], None, *x[f"conditional_{q}"][:2]) for x in row["ladder"]])
     return out
 
 
@@ -155,12 +135,11 @@ def limit(name: str, error=None) -> dict:
     return {"result": r, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
 
 
-def table(path, limits: dict | None = None) -> str:
+def table(refs: dict, limits: dict | None = None) -> str:
     """Markdown: per point the limit with its error against the conditional means' extrapolation ``L`` (with its
     standard error) and the Monte Carlo mean at the largest ``d``; ``within``: whether the limit lies within its error
     plus three standard errors of each reference (``L``, and Monte Carlo at the largest ``d``), for the eigenvalue and
-    the overlap."""
-    refs = references(path)
+    the overlap; ``refs`` is :func:`references`' result."""
     lines = ["| point | S | limit: eigenvalue | L | MC (d = 4000) | limit: overlap | L | MC (d = 4000) | within | "
              "without tokens rarer than 1e-4 | mu2_critical |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, row in refs.items():
@@ -189,9 +168,10 @@ def main(argv=None) -> int:
     if len(argv) == 2 and argv[0] == "report":
         import pickle
 
-        limits = {name: limit(name) for name in references(argv[1])}
+        refs = references(argv[1])
+        limits = {name: limit(name) for name in refs}
         Path(argv[1] + ".limits.pickle").write_bytes(pickle.dumps(limits))  # the limits and their times, for the notes
-        print(table(argv[1], {name: x["result"] for name, x in limits.items()}))
+        print(table(refs, {name: x["result"] for name, x in limits.items()}))
         return 0
     print(__doc__.split("\n\n")[-1], file=sys.stderr)
     return 2
