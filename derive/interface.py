@@ -184,7 +184,7 @@ def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int 
 
 def finite_size(m: Model, draws: int | None = None, seed: int | None = None):
     r"""The model at its dimension ``m.d`` (``V, N`` from ``delta, gamma``): over ``draws`` token matrices sampled from
-    ``seed`` (defaults :data:`~derive.vocabulary.finite_size.DRAWS` and :data:`~derive.vocabulary.finite_size.SEED`),
+    ``seed`` (defaults :data:`~derive.resources.DRAWS` and :data:`~derive.resources.SEED`),
     the probability that the signal's outlier stands above the whole bulk, and the mean and spread of its eigenvalue,
     overlap and threshold, and of the top of the bulk
     (:class:`~derive.vocabulary.finite_size.FiniteSize`; :mod:`derive.vocabulary.finite_size`). Needs the weights and
@@ -194,13 +194,14 @@ def finite_size(m: Model, draws: int | None = None, seed: int | None = None):
     >>> r.V, r.N, r.draws, r.seed, r.outlier_probability
     (400, 400, 8, 0, 1.0)
     """
+    from derive.resources import DRAWS, SEED
     from derive.vocabulary import finite_size as fs
 
     m = _model(m).need("d")
     if m.weights is None or m.signs is None:
         raise ParameterError("d", "the expectation at dimension d samples token matrices: it needs the weights and "
                                   "the signs (--T, --weights, --signs)")
-    return fs.finite_size(m.need("mu2"), fs.DRAWS if draws is None else draws, fs.SEED if seed is None else seed)
+    return fs.finite_size(m.need("mu2"), DRAWS if draws is None else draws, SEED if seed is None else seed)
 
 
 def _own_outlier(m: Model) -> bool:

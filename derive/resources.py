@@ -19,7 +19,7 @@ from fractions import Fraction
 
 from derive.errors import ParameterError
 
-__all__ = ["RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
+__all__ = ["DRAWS", "SEED", "MAX_DRAWS", "RATIO_RANGE", "MAX_RATIO_PRODUCT", "KAPPA_RANGE", "MAX_EXACT_CAUSAL_T", "MAX_GAUSS_T", "MAX_EIGEN_WORK",
            "MAX_EIGEN_REFINEMENT_WORK", "MAX_SERIES_SECONDS", "SERIES_RATES", "series_atoms", "series_seconds",
            "check_series_work", "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", 
            "bulk_parameters", "check_spike_ranges", "check_documented_range", "check_exact_causal_T", "check_points",
@@ -41,6 +41,16 @@ guess are in float64)."""
 
 MAX_EXACT_CAUSAL_T = 2000
 """Longest sequence of exact causal weights (their exact text is about ``T^2`` digits: 4 MB here)."""
+
+DRAWS = 32
+"""Token matrices ``derive spike --d`` samples by default (:mod:`derive.vocabulary.finite_size`): the mean threshold
+to about a tenth of its spread over draws."""
+
+SEED = 0
+"""The default seed of those token matrices: draw ``j`` uses ``SeedSequence(seed).spawn(draws)[j]``."""
+
+MAX_DRAWS = 10_000
+"""Most token matrices one call samples."""
 
 MAX_GAUSS_T = 200
 """Longest sequence for ``gauss:rho`` (``alpha`` sums arcsines over the lags; its sampler holds ``T x T``)."""

@@ -13,7 +13,8 @@ import derive
 from derive.cli import main
 from derive.errors import ParameterError
 from derive.vocabulary.conditional import SpectralMeasures
-from derive.vocabulary.finite_size import (MAX_DRAWS, check_sizes, draw_outlier, finite_size, sample_draws,
+from derive.resources import MAX_DRAWS
+from derive.vocabulary.finite_size import (check_sizes, draw_outlier, finite_size, sample_draws,
                                            sample_token_matrix, sizes)
 from derive.vocabulary.tracywidom import tracy_widom_moments
 

@@ -66,25 +66,17 @@ import numpy as np
 
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
+from derive.resources import DRAWS, MAX_DRAWS, SEED
 from derive.vocabulary.conditional import SpectralMeasures, _root, functions as conditional_functions, spectral_measures
 from derive.vocabulary.tracywidom import tracy_widom_moments
 from derive.vocabulary.tokenmatrix import TokenMatrix
 
-__all__ = ["DRAWS", "SEED", "THREADS", "MAX_DRAWS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold",
+__all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold",
            "sizes", "check_sizes", "sign_vectors", "class_signs", "sample_token_matrix", "DrawOutlier", "draw_outlier",
            "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
 
-DRAWS = 32
-"""Token matrices sampled by default: the mean threshold to about a tenth of its spread over draws."""
-
-SEED = 0
-"""The default seed of the sampled token matrices: draw ``j`` uses ``SeedSequence(seed).spawn(draws)[j]``."""
-
 THREADS = 2
 """Draws computed side by side (each with one BLAS thread; LAPACK releases the GIL)."""
-
-MAX_DRAWS = 10_000
-"""Most token matrices one call samples."""
 
 MAX_EXACT = 4000
 r"""Largest :math:`\min(V, N)` whose ``D`` is eigen-decomposed (about 13 s a draw on one core of this machine, and

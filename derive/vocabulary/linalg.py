@@ -260,7 +260,7 @@ def gmres(apply, b, x0, tol: float, restart: int = 40, max_restarts: int = 50):
 
 AGAIN = 0.5**0.5
 """A second Gram-Schmidt pass of the quadrature's Lanczos runs when the first leaves less than this fraction of the
-norm (Kahan and Parlett's "twice is enough", the solver's :data:`verify.montecarlo.orthogonalize.REORTHOGONALIZEAGAIN`)."""
+norm (Kahan and Parlett's "twice is enough", the solver's :data:`verify.montecarlo.orthogonalize.REORTHOGONALIZE_AGAIN`)."""
 
 
 def gauss_rules(apply, X: np.ndarray, steps: int, vectors: bool = False):

@@ -22,7 +22,7 @@ def add_arguments(p):
     p.add_argument("--T", default=None, help="sequence length: the model's own S, with --weights and --signs")
     add_scheme(p, help="with --T: the weight scheme")
     add_signs(p, help="with --T: the sign family")
-    from derive.vocabulary.finite_size import DRAWS, MAX_DRAWS, SEED
+    from derive.resources import DRAWS, MAX_DRAWS, SEED
 
     p.add_argument("--d", default=None, help="the model's dimension: adds finite_size, the expectation at that d over "
                                              "sampled token matrices (V, N from delta, gamma; needs --T)")
@@ -72,7 +72,7 @@ def _error(text):
 def _at_d(args) -> dict:
     """``draws`` and ``seed`` of the expectation at ``--d`` (``--draws`` and ``--seed`` belong to it)."""
     from derive.numbers import check_count
-    from derive.vocabulary.finite_size import DRAWS, MAX_DRAWS, SEED
+    from derive.resources import DRAWS, MAX_DRAWS, SEED
 
     if args.d is None:
         for name in ("draws", "seed"):
