@@ -6,7 +6,7 @@ the document is printed; 0 without it), ``render(doc) -> str`` (its output witho
 printed as written after the options of its ``--help``). Bad input, from argparse or from a
 :class:`ParameterError`, ends with exit status 2 and one line on stderr. SIGINT and SIGTERM end a command with
 one line on stderr and status 130 or 143 (128 plus the signal's number), once every ``with`` block on the way out
-has closed: worker processes stopped, partial files removed (:class:`Interrupted`).
+has closed: worker processes stopped, partial files removed (:class:`derive.cli.stop.Interrupted`).
 """
 from __future__ import annotations
 
@@ -17,10 +17,9 @@ import os
 import re
 import sys
 
-from derive.cli.stop import STOP_SIGNALS, Interrupted
 from derive.errors import ParameterError
 
-__all__ = ["add_signs", "add_scheme", "scheme_options", "STOP_SIGNALS", "Interrupted", "plain", "listed", "version", "readable", "with_provenance",
+__all__ = ["add_signs", "add_scheme", "scheme_options", "plain", "listed", "version", "readable", "with_provenance",
            "run_cli"]
 
 

@@ -72,7 +72,7 @@ from derive.vocabulary.tracywidom import tracy_widom_moments
 from derive.vocabulary.tokenmatrix import TokenMatrix
 
 __all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold",
-           "sizes", "check_sizes", "sign_vectors", "class_signs", "sample_token_matrix", "DrawOutlier", "draw_outlier",
+           "sizes", "check_sizes", "class_signs", "sample_token_matrix", "DrawOutlier", "draw_outlier",
            "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
 
 THREADS = 2
@@ -188,12 +188,6 @@ def check_sizes(d: int, V: int, N: int, T: int, draws: int, diagonal: bool) -> N
                                       f"{MAX_WORK // n**3} at d = {d}")
 
 
-def sign_vectors(family, rng: np.random.Generator, n: int, T: int) -> np.ndarray:
-    """``n`` sign vectors of the family (``n x T`` int8): the one place this module draws them, by the family's own
-    sampler (:mod:`derive.model.families`)."""
-    return family.sample(rng, n, T)
-
-
 def class_signs(V: int) -> np.ndarray:
     """The class signs: ``+1`` on the first ``V/2`` tokens, ``-1`` on the rest (tokens are exchangeable).
 
@@ -204,7 +198,7 @@ def class_signs(V: int) -> np.ndarray:
 
 
 def sample_token_matrix(rng: np.random.Generator, family, weights, V: int, N: int) -> TokenMatrix:
-    r"""One draw's token matrix: ``N`` sign vectors of ``family`` (:func:`sign_vectors`), then at each position a token
+    r"""One draw's token matrix: ``N`` sign vectors by ``family``'s own sampler (:mod:`derive.model.families`), then at each position a token
     uniform in the class :math:`\{v : s_v = \xi_{n,t}\}` of :func:`class_signs`, entries the ``weights``.
 
     >>> from derive.model.families import parse_signs
@@ -213,7 +207,7 @@ def sample_token_matrix(rng: np.random.Generator, family, weights, V: int, N: in
     ((6, 4), True)
     """
     weights = np.asarray(weights, dtype=float)
-    xi = sign_vectors(family, rng, N, len(weights))
+    xi = family.sample(rng, N, len(weights))
     within = rng.integers(0, V // 2, size=xi.shape)
     return TokenMatrix.from_tokens(np.where(xi > 0, within, V // 2 + within), weights, V)
 

@@ -30,7 +30,8 @@ import numpy as np
 from derive.errors import ParameterError
 from derive.model.signs import SignFamily
 from derive.numbers import check_count, parse_fraction
-from derive.vocabulary.finite_size import sizes
+# the class signs are derive's (the finite-size expectation samples with the same classes)
+from derive.vocabulary.finite_size import class_signs as balanced_signs, sizes
 from verify.montecarlo.signs import sample_signs
 
 __all__ = ["trial_model", "trial_weights", "Draw", "draw", "drawn_tokens", "balanced_signs", "sample_table", "sample_sequences",
@@ -128,15 +129,6 @@ def streams(seed, n: int) -> list[np.random.Generator]:
 
 # ----------------------------------------------------------------------------------------------
 # sampling
-
-
-def balanced_signs(V: int) -> np.ndarray:
-    """The class signs :math:`s \\in \\{\\pm1\\}^V`: ``+1`` on the first ``V/2`` tokens, ``-1`` on the rest.
-
-    >>> balanced_signs(4)
-    array([ 1.,  1., -1., -1.])
-    """
-    return np.repeat([1.0, -1.0], V // 2)
 
 
 TABLE_BLOCK_BYTES = 1 << 18
