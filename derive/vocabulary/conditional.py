@@ -52,7 +52,7 @@ from derive.vocabulary.tokenmatrix import TokenMatrix
 
 __all__ = ["NULL", "MERGE", "PROBES", "STEPS", "EXACT_BELOW", "functions", "token_matrix", "SpectralMeasures", "spectral_measures",
            "QuadratureTransforms", "quadrature_transforms", "Outlier", "ConditionalOutliers", "conditional_outliers",
-           "edge_weight",
+           "edge_curvature", "edge_weight",
            "conditional_prediction", "ConditionalBulk", "conditional_bulk"]
 
 NULL = 1e-10
@@ -538,6 +538,20 @@ class ConditionalOutliers:
     edge_weight: float = 1.0
 
 
+def edge_curvature(transforms, t: float) -> float:
+    r""":math:`C'(t) = -x''(t) = 2S_0'(t) + tS_0''(t)` (``transforms``: :class:`SpectralMeasures` or
+    :class:`QuadratureTransforms`): at the bulk's right edge :math:`t_e` (where :math:`x' = 0`) the density of the
+    eigenvalues below :math:`E = x(t_e)` is :math:`\frac{\sqrt{2/C'(t_e)}}{\pi t_e^2}\sqrt{E - x}`.
+
+    >>> one = np.array([1.0])
+    >>> m = SpectralMeasures(one, one, one, one, 1.0, 100)  # one atom at 1, delta = 1: S_0 = 1/(1 - t)
+    >>> round(edge_curvature(m, 2.0), 12)  # 2/(1 - t)^2 + 2t/(1 - t)^3 at t = 2
+    -2.0
+    """
+    _, ds0, dds0 = (float(v) for v in np.ravel(transforms.S0(t, 2)))
+    return 2 * ds0 + t * dds0
+
+
 def edge_weight(transforms, mu2, t_edge: float, d: int | None = None) -> float:
     r"""``d`` times the mean squared overlap with ``u`` of an eigenvector of ``S`` at the bulk's right edge, the
     bulk's edge at :math:`t_e` (in ``t``; a real root of :math:`x'(t) = 0`); with ``d``, of the top eigenvector of the
@@ -587,8 +601,7 @@ ho(x))` of ``u`` (a share ``1/d`` of the
         return 1 / denominator + float(mu2) * t_edge * ds1 / denominator**2 if denominator else float("inf")
     # x(t) ~ E - |x''| (t - t_e)^2/2 at the edge: rho(x) ~ a sqrt(E - x), a = sqrt(2/|x''|)/(pi t_e^2), and the top
     # eigenvalue's classical place, d int_x^E rho = 1/2, is E - (3/(4 a d))^(2/3), at t = t_e + i eta
-    h = 1e-6 * t_edge
-    curvature = abs(float(transforms.C(t_edge + h)) - float(transforms.C(t_edge - h))) / (2 * h)
+    curvature = abs(edge_curvature(transforms, t_edge))
     if not (np.isfinite(curvature) and curvature > 0):
         return float("nan")
     a = np.sqrt(2 / curvature) / (np.pi * t_edge**2)

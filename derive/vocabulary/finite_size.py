@@ -67,7 +67,7 @@ import numpy as np
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
 from derive.resources import DRAWS, MAX_DRAWS, SEED
-from derive.vocabulary.conditional import SpectralMeasures, _root, functions as conditional_functions, spectral_measures
+from derive.vocabulary.conditional import SpectralMeasures, _root, edge_curvature, functions as conditional_functions, spectral_measures
 from derive.vocabulary.tracywidom import tracy_widom_moments
 from derive.vocabulary.tokenmatrix import TokenMatrix
 
@@ -318,8 +318,7 @@ def draw_outlier(measures: SpectralMeasures, centered: bool) -> DrawOutlier:
     t_edge = bulk.gaps()[-1][0]
     t_top = max(t_edge, float(m.c[token].max(initial=0.0)))
     t_last = max(t_edge, float(m.c[~noise & others & (m.q > 0)].max(initial=0.0)))
-    s0, ds0, dds0 = bulk.S0(t_edge, 2)
-    K = math.sqrt(2 / -(2 * ds0 + t_edge * dds0)) / t_edge**2   # x'' = -C' = -(2 S0' + t S0'')
+    K = math.sqrt(2 / -edge_curvature(bulk, t_edge)) / t_edge**2
     above = bool(np.any(m.c[aligned] > t_top))
     critical = 0.0 if above else threshold(signal.S1(t_top))
     return DrawOutlier(float(t_top * (1 - bulk.S0(t_top))), float(t_top), float(t_edge), float(t_last),
