@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -55,8 +54,9 @@ def _answer(name: str, doc: dict) -> dict:
 
 
 def run(mode: str, log=sys.stderr) -> dict:
-    """Both commands at every case (tiny: small sizes and 4 draws, the harness only), round-robin after the warm-up."""
-    from benchmarks.processes import ROOT, code_env, timed
+    """Both commands at every case (tiny: small sizes and 4 draws, the harness only): a warm-up run of each, whose
+    document gives its answer, then :data:`ROUNDS` round-robin (:func:`benchmarks.processes.rounds`)."""
+    from benchmarks.processes import ROOT, code_env, rounds, timed
 
     tiny = mode == "tiny"
     out = {"rounds": ROUNDS[mode], "draws": 4 if tiny else DRAWS, "load_start": os.getloadavg()[0], "times": {},
@@ -67,45 +67,38 @@ def run(mode: str, log=sys.stderr) -> dict:
         env = code_env(ROOT, None, tmp / "cache")
         for case, spec in cases:
             print(f"bench: {case}: derive spike --d and verify mc ...", file=log, flush=True)
-            commands = _commands(spec, tiny)
-            for name, argv in commands.items():
-                out["answers"][f"{case} | {name}"] = _answer(name, json.loads(timed(argv, env, tmp)["stdout"]))
-            for _ in range(out["rounds"]):
-                for name, argv in commands.items():
-                    result = timed(argv, env, tmp)
-                    result.pop("stdout")
-                    out["times"].setdefault(f"{case} | {name}", []).append(result)
+            commands = {name: (argv, env, tmp) for name, argv in _commands(spec, tiny).items()}
+            out["answers"][case] = {name: _answer(name, json.loads(timed(*command)["stdout"]))
+                                    for name, command in commands.items()}
+            out["times"][case] = {name: [{k: v for k, v in run.items() if k != "stdout"} for run in runs]
+                                  for name, runs in rounds(commands, out["rounds"], warm=False).items()}
     out["load_end"] = os.getloadavg()[0]
     return out
 
 
 def markdown(r: dict) -> list:
     """The part's section: a row per case and command, its median times, the ratio of ``verify mc``'s time over
-    ``derive spike --d``'s in the same round, and what each answered."""
+    ``derive spike --d``'s in the same round (:func:`benchmarks.processes._summary`), and what each answered."""
+    from benchmarks.processes import _summary
+
     lines = ["## derive spike --d against verify mc at the same dimension", "",
-             f"The model at the user's `d` (`derive spike --d`, {r['draws']} sampled token matrices) and Monte Carlo of "
-             f"the same point (`verify mc`, {r['draws']} trials), as whole processes with the library's thread settings, "
-             "the model's limit read from a derivation cache filled by a warm-up run of each; "
-             f"{r['rounds']} round(s) round-robin. CPU time: user plus system time of the process and its children; "
-             "ratio: verify mc's time over derive spike --d's in the same round, median over rounds. Eigenvalue and "
-             "overlap: derive spike's expectation over the draws (its spread over the draws beside it), verify mc's "
-             "mean over the trials (its 95% interval).", "",
+             f"The model at the user's `d` (`derive spike --d`: the model's own law, finite vocabulary, over "
+             f"{r['draws']} sampled token matrices) and Monte Carlo of the same point (`verify mc`, {r['draws']} "
+             "trials), as whole processes with the library's thread settings, the model's limit read from a derivation "
+             f"cache filled by a warm-up run of each; {r['rounds']} round(s) round-robin. CPU time: user plus system "
+             "time of the process and its children; ratio: verify mc's time over derive spike --d's in the same round, "
+             "median over rounds. Eigenvalue and overlap: derive spike's expectation over the draws (its spread over "
+             "the draws beside it), verify mc's mean over the trials (its 95% interval).", "",
              "| case | command | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall | eigenvalue | overlap |",
              "|---|---|---|---|---|---|---|---|"]
-    for key, runs in r["times"].items():
-        case, name = key.split(" | ")
-        other = r["times"][f"{case} | verify mc"]
-        mine = r["times"][f"{case} | derive spike --d"]
-        med = {k: statistics.median(x[k] for x in runs) for k in ("cpu_s", "wall_s")}
-        ratio = {k: statistics.median(b[k] / a[k] for a, b in zip(mine, other)) for k in ("cpu_s", "wall_s")}
-        if name == "verify mc":
-            ratio = {k: 1.0 for k in ratio}
-        a = r["answers"][key]
-        if "spread" in a:
-            ev, ov = f"{a['eigenvalue']} (sd {a['spread'][0]})", f"{a['overlap']} (sd {a['spread'][1]})"
-        else:
-            ev = f"{float(a['eigenvalue']):.4g} [{', '.join(f'{float(x):.4g}' for x in a['ci95'][0])}]"
-            ov = f"{float(a['overlap']):.4g} [{', '.join(f'{float(x):.4g}' for x in a['ci95'][1])}]"
-        lines.append(f"| {case} | {name} | {med['cpu_s']:.2f} | {med['wall_s']:.2f} | {ratio['cpu_s']:.2f}x | "
-                     f"{ratio['wall_s']:.2f}x | {ev} | {ov} |")
+    for case, times in r["times"].items():
+        for name, x in _summary(times, "verify mc").items():
+            a = r["answers"][case][name]
+            if "spread" in a:
+                ev, ov = f"{a['eigenvalue']} (sd {a['spread'][0]})", f"{a['overlap']} (sd {a['spread'][1]})"
+            else:
+                ev = f"{float(a['eigenvalue']):.4g} [{', '.join(f'{float(v):.4g}' for v in a['ci95'][0])}]"
+                ov = f"{float(a['overlap']):.4g} [{', '.join(f'{float(v):.4g}' for v in a['ci95'][1])}]"
+            lines.append(f"| {case} | {name} | {x['cpu_s']:.2f} | {x['wall_s']:.2f} | {x['cpu_ratio']:.2f}x | "
+                         f"{x['wall_ratio']:.2f}x | {ev} | {ov} |")
     return lines

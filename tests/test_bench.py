@@ -187,11 +187,11 @@ def test_finite_part_gives_verify_mc_over_derive_spike_in_the_same_round_and_bot
     def run(cpu, wall):
         return {"cpu_s": cpu, "user_s": cpu, "wall_s": wall}
     made_up = {"rounds": 2, "draws": 32,
-               "times": {"P | derive spike --d": [run(10.0, 5.0), run(12.0, 6.0)],
-                         "P | verify mc": [run(30.0, 20.0), run(36.0, 24.0)]},
-               "answers": {"P | derive spike --d": {"eigenvalue": "1.5", "overlap": "0.55", "spread": ["0.07", "0.02"]},
-                           "P | verify mc": {"eigenvalue": 1.52, "overlap": 0.554,
-                                             "ci95": [[1.49, 1.55], [0.548, 0.56]]}}}
+               "times": {"P": {"derive spike --d": [run(10.0, 5.0), run(12.0, 6.0)],
+                               "verify mc": [run(30.0, 20.0), run(36.0, 24.0)]}},
+               "answers": {"P": {"derive spike --d": {"eigenvalue": "1.5", "overlap": "0.55", "spread": ["0.07", "0.02"]},
+                                 "verify mc": {"eigenvalue": 1.52, "overlap": 0.554,
+                                               "ci95": [[1.49, 1.55], [0.548, 0.56]]}}}}
     text = "\n".join(finite.markdown(made_up))
     assert "| P | derive spike --d | 11.00 | 5.50 | 3.00x | 4.00x | 1.5 (sd 0.07) | 0.55 (sd 0.02) |" in text
     assert "| P | verify mc | 33.00 | 22.00 | 1.00x | 1.00x | 1.52 [1.49, 1.55] | 0.554 [0.548, 0.56] |" in text
