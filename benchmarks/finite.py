@@ -89,7 +89,8 @@ def markdown(r: dict) -> list:
              "time of the process and its children; ratio: verify mc's time over derive spike --d's in the same round, "
              "median over rounds. Eigenvalue and overlap: derive spike's expectation over the draws (its spread over "
              "the draws beside it), verify mc's mean over the trials (its 95% interval).", "",
-             "| case | command | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall | eigenvalue | overlap |",
+             "| case | command | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall | eigenvalue "
+             "| overlap |",
              "|---|---|---|---|---|---|---|---|"]
     for case, times in r["times"].items():
         for name, x in _summary(times, "verify mc").items():

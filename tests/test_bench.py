@@ -189,7 +189,8 @@ def test_finite_part_gives_verify_mc_over_derive_spike_in_the_same_round_and_bot
     made_up = {"rounds": 2, "draws": 32,
                "times": {"P": {"derive spike --d": [run(10.0, 5.0), run(12.0, 6.0)],
                                "verify mc": [run(30.0, 20.0), run(36.0, 24.0)]}},
-               "answers": {"P": {"derive spike --d": {"eigenvalue": "1.5", "overlap": "0.55", "spread": ["0.07", "0.02"]},
+               "answers": {"P": {"derive spike --d": {"eigenvalue": "1.5", "overlap": "0.55",
+                                                      "spread": ["0.07", "0.02"]},
                                  "verify mc": {"eigenvalue": 1.52, "overlap": 0.554,
                                                "ci95": [[1.49, 1.55], [0.548, 0.56]]}}}}
     text = "\n".join(finite.markdown(made_up))
