@@ -183,25 +183,24 @@ def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int 
 
 
 def finite_size(m: Model, draws: int | None = None, seed: int | None = None):
-    r"""The model at its dimension ``m.d`` (``V, N`` from ``delta, gamma``): over ``draws`` token matrices sampled from
-    ``seed`` (defaults :data:`~derive.resources.DRAWS` and :data:`~derive.resources.SEED`),
-    the probability that the signal's outlier stands above the whole bulk, and the mean and spread of its eigenvalue,
-    overlap and threshold, and of the top of the bulk
-    (:class:`~derive.vocabulary.finite_size.FiniteSize`; :mod:`derive.vocabulary.finite_size`). Needs the weights and
-    signs (the token matrices are sampled).
+    r"""What a user measures at the model's dimension ``m.d`` (``V, N`` from ``delta, gamma``), each mean with an error
+    that covers its truth: the probability that the signal's eigenvalue is the top one, the top eigenvalue and the
+    squared overlap of its eigenvector, the signal eigenvector's overlap, the top of the bulk and the threshold
+    (:class:`~derive.vocabulary.dimension.AtDimension`; :mod:`derive.vocabulary.dimension`), over ``draws`` draws from
+    ``seed`` (defaults: the method's, and :data:`~derive.resources.SEED`). Needs the weights and signs.
 
     >>> r = finite_size(Model(d=200, delta="1/2", gamma="1/2", T=2, weights="mean", signs="iid", mu2=4), draws=8)
-    >>> r.V, r.N, r.draws, r.seed, r.outlier_probability
-    (400, 400, 8, 0, 1.0)
+    >>> r.V, r.N, r.draws, r.seed, r.method, r.outlier_probability.mean
+    (400, 400, 8, 0, 'sampled token matrices', 1.0)
     """
-    from derive.resources import DRAWS, SEED
-    from derive.vocabulary import finite_size as fs
+    from derive.resources import SEED
+    from derive.vocabulary.dimension import at_dimension
 
     m = _model(m).need("d")
     if m.weights is None or m.signs is None:
         raise ParameterError("d", "the expectation at dimension d samples token matrices: it needs the weights and "
                                   "the signs (--T, --weights, --signs)")
-    return fs.finite_size(m.need("mu2"), DRAWS if draws is None else draws, SEED if seed is None else seed)
+    return at_dimension(m.need("mu2"), draws, SEED if seed is None else seed)
 
 
 def _own_outlier(m: Model) -> bool:

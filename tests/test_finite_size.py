@@ -170,13 +170,15 @@ def test_command_line_gives_the_expectation_at_d(capsys):
     status, doc, err = _run(capsys, *MODEL, "--d", "200", "--draws", "8", "--seed", "3")
     assert status == 0 and err == ""
     f = doc["finite_size"]
-    assert (f["d"], f["V"], f["N"], f["draws"], f["seed"]) == (200, 400, 200, 8, 3)
-    assert set(f) == {"d", "V", "N", "draws", "seed", "outlier_probability", "eigenvalue", "overlap", "mu2_critical",
-                      "top_of_bulk"}
-    assert all(set(f[k]) == {"mean", "sd"} for k in ("overlap", "mu2_critical", "top_of_bulk"))
-    r = finite_size(derive.Model(d=200, delta="1/2", gamma=1, T=1, weights="mean", signs="iid", mu2=3, centered=True),
-                    draws=8, seed=3)
-    assert abs(float(f["mu2_critical"]["mean"]) - r.mu2_critical.mean) <= r.mu2_critical.se
+    assert (f["d"], f["V"], f["N"], f["draws"], f["seed"], f["method"]) == (200, 400, 200, 8, 3, "token counts")
+    # INTERFACE.md's fields (V, N, seed and warning beside them)
+    assert set(f) == {"d", "method", "draws", "outlier_probability", "outlier_probability_error", "eigenvalue",
+                      "overlap", "signal_overlap", "top_of_bulk", "mu2_critical", "V", "N", "seed", "warning"}
+    assert all(set(f[k]) == {"mean", "sd", "error"} for k in ("eigenvalue", "overlap", "mu2_critical"))
+    assert all(set(f[k]) == {"mean", "error"} for k in ("signal_overlap", "top_of_bulk"))
+    r = derive.finite_size(derive.Model(d=200, delta="1/2", gamma=1, T=1, weights="mean", signs="iid", mu2=3,
+                                        centered=True), draws=8, seed=3)
+    assert abs(float(f["mu2_critical"]["mean"]) - r.mu2_critical.mean) <= r.mu2_critical.error
     assert _run(capsys, *MODEL, "--d", "200", "--draws", "8", "--seed", "3")[1]["finite_size"] == f
 
 
@@ -192,7 +194,8 @@ def test_command_line_refusals(capsys, args, parameter):
 def test_command_line_refuses_a_dimension_too_large(capsys):
     status, _, err = _run(capsys, "--delta", "1/2", "--gamma", "4", "--mu2", "4", "--T", "16", "--weights", "causal",
                           "--signs", "iid", "--d", "40000")
-    assert status == 2 and err.startswith("derive: error: d: min(V, N) = 10000")
+    assert status == 2 and err.startswith("derive: error: d: for more than one nonzero weight the large-d method")
+    assert "min(V, N) = 10000" in err
 
 
 def test_command_line_needs_the_token_law_for_d(capsys):

@@ -97,25 +97,31 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
 
 
 def finite_size_document(r, digits: int = 30) -> dict:
-    """A :class:`derive.vocabulary.finite_size.FiniteSize` as the ``finite_size`` object of ``derive spike``: each mean
-    to the digits its standard error over the draws leaves (:func:`estimate`), each spread (``sd``, over the draws) to
-    two digits; ``eigenvalue`` over the draws with the outlier (``null`` if none), ``overlap`` over all.
+    """A :class:`derive.vocabulary.dimension.AtDimension` as the ``finite_size`` object of ``derive spike``
+    (INTERFACE.md): each mean to the digits its error leaves (:func:`estimate`), each error and spread (``sd``, over the
+    draws) to two digits.
 
-    >>> from derive.vocabulary.finite_size import Spread, FiniteSize
-    >>> one = Spread(3.2374, 0.4703, 0.0588, 64)
-    >>> doc = finite_size_document(FiniteSize(1000, 2000, 250, 64, 0, 4.0, 0.9375, 0.0303, None, one, one, one, ()))
-    >>> doc["outlier_probability"], doc["eigenvalue"], doc["mu2_critical"]
-    ('0.94', None, {'mean': '3.2', 'sd': '0.47'})
+    >>> from derive.vocabulary.dimension import AtDimension, Estimate
+    >>> e = Estimate(3.2374, 0.4703, 0.18, 0.06)
+    >>> doc = finite_size_document(AtDimension(1000, 2000, 250, "token counts", 64, 0, 4.0, e, e, e, e, e, e))
+    >>> doc["outlier_probability"], doc["outlier_probability_error"], doc["eigenvalue"], doc["top_of_bulk"]
+    ('3.2', '0.18', {'mean': '3.2', 'sd': '0.47', 'error': '0.18'}, {'mean': '3.2', 'error': '0.18'})
     """
     digits = check_digits(digits)
+    two = min(2, digits)
 
-    def spread(x):
-        return None if x is None else {"mean": estimate(x.mean, x.se, digits), "sd": format_real(x.sd, min(2, digits))}
+    def one(x, spread=True):
+        out = {"mean": estimate(x.mean, x.error, digits)}
+        if spread:
+            out["sd"] = None if x.sd is None else format_real(x.sd, two)
+        return out | {"error": format_real(x.error, two)}
 
-    return {"d": r.d, "V": r.V, "N": r.N, "draws": r.draws, "seed": r.seed,
-            "outlier_probability": estimate(r.outlier_probability, r.probability_se, digits),
-            "eigenvalue": spread(r.eigenvalue), "overlap": spread(r.overlap), "mu2_critical": spread(r.mu2_critical),
-            "top_of_bulk": spread(r.top_of_bulk)}
+    return {"d": r.d, "method": r.method, "draws": r.draws, "V": r.V, "N": r.N, "seed": r.seed,
+            "outlier_probability": estimate(r.outlier_probability.mean, r.outlier_probability.error, digits),
+            "outlier_probability_error": format_real(r.outlier_probability.error, two),
+            "eigenvalue": one(r.eigenvalue), "overlap": one(r.overlap),
+            "signal_overlap": one(r.signal_overlap, False), "top_of_bulk": one(r.top_of_bulk, False),
+            "mu2_critical": one(r.mu2_critical), "warning": r.warning}
 
 
 def difference(own: dict, paper: dict) -> dict:
@@ -307,12 +313,15 @@ def _vocabulary_bulk(law, points: list, digits: int) -> dict:
 
 
 def estimate(value, error, digits: int) -> str:
-    """``value`` to ``digits`` significant digits, or to the digits its ``error`` leaves (at least one).
+    """``value`` to ``digits`` significant digits, or to the digits its ``error`` leaves (at least one): the last digit
+    printed stands at the place of the error's first, so rounding moves the value by at most half the error ("1.6"
+    for 1.6 +- 0.2, never "2").
 
-    >>> estimate(mpmath.mpf("0.123456"), mpmath.mpf("1e-3"), 30)
-    '0.123'
+    >>> estimate(mpmath.mpf("0.123456"), mpmath.mpf("1e-3"), 30), estimate(1.6, 0.2, 30), estimate(3.24, 0.75, 30)
+    ('0.123', '1.6', '3.2')
     """
     if error is None or value == 0:
         return format_real(value, digits)
-    reliable = int(mpmath.floor(mpmath.log10(abs(value) / error))) + 1 if error > 0 else digits
+    place = lambda x: int(mpmath.floor(mpmath.log10(abs(mpmath.mpf(x)))))  # noqa: E731
+    reliable = place(value) - place(error) + 1 if error > 0 else digits
     return format_real(value, max(1, min(digits, reliable)))

@@ -52,7 +52,7 @@ from derive.vocabulary.tokenmatrix import TokenMatrix
 
 __all__ = ["NULL", "MERGE", "PROBES", "STEPS", "EXACT_BELOW", "functions", "token_matrix", "SpectralMeasures", "spectral_measures",
            "QuadratureTransforms", "quadrature_transforms", "Outlier", "ConditionalOutliers", "conditional_outliers",
-           "edge_curvature", "edge_weight",
+           "edge_curvature", "edge_weight", "diagonal_groups",
            "conditional_prediction", "ConditionalBulk", "conditional_bulk"]
 
 NULL = 1e-10
@@ -321,6 +321,17 @@ def _diagonal(A, s: np.ndarray, V: int, N: int, delta: float, centered: bool) ->
     b = A.row_sums()
     values, index = np.unique(dv, return_inverse=True)
     size, beta, sigma, iota = (np.bincount(index, weights=w, minlength=len(values)) for w in (ones, b * b, s * b, b))
+    return diagonal_groups(values, size, beta, sigma, iota, V, N, delta, centered)
+
+
+def diagonal_groups(values, size, beta, sigma, iota, V: int, N: int, delta: float, centered: bool) -> SpectralMeasures:
+    r"""The :class:`SpectralMeasures` of a diagonal raw ``D`` given by its groups of equal entries (``values``, each held
+    by ``size`` tokens; per group :math:`\sum b_v^2`, :math:`\sum s_vb_v`, :math:`\sum b_v` in ``beta, sigma, iota``,
+    :math:`b = A\mathbf 1`): the raw ``D`` (every token its own eigenvector), or the centered one by the secular
+    equation of :func:`spectral_measures`. A draw's token counts give them without the ``V`` tokens
+    (:mod:`derive.vocabulary.token_counts`)."""
+    if not centered:
+        return _grouped(values, [size, size, size], V, delta)
     moved = beta > 0
     safe = np.where(moved, beta, 1.0)
     # each eigenspace keeps its value on the part orthogonal to b

@@ -72,7 +72,7 @@ from derive.vocabulary.tracywidom import tracy_widom_moments
 from derive.vocabulary.tokenmatrix import TokenMatrix
 
 __all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold",
-           "sizes", "check_sizes", "class_signs", "sample_token_matrix", "DrawOutlier", "draw_outlier",
+           "sizes", "model_sizes", "check_sizes", "class_signs", "sample_token_matrix", "DrawOutlier", "draw_outlier",
            "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
 
 THREADS = 2
@@ -160,6 +160,16 @@ def sizes(d: int, delta, gamma) -> tuple[int, int]:
     if N < 1:
         raise ParameterError("gamma", f"d/gamma = {d}/{gamma} gives no sequences (N < 1)")
     return V, N
+
+
+def model_sizes(m) -> tuple[int, int]:
+    """``(V, N)`` of a model with its dimension ``d``: given, or by :func:`sizes` from ``delta, gamma``."""
+    if m.V is not None and m.N is not None:
+        return m.V, m.N
+    m = m.need("delta", "gamma")
+    if m.gamma == 0:
+        raise ParameterError("gamma", "must be > 0 at a finite dimension d")
+    return sizes(m.d, m.delta, m.gamma)
 
 
 def check_sizes(d: int, V: int, N: int, T: int, draws: int, diagonal: bool) -> None:
@@ -423,13 +433,7 @@ def sample_draws(m, draws: int = DRAWS, seed: int = SEED, threads: int = THREADS
         raise ParameterError("model", f"must be a derive.Model, got {type(m).__name__}")
     m = m.need("d", "T", "weights", "signs")
     seed, threads = _check_int(seed, "seed", 0), _check_int(threads, "threads", 1)
-    if m.V is not None and m.N is not None:
-        V, N = m.V, m.N
-    else:
-        m = m.need("delta", "gamma")
-        if m.gamma == 0:
-            raise ParameterError("gamma", "must be > 0 at a finite dimension d")
-        V, N = sizes(m.d, m.delta, m.gamma)
+    V, N = model_sizes(m)
     w = np.array(pooling(m.weights, m.T, m.signs).floats())
     check_sizes(m.d, V, N, m.T, draws, int(np.count_nonzero(w)) == 1)
     children = np.random.SeedSequence(seed).spawn(int(draws))

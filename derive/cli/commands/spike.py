@@ -24,9 +24,10 @@ def add_arguments(p):
     add_signs(p, help="with --T: the sign family")
     from derive.resources import DRAWS, MAX_DRAWS, SEED
 
-    p.add_argument("--d", default=None, help="the model's dimension: adds finite_size, the expectation at that d over "
-                                             "sampled token matrices (V, N from delta, gamma; needs --T)")
-    p.add_argument("--draws", default=None, help=f"with --d: token matrices sampled (default {DRAWS}, at most {MAX_DRAWS})")
+    p.add_argument("--d", default=None, help="the model's dimension (10 to 1e9): adds finite_size, what a user measures "
+                                             "at that d (V, N from delta, gamma; needs --T)")
+    p.add_argument("--draws", default=None, help=f"with --d: draws of the token counts or matrices (default 512 at one "
+                                                 f"nonzero weight, else {DRAWS}; at most {MAX_DRAWS})")
     p.add_argument("--seed", default=None, help=f"with --d: the seed of the sampled token matrices (default {SEED})")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
     p.add_argument("--error", default=None,
@@ -72,14 +73,14 @@ def _error(text):
 def _at_d(args) -> dict:
     """``draws`` and ``seed`` of the expectation at ``--d`` (``--draws`` and ``--seed`` belong to it)."""
     from derive.numbers import check_count
-    from derive.resources import DRAWS, MAX_DRAWS, SEED
+    from derive.resources import MAX_DRAWS, SEED
 
     if args.d is None:
         for name in ("draws", "seed"):
             if getattr(args, name) is not None:
                 raise ParameterError(name, "belongs to the expectation at dimension d: give --d with it")
         return {}
-    return {"draws": DRAWS if args.draws is None else check_count(args.draws, "draws", low=1, high=MAX_DRAWS),
+    return {"draws": None if args.draws is None else check_count(args.draws, "draws", low=1, high=MAX_DRAWS),
             "seed": SEED if args.seed is None else check_count(args.seed, "seed", low=0, high=2**63 - 1)}
 
 
@@ -98,6 +99,8 @@ def render(doc) -> str:
         "difference: the model's sample level minus the Gaussian equivalent's, in units of the model's stated error "
         "(beyond +-1: the two laws differ by more than that error) or, where the model's value is exact, absolute"
         if "difference" in doc else None,
-        "finite_size: at that d, over the sampled token matrices: each mean to the digits its standard error leaves, "
-        "sd the spread over the draws; outlier_probability: the share of draws whose signal eigenvalue is on top, "
-        "overlap: that of the top eigenvector" if doc.get("finite_size") is not None else None)])
+        "finite_size: what a user measures at that d (method: how it was computed): each mean to the digits its error "
+        "leaves, error covering its truth (sampling and method), sd the spread over the draws; outlier_probability: the "
+        "chance that the signal's eigenvalue is the top one; eigenvalue, overlap: the top eigenvector's (what PCA "
+        "returns); signal_overlap: the signal's own eigenvector's, wherever it sits"
+        if doc.get("finite_size") is not None else None)])

@@ -1,0 +1,94 @@
+r"""What a user measures in one draw, from its :class:`~derive.vocabulary.finite_size.DrawOutlier`: whether the signal's
+eigenvalue is the top one, the top eigenpair (what PCA returns), the signal's own eigenvector wherever it sits, the top
+of the bulk and the draw's threshold.
+
+*The signal's eigenvector wherever it sits* (:func:`signal_eigenpair`). The top eigenpair
+(:meth:`DrawOutlier.at <derive.vocabulary.finite_size.DrawOutlier.at>`) is the largest root of the whole
+:math:`S_1(t) = -1/\mu_2`, token spikes included; once a token used many times stands above the signal it is the
+token's eigenvector, with an overlap :math:`O(\mu_2/V)`. The signal's own eigenvalue is then below the top: the root of
+:math:`\tilde S_1(t) = -1/\mu_2` (:math:`\tilde S_1` of the bulk and the spikes of ``D`` aligned with the class signs,
+the token spikes left out: each is a pole of weight :math:`1/V`, which moves the root by :math:`O(1/V)` unless it lies
+within :math:`O(V^{-1/2})` of it) in a gap of the bulk, at :math:`\ell = x(t)` with squared overlap
+:math:`x'(t)/(\mu_2 t\tilde S_1'(t))` (:func:`derive.vocabulary.signal.plain_equations`). :math:`\tilde S_1` increases
+between its poles, so each gap (split at the aligned poles inside it) holds at most one root; the one with the largest
+overlap is the signal's. Where the root falls inside the bulk the signal has no eigenvector of its own: overlap 0.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from derive.vocabulary.conditional import _root, functions as conditional_functions
+
+__all__ = ["Observed", "signal_eigenpair", "observe"]
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One draw at signal strength ``mu2`` (:func:`observe`): ``on_top`` (the signal's eigenvalue is the top one), the
+    top ``eigenvalue`` and the squared ``overlap`` of its eigenvector with ``u``, the ``signal_overlap`` of the
+    signal's own eigenvector (0 where it has none), the mean top of the bulk ``top`` and the draw's ``mu2_critical``."""
+
+    on_top: bool
+    eigenvalue: float
+    overlap: float
+    signal_overlap: float
+    top: float
+    mu2_critical: float
+
+
+def _pieces(gaps, poles: np.ndarray) -> list[tuple[float, float]]:
+    """The ``gaps`` of a bulk (in ``t``, ascending), split at the ``poles`` inside them."""
+    out = []
+    for ta, tb in gaps:
+        cuts = [ta] + sorted(float(c) for c in poles if ta < c < tb) + [tb]
+        out += list(zip(cuts[:-1], cuts[1:]))
+    return out
+
+
+def signal_eigenpair(o, mu2: float, gaps=None) -> tuple[float, float, float] | None:
+    r"""``(eigenvalue, squared overlap, t)`` of the signal's own eigenvector in the draw ``o`` at ``mu2`` (module
+    docstring; ``t`` its root), or ``None`` where the signal's root lies inside the bulk. ``gaps``: those of
+    ``o.bulk`` if known.
+
+    At :math:`D = I` it is the spiked model's outlier above the threshold :math:`\sqrt\delta` and ``None`` below:
+
+    >>> from derive.vocabulary.conditional import SpectralMeasures
+    >>> from derive.vocabulary.finite_size import draw_outlier
+    >>> one = np.array([1.0])
+    >>> o = draw_outlier(SpectralMeasures(0.5 * one, one, one, 0 * one, 0.5, 2000), centered=True)
+    >>> [round(x, 10) for x in signal_eigenpair(o, 3.0)], signal_eigenpair(o, 0.5)
+    ([4.6666666667, 0.8095238095, 3.5], None)
+    """
+    mu2 = float(mu2)
+    if not mu2 > 0:
+        return None
+    S1, target = o.signal.S1, -1 / mu2
+    poles = o.signal.c[~np.isin(o.signal.c, o.bulk.c)]
+    f = conditional_functions()
+    best = None
+    for a, b in _pieces(o.bulk.gaps() if gaps is None else gaps, poles):
+        # S1 rises from its value at a (or -inf just above a pole) to its value at b (or +inf below a pole or at infinity)
+        lo = -math.inf if a in poles else float(S1(a))
+        hi = math.inf if (b in poles or not math.isfinite(b)) else float(S1(b))
+        if not lo <= target <= hi:  # S1 tends to 0 > target at infinity
+            continue
+        start = a * (1 + 1e-14) if a in poles else a
+        end = b * (1 - 1e-14) if b in poles else b
+        tr = _root(lambda tv: float(S1(tv)) - target, start, end)
+        s0, ds0 = o.bulk.S0(tr, 1)
+        ds1 = float(S1(tr, 1)[1])
+        pair = (float(f["location"](tr, mu2, s0, ds0, ds1)), float(f["overlap"](tr, mu2, s0, ds0, ds1)), tr)
+        if best is None or pair[1] > best[1]:
+            best = pair
+    return best
+
+
+def observe(o, mu2: float) -> Observed:
+    """The :class:`Observed` of the draw ``o`` (a :class:`~derive.vocabulary.finite_size.DrawOutlier`) at ``mu2``."""
+    on_top, eigenvalue, overlap = o.at(mu2)
+    own = signal_eigenpair(o, mu2)
+    return Observed(bool(on_top), float(eigenvalue), float(overlap), 0.0 if own is None else own[1],
+                    float(o.expected_top), float(o.mu2_critical))
