@@ -168,12 +168,7 @@ def at_dimension(m, draws: int | None = None, seed: int = 0) -> AtDimension:
         n = COUNT_DRAWS if draws is None else draws
         fs.check_sizes(m.d, V, N, 1, n, True)
         values, info = count_values(single[1], V, N, m.d, m.centered, mu2, n, seed)
-        poisson = info["poisson_error"]
-        if poisson > 1e-3:  # the counts averaged over are not rare enough here: plain draws
-            values, info = count_values(single[1], V, N, m.d, m.centered, mu2, n, seed, integrate=False)
-            poisson = 0.0
-            info["k0"] = None
-        return summarize(values, m.d, V, N, "token counts", seed, mu2, poisson,
+        return summarize(values, m.d, V, N, "token counts", seed, mu2, info["poisson_error"],
                          (("first count averaged over", info["k0"]),), averaged=info["k0"] is not None)
     n = DRAWS if draws is None else draws
     if min(V, N) > fs.MAX_EXACT:

@@ -5,13 +5,14 @@ of the bulk and the draw's threshold.
 *The signal's eigenvector wherever it sits* (:func:`signal_eigenpair`). The top eigenpair
 (:meth:`DrawOutlier.at <derive.vocabulary.finite_size.DrawOutlier.at>`) is the largest root of the whole
 :math:`S_1(t) = -1/\mu_2`, token spikes included; once a token used many times stands above the signal it is the
-token's eigenvector, with an overlap :math:`O(\mu_2/V)`. The signal's own eigenvalue is then below the top: the root of
-:math:`\tilde S_1(t) = -1/\mu_2` (:math:`\tilde S_1` of the bulk and the spikes of ``D`` aligned with the class signs,
-the token spikes left out: each is a pole of weight :math:`1/V`, which moves the root by :math:`O(1/V)` unless it lies
-within :math:`O(V^{-1/2})` of it) in a gap of the bulk, at :math:`\ell = x(t)` with squared overlap
-:math:`x'(t)/(\mu_2 t\tilde S_1'(t))` (:func:`derive.vocabulary.signal.plain_equations`). :math:`\tilde S_1` increases
-between its poles, so each gap (split at the aligned poles inside it) holds at most one root; the one with the largest
-overlap is the signal's. Where the root falls inside the bulk the signal has no eigenvector of its own: overlap 0.
+token's eigenvector, with an overlap :math:`O(\mu_2/V)`. The signal's own eigenvector is the one most aligned with
+``u``: among every root of the same equation in a gap of the bulk, the one with the largest squared overlap
+:math:`x'(t)/(\mu_2 tS_1'(t))` (:func:`derive.vocabulary.signal.plain_equations`), at :math:`\ell = x(t)`.
+:math:`S_1` increases between its poles (the spikes of ``D``, each of weight :math:`q_a` along ``s``), so each gap,
+split at the poles inside it, holds at most one root. A token spike far from the signal moves its root by
+:math:`O(1/V)`; one within :math:`O(V^{-1/2})` of it shares the signal's direction with it (two roots, the overlap
+split between them): the most aligned one is what Monte Carlo's most aligned eigenvector measures. Where no root lies
+in a gap the signal has no eigenvector of its own: overlap 0.
 """
 from __future__ import annotations
 
@@ -65,8 +66,8 @@ def signal_eigenpair(o, mu2: float, gaps=None) -> tuple[float, float, float] | N
     mu2 = float(mu2)
     if not mu2 > 0:
         return None
-    S1, target = o.signal.S1, -1 / mu2
-    poles = o.signal.c[~np.isin(o.signal.c, o.bulk.c)]
+    S1, target = o.full.S1, -1 / mu2
+    poles = o.full.c[~np.isin(o.full.c, o.bulk.c)]
     f = conditional_functions()
     best = None
     for a, b in _pieces(o.bulk.gaps() if gaps is None else gaps, poles):

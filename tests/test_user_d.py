@@ -1,0 +1,192 @@
+"""What a user measures at their d at one nonzero weight (derive/vocabulary/token_counts.py, counts_at_d.py,
+draw_values.py, dimension.py), each part against an independent reference: the measures of the same token matrix, the
+exact occupancy law, the closed form of the largest count, and Monte Carlo of the model at a point the method was not
+tuned to."""
+import json
+import math
+import resource
+
+import numpy as np
+import pytest
+
+import derive
+from derive.cli import main
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+# ----------------------------------------------------------------------------------------------
+# the draws of the counts
+
+
+@pytest.mark.parametrize("weights,centered,signs", [([1.0], False, "iid"), ([1.0], True, "iid"),
+                                                    ([0.0, 1.0, 0.0], True, "markov:1/2"), ([0.0, 2.0], False, "iid")])
+def test_histogram_measures_are_the_token_matrix_measures(weights, centered, signs):
+    # the same token matrix, its D eigen-decomposed (the secular equation when centered) against its class histograms
+    from derive.model.families import parse_signs
+    from derive.vocabulary.conditional import spectral_measures
+    from derive.vocabulary.finite_size import class_signs, sample_token_matrix
+    from derive.vocabulary.token_counts import count_measures, histogram_of_counts
+
+    V, N, d = 400, 300, 250
+    A = sample_token_matrix(np.random.default_rng(1), parse_signs(signs), weights, V, N)
+    s = class_signs(V)
+    w = max(weights)
+    exact = spectral_measures(A, s, d, centered)
+    counts = count_measures(*histogram_of_counts(np.rint(A.row_sums(2) / w**2), s), w, V, N, d, centered)
+    assert exact.c.size == counts.c.size
+    for name in "cpqr":
+        assert np.allclose(getattr(exact, name), getattr(counts, name), rtol=1e-12, atol=1e-15), name
+
+
+def _pair_law(n: int, M: int, k: int) -> float:
+    """P(cells 1 and 2 both hold k of n balls in M cells)."""
+    if 2 * k > n:
+        return 0.0
+    return math.exp(math.lgamma(n + 1) - 2 * math.lgamma(k + 1) - math.lgamma(n - 2 * k + 1)
+                    - 2 * k * math.log(M) + (n - 2 * k) * math.log1p(-2 / M))
+
+
+def test_occupancy_histogram_has_the_occupancy_law():
+    # H_k over 4000 draws against its exact mean M b_k and variance M b_k(1 - b_k) + M(M-1)(P(k, k) - b_k^2) (b_k the
+    # binomial law of one cell): each mean within 4 standard errors (a chance of 6e-5 each to fail when right), which
+    # detects a bias of about 4 standard errors: 1.5% of E H_0, 6% of E H_4 here.
+    from derive.vocabulary.token_counts import occupancy_histogram
+
+    n, M, draws = 90, 60, 4000
+    rng = np.random.default_rng(7)
+    H = np.zeros((draws, 12))
+    for j in range(draws):
+        h = occupancy_histogram(rng, n, M)
+        assert h.sum() == M and h @ np.arange(h.size) == n
+        H[j, :min(12, h.size)] = h[:12]
+    for k in range(6):
+        b = math.comb(n, k) * (1 / M) ** k * (1 - 1 / M) ** (n - k)
+        var = M * b * (1 - b) + M * (M - 1) * (_pair_law(n, M, k) - b * b)
+        assert abs(H[:, k].mean() - M * b) <= 4 * math.sqrt(var / draws), k
+        assert abs(H[:, k].var() / var - 1) <= 4 * math.sqrt(2 / draws), k
+
+
+def _max_below(n_cells: int, n: int, m: int) -> float:
+    """P(no cell holds more than m) for n balls in n_cells cells: [y^n] f^M / P(Poisson(n) = n), f the law of
+    Poisson(n/M) cut at m (independent Poisson cells given their total are the occupancy law)."""
+    lam = n / n_cells
+    j = np.arange(m + 1)
+    f = np.exp(-lam + j * math.log(lam) - np.array([math.lgamma(i + 1) for i in j]))
+    out, base, e = np.array([1.0]), f, n_cells
+    while e:
+        if e & 1:
+            out = np.convolve(out, base)[: n + 1]
+        base = np.convolve(base, base)[: n + 1]
+        e >>= 1
+    coefficient = out[n] if out.size > n else 0.0
+    return coefficient / math.exp(-n + n * math.log(n) - math.lgamma(n + 1))
+
+
+@pytest.mark.parametrize("V,N", [(200, 200), (400, 200), (1000, 1000)])
+def test_the_poisson_bound_holds_against_the_exact_occupancy_law(V, N):
+    # the chance that no token is used m times or more, exactly (two classes of V/2 cells, N+ ~ Bin(N, 1/2) balls in
+    # the first) against exp(-sum_{k >= m} Lambda_k): the difference within poisson_error(V, N, m).
+    from scipy.stats import binom
+
+    from derive.vocabulary.counts_at_d import count_mean, poisson_error
+
+    M = V // 2
+    sd = math.sqrt(N) / 2
+    plus = np.arange(max(1, int(N / 2 - 9 * sd)), min(N - 1, int(N / 2 + 9 * sd)) + 1)  # Bin(N, 1/2) beyond: < 1e-17
+    split = binom.pmf(plus, N, 0.5)
+    diffs, bounds = {}, {}
+    for m in range(3, 11):
+        exact = float(sum(w * _max_below(M, int(a), m - 1) * _max_below(M, N - int(a), m - 1)
+                          for w, a in zip(split, plus)))
+        approx = math.exp(-sum(count_mean(V, N, k) for k in range(m, m + 60)))
+        diffs[m], bounds[m] = abs(exact - approx), poisson_error(V, N, m)
+        assert diffs[m] <= bounds[m] + 1e-12, (m, exact, approx, bounds[m])  # 1e-12: the exact sum's rounding
+    # the bound at m covers every m' >= m (the law of the largest count); it is conservative (3 to 10 times the largest
+    # of those errors here) but not vacuous: at most 30 times
+    for m in diffs:
+        worst = max(diffs[k] for k in diffs if k >= m)
+        if worst > 1e-9:
+            assert bounds[m] <= 30 * worst, (m, bounds[m], worst, diffs)
+
+
+# ----------------------------------------------------------------------------------------------
+# the method against closed forms and Monte Carlo
+
+
+def test_averaged_probability_is_the_closed_form_of_the_largest_count():
+    # issue 42's point at d = 1e6 (delta = gamma = 1, mu2 = 6, raw S): the signal's eigenvalue is on top iff no token is
+    # used k* = 9 times or more (topbulk: the limit law's closed form exp(-V P(n >= k*)) = 0.3246), within the stated
+    # error; the top eigenvector's overlap is that probability times the signal's overlap. 16 draws.
+    import mpmath
+    import sympy as sp
+
+    from derive.vocabulary.populations import PoissonPopulation
+    from derive.vocabulary.signal import signal_outlier
+    from derive.vocabulary.silverstein import GeneralizedMP
+    from derive.vocabulary.topbulk import first_count_above, signal_on_top_probability
+
+    d = 10**6
+    r = derive.finite_size(derive.Model(d=d, delta=1, gamma=1, T=1, weights="mean", signs="iid", mu2=6), draws=16)
+    law = GeneralizedMP(sp.Integer(1), PoissonPopulation(sp.Integer(1)))
+    with mpmath.workdps(15):
+        ell = signal_outlier(law, 6).eigenvalue
+        assert first_count_above(law, ell) == 9
+        p = float(signal_on_top_probability(law, ell, d))
+    assert r.method == "token counts" and r.outlier_probability.error <= 1e-3
+    assert abs(r.outlier_probability.mean - p) <= r.outlier_probability.error + 2e-6  # Bin(N, 1/V) against Poisson(1)
+    assert abs(r.overlap.mean - p * r.signal_overlap.mean) <= r.overlap.error + r.signal_overlap.error
+
+
+def _close(derived, mc, what):
+    # derived (mean, error) against Monte Carlo (mean, standard error): within the stated error plus 3 standard errors
+    assert abs(derived[0] - mc[0]) <= derived[1] + 3 * mc[1], (what, derived, mc)
+
+
+def test_against_monte_carlo_where_the_probability_crosses():
+    # T = 1, delta = 1/2, gamma = 1, mu2 = 3, centered, d = 300: the signal sits between the eigenvalues of tokens used 4
+    # and 5 times, on top in about 90% of draws. 200 independent trials (k = 6) against 128 draws; on top: the top
+    # eigenvector is the one most aligned with u among the top 6. It resolves (3 standard errors) 0.07 on the
+    # probability, 0.07 on the eigenvalue, 0.03 on the top overlap and 0.02 on the signal's.
+    from verify.studies.user_d import CROSSOVER, against_monte_carlo
+
+    out = against_monte_carlo(CROSSOVER, 300, 200, 128, seed0=11, seed=5)
+    for name, row in out["rows"].items():
+        _close(row["derived"], row["mc"], name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d", [1000, 2000])
+def test_against_monte_carlo_at_larger_d(d):
+    # the same point at d = 1000 (probability on top about 0.74) and 2000 (about 0.5), 300 trials against 512 draws
+    from verify.studies.user_d import CROSSOVER, against_monte_carlo
+
+    out = against_monte_carlo(CROSSOVER, d, 300, 512, seed0=3, seed=1)
+    for name, row in out["rows"].items():
+        _close(row["derived"], row["mc"], name)
+
+
+@pytest.mark.slow
+def test_the_issue_ladder_from_the_command_line(capsys):
+    # issue 42's done-when: at d = 1e4, 1e5, 1e6 the probability on top and the top overlap with errors at most 0.01,
+    # each command within 90 CPU-seconds; the values the issue measured (0.99, 0.90, 0.32 and 0.62, 0.55, 0.20) within
+    # the stated error plus the issue's rounding (0.005) -- at 1e4 the probability is lower than the issue's 0.99 (the
+    # deterministic order): a token used 8 times sits 0.1 to 0.2 below the signal in 9% of the draws and its eigenvalue
+    # fluctuates above the signal's (notes/finite_vocabulary.md)
+    issue = {10**4: (0.99, 0.62), 10**5: (0.90, 0.55), 10**6: (0.32, 0.20)}
+    for d, (p, overlap) in issue.items():
+        start = _cpu()
+        status = main(["spike", "--delta", "1", "--gamma", "1", "--T", "1", "--weights", "mean", "--signs", "iid",
+                       "--mu2", "6", "--d", str(d), "--json", "--digits", "8"])
+        spent = _cpu() - start
+        out, err = capsys.readouterr()
+        f = json.loads(out)["finite_size"]
+        assert status == 0 and spent <= 90, (d, spent)
+        pe, oe = float(f["outlier_probability_error"]), float(f["overlap"]["error"])
+        assert pe <= 0.01 and oe <= 0.01, (d, f)
+        assert abs(float(f["overlap"]["mean"]) - overlap) <= oe + 0.005, (d, f)
+        if d > 10**4:
+            assert abs(float(f["outlier_probability"]) - p) <= pe + 0.005, (d, f)
