@@ -127,7 +127,7 @@ def test_averaged_probability_is_the_closed_form_of_the_largest_count():
     from derive.vocabulary.populations import PoissonPopulation
     from derive.vocabulary.signal import signal_outlier
     from derive.vocabulary.silverstein import GeneralizedMP
-    from derive.vocabulary.topbulk import first_count_above, signal_on_top_probability
+    from derive.vocabulary.topbulk import first_count_above, max_count_cdf, signal_on_top_probability, token_eigenvalue
 
     d = 10**6
     r = derive.finite_size(derive.Model(d=d, delta=1, gamma=1, T=1, weights="mean", signs="iid", mu2=6), draws=16)
@@ -139,6 +139,13 @@ def test_averaged_probability_is_the_closed_form_of_the_largest_count():
     assert r.method == "token counts" and r.outlier_probability.error <= 1e-3
     assert abs(r.outlier_probability.mean - p) <= r.outlier_probability.error + 2e-6  # Bin(N, 1/V) against Poisson(1)
     assert abs(r.overlap.mean - p * r.signal_overlap.mean) <= r.overlap.error + r.signal_overlap.error
+    # the top eigenvalue: the signal's where it is on top, else that of the most used token, psi(c_M), with the law
+    # P(M <= m) = exp(-V P(n > m)) of the largest of V Poisson counts (topbulk; the draws' own x(c) differs by O(d^-1/2))
+    with mpmath.workdps(15):
+        cdf = {m: float(max_count_cdf(law, m, d)) for m in range(8, 16)}
+        tokens = sum((cdf[m] - cdf[m - 1]) * float(token_eigenvalue(law, m)) for m in range(9, 16))
+    top = p * float(ell) + tokens
+    assert abs(r.eigenvalue.mean - top) <= r.eigenvalue.error + 0.01, (r.eigenvalue, top)
 
 
 def _close(derived, mc, what):
@@ -190,3 +197,59 @@ def test_the_issue_ladder_from_the_command_line(capsys):
         assert abs(float(f["overlap"]["mean"]) - overlap) <= oe + 0.005, (d, f)
         if d > 10**4:
             assert abs(float(f["outlier_probability"]) - p) <= pe + 0.005, (d, f)
+
+
+# ----------------------------------------------------------------------------------------------
+# the fluctuation of each eigenvalue about its deterministic equivalent (the order of nearby eigenvalues)
+
+
+def _fixed_draw(d, delta, cap, extra=None, seed=7):
+    """A diagonal D at T = 1 (lambda = 1; counts capped at ``cap``, one token set to ``extra``), its DrawOutlier, the
+    diagonal and the class signs."""
+    from derive.vocabulary.finite_size import draw_outlier
+    from derive.vocabulary.token_counts import count_measures, histogram_of_counts
+
+    V = int(d / delta)
+    rng = np.random.default_rng(seed)
+    counts = np.minimum(rng.poisson(1.0, V), cap).astype(float)
+    if extra is not None:
+        counts[0] = extra
+    s = np.repeat([1.0, -1.0], V // 2)
+    return draw_outlier(count_measures(*histogram_of_counts(counts, s), 1.0, V, V, d, False), False), counts, s, rng
+
+
+@pytest.mark.parametrize("delta,mu2", [(0.5, 4.0), (2.0, 5.0)])
+def test_the_signals_fluctuation_is_within_its_bound(delta, mu2):
+    # given D, the signal's eigenvalue over 150 draws of the table (dense, d = 200) has a variance below the bound
+    # 2 l^2 x'(t_s)/V of draw_values (measured 0.24 to 0.94 of it at seven other points), within the variance's
+    # sampling error (3 sqrt(2/150) relative); and above 0.1 of it (the bracket [0, bound] is not vacuous)
+    from derive.vocabulary.draw_values import _x
+    from derive.vocabulary.observed import signal_eigenpair
+
+    d, trials = 200, 150
+    o, counts, s, rng = _fixed_draw(d, delta, 4)
+    V = counts.size
+    ell, _, ts = signal_eigenpair(o, mu2)
+    bound = 2 * ell**2 * _x(o, ts)[1] / V
+    values = []
+    for _ in range(trials):
+        Z = rng.standard_normal((d, V))
+        Z[0] += math.sqrt(mu2) * s
+        w, vec = np.linalg.eigh((Z * counts) @ Z.T / V)
+        values.append(w[-6:][np.argmax(vec[0, -6:] ** 2)])
+    ratio = np.var(values, ddof=1) / bound
+    assert 0.1 < ratio <= 1 + 3 * math.sqrt(2 / trials), ratio
+
+
+def test_a_token_spikes_fluctuation_is_bai_and_yaos():
+    # one token used 7 times among counts capped at 4 (delta = 1/2, d = 200, no signal): its eigenvalue over 150 draws
+    # of the table has the variance 2 c^2 x'(c)/d (Bai and Yao 2008), within 3 sqrt(2/150) relative
+    from derive.vocabulary.draw_values import _x
+
+    d, trials = 200, 150
+    o, counts, s, rng = _fixed_draw(d, 0.5, 4, extra=7)
+    V = counts.size
+    c = 7 * d / V
+    variance = 2 * c**2 * _x(o, c)[1] / d
+    values = [np.linalg.eigvalsh((Z * counts) @ Z.T / V)[-1] for Z in (rng.standard_normal((d, V)) for _ in range(trials))]
+    assert abs(np.var(values, ddof=1) / variance - 1) <= 3 * math.sqrt(2 / trials), np.var(values, ddof=1) / variance

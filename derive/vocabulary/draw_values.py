@@ -16,7 +16,9 @@ overlap :math:`x'/(\mu_2 t(S_1'(t) + c_j/(\delta V\varepsilon_j^2)))` (:math:`O(
 
 .. math:: E[X] = P_0\,X_\text{draw} + \sum_j P(M = j)\,X_j,
 
-and the same for :math:`X^2` (the spread over draws is that of the draws themselves, not of these averages).
+and the same for :math:`X^2` (the spread over draws is that of the draws themselves, not of these averages). Present,
+those tokens also add their poles to :math:`S_1'` at the signal's root, :math:`c_k/(\delta V(c_k - t_s)^2)` each: the
+signal's overlap, :math:`\propto 1/S_1'`, is divided by :math:`1 + \sum_k\Lambda_kc_k/(\delta V(c_k-t_s)^2S_1')`.
 
 *The order of nearby eigenvalues* (``order_error``). Given ``D`` each eigenvalue of ``S`` fluctuates about its
 deterministic equivalent by :math:`O(d^{-1/2})`, nearly independently of the others: a token spike at :math:`c` (a
@@ -97,14 +99,21 @@ def draw_values(o, mu2: float, d: int, above=(), own=False, below=()) -> DrawVal
     >>> [round(x, 10) for x in draw_values(o, 3.0, 10000).values[:3]]
     [1.0, 4.6666666667, 0.8095238095]
     >>> v = draw_values(o, 3.0, 10000, above=[(6.0, 1.0)])
-    >>> round(v.values[0], 6), round(math.exp(-1), 6), round(v.values[3], 10)
-    (0.367879, 0.367879, 0.8095238095)
+    >>> round(v.values[0], 6), round(math.exp(-1), 6), round(v.values[3], 4)  # the token's pole takes a little of u
+    (0.367879, 0.367879, 0.8088)
     """
     mu2 = float(mu2)
     V, delta = o.full.V, o.full.delta
     on_top, eigenvalue, overlap = o.at(mu2)
     own = signal_eigenpair(o, mu2) if own is False else own
     signal_overlap = 0.0 if own is None else own[1]
+    if own is not None and above:
+        # the classes averaged over add their poles to S_1' at the signal's root when present: the overlap, inversely
+        # proportional to S_1', falls by their expected share (each a relative O(1/V))
+        slope = float(o.full.S1(own[2], 1)[1])
+        extra = sum(lam * c / (delta * V * (c - own[2]) ** 2) for c, lam in above)
+        signal_overlap *= slope / (slope + extra)
+        overlap = overlap * slope / (slope + extra) if on_top else overlap
     draw = (float(on_top), float(eigenvalue), float(overlap), signal_overlap, float(o.expected_top),
             float(o.mu2_critical))
     f = conditional_functions()
