@@ -37,8 +37,11 @@ import numpy as np
 from derive.errors import ParameterError
 from derive.vocabulary.draw_values import FIELDS
 
-__all__ = ["COUNT_DRAWS", "EIGENVALUE_BIAS", "OVERLAP_BIAS", "CHECKED", "MISSING", "Estimate", "AtDimension",
+__all__ = ["D_RANGE", "COUNT_DRAWS", "EIGENVALUE_BIAS", "OVERLAP_BIAS", "CHECKED", "MISSING", "Estimate", "AtDimension",
            "summarize", "at_dimension"]
+
+D_RANGE = (10, 10**9)
+"""The dimensions ``derive spike --d`` answers for (INTERFACE.md)."""
 
 COUNT_DRAWS = 512
 """Draws of the token counts by default (one nonzero weight): about 10 to 20 CPU-seconds."""
@@ -160,13 +163,16 @@ def at_dimension(m, draws: int | None = None, seed: int = 0) -> AtDimension:
     from derive.vocabulary.token_counts import one_weight
 
     m = m.need("d", "T", "weights", "signs", "mu2")
+    if not D_RANGE[0] <= m.d <= D_RANGE[1]:
+        raise ParameterError("d", f"must be from {D_RANGE[0]} to {D_RANGE[1]:.0e} for what a user measures at d, "
+                                  f"got {m.d}")
     V, N = fs.model_sizes(m)
     w = np.array(pooling(m.weights, m.T, m.signs).floats())
     mu2 = float(m.mu2)
     single = one_weight(w)
     if single is not None:
         n = COUNT_DRAWS if draws is None else draws
-        fs.check_sizes(m.d, V, N, 1, n, True)
+        fs.check_sizes(m.d, V, N, 0, n, True)  # (T = 0: a draw of the counts costs O(sqrt N), not the N tokens)
         values, info = count_values(single[1], V, N, m.d, m.centered, mu2, n, seed)
         return summarize(values, m.d, V, N, "token counts", seed, mu2, info["poisson_error"],
                          (("first count averaged over", info["k0"]),), averaged=info["k0"] is not None)

@@ -17,10 +17,9 @@ equally likely cells (:func:`occupancy_histogram`). Its histogram is drawn witho
    change of the law below :math:`10^{-30}`), :math:`M\lambda' = n - 2\sqrt n`; given their total ``S`` those cells
    are a multinomial of ``S`` balls; a draw with :math:`S > n` is rejected (probability about 2%), which leaves that
    law as it is;
-2. the other :math:`r = n - S` balls (:math:`O(\sqrt n)`) are thrown uniformly: the multiset of their cells'
-   multiplicities comes from ``r`` uniform cell indices, the count values of those ``u`` distinct cells from the
-   multivariate hypergeometric law on the histogram (cells are exchangeable), paired with the multiplicities at
-   random; each such cell moves from its count ``k`` to ``k + m``.
+2. the other :math:`r = n - S` balls (:math:`O(\sqrt n)`) are thrown uniformly into cells numbered by their count
+   (the first :math:`h_0` cells hold 0 balls, the next :math:`h_1` one, ...: the cells are exchangeable, and the balls'
+   cells uniform and independent of the numbering); each cell hit ``m`` times moves from its count ``k`` to ``k + m``.
 
 A multinomial of ``S`` balls plus an independent one of ``n - S`` is a multinomial of ``n``: the histogram is the
 model's, exactly, in :math:`O(K + \sqrt n\log n)` instead of :math:`O(V)`.
@@ -88,10 +87,9 @@ def occupancy_histogram(rng: np.random.Generator, n: int, M: int) -> np.ndarray:
             break
     r = n - S
     if r:
-        _, mult = np.unique(rng.integers(0, M, size=r), return_counts=True)
-        picked = rng.multivariate_hypergeometric(h, mult.size, method="marginals")
-        labels = np.repeat(np.arange(h.size), picked)
-        rng.shuffle(labels)
+        cells, mult = np.unique(rng.integers(0, M, size=r), return_counts=True)
+        # cells are exchangeable: number them by count (the first h[0] hold 0, ...), the balls' cells being uniform
+        labels = np.searchsorted(np.cumsum(h), cells, side="right")
         moved = labels + mult
         h = np.concatenate([h, np.zeros(max(0, int(moved.max()) + 1 - h.size), dtype=np.int64)])
         h -= np.bincount(labels, minlength=h.size)
