@@ -119,12 +119,15 @@ def draw_values(o, mu2: float, d: int, above=(), own=False, below=()) -> DrawVal
     f = conditional_functions()
     rows, lams = [], []
     for c, lam in sorted(above):
-        eps = c / (delta * V * (float(o.full.S1(c)) + 1 / mu2))
-        tv = c + eps
-        s0, ds0 = o.bulk.S0(tv, 1)
-        ds1 = float(o.full.S1(tv, 1)[1]) + c / (delta * V * eps**2)
-        rows.append((0.0, float(f["location"](tv, mu2, s0, ds0, ds1)), float(f["overlap"](tv, mu2, s0, ds0, ds1)),
-                     signal_overlap, float(_x(o, c)[0]), -1 / float(o.signal.S1(c))))
+        if mu2 > 0:
+            eps = c / (delta * V * (float(o.full.S1(c)) + 1 / mu2))
+            tv = c + eps
+            s0, ds0 = o.bulk.S0(tv, 1)
+            ds1 = float(o.full.S1(tv, 1)[1]) + c / (delta * V * eps**2)
+            top_pair = float(f["location"](tv, mu2, s0, ds0, ds1)), float(f["overlap"](tv, mu2, s0, ds0, ds1))
+        else:  # no signal: the token's own eigenvalue, no overlap
+            top_pair = float(_x(o, c)[0]), 0.0
+        rows.append((0.0, *top_pair, signal_overlap, float(_x(o, c)[0]), -1 / float(o.signal.S1(c))))
         lams.append(lam)
     lams = np.array(lams, dtype=float)
     later = np.concatenate([np.cumsum(lams[::-1])[::-1][1:], [0.0]]) if lams.size else lams

@@ -5,14 +5,15 @@ of the bulk and the draw's threshold.
 *The signal's eigenvector wherever it sits* (:func:`signal_eigenpair`). The top eigenpair
 (:meth:`DrawOutlier.at <derive.vocabulary.finite_size.DrawOutlier.at>`) is the largest root of the whole
 :math:`S_1(t) = -1/\mu_2`, token spikes included; once a token used many times stands above the signal it is the
-token's eigenvector, with an overlap :math:`O(\mu_2/V)`. The signal's own eigenvector is the one most aligned with
-``u``: among every root of the same equation in a gap of the bulk, the one with the largest squared overlap
-:math:`x'(t)/(\mu_2 tS_1'(t))` (:func:`derive.vocabulary.signal.plain_equations`), at :math:`\ell = x(t)`.
-:math:`S_1` increases between its poles (the spikes of ``D``, each of weight :math:`q_a` along ``s``), so each gap,
-split at the poles inside it, holds at most one root. A token spike far from the signal moves its root by
-:math:`O(1/V)`; one within :math:`O(V^{-1/2})` of it shares the signal's direction with it (two roots, the overlap
-split between them): the most aligned one is what Monte Carlo's most aligned eigenvector measures. Where no root lies
-in a gap the signal has no eigenvector of its own: overlap 0.
+token's eigenvector, with an overlap :math:`O(\mu_2/V)`. Whether the signal has an eigenvector of its own is decided
+without the token spikes: a root of :math:`\tilde S_1(t) = -1/\mu_2` (:math:`\tilde S_1` of the bulk and the spikes
+of ``D`` aligned with the class signs) in a gap of the bulk, the one of largest squared overlap
+:math:`x'(t)/(\mu_2 t\tilde S_1'(t))` (:func:`derive.vocabulary.signal.plain_equations`) where there are several. Its
+eigenvalue and overlap are then those of the most aligned root of the whole :math:`S_1` in that gap: a token spike far
+from the signal moves its root by :math:`O(1/V)`, one within :math:`O(V^{-1/2})` of it shares the signal's direction
+with it (two roots, the overlap split between them), and the most aligned is what Monte Carlo's most aligned
+eigenvector measures. :math:`S_1` increases between its poles, so each gap, split at the poles inside it, holds at most
+one root. Without a root of :math:`\tilde S_1` in a gap the signal has no eigenvector of its own: overlap 0.
 """
 from __future__ import annotations
 
@@ -49,10 +50,31 @@ def _pieces(gaps, poles: np.ndarray) -> list[tuple[float, float]]:
     return out
 
 
+def _roots(o, S1, poles, gaps, mu2: float) -> list[tuple[float, float, float]]:
+    """``(eigenvalue, squared overlap, t)`` of every root of ``S1 = -1/mu2`` in the ``gaps`` of the bulk of ``o``, each
+    gap split at the ``poles`` of ``S1`` inside it."""
+    target, f, out = -1 / mu2, conditional_functions(), []
+    for a, b in _pieces(gaps, poles):
+        # S1 rises from its value at a (or -inf just above a pole) to its value at b (or +inf below a pole; 0 at infinity)
+        lo = -math.inf if a in poles else float(S1(a))
+        hi = math.inf if (b in poles or not math.isfinite(b)) else float(S1(b))
+        if not lo <= target <= hi:
+            continue
+        start = a * (1 + 1e-14) if a in poles else a
+        end = b * (1 - 1e-14) if b in poles else b
+        tr = _root(lambda tv: float(S1(tv)) - target, start, end)
+        s0, ds0 = o.bulk.S0(tr, 1)
+        ds1 = float(S1(tr, 1)[1])
+        out.append((float(f["location"](tr, mu2, s0, ds0, ds1)), float(f["overlap"](tr, mu2, s0, ds0, ds1)), tr))
+    return out
+
+
 def signal_eigenpair(o, mu2: float, gaps=None) -> tuple[float, float, float] | None:
     r"""``(eigenvalue, squared overlap, t)`` of the signal's own eigenvector in the draw ``o`` at ``mu2`` (module
     docstring; ``t`` its root), or ``None`` where the signal's root lies inside the bulk. ``gaps``: those of
-    ``o.bulk`` if known.
+    ``o.bulk`` if known. Whether the signal has an eigenvector of its own is decided without the token spikes (a root of
+    :math:`\tilde S_1` in a gap of the bulk; a root next to a token's pole is that token's); its eigenvalue and overlap
+    are then those of the most aligned root of the whole :math:`S_1` in the same gap.
 
     At :math:`D = I` it is the spiked model's outlier above the threshold :math:`\sqrt\delta` and ``None`` below:
 
@@ -66,25 +88,15 @@ def signal_eigenpair(o, mu2: float, gaps=None) -> tuple[float, float, float] | N
     mu2 = float(mu2)
     if not mu2 > 0:
         return None
-    S1, target = o.full.S1, -1 / mu2
+    gaps = o.bulk.gaps() if gaps is None else gaps
+    aligned = o.signal.c[~np.isin(o.signal.c, o.bulk.c)]
+    own = _roots(o, o.signal.S1, aligned, gaps, mu2)
+    if not own:
+        return None
+    t0 = max(own, key=lambda r: r[1])[2]
+    gap = next((a, b) for a, b in gaps if a <= t0 <= b)
     poles = o.full.c[~np.isin(o.full.c, o.bulk.c)]
-    f = conditional_functions()
-    best = None
-    for a, b in _pieces(o.bulk.gaps() if gaps is None else gaps, poles):
-        # S1 rises from its value at a (or -inf just above a pole) to its value at b (or +inf below a pole or at infinity)
-        lo = -math.inf if a in poles else float(S1(a))
-        hi = math.inf if (b in poles or not math.isfinite(b)) else float(S1(b))
-        if not lo <= target <= hi:  # S1 tends to 0 > target at infinity
-            continue
-        start = a * (1 + 1e-14) if a in poles else a
-        end = b * (1 - 1e-14) if b in poles else b
-        tr = _root(lambda tv: float(S1(tv)) - target, start, end)
-        s0, ds0 = o.bulk.S0(tr, 1)
-        ds1 = float(S1(tr, 1)[1])
-        pair = (float(f["location"](tr, mu2, s0, ds0, ds1)), float(f["overlap"](tr, mu2, s0, ds0, ds1)), tr)
-        if best is None or pair[1] > best[1]:
-            best = pair
-    return best
+    return max(_roots(o, o.full.S1, poles, [gap], mu2), key=lambda r: r[1])
 
 
 def observe(o, mu2: float) -> Observed:
