@@ -110,9 +110,6 @@ def count_values(weight: float, V: int, N: int, d: int, centered: bool, mu2: flo
             k += 1
         return k
 
-    rare = 1
-    while count_mean(V, N, rare) > LAMBDA_MAX or rare < N / V:  # the first count past the mean that is rare
-        rare += 1
     children = np.random.SeedSequence(seed).spawn(int(draws))
     k0 = None
     if integrate:  # the first count above the signal's root (or, without one, above the draw's top), on the first draw
@@ -135,7 +132,8 @@ def count_values(weight: float, V: int, N: int, d: int, centered: bool, mu2: flo
             k0 += 1
         hi = max(k0 + 40, plus.size, minus.size)
         above = [(k * scale, count_mean(V, N, k)) for k in range(k0, hi)]
-        below = [(k * scale, count_mean(V, N, k)) for k in range(rare, k0)]
-        out.append(draw_values(o, mu2, d, [(c, lam) for c, lam in above if lam > 1e-300], own, below))
+        # counts with fewer than 1e-12 expected tokens change no quantity by more than that (and their poles, that
+        # close to the atom, are below the precision of a root)
+        out.append(draw_values(o, mu2, d, [(c, lam) for c, lam in above if lam > 1e-12], own))
     # the bound at the first k0 covers every larger one (a maximum over the counts above it)
     return out, {"k0": k0, "poisson_error": poisson_error(V, N, first) if first is not None else 0.0}

@@ -43,8 +43,8 @@ __all__ = ["D_RANGE", "COUNT_DRAWS", "EIGENVALUE_BIAS", "OVERLAP_BIAS", "CHECKED
 D_RANGE = (10, 10**9)
 """The dimensions ``derive spike --d`` answers for (INTERFACE.md)."""
 
-COUNT_DRAWS = 512
-"""Draws of the token counts by default (one nonzero weight): about 10 to 20 CPU-seconds."""
+COUNT_DRAWS = 1024
+"""Draws of the token counts by default (one nonzero weight): about 20 to 40 CPU-seconds."""
 
 EIGENVALUE_BIAS = 2.25
 r"""Bound of the deterministic equivalents' mean bias of an eigenvalue, in units of :math:`|\ell|/d` (measured 1.5)."""

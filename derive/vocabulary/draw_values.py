@@ -9,16 +9,18 @@ fewer among ``V``), their numbers of tokens are independent Poisson variables wi
 :math:`q = \sum p_k`), and the draw's values can be averaged over them exactly instead of sampled (Rao–Blackwell): the
 largest class present, ``M``, has :math:`P(M = j) = (1 - e^{-\Lambda_j})\exp(-\sum_{i > j}\Lambda_i)` (classes in
 increasing :math:`c`) and none is present with probability :math:`P_0 = \exp(-\sum\Lambda_k)`. Given ``M = j`` the top
-eigenpair is the token's: its pole of weight :math:`1/V` along ``s`` joins :math:`S_1`, whose top root lies
-:math:`\varepsilon_j = c_j/(\delta V(S_1(c_j) + 1/\mu_2))` above it, at :math:`x(c_j + \varepsilon_j)` with squared
-overlap :math:`x'/(\mu_2 t(S_1'(t) + c_j/(\delta V\varepsilon_j^2)))` (:math:`O(1/V)`); the top of the bulk is
-:math:`x(c_j)` and the threshold :math:`-1/\tilde S_1(c_j)`. So
+eigenpair is the tokens': their pole, of weight :math:`q_j = \bar n_j/V` along ``s`` (:math:`\bar n_j =
+\Lambda_j/(1 - e^{-\Lambda_j})` tokens on average given one; the quantities below are linear in :math:`q_j` to first
+order), joins :math:`S_1`, whose top root lies :math:`\varepsilon_j = q_jc_j/(\delta(S_1(c_j) + 1/\mu_2))` above
+it, at :math:`x(c_j + \varepsilon_j)` with squared overlap :math:`x'/(\mu_2 t(S_1'(t) + q_jc_j/(\delta\varepsilon_j^2)))`
+(:math:`O(q_j)`); the top of the bulk is :math:`x(c_j)` and the threshold :math:`-1/\tilde S_1(c_j)`. So
 
 .. math:: E[X] = P_0\,X_\text{draw} + \sum_j P(M = j)\,X_j,
 
 and the same for :math:`X^2` (the spread over draws is that of the draws themselves, not of these averages). Present,
-those tokens also add their poles to :math:`S_1'` at the signal's root, :math:`c_k/(\delta V(c_k - t_s)^2)` each: the
-signal's overlap, :math:`\propto 1/S_1'`, is divided by :math:`1 + \sum_k\Lambda_kc_k/(\delta V(c_k-t_s)^2S_1')`.
+those tokens also add their poles to :math:`S_1`, which moves the signal's root and lowers its overlap by
+:math:`O(1/V)` each: the signal's eigenpair is taken with the poles at their expected weights :math:`\Lambda_k/V` along
+``s`` (:func:`~derive.vocabulary.observed.with_poles`; first order in them).
 
 *The order of nearby eigenvalues* (``order_error``). Given ``D`` each eigenvalue of ``S`` fluctuates about its
 deterministic equivalent by :math:`O(d^{-1/2})`, nearly independently of the others: a token spike at :math:`c` (a
@@ -48,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from derive.vocabulary.conditional import functions as conditional_functions
-from derive.vocabulary.observed import signal_eigenpair
+from derive.vocabulary.observed import signal_eigenpair, with_poles
 
 __all__ = ["FIELDS", "DrawValues", "draw_values"]
 
@@ -81,13 +83,11 @@ def _x(o, tv):
     return tv * (1 - s0), 1 - s0 - tv * ds0
 
 
-def draw_values(o, mu2: float, d: int, above=(), own=False, below=()) -> DrawValues:
+def draw_values(o, mu2: float, d: int, above=(), own=False) -> DrawValues:
     r"""The :class:`DrawValues` of the draw ``o`` (:class:`~derive.vocabulary.finite_size.DrawOutlier`) at ``mu2`` and
     dimension ``d``, the rare classes ``above`` (pairs ``(c_k, Lambda_k)``: spikes of ``D`` above both the signal's root
     and the draw's own top, and the expected numbers of their tokens) averaged over (module docstring). ``own``: the
-    draw's :func:`~derive.vocabulary.observed.signal_eigenpair` if known. ``below``: rare classes ``(c_k, Lambda_k)``
-    drawn in ``o`` but below the signal, whose tokens' chance to stand above it is averaged over their Poisson number
-    rather than taken from the draw's (their number moves the rest of the draw by :math:`O(1/V)` only).
+    draw's :func:`~derive.vocabulary.observed.signal_eigenpair` if known.
 
     Without ``above`` a draw whose signal is on top has ``on_top`` 1; a class with one expected token above it makes
     the probability :math:`e^{-1}`:
@@ -100,30 +100,31 @@ def draw_values(o, mu2: float, d: int, above=(), own=False, below=()) -> DrawVal
     [1.0, 4.6666666667, 0.8095238095]
     >>> v = draw_values(o, 3.0, 10000, above=[(6.0, 1.0)])
     >>> round(v.values[0], 6), round(math.exp(-1), 6), round(v.values[3], 4)  # the token's pole takes a little of u
-    (0.367879, 0.367879, 0.8088)
+    (0.367879, 0.367879, 0.8081)
     """
     mu2 = float(mu2)
     V, delta = o.full.V, o.full.delta
     on_top, eigenvalue, overlap = o.at(mu2)
     own = signal_eigenpair(o, mu2) if own is False else own
     signal_overlap = 0.0 if own is None else own[1]
-    if own is not None and above:
-        # the classes averaged over add their poles to S_1' at the signal's root when present: the overlap, inversely
-        # proportional to S_1', falls by their expected share (each a relative O(1/V))
-        slope = float(o.full.S1(own[2], 1)[1])
-        extra = sum(lam * c / (delta * V * (c - own[2]) ** 2) for c, lam in above)
-        signal_overlap *= slope / (slope + extra)
-        overlap = overlap * slope / (slope + extra) if on_top else overlap
+    if own is not None and above and mu2 > 0:
+        # the classes averaged over add their poles to S_1 when present: the signal's root and overlap with their
+        # expected weights Lambda_k/V along s (linear in them to first order)
+        moved = with_poles(o, mu2, own, [(c, lam / V) for c, lam in above])
+        if on_top:
+            overlap *= moved[1] / own[1]
+        signal_overlap = moved[1]
     draw = (float(on_top), float(eigenvalue), float(overlap), signal_overlap, float(o.expected_top),
             float(o.mu2_critical))
     f = conditional_functions()
     rows, lams = [], []
     for c, lam in sorted(above):
         if mu2 > 0:
-            eps = c / (delta * V * (float(o.full.S1(c)) + 1 / mu2))
+            q = lam / -math.expm1(-lam) / V  # the class's weight along s: its mean number of tokens given one, over V
+            eps = q * c / (delta * (float(o.full.S1(c)) + 1 / mu2))
             tv = c + eps
             s0, ds0 = o.bulk.S0(tv, 1)
-            ds1 = float(o.full.S1(tv, 1)[1]) + c / (delta * V * eps**2)
+            ds1 = float(o.full.S1(tv, 1)[1]) + q * c / (delta * eps**2)
             top_pair = float(f["location"](tv, mu2, s0, ds0, ds1)), float(f["overlap"](tv, mu2, s0, ds0, ds1))
         else:  # no signal: the token's own eigenvalue, no overlap
             top_pair = float(_x(o, c)[0]), 0.0
@@ -144,12 +145,8 @@ def draw_values(o, mu2: float, d: int, above=(), own=False, below=()) -> DrawVal
     if own is not None:
         ell, t_s = own[0], own[2]
         var_s = 2 * ell**2 * max(_x(o, t_s)[1], 0.0) / V
-        averaged = {float(c) for c, _ in below}
-        pairs = [(float(c), p * V, False) for c, p in zip(o.full.c[token], o.full.p[token])
-                 if not any(math.isclose(c, a, rel_tol=1e-9) for a in averaged)]
-        # a class below the signal that forms a cluster of this draw's bulk is not token spikes: its order is the bulk's
-        pairs += [(c, lam, True) for c, lam in sorted(above) + sorted(below)
-                  if not np.any(np.isclose(o.bulk.c, c, rtol=1e-9, atol=0))]
+        pairs = [(float(c), p * V, False) for c, p in zip(o.full.c[token], o.full.p[token])]
+        pairs += [(c, lam, True) for c, lam in sorted(above)]
         smooth = []
         for var in (0.0, var_s):
             log_p = 0.0

@@ -24,7 +24,7 @@ import numpy as np
 
 from derive.vocabulary.conditional import _root, functions as conditional_functions
 
-__all__ = ["Observed", "signal_eigenpair", "observe"]
+__all__ = ["Observed", "signal_eigenpair", "with_poles", "observe"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,21 @@ def signal_eigenpair(o, mu2: float, gaps=None) -> tuple[float, float, float] | N
     gap = next((a, b) for a, b in gaps if a <= t0 <= b)
     poles = o.full.c[~np.isin(o.full.c, o.bulk.c)]
     return max(_roots(o, o.full.S1, poles, [gap], mu2), key=lambda r: r[1])
+
+
+def with_poles(o, mu2: float, own, poles) -> tuple[float, float, float]:
+    """The signal's own eigenpair ``own`` (:func:`signal_eigenpair`) with further token poles ``(c, q)`` (positions,
+    weights along ``s``) joined to :math:`S_1`: the most aligned root in the same gap of the bulk."""
+    from derive.vocabulary.conditional import SpectralMeasures
+
+    if not poles:
+        return own
+    c, q = (np.array(x, dtype=float) for x in zip(*poles))
+    f = o.full
+    full = SpectralMeasures(np.concatenate([f.c, c]), np.concatenate([f.p, q]), np.concatenate([f.q, q]),
+                            np.concatenate([f.r, q]), f.delta, f.V)
+    gap = (o.t_edge, math.inf) if own[2] > o.t_edge else next((a, b) for a, b in o.bulk.gaps() if a <= own[2] <= b)
+    return max(_roots(o, full.S1, full.c[~np.isin(full.c, o.bulk.c)], [gap], mu2), key=lambda r: r[1])
 
 
 def observe(o, mu2: float) -> Observed:

@@ -26,7 +26,7 @@ def add_arguments(p):
 
     p.add_argument("--d", default=None, help="the model's dimension (10 to 1e9): adds finite_size, what a user measures "
                                              "at that d (V, N from delta, gamma; needs --T)")
-    p.add_argument("--draws", default=None, help=f"with --d: draws of the token counts or matrices (default 512 at one "
+    p.add_argument("--draws", default=None, help=f"with --d: draws of the token counts or matrices (default 1024 at one "
                                                  f"nonzero weight, else {DRAWS}; at most {MAX_DRAWS})")
     p.add_argument("--seed", default=None, help=f"with --d: the seed of the sampled token matrices (default {SEED})")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
