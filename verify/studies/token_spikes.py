@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["check", "cavity_population", "spike_tail", "sampled_tail", "main"]
+__all__ = ["check", "main"]
 
 
 def check(V: int, N: int, weights, seed: int, signs: str = "iid", top: int = 5) -> list[dict]:
@@ -70,69 +70,6 @@ def check(V: int, N: int, weights, seed: int, signs: str = "iid", top: int = 5) 
         out.append({"tau": tau, "token": v, "weight": float(phi[v] ** 2), "counts": counts,
                     "diagonal": float(D[v, v]), "root": float(t)})
     return out
-
-
-def _sequence_terms(r: np.ndarray, K: np.ndarray, w: np.ndarray, s: float, rng) -> np.ndarray:
-    """For tokens with counts ``K`` (``n x T``): :math:`F = \sum_{t,j} s w_t^2/(1 - s X_{t,j})`, each :math:`X_{t,j}` the
-    weighted sum of ``T - 1`` cavity resolvents drawn from the population ``r``."""
-    n, T = K.shape
-    owner = np.repeat(np.arange(n), K.sum(axis=1))
-    position = np.concatenate([np.repeat(np.arange(T), k) for k in K]) if n else np.zeros(0, dtype=int)
-    w2 = w**2
-    X = np.zeros(owner.size)
-    for t in range(T):
-        X += np.where(position != t, w2[t] * r[rng.integers(0, r.size, owner.size)], 0.0)
-    return np.bincount(owner, weights=s * w2[position] / (1 - s * X), minlength=n)
-
-
-def cavity_population(weights, lam: float, y: float, P: int = 1 << 16, sweeps: int = 40, seed: int = 0) -> np.ndarray:
-    r"""A population of the cavity resolvents :math:`r = [(y - D^{(\cdot)})^{-1}]_{vv}` at a real ``y`` above the bulk of
-    ``D``: :math:`r = 1/(y - F)`, ``F`` of :func:`_sequence_terms` with the token's counts
-    :math:`K_t \sim \mathrm{Poisson}(\lambda)` (the nonzero ``weights``; :math:`s = 1/\lambda`), updated ``sweeps``
-    times from :math:`r = 1/y`."""
-    w = np.asarray([x for x in weights if x != 0], dtype=float)
-    rng = np.random.default_rng(seed)
-    r = np.full(P, 1 / y)
-    for _ in range(sweeps):
-        K = rng.poisson(lam, size=(P, w.size))
-        r = 1 / (y - _sequence_terms(r, K, w, 1 / lam, rng))
-    return r
-
-
-def spike_tail(weights, lam: float, y: float, samples: int = 1 << 22, seed: int = 1, P: int = 1 << 16) -> tuple:
-    r"""The chance that a token's spike of ``D`` stands above ``y``, :math:`P(F(y) > y)` (the right side of the cavity
-    equation decreases in :math:`\tau`), over ``samples`` tokens with Poisson counts, their sequences' partners from
-    :func:`cavity_population` at ``y``: ``(estimate, standard error)``; times ``V``, the expected number of spikes above
-    ``y``."""
-    w = np.asarray([x for x in weights if x != 0], dtype=float)
-    r = cavity_population(w, lam, y, P, seed=seed)
-    rng = np.random.default_rng(seed + 1)
-    hits, chunk = 0, 1 << 18
-    for start in range(0, samples, chunk):
-        K = rng.poisson(lam, size=(min(chunk, samples - start), w.size))
-        hits += int(np.sum(_sequence_terms(r, K, w, 1 / lam, rng) > y))
-    p = hits / samples
-    return p, float(np.sqrt(max(p, 1 / samples) / samples))
-
-
-def sampled_tail(V: int, N: int, weights, ys, draws: int, seed: int = 0, signs: str = "iid") -> np.ndarray:
-    """The mean number of eigenvalues of ``D`` above each ``y`` over ``draws`` sampled token matrices, and its
-    standard error: ``(len(ys), 2)``."""
-    import scipy.sparse as sps
-    import scipy.sparse.linalg as spl
-
-    from derive.model.families import parse_signs
-    from derive.vocabulary.finite_size import sample_token_matrix
-
-    counts = []
-    for child in np.random.SeedSequence(seed).spawn(draws):
-        A = sample_token_matrix(np.random.default_rng(child), parse_signs(signs), np.asarray(weights, float), V, N)
-        rows = sps.csr_matrix((A.vals, (A.rows, A.cols)), shape=(V, N))
-        D = (V / N) * (rows @ rows.T)
-        top = spl.eigsh(D.astype(float), k=min(40, V - 2), which="LA", return_eigenvectors=False)
-        counts.append([int(np.sum(top > y)) for y in ys])
-    counts = np.array(counts, dtype=float)
-    return np.column_stack([counts.mean(axis=0), counts.std(axis=0, ddof=1) / np.sqrt(draws)])
 
 
 def main(argv=None) -> None:
