@@ -17,9 +17,10 @@ decision taken from the counts below :math:`k_0` alone, which keeps the average 
 has :math:`\Lambda_k > ` :data:`LAMBDA_MAX` (such a count is present in every draw; it is drawn with the rest).
 
 Left to sampling: the counts below :math:`k_0`, whose fluctuation moves the bulk and the signal by :math:`O(d^{-1/2})`
-per draw (the spread over draws), and whether a count just below the signal makes a token spike near it. The
+per draw (the spread over draws), and whether a count just below the signal makes a token spike near it (present, such a
+token repels the signal's root, so it is drawn, not averaged). The
 Poisson approximation of the counts at or above :math:`k_0` errs by :math:`O(\Lambda^2 k_0^2/(\lambda V))`
-(:math:`q = P(n \ge k_0)`, :math:`\lambda = N/V`): :func:`poisson_error` gives the bound used, below :math:`10^{-5}`
+(:math:`q = P(n \ge k_0)`, :math:`\lambda = N/V`): :func:`poisson_error` gives the bound used, :math:`7\cdot10^{-5}`
 at the issue's point at :math:`d = 10^6`.
 """
 from __future__ import annotations
