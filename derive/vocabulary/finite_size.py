@@ -325,6 +325,9 @@ def draw_outlier(measures: SpectralMeasures, centered: bool) -> DrawOutlier:
     aligned = ~noise & others & (m.q > m.p * V**ALIGNED)
     token = ~noise & others & ~aligned
     bulk, signal, full = m.subset(noise), m.subset(noise | aligned), m.subset(others)
+    if not bulk.c.size:
+        raise ParameterError("d", f"V = {V} tokens leave no bulk (every eigenvalue of D stands apart): the per-draw "
+                                  f"deterministic equivalents do not apply; raise d (or use verify mc)")
     t_edge = bulk.gaps()[-1][0]
     t_top = max(t_edge, float(m.c[token].max(initial=0.0)))
     t_last = max(t_edge, float(m.c[~noise & others & (m.q > 0)].max(initial=0.0)))
