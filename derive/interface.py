@@ -190,7 +190,7 @@ def finite_size(m: Model, draws: int | None = None, seed: int | None = None):
     ``seed`` (defaults: the method's, and :data:`~derive.resources.SEED`). Needs the weights and signs.
 
     >>> r = finite_size(Model(d=200, delta="1/2", gamma="1/2", T=2, weights="mean", signs="iid", mu2=4), draws=8)
-    >>> r.V, r.N, r.draws, r.seed, r.method, r.outlier_probability.mean
+    >>> r.V, r.N, r.draws, r.seed, r.method, round(r.outlier_probability.mean, 4)
     (400, 400, 8, 0, 'sampled token matrices', 1.0)
     """
     from derive.resources import SEED
