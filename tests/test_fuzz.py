@@ -24,7 +24,7 @@ from hypothesis import given, settings, strategies as st
 from derive import numbers
 from derive.gaussian import bulk, freeprob, outliers
 from derive.model import attention, optimality, pooling as pooling_, realizable, schemes, signs as model, spec
-from derive.vocabulary import tokenreuse
+from derive.vocabulary.limit import tokenreuse
 from derive.cli.documents import spike
 from verify.montecarlo.signs import sample_signs
 from derive.cli import main as derive_main

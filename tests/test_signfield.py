@@ -1,4 +1,4 @@
-"""The token matrix's resolvent along the class signs (derive/vocabulary/signfield.py) against sampled token matrices,
+"""The token matrix's resolvent along the class signs (derive/vocabulary/limit/signfield.py) against sampled token matrices,
 the claim that only R enters, and the quenched population's determinism."""
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spl
 
 from derive.model.spec import parse_signs
-from derive.vocabulary import signfield
+from derive.vocabulary.limit import signfield
 from verify.montecarlo.draw import balanced_signs, mixing_matrix, sample_sequences
 from verify.stats import mean_ci, student_t_quantile
 

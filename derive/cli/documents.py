@@ -46,7 +46,7 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
     ``digits``, the working precision raised until two precisions agree on every reported real. The model's own
     sample level (``law: finite-vocabulary``) is derived once per question and kept between runs
     (:func:`derive.cache.memo`): at one nonzero weight its windows of ``mu2`` take a root search in every gap; at more,
-    the quenched populations of :func:`derive.vocabulary.outlier.limit_spike` take seconds, and each estimate is
+    the quenched populations of :func:`derive.vocabulary.limit.outlier.limit_spike` take seconds, and each estimate is
     printed to the digits its error leaves, with the error beside it (``eigenvalue_error``, ...; ``error`` is the error
     sought there: :func:`derive.interface.vocabulary_sample`). With the model's
     dimension ``d``, ``finite_size`` is :func:`finite_size_document` of ``draws`` token matrices sampled from ``seed``.
@@ -97,11 +97,11 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
 
 
 def finite_size_document(r, digits: int = 30) -> dict:
-    """A :class:`derive.vocabulary.finite_size.FiniteSize` as the ``finite_size`` object of ``derive spike``: each mean
+    """A :class:`derive.vocabulary.draw.finite_size.FiniteSize` as the ``finite_size`` object of ``derive spike``: each mean
     to the digits its standard error over the draws leaves (:func:`estimate`), each spread (``sd``, over the draws) to
     two digits; ``eigenvalue`` over the draws with the outlier (``null`` if none), ``overlap`` over all.
 
-    >>> from derive.vocabulary.finite_size import Spread, FiniteSize
+    >>> from derive.vocabulary.draw.finite_size import Spread, FiniteSize
     >>> one = Spread(3.2374, 0.4703, 0.0588, 64)
     >>> doc = finite_size_document(FiniteSize(1000, 2000, 250, 64, 0, 4.0, 0.9375, 0.0303, None, one, one, one, ()))
     >>> doc["outlier_probability"], doc["eigenvalue"], doc["mu2_critical"]

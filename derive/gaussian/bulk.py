@@ -77,7 +77,7 @@ class _Poly:
 @dataclass(frozen=True)
 class BulkLaw(Displayed):
     r"""The bulk law :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)` at exact parameters
-    (the Gaussian-equivalent law of the model; see :mod:`derive.vocabulary.tokenreuse` for the finite vocabulary's):
+    (the Gaussian-equivalent law of the model; see :mod:`derive.vocabulary.limit.tokenreuse` for the finite vocabulary's):
     its cubic, discriminant, validated support and atom, and its density and Stieltjes transform.
 
     The mpmath methods evaluate at the current precision (``with mpmath.workdps(P)``); the

@@ -31,7 +31,7 @@ from derive.errors import ParameterError
 from derive.model.signs import SignFamily
 from derive.numbers import check_count, parse_fraction
 # the class signs are derive's (the finite-size expectation samples with the same classes)
-from derive.vocabulary.finite_size import class_signs as balanced_signs, sizes
+from derive.vocabulary.draw.finite_size import class_signs as balanced_signs, sizes
 from verify.montecarlo.signs import sample_signs
 
 __all__ = ["trial_model", "trial_weights", "Draw", "draw", "drawn_tokens", "balanced_signs", "sample_table", "sample_sequences",
@@ -267,7 +267,7 @@ def ratios(delta, gamma):
 
 def rung(d: int, delta, gamma) -> tuple[int, int]:
     """``(V, N)`` for dimension ``d``: ``V`` the even integer nearest ``d/delta``, ``N`` the integer
-    nearest ``d/gamma``, halves rounded up (exact arithmetic; :func:`derive.vocabulary.finite_size.sizes`, the rule of
+    nearest ``d/gamma``, halves rounded up (exact arithmetic; :func:`derive.vocabulary.draw.finite_size.sizes`, the rule of
     ``derive spike --d`` too); the rule of every study, sweep and ledger check.
 
     >>> rung(30, "1/2", "1/3"), rung(5, "2", "2")

@@ -14,7 +14,7 @@ eigenvalues they copy.
 *The conditional law.* Given ``D``, :math:`S = \frac1V ZDZ^\top` has the deterministic equivalent of Silverstein's
 equation with population the spectrum of ``D``: :math:`m(z) = -1/t`, ``t`` the root of :math:`t(1 - S_0(t)) = z`,
 :math:`S_0(t) = \frac1\delta(1 + \zeta g^A_D(\zeta))`, :math:`\zeta = t/\delta`
-(:mod:`derive.vocabulary.cavity` for the limit), found by Newton's method continued from :math:`z + i(1 + |z|)`
+(:mod:`derive.vocabulary.limit.cavity` for the limit), found by Newton's method continued from :math:`z + i(1 + |z|)`
 down to ``z``.
 
 *Errors of a draw's estimate.* The probes' spread (Hutchinson: variance :math:`\frac{2}{V^2}\sum_{i\ne j}

@@ -1,5 +1,5 @@
 r"""The resolvent of the token matrix along the class signs, :math:`h_D(\zeta) = \lim \frac1V s^\top(D-\zeta)^{-1}s`:
-the cavity equations of :mod:`derive.vocabulary.cavity` with a source (Gaussian belief propagation), solved on a
+the cavity equations of :mod:`derive.vocabulary.limit.cavity` with a source (Gaussian belief propagation), solved on a
 quenched population.
 
 *The field.* Solve :math:`L\phi = b` on the token–sequence tree, :math:`L = \begin{pmatrix}-\zeta & \sqrt sA\\
@@ -13,7 +13,7 @@ by its class sign (:math:`H_v = s_v\phi_v`), a sequence entered at ``t`` and lef
 .. math:: H \overset{d}{=} X\Bigl(1 + s\sum_t\sum_{j=1}^{K_t} Y_{t,j}\,w_t\sum_{u\ne t}\xi^{(j)}_t\xi^{(j)}_u\,w_u
           H_{u,j}\Bigr),\qquad \frac1V s^\top(D-\zeta)^{-1}s \to E H,
 
-``X, Y`` the variances of :mod:`derive.vocabulary.cavity` (:math:`K_t\sim\mathrm{Poisson}(\lambda)`,
+``X, Y`` the variances of :mod:`derive.vocabulary.limit.cavity` (:math:`K_t\sim\mathrm{Poisson}(\lambda)`,
 :math:`\lambda = N/V`), :math:`H_{u,j}` the field of the token at position ``u`` of the ``j``-th sequence, jointly
 distributed with its :math:`X_u`.
 
@@ -35,7 +35,7 @@ nonzero weight (no partner ``u``).
 of ``D`` with eigenvalue about :math:`\alpha = w^\top Rw`) the sum over paths diverges and iterating the equation
 (population dynamics) blows up, while :math:`h_D` is its analytic continuation, finite. So the population is
 *quenched*: ``P`` tokens, each with stratified Poisson numbers of child sequences per position (as
-:func:`derive.vocabulary.cavity._stratified_counts`), each sequence with ``T'`` random partner tokens, fixed once. On
+:func:`derive.vocabulary.limit.cavity._stratified_counts`), each sequence with ``T'`` random partner tokens, fixed once. On
 it ``X`` is the fixed point of the cavity map (iterated with Anderson mixing, :func:`_fixed_point`; at real
 ``zeta`` a small imaginary part ``eta`` keeps it off the quenched structure's own poles), and :math:`\bar H` the
 solution of the sparse linear system :math:`(I - \mathcal L)\bar H = X` (GMRES), which is the analytic continuation
@@ -58,8 +58,8 @@ import numba
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.vocabulary.cavity import _index, _next
-from derive.vocabulary.linalg import anderson_step, anderson_work, gmres
+from derive.vocabulary.limit.cavity import _index, _next
+from derive.vocabulary.limit.linalg import anderson_step, anderson_work, gmres
 
 __all__ = ["RARE", "Quenched", "Transforms", "quenched", "transforms", "replica_seed"]
 
@@ -129,7 +129,7 @@ _DEPTH = 6
 @numba.njit(cache=True, nogil=True)
 def _fixed_point(X, partners, ptr, node, pos, w2, s, zeta, tol, max_iterations):
     r"""Iterate the cavity map :math:`F` in place until the largest relative change is below ``tol``; whether it was
-    reached. The iterates are Anderson-mixed (:func:`derive.vocabulary.linalg.anderson_step`, the last :data:`_DEPTH`
+    reached. The iterates are Anderson-mixed (:func:`derive.vocabulary.limit.linalg.anderson_step`, the last :data:`_DEPTH`
     residuals). Near an edge of the bulk the plain iteration contracts by a factor within 1% of 1 on some
     populations (2560 iterations measured, against about 100 mixed); the fixed point is the same, since a mixed step is
     kept only where it stays in the closed upper half-plane that the map preserves (else the plain step is taken and the
@@ -480,7 +480,7 @@ class Quenched:
 
 def _stratified_poisson(rng: np.random.Generator, lam: float, shape) -> np.ndarray:
     """Poisson(``lam``) counts at the stratified quantiles :math:`(j + U_j)/P` of each row, shuffled: the population
-    carries the Poisson law with no sampling error in the counts (as :func:`derive.vocabulary.cavity._stratified_counts`)."""
+    carries the Poisson law with no sampling error in the counts (as :func:`derive.vocabulary.limit.cavity._stratified_counts`)."""
     from scipy.stats import poisson
 
     n, P = shape

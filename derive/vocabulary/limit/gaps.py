@@ -3,7 +3,7 @@ r"""The gaps of a generalized Marchenko–Pastur law between two atoms of its po
 Between two consecutive atoms :math:`c_k < c_{k+1}` the function :math:`C(t) = 1 - x'(t)` of Silverstein's equation
 is convex and tends to :math:`+\infty` at both ends, so the interval holds at most one gap, :math:`\{C < 1\}`:
 :func:`convex_gaps` finds the minimum of ``C`` on many intervals at once and, where it is below 1, both crossings.
-Shared by :mod:`derive.vocabulary.silverstein` (the limit law's float path) and :mod:`derive.vocabulary.conditional`
+Shared by :mod:`derive.vocabulary.limit.silverstein` (the limit law's float path) and :mod:`derive.vocabulary.draw.conditional`
 (one draw's law).
 """
 from __future__ import annotations

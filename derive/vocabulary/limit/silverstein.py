@@ -19,15 +19,15 @@ and everything else is derived from :math:`S_0` (:func:`summand`, :func:`x_of_t`
   atoms with :math:`x'(t) > 0`; between two consecutive atoms :math:`1 - x'(t)` is a convex function of ``t``, so
   each such interval holds at most one gap;
 * atom at zero :math:`\max(0, 1 - (1 - p_0)/\delta)` (``p_0`` the mass of :math:`\tau = 0`; the rank of ``S``);
-* the signal outlier of the model's ``S``: :mod:`derive.vocabulary.signal` (at one nonzero weight
-  :func:`~derive.vocabulary.signal.signal_outlier` on this law).
+* the signal outlier of the model's ``S``: :mod:`derive.vocabulary.limit.signal` (at one nonzero weight
+  :func:`~derive.vocabulary.limit.signal.signal_outlier` on this law).
 
 *Precision.* The series over the atoms is truncated at an index ``K`` chosen so that a proven bound of the
 tail (the population's tail mass times the supremum of the summand over the atoms left out) is below the
 working precision; the same bound, divided by :math:`|x'(t)|`, bounds the error it causes in the root ``t``.
-Populations: :mod:`derive.vocabulary.populations`. The float64 evaluation (the first guesses of the mpmath solver,
+Populations: :mod:`derive.vocabulary.limit.populations`. The float64 evaluation (the first guesses of the mpmath solver,
 the fast scan for gaps) is here too (:func:`solve_float`, :func:`scan_float`); the float64 view of a law (density,
-distribution function on arrays) is :mod:`derive.vocabulary.floatview`.
+distribution function on arrays) is :mod:`derive.vocabulary.limit.floatview`.
 
 *Caches.* A law is an immutable value; what is derived from it once (its atoms at a precision, its gaps, its left
 edge, its float64 population and gap scan) is kept by module functions keyed on the law
@@ -45,7 +45,7 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.symbols import Formula, named
 from derive.symbols import delta, m, z
-from derive.vocabulary.gaps import convex_gaps
+from derive.vocabulary.limit.gaps import convex_gaps
 
 __all__ = ["t", "c", "summand", "S0", "x_of_t", "silverstein_equation", "Gap", "GeneralizedMP", "float_population",
            "solve_float", "scan_float", "x_float", "crossing", "near", "beyond", "formulas"]
@@ -131,7 +131,7 @@ class GeneralizedMP:
 
     mpmath methods work at the current precision; the ``_float`` ones are vectorized float64.
 
-    >>> from derive.vocabulary.populations import PoissonPopulation
+    >>> from derive.vocabulary.limit.populations import PoissonPopulation
     >>> L = GeneralizedMP(sp.Integer(1), PoissonPopulation(sp.Integer(1)))
     >>> with mpmath.workdps(15):
     ...     print(mpmath.nstr(L.atom_at_zero(), 12), mpmath.nstr(L.density("1/2"), 12))
@@ -424,7 +424,7 @@ def solve_float(law: GeneralizedMP, zs: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=256)
 def scan_float(law: GeneralizedMP) -> tuple:
     """Every gap ``k >= 1`` of ``law`` between two atoms of its float64 population, found in float64 at once
-    (:func:`derive.vocabulary.gaps.convex_gaps`, a grid of 256 points per interval). Returns the gaps as :class:`Gap` of floats. A gap narrower
+    (:func:`derive.vocabulary.limit.gaps.convex_gaps`, a grid of 256 points per interval). Returns the gaps as :class:`Gap` of floats. A gap narrower
     than a 256th of its interval may be missed; the density there is zero on a set of that width."""
     cs, ps = float_population(law)
     f, d = _compiled(1)[1], float(law.delta)
@@ -511,7 +511,7 @@ def crossing(f, a, b, value, pole=None):
 
 
 def formulas() -> list[Formula]:
-    src = "derive/vocabulary/silverstein.py"
+    src = "derive/vocabulary/limit/silverstein.py"
     hyp = (r"$S = \frac1V \sum_v \tau_v z_v z_v^\top$, $z_v \sim N(0, I_d)$ independent of $\tau_v \sim H$, "
            r"$d/V \to \delta$; $t = -1/m$")
     return [

@@ -5,7 +5,7 @@ sequence ``n`` that hold token ``v``) and :math:`D = \frac VN AA^\top` (centered
 :math:`D = \frac VN A(I - \mathbf 1\mathbf 1^\top/N)A^\top`), :math:`S = \frac1V EDE^\top` with
 :math:`E = Z + \sqrt{\mu_2}\,us^\top` and ``Z`` Gaussian, independent of ``A``. With :math:`D = \sum_i \tau_i
 \phi_i\phi_i^\top`, :math:`c_i = \delta\tau_i` (:math:`\delta = d/V` of the draw), the two transforms of
-:mod:`derive.vocabulary.signal` are sums of one atom's term :func:`derive.vocabulary.silverstein.summand`,
+:mod:`derive.vocabulary.limit.signal` are sums of one atom's term :func:`derive.vocabulary.limit.silverstein.summand`,
 
 .. math:: S_0(t) = \sum_i p_i\,\frac{c_i}{\delta(c_i - t)},\quad p_i = \frac1V;\qquad
           S_1(t) = \sum_i q_i\,\frac{c_i}{\delta(c_i - t)},\quad q_i = \frac{(s^\top\phi_i)^2}V,
@@ -16,7 +16,7 @@ measure at :math:`s/\sqrt V` (:class:`SpectralMeasures`).
 
 *The signal outlier* (:func:`conditional_outliers`): a root of :math:`S_1(t) = -1/\mu_2` in a gap of the conditional
 bulk (:math:`x'(t) > 0`, :math:`x = t(1 - S_0)`), at :math:`\ell = x(t)` with squared overlap
-:math:`x'(t)/(\mu_2 t S_1'(t))` (:func:`derive.vocabulary.signal.plain_equations`). :math:`S_1' > 0` off its poles, so a gap
+:math:`x'(t)/(\mu_2 t S_1'(t))` (:func:`derive.vocabulary.limit.signal.plain_equations`). :math:`S_1' > 0` off its poles, so a gap
 holds at most one root, there iff :math:`S_1(t_a) \le -1/\mu_2 \le S_1(t_b)` at its ends; no root lies below the
 smallest atom (:math:`S_1 > 0` there).
 
@@ -35,7 +35,7 @@ its eigenvector is asymptotically orthogonal to ``u``.
 
 *Exactness.* Given ``D``, ``Z`` is still Gaussian: the deterministic equivalents of the resolvent's quadratic
 forms hold to :math:`O(d^{-1/2})` for each draw with mean error :math:`O(1/d)` (the signal's equations:
-:mod:`derive.vocabulary.signal`). Monte Carlo minus this prediction, averaged over draws, is therefore
+:mod:`derive.vocabulary.limit.signal`). Monte Carlo minus this prediction, averaged over draws, is therefore
 :math:`O(1/d)` (``tests/test_conditional.py``).
 """
 from __future__ import annotations
@@ -47,8 +47,8 @@ import numpy as np
 
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
-from derive.vocabulary.gaps import convex_gaps, crossing
-from derive.vocabulary.tokenmatrix import TokenMatrix
+from derive.vocabulary.limit.gaps import convex_gaps, crossing
+from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 
 __all__ = ["NULL", "MERGE", "PROBES", "STEPS", "EXACT_BELOW", "functions", "token_matrix", "SpectralMeasures", "spectral_measures",
            "QuadratureTransforms", "quadrature_transforms", "Outlier", "ConditionalOutliers", "conditional_outliers",
@@ -82,8 +82,8 @@ def _expressions() -> dict:
     import sympy as sp
 
     from derive.symbols import delta
-    from derive.vocabulary.signal import plain_equations
-    from derive.vocabulary.silverstein import c, summand, t
+    from derive.vocabulary.limit.signal import plain_equations
+    from derive.vocabulary.limit.silverstein import c, summand, t
 
     arguments, (location, overlap) = plain_equations()
     return {"term": [((c, t, delta), sp.diff(summand(), t, k)) for k in range(3)],
@@ -94,9 +94,9 @@ def _expressions() -> dict:
 def functions() -> dict:
     r"""The numeric functions of this module, printed once from their SymPy expressions and kept in the derivation
     cache (:func:`derive.cache.mpmath_functions`; their source is plain arithmetic, so they take NumPy arrays too):
-    ``term``, one atom's term :func:`derive.vocabulary.silverstein.summand` of :math:`S_j` and its first two
+    ``term``, one atom's term :func:`derive.vocabulary.limit.silverstein.summand` of :math:`S_j` and its first two
     ``t``-derivatives, of ``(c, t, delta)``; ``location`` and ``overlap`` of
-    :func:`derive.vocabulary.signal.plain_equations`, of :math:`(t, \mu_2, S_0, S_0', S_1')`.
+    :func:`derive.vocabulary.limit.signal.plain_equations`, of :math:`(t, \mu_2, S_0, S_0', S_1')`.
 
     >>> f = functions(); f["term"][1](np.array([1.0, 2.0]), 3.0, 0.5), f["location"](2.0, 1.0, 0.25, 0.5, 0.5)
     (array([0.5, 4. ]), 1.5)
@@ -233,7 +233,7 @@ class SpectralMeasures:
     def gaps(self) -> list[tuple[float, float]]:
         r"""Every gap ``(ta, tb)`` (in ``t``) above the smallest atom, ascending, the last one ``(t_edge, inf)``: the
         intervals that pass the screen of the module docstring, searched by
-        :func:`derive.vocabulary.gaps.convex_gaps`."""
+        :func:`derive.vocabulary.limit.gaps.convex_gaps`."""
         if not self.c.size:  # every eigenvalue a spike (a tiny V): no bulk, C = 0
             return [(0.0, np.inf)]
         a = self.p * self.c**2 / self.delta
@@ -479,7 +479,7 @@ def quadrature_transforms(A, s, d: int, centered: bool = False, probes: int = PR
         tr1, tr2 = tr1 - rho * bb, tr2 - 2 * rho * float(b @ raw(b)[:, 0]) + rho**2 * bb**2
     delta = d / V
     starts = np.column_stack([s, np.ones(V)]) if not centered else s[:, None]
-    from derive.vocabulary.linalg import gauss_rules  # numba: loaded only for a large draw
+    from derive.vocabulary.limit.linalg import gauss_rules  # numba: loaded only for a large draw
     runs = gauss_rules(apply, starts, steps, vectors=not centered)
     nodes, weights = runs[0][:2]
     Z, moments, atom, operator = _probes(A, probes), [1.0, delta * tr1 / V, delta**2 * tr2 / V], None, apply
@@ -634,9 +634,9 @@ def conditional_outliers(transforms, mu2, mean: bool = False, d: int | None = No
     r"""The outliers of :math:`S` given ``D`` (``transforms``: :class:`SpectralMeasures` or
     :class:`QuadratureTransforms`) at signal strength ``mu2``: every root of :math:`S_1(t) = -1/\mu_2` in a gap of
     the bulk (``transforms.bulk()``: the spikes of ``D`` are not part of it), at :math:`\ell = x(t)` of the bulk with
-    squared overlap :math:`x'(t)/(\mu_2 tS_1'(t))` (:func:`derive.vocabulary.signal.plain_equations`; with a quadrature from
+    squared overlap :math:`x'(t)/(\mu_2 tS_1'(t))` (:func:`derive.vocabulary.limit.signal.plain_equations`; with a quadrature from
     each probe's :math:`S_0`, whose spread gives their errors). A spike of ``D`` is a pole of :math:`S_1` inside a gap;
-    folding its own direction into the determinant of :mod:`derive.vocabulary.signal` gives the same equation, so a
+    folding its own direction into the determinant of :mod:`derive.vocabulary.limit.signal` gives the same equation, so a
     spike with weight along ``s`` has a root next to it (its own outlier, nearly orthogonal to ``u``) and can
     share the signal's. ``d``: the dimension of :func:`edge_weight`. ``signal`` is the root with the largest overlap; with ``mean`` (the raw ``S``), ``mean`` is
     the outlier of the raw ``D``'s mean atom: the root next to its pole (below it if the rest of :math:`S_1` is below
@@ -730,7 +730,7 @@ def conditional_prediction(A, s, d: int, mu2, centered: bool = False, method: st
 @dataclass(frozen=True)
 class ConditionalBulk:
     r"""The conditional bulk of one draw: the generalized Marchenko–Pastur law of :math:`\frac1V ZDZ^\top` with ``D``'s
-    spectrum as population (Silverstein's equation :math:`z = x(t)`, :mod:`derive.vocabulary.silverstein`), from
+    spectrum as population (Silverstein's equation :math:`z = x(t)`, :mod:`derive.vocabulary.limit.silverstein`), from
     exact :class:`SpectralMeasures`: ``atom_at_zero`` :math:`\max(0, 1 - (1 - p_0)/\delta)`, the support's ``left`` and
     ``right`` edges and its ``gaps``, the density and the distribution function."""
 
@@ -797,7 +797,7 @@ class ConditionalBulk:
         r"""The distribution function: the atom at zero plus each run's density integrated by the trapezoid rule in
         :math:`s`, :math:`x = a + (b - a)(1 - \cos\theta)/2`, :math:`\theta = \pi s^3/(s^3 + (1-s)^3)` (the integrand is
         smooth at square-root edges, and at a left edge so close to 0 that the density behaves as :math:`x^{-1/2}`
-        above it: :meth:`derive.vocabulary.silverstein.GeneralizedMP.cdf_table`'s rule), scaled to the run's exact
+        above it: :meth:`derive.vocabulary.limit.silverstein.GeneralizedMP.cdf_table`'s rule), scaled to the run's exact
         mass."""
         xs = np.asarray(xs, dtype=float)
         out = np.where(xs >= 0, self.atom_at_zero, 0.0)

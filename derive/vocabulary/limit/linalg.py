@@ -1,7 +1,7 @@
-r"""The generic linear algebra of the quenched populations (:mod:`derive.vocabulary.signfield`), in numba: a small
+r"""The generic linear algebra of the quenched populations (:mod:`derive.vocabulary.limit.signfield`), in numba: a small
 Hermitian positive definite solve, Anderson mixing of a fixed-point iteration, and restarted GMRES for an operator
 given as a function; and the Gauss quadrature rules of a symmetric operator by Lanczos (the conditional law of a large
-draw, :mod:`derive.vocabulary.conditional`).
+draw, :mod:`derive.vocabulary.draw.conditional`).
 
 Each is written as plain loops, in the order of operations the populations' results were made with, so that moving
 them here changed no digit. GMRES runs its outer loop in Python (numba cannot cache a compiled function that takes

@@ -2,10 +2,10 @@ r"""The model at the user's dimension ``d``: over sampled token matrices, whethe
 whole bulk, and its eigenvalue, overlap and threshold.
 
 *Why the limit is not enough.* At fixed ``T`` a token used many times is a spike of the token matrix
-:math:`D = \frac VN AA^\top` (:mod:`derive.vocabulary.conditional`): one eigenvalue of the noise part
+:math:`D = \frac VN AA^\top` (:mod:`derive.vocabulary.draw.conditional`): one eigenvalue of the noise part
 :math:`B = \frac1V ZDZ^\top` of ``S`` standing above the rest. The most used token of ``V = d/\delta`` is used about
 :math:`\log V/\log\log V` times, so the top of the bulk grows with ``d`` (at ``T = 1``:
-:mod:`derive.vocabulary.topbulk`) and the smallest :math:`\mu_2` at which the signal's eigenvalue stands above it creeps
+:mod:`derive.vocabulary.limit.topbulk`) and the smallest :math:`\mu_2` at which the signal's eigenvalue stands above it creeps
 up with ``d``, away from the limit's.
 
 *One draw* (:func:`draw_outlier`), from the exact spectral measures of its ``D`` (atoms :math:`c_i`, masses
@@ -23,10 +23,10 @@ to :math:`O(1/d)` given ``D``:
 * The *top of the bulk* is :math:`x(t_\text{top})`, :math:`t_\text{top}` the larger of the bulk's right edge
   :math:`t_e` (where :math:`x' = 0`) and the largest token spike; :math:`x(t) = t(1 - S_0(t))` with :math:`S_0` of the
   bulk. At the soft edge its mean is lower by the Tracy–Widom shift :math:`E[\mathrm{TW}_1](Kd)^{-2/3}`
-  (:mod:`derive.vocabulary.tracywidom`; ``K`` from the square root of the density there), about 0.02 at
+  (:mod:`derive.vocabulary.draw.tracywidom`; ``K`` from the square root of the density there), about 0.02 at
   ``d = 1000``, which Monte Carlo resolves (:attr:`DrawOutlier.expected_top`).
 * The *threshold*: the signal's root of :math:`\tilde S_1(t) = -1/\mu_2`, :math:`\tilde S_1` the transform along ``s``
-  of the bulk and the aligned spikes (:func:`derive.vocabulary.signal.outlier_equations`), lies above
+  of the bulk and the aligned spikes (:func:`derive.vocabulary.limit.signal.outlier_equations`), lies above
   :math:`t_\text{top}` iff :math:`\mu_2 > \mu_{2,c}`, where (:func:`threshold`)
 
   .. math:: \mu_{2,c} = -\frac1{\tilde S_1(t_\text{top})}
@@ -67,9 +67,9 @@ import numpy as np
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
 from derive.resources import DRAWS, MAX_DRAWS, SEED
-from derive.vocabulary.conditional import SpectralMeasures, _root, edge_curvature, functions as conditional_functions, spectral_measures
-from derive.vocabulary.tracywidom import tracy_widom_moments
-from derive.vocabulary.tokenmatrix import TokenMatrix
+from derive.vocabulary.draw.conditional import SpectralMeasures, _root, edge_curvature, functions as conditional_functions, spectral_measures
+from derive.vocabulary.draw.tracywidom import tracy_widom_moments
+from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 
 __all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold",
            "sizes", "check_sizes", "class_signs", "sample_token_matrix", "DrawOutlier", "draw_outlier",
@@ -105,7 +105,7 @@ def _expressions() -> dict:
     import sympy as sp
 
     from derive.symbols import mu2
-    from derive.vocabulary.signal import S1, outlier_equations
+    from derive.vocabulary.limit.signal import S1, outlier_equations
 
     s1 = sp.Symbol("s1")
     (root,) = sp.solve(outlier_equations()["equation"].subs(S1, s1), mu2)
@@ -118,7 +118,7 @@ def _functions() -> dict:
 
 
 def threshold(s1) -> float:
-    r"""The signal strength at which the root of :math:`S_1(t) = -1/\mu_2` (:func:`derive.vocabulary.signal.outlier_equations`)
+    r"""The signal strength at which the root of :math:`S_1(t) = -1/\mu_2` (:func:`derive.vocabulary.limit.signal.outlier_equations`)
     reaches a point where :math:`S_1 = s_1 < 0`: :math:`\mu_2 = -1/s_1`, solved by SymPy from the equation.
 
     >>> threshold(-0.25)
@@ -129,7 +129,7 @@ def threshold(s1) -> float:
 
 def formulas() -> list:
     from derive.symbols import Formula, named
-    from derive.vocabulary.signal import S1, t
+    from derive.vocabulary.limit.signal import S1, t
 
     ((s1,), root), = _expressions().values()
     top = named("t_top", r"t_{\mathrm{top}}")
@@ -138,7 +138,7 @@ def formulas() -> list:
                    r"right edge and the largest token spike; the signal's outlier is the top eigenvalue of $S$ iff "
                    r"$\mu_2 > \mu_{2,c}$")
     return [Formula("the signal's threshold at dimension d, given D", root.subs(s1, S1.subs(t, top)), assumptions,
-                    "derive/vocabulary/finite_size.py:threshold", lhs=named("mu2_c", r"\mu_{2,c}"), claim="C2-C4")]
+                    "derive/vocabulary/draw/finite_size.py:threshold", lhs=named("mu2_c", r"\mu_{2,c}"), claim="C2-C4")]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -239,7 +239,7 @@ class DrawOutlier:
     @property
     def expected_top(self) -> float:
         r"""The mean largest eigenvalue of the bulk part given the draw: at a soft edge :math:`x(t_e) +
-        E[\mathrm{TW}_1]\,(Kd)^{-2/3}` (:func:`derive.vocabulary.tracywidom.tracy_widom_moments`), at a token spike its
+        E[\mathrm{TW}_1]\,(Kd)^{-2/3}` (:func:`derive.vocabulary.draw.tracywidom.tracy_widom_moments`), at a token spike its
         eigenvalue."""
         return self.top + tracy_widom_moments()[0] * self.scale if self.edge else self.top
 
@@ -278,7 +278,7 @@ def _peel(m: SpectralMeasures, noise: np.ndarray) -> np.ndarray:
 
 
 def draw_outlier(measures: SpectralMeasures, centered: bool) -> DrawOutlier:
-    r"""The :class:`DrawOutlier` of one draw's exact spectral measures (:func:`derive.vocabulary.conditional.spectral_measures`;
+    r"""The :class:`DrawOutlier` of one draw's exact spectral measures (:func:`derive.vocabulary.draw.conditional.spectral_measures`;
     ``centered``: of :math:`S_c`, without the raw ``S``'s mean atom): the module docstring's top of the bulk and
     threshold. Atoms leave the bulk as spikes (:attr:`SpectralMeasures.spikes`) or in small runs at its top
     (:data:`TW_RUN`); each is aligned with ``s`` when :math:`q_a/p_a > V^{\text{ALIGNED}}`, else a token spike. At the
@@ -448,7 +448,7 @@ def finite_size(m, draws: int = DRAWS, seed: int = SEED, threads: int = THREADS)
     :func:`sample_draws`) at its ``mu2``, for ``S`` or :math:`S_c` (``m.centered``).
 
     At one nonzero weight ``D`` is diagonal: the top of the bulk is the eigenvalue of the most used token
-    (:func:`derive.vocabulary.topbulk.top_of_bulk` gives its law).
+    (:func:`derive.vocabulary.limit.topbulk.top_of_bulk` gives its law).
 
     >>> from derive.model.spec import Model
     >>> m = Model(d=200, delta="1/2", gamma="1/2", T=1, weights="mean", signs="iid", mu2=6)
