@@ -12,7 +12,7 @@ import sympy as sp
 import derive
 from derive.cli import main
 from derive.errors import ParameterError
-from derive.vocabulary.draw.conditional import SpectralMeasures
+from derive.vocabulary.draw.spectrum import SpectralMeasures
 from derive.resources import MAX_DRAWS
 from derive.vocabulary.draw.finite_size import (check_sizes, draw_outlier, finite_size, sample_draws,
                                            sample_token_matrix, sizes)

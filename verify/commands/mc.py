@@ -105,7 +105,7 @@ LEVEL, POWER = 0.95, 0.8
 def judged(diff: np.ndarray, scale: float, d: int) -> dict:
     r"""Monte Carlo minus its conditional prediction over the seeds (``diff``, NaN where it does not apply): its mean,
     Student-t interval at :data:`LEVEL`, and a verdict. Given the draw's tokens the prediction is exact up to
-    :math:`O(1/d)` (the deterministic equivalents of :mod:`derive.vocabulary.draw.conditional`), so a difference within
+    :math:`O(1/d)` (the deterministic equivalents of :mod:`derive.vocabulary.draw.outliers`), so a difference within
     ``scale/d`` of zero (``scale`` the quantity's own size) is not a departure at one ``d``: ``agrees`` when the
     interval holds 0, ``departs`` when it stays more than ``scale/d`` away from it, ``inconclusive`` between the two
     or with fewer than two seeds. ``min_detectable``: the smallest difference the run detects with probability

@@ -65,7 +65,7 @@ def monte_carlo(case: dict, d: int, seeds: int, seed0: int = 1) -> dict:
 
 def same_draws(case: dict, d: int, mc: dict) -> list:
     """The :class:`derive.vocabulary.draw.finite_size.DrawOutlier` of each Monte Carlo trial's own token matrix."""
-    from derive.vocabulary.draw.conditional import spectral_measures
+    from derive.vocabulary.draw.spectrum import spectral_measures
     from derive.vocabulary.draw.finite_size import class_signs, draw_outlier
     from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 

@@ -4,7 +4,7 @@ threshold: the table of notes/finite_vocabulary.md.
 
 The references, per point and dimension ``d`` (``V, N`` by :func:`verify.montecarlo.draw.rung`), come from one
 ``verify mc`` run (the command's own function): each draw's prediction conditional on its token matrix
-(:mod:`derive.vocabulary.draw.conditional`, exact up to :math:`O(1/d)` for that draw), and dense or certified Lanczos Monte
+(:mod:`derive.vocabulary.draw.outliers`, exact up to :math:`O(1/d)` for that draw), and dense or certified Lanczos Monte
 Carlo of the model (the signal's eigenpair: the top-``k`` one most aligned with ``u``). The conditional means along
 ``d`` are fitted by weighted least squares :math:`L + b/d`; ``L`` is compared with the limit.
 

@@ -2,7 +2,7 @@ r"""The model at the user's dimension ``d``: over sampled token matrices, whethe
 whole bulk, and its eigenvalue, overlap and threshold.
 
 *Why the limit is not enough.* At fixed ``T`` a token used many times is a spike of the token matrix
-:math:`D = \frac VN AA^\top` (:mod:`derive.vocabulary.draw.conditional`): one eigenvalue of the noise part
+:math:`D = \frac VN AA^\top` (:mod:`derive.vocabulary.draw.spectrum`): one eigenvalue of the noise part
 :math:`B = \frac1V ZDZ^\top` of ``S`` standing above the rest. The most used token of ``V = d/\delta`` is used about
 :math:`\log V/\log\log V` times, so the top of the bulk grows with ``d`` (at ``T = 1``:
 :mod:`derive.vocabulary.limit.topbulk`) and the smallest :math:`\mu_2` at which the signal's eigenvalue stands above it creeps
@@ -67,7 +67,8 @@ import numpy as np
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
 from derive.resources import DRAWS, MAX_DRAWS, SEED
-from derive.vocabulary.draw.conditional import SpectralMeasures, _root, edge_curvature, functions as conditional_functions, spectral_measures
+from derive.vocabulary.draw.outliers import edge_curvature, increasing_root
+from derive.vocabulary.draw.spectrum import SpectralMeasures, functions as conditional_functions, spectral_measures
 from derive.vocabulary.draw.tracywidom import tracy_widom_moments
 from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 
@@ -256,7 +257,7 @@ class DrawOutlier:
         if not mu2 > 0 or (self.t_last == self.t_edge and S1(self.t_edge) > -1 / mu2):
             return False, self.expected_top, 0.0
         a = self.t_last if self.t_last == self.t_edge else self.t_last * (1 + 1e-14)
-        tr = _root(lambda tv: float(S1(tv)) + 1 / mu2, a, math.inf)
+        tr = increasing_root(lambda tv: float(S1(tv)) + 1 / mu2, a, math.inf)
         s0, ds0 = self.bulk.S0(tr, 1)
         ds1 = float(S1(tr, 1)[1])
         f = conditional_functions()
@@ -278,7 +279,7 @@ def _peel(m: SpectralMeasures, noise: np.ndarray) -> np.ndarray:
 
 
 def draw_outlier(measures: SpectralMeasures, centered: bool) -> DrawOutlier:
-    r"""The :class:`DrawOutlier` of one draw's exact spectral measures (:func:`derive.vocabulary.draw.conditional.spectral_measures`;
+    r"""The :class:`DrawOutlier` of one draw's exact spectral measures (:func:`derive.vocabulary.draw.spectrum.spectral_measures`;
     ``centered``: of :math:`S_c`, without the raw ``S``'s mean atom): the module docstring's top of the bulk and
     threshold. Atoms leave the bulk as spikes (:attr:`SpectralMeasures.spikes`) or in small runs at its top
     (:data:`TW_RUN`); each is aligned with ``s`` when :math:`q_a/p_a > V^{\text{ALIGNED}}`, else a token spike. At the
