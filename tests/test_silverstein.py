@@ -13,8 +13,7 @@ from derive.gaussian.freeprob import scaled_mp_polynomial
 from derive.vocabulary.limit.floatview import float_view
 from derive.vocabulary.limit.populations import CountPopulation, PoissonPopulation
 from derive.vocabulary.limit.signal import one_weight_equations, signal_outlier
-from derive.vocabulary.limit.silverstein import (GeneralizedMP, S0, c, summand,
-                                t, x_of_t)
+from derive.vocabulary.limit.silverstein import GeneralizedMP, S0, c, summand, t, x_of_t
 from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
 from tests.trial_cases import model as trial_model
 from verify.montecarlo.draw import draw, rung

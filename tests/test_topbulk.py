@@ -10,8 +10,8 @@ import sympy as sp
 from derive.vocabulary.limit.populations import PoissonPopulation
 from derive.vocabulary.limit.silverstein import GeneralizedMP
 from derive.vocabulary.limit.signal import signal_outlier
-from derive.vocabulary.limit.topbulk import (first_count_above, max_count_cdf, signal_on_top_probability, token_eigenvalue,
-                                       top_of_bulk)
+from derive.vocabulary.limit.topbulk import (first_count_above, max_count_cdf, signal_on_top_probability,
+                                             token_eigenvalue, top_of_bulk)
 
 
 def _law(delta, gamma):

@@ -20,8 +20,8 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.vocabulary.limit.silverstein import (Gap, GeneralizedMP, _compiled, float_population, scan_float, solve_float,
-                                           x_float)
+from derive.vocabulary.limit.silverstein import (Gap, GeneralizedMP, _compiled, float_population, scan_float,
+                                                 solve_float, x_float)
 
 __all__ = ["FloatView", "float_view"]
 

@@ -40,7 +40,8 @@ import mpmath
 import sympy as sp
 
 from derive.symbols import Formula, delta, m, mu2, named
-from derive.vocabulary.limit.silverstein import _GUARD, S0, beyond, crossing, t, x_of_t
+from derive.vocabulary.limit.crossings import beyond, crossing
+from derive.vocabulary.limit.silverstein import _GUARD, S0, t, x_of_t
 
 __all__ = ["S1", "zeta", "determinant", "k_of_t", "outlier_equations", "one_weight_equations", "plain_equations",
            "numeric", "Spike", "signal_outlier", "signal_windows", "formulas"]
