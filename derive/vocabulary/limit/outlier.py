@@ -50,6 +50,7 @@ import numpy as np
 
 from derive.errors import ParameterError
 from derive.vocabulary.limit import signfield
+from derive.vocabulary.limit.roottokens import RARE
 
 __all__ = ["Settings", "DEFAULT", "ERROR", "Point", "Curve", "LimitSpike", "limit_spike"]
 
@@ -92,7 +93,7 @@ ERROR = 1e-3
 class Point:
     r"""The transforms at a real ``t`` (real parts), the imaginary part of :math:`S_0`, whether the solves converged,
     the mass of the law of ``D`` above :math:`t/\delta`, and per class of root tokens of
-    :data:`derive.vocabulary.limit.signfield.RARE` its share ``(S0, dS0, S1, dS1)`` of the transforms."""
+    :data:`derive.vocabulary.limit.roottokens.RARE` its share ``(S0, dS0, S1, dS1)`` of the transforms."""
 
     t: float
     S0: float
@@ -178,7 +179,7 @@ class LimitSpike:
     """The signal outlier in the limit: whether it exists, its location and squared overlap with their errors, the
     root ``t``, ``mu2_critical`` with its error, the mass of the law above the outlier (``d`` times it: the expected
     number of bulk eigenvalues above it at dimension ``d``), each replica's ``(eigenvalue, overlap)``, and ``rare``:
-    for each class bound ``q`` of :data:`derive.vocabulary.limit.signfield.RARE`, ``(q, eigenvalue, overlap)`` with the root
+    for each class bound ``q`` of :data:`derive.vocabulary.limit.roottokens.RARE`, ``(q, eigenvalue, overlap)`` with the root
     tokens rarer than ``q`` left out (:meth:`Point.without_rare`), what a dimension with ``d / delta`` well below
     ``1 / q`` sees of the limit."""
 
@@ -400,7 +401,7 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error)
                            start=coarse.t)
             out.update(ell=(coarse.x, fine.x), overlap=(coarse.overlap(mu2), fine.overlap(mu2)), t=fine.t,
                        dx=min(coarse.dx, fine.dx), above=fine.above,
-                       rare=[fine.without_rare(mu2, k) for k in range(len(signfield.RARE))])
+                       rare=[fine.without_rare(mu2, k) for k in range(len(RARE))])
         if gap is not None:
             curve = Curve(q, delta, s.edge_eta, gap[1].t / delta)
             coarse = _edge(curve, gap[0].t, gap[1].t)
@@ -428,7 +429,7 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error)
                                     "exists")
     ell, ell_err = _estimate([f["ell"] for f in found])
     ov, ov_err = _estimate([f["overlap"] for f in found])
-    rare = tuple((q, *np.mean([f["rare"][k] for f in found], axis=0).tolist()) for k, q in enumerate(signfield.RARE))
+    rare = tuple((q, *np.mean([f["rare"][k] for f in found], axis=0).tolist()) for k, q in enumerate(RARE))
     return LimitSpike(True, ell, ell_err, ov, ov_err, float(np.mean([f["t"] for f in found])), mu2_critical,
                       mu2_critical_error, float(np.mean([f["above"] for f in found])) / delta,
                       tuple((f["ell"][1], f["overlap"][1]) for f in found), rare)
