@@ -14,8 +14,8 @@ from derive.cli import main
 from derive.errors import ParameterError
 from derive.vocabulary.draw.spectrum import SpectralMeasures
 from derive.resources import MAX_DRAWS
-from derive.vocabulary.draw.finite_size import (check_sizes, draw_outlier, finite_size, sample_draws,
-                                           sample_token_matrix, sizes)
+from derive.vocabulary.draw.finite_size import check_sizes, draw_outlier, finite_size, sample_draws
+from derive.vocabulary.draw.sampling import sample_token_matrix, sizes
 from derive.vocabulary.draw.tracywidom import tracy_widom_moments
 
 
@@ -287,7 +287,6 @@ def test_the_raw_s_against_monte_carlo():
     # eigenvalue and 0.008 on the overlap. Here the signal's outlier does not depend on how the mean atom is classed
     # (it lies below the signal and s is nearly orthogonal to it: keeping it as a token spike passes this test, and
     # test_the_raw_mean_atom_is_neither_bulk_nor_signal catches that); what this holds is the raw path as a whole.
-    from derive.vocabulary.draw.finite_size import sizes
     from verify.montecarlo.trials import run_trials
     from verify.stats import mean_se
 

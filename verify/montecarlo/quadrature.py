@@ -32,7 +32,7 @@ from scipy.linalg import eigh_tridiagonal
 
 from derive.errors import ParameterError
 from derive.model.spec import parse_signs
-from verify.montecarlo.draw import balanced_signs, sample_sequences, streams
+from verify.montecarlo.draw import sample_sequences, streams
 
 __all__ = ["token_draw", "Quadrature", "lanczos_quadrature", "conditional_stieltjes"]
 
@@ -43,7 +43,7 @@ def token_draw(V: int, N: int, weights, seed: int) -> tuple[np.ndarray, np.ndarr
     :math:`\sum_t w_t \mathbf e_{\text{tokens}[n, t]}` (:func:`verify.montecarlo.draw.mixing_matrix`)."""
     w = np.array([float(x) for x in weights if float(x) != 0.0])
     rng, = streams(seed, 1)
-    _, tokens = sample_sequences(rng, parse_signs("iid"), balanced_signs(V), N, len(w))
+    _, tokens = sample_sequences(rng, parse_signs("iid"), V, N, len(w))
     return np.ascontiguousarray(tokens), w
 
 

@@ -51,7 +51,7 @@ def model(case: dict, d: int, mu2=0):
 def monte_carlo(case: dict, d: int, seeds: int, seed0: int = 1) -> dict:
     """``seeds`` trials of the case at ``d`` on its axis (and at :math:`\\mu_2 = 0`): ``top0`` (``K``), ``top`` and
     ``overlap`` (``K x len(mu2s)``) of the top eigenpair of :math:`S_c`, and each trial's ``tokens``."""
-    from derive.vocabulary.draw.finite_size import sizes
+    from derive.vocabulary.draw.sampling import sizes
     from verify.montecarlo.draw import drawn_tokens, trial_weights
     from verify.montecarlo.trials import run_axis
 
@@ -65,8 +65,9 @@ def monte_carlo(case: dict, d: int, seeds: int, seed0: int = 1) -> dict:
 
 def same_draws(case: dict, d: int, mc: dict) -> list:
     """The :class:`derive.vocabulary.draw.finite_size.DrawOutlier` of each Monte Carlo trial's own token matrix."""
+    from derive.vocabulary.draw.finite_size import draw_outlier
+    from derive.vocabulary.draw.sampling import class_signs
     from derive.vocabulary.draw.spectrum import spectral_measures
-    from derive.vocabulary.draw.finite_size import class_signs, draw_outlier
     from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 
     V = mc["V"]

@@ -40,7 +40,7 @@ to :math:`O(1/d)` given ``D``:
   window of :math:`\mu_2` of order :math:`V^{-1/2}`.
 
 *Over draws* (:func:`finite_size`): ``draws`` token matrices sampled from the model (sign vectors of the family,
-tokens uniform in their class; :func:`sample_token_matrix`), seeded by ``seed``: the probability that the signal's
+tokens uniform in their class; :func:`derive.vocabulary.draw.sampling.sample_token_matrix`), seeded by ``seed``: the probability that the signal's
 outlier stands above the bulk, the mean and spread of the top eigenvalue (over the draws that have the outlier), of the
 squared overlap of the top eigenvector with ``u`` (over all draws), of :math:`\mu_{2,c}` and of the top of the bulk.
 Each draw's ``D`` is eigen-decomposed (the smaller of :math:`AA^\top` and :math:`A^\top A`, cost
@@ -59,7 +59,6 @@ import math
 import numbers
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -68,13 +67,12 @@ from derive.cache import mpmath_functions
 from derive.errors import ParameterError
 from derive.resources import DRAWS, MAX_DRAWS, SEED
 from derive.vocabulary.draw.outliers import edge_curvature, increasing_root
+from derive.vocabulary.draw.sampling import class_signs, sample_token_matrix, sizes
 from derive.vocabulary.draw.spectrum import SpectralMeasures, functions as conditional_functions, spectral_measures
 from derive.vocabulary.draw.tracywidom import tracy_widom_moments
-from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 
-__all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold",
-           "sizes", "check_sizes", "class_signs", "sample_token_matrix", "DrawOutlier", "draw_outlier",
-           "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
+__all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold", "check_sizes",
+           "DrawOutlier", "draw_outlier", "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
 
 THREADS = 2
 """Draws computed side by side (each with one BLAS thread; LAPACK releases the GIL)."""
@@ -143,24 +141,7 @@ def formulas() -> list:
 
 
 # ----------------------------------------------------------------------------------------------
-# sizes and sampling
-
-
-def sizes(d: int, delta, gamma) -> tuple[int, int]:
-    """``(V, N)`` at dimension ``d``: ``V`` the even integer nearest ``d/delta``, ``N`` the integer nearest ``d/gamma``,
-    halves rounded up (exact arithmetic; the rule of ``verify``'s studies).
-
-    >>> sizes(1000, Fraction(1, 2), 4), sizes(5, 2, 2)
-    ((2000, 250), (2, 3))
-    """
-    delta, gamma = Fraction(delta), Fraction(gamma)
-    V = 2 * math.floor(d / (2 * delta) + Fraction(1, 2))
-    N = math.floor(d / gamma + Fraction(1, 2))
-    if V < 2:
-        raise ParameterError("delta", f"d/delta = {d}/{delta} gives no vocabulary (V < 2)")
-    if N < 1:
-        raise ParameterError("gamma", f"d/gamma = {d}/{gamma} gives no sequences (N < 1)")
-    return V, N
+# the sizes one call can meet
 
 
 def check_sizes(d: int, V: int, N: int, T: int, draws: int, diagonal: bool) -> None:
@@ -187,30 +168,6 @@ def check_sizes(d: int, V: int, N: int, T: int, draws: int, diagonal: bool) -> N
     if draws * n**3 > MAX_WORK:
         raise ParameterError("draws", f"{draws} draws of min(V, N) = {n} exceed the work limit: at most "
                                       f"{MAX_WORK // n**3} at d = {d}")
-
-
-def class_signs(V: int) -> np.ndarray:
-    """The class signs: ``+1`` on the first ``V/2`` tokens, ``-1`` on the rest (tokens are exchangeable).
-
-    >>> class_signs(4)
-    array([ 1.,  1., -1., -1.])
-    """
-    return np.repeat([1.0, -1.0], V // 2)
-
-
-def sample_token_matrix(rng: np.random.Generator, family, weights, V: int, N: int) -> TokenMatrix:
-    r"""One draw's token matrix: ``N`` sign vectors by ``family``'s own sampler (:mod:`derive.model.families`), then at each position a token
-    uniform in the class :math:`\{v : s_v = \xi_{n,t}\}` of :func:`class_signs`, entries the ``weights``.
-
-    >>> from derive.model.families import parse_signs
-    >>> A = sample_token_matrix(np.random.default_rng(0), parse_signs("prefix:2"), [0.5, 0.5], 6, 4)
-    >>> A.shape, bool(np.allclose(A.transpose_times(class_signs(6)).ravel() ** 2, 1.0))  # one class per sequence
-    ((6, 4), True)
-    """
-    weights = np.asarray(weights, dtype=float)
-    xi = family.sample(rng, N, len(weights))
-    within = rng.integers(0, V // 2, size=xi.shape)
-    return TokenMatrix.from_tokens(np.where(xi > 0, within, V // 2 + within), weights, V)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -265,16 +222,16 @@ class DrawOutlier:
             float(f["overlap"](tr, mu2, s0, ds0, ds1))
 
 
-def _peel(m: SpectralMeasures, noise: np.ndarray) -> np.ndarray:
+def _peel(m: SpectralMeasures, noise: np.ndarray) -> tuple[np.ndarray, list]:
     """``noise`` less the runs of clusters at the top of its bulk that hold fewer than :data:`TW_RUN` eigenvalues (a few
-    tokens used equally often): those are token spikes, many of one value."""
+    tokens used equally often): those are token spikes, many of one value. Returns it with the gaps of its bulk."""
     while True:
         gaps = m.subset(noise).gaps()
         if len(gaps) == 1:
-            return noise
+            return noise, gaps
         run = noise & (m.c > gaps[-2][1])
         if m.V * float(np.sum(m.p[run])) >= TW_RUN:
-            return noise
+            return noise, gaps
         noise = noise & ~run
 
 
@@ -309,14 +266,14 @@ def draw_outlier(measures: SpectralMeasures, centered: bool) -> DrawOutlier:
         mean = None
     noise = np.ones(m.c.size, dtype=bool)
     noise[spikes] = False
-    noise = _peel(m, noise)
+    noise, gaps = _peel(m, noise)
     others = np.ones(m.c.size, dtype=bool)
     if mean is not None:
         others[mean] = False
     aligned = ~noise & others & (m.q > m.p * V**ALIGNED)
     token = ~noise & others & ~aligned
     bulk, signal, full = m.subset(noise), m.subset(noise | aligned), m.subset(others)
-    t_edge = bulk.gaps()[-1][0]
+    t_edge = gaps[-1][0]
     t_top = max(t_edge, float(m.c[token].max(initial=0.0)))
     t_last = max(t_edge, float(m.c[~noise & others & (m.q > 0)].max(initial=0.0)))
     K = math.sqrt(2 / -edge_curvature(bulk, t_edge)) / t_edge**2
