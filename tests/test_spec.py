@@ -1,5 +1,6 @@
 """The model specification (derive.model.spec.Model): read and checked once at the boundary, exact, immutable; a
-user's file is opened once per run; the public API of INTERFACE.md; the layout has no import cycle."""
+user's file is opened once per run; the public API of INTERFACE.md; the layout has no import cycle, and the vocabulary's
+limit never imports its draw."""
 import ast
 import json
 import subprocess
@@ -180,6 +181,22 @@ def test_derive_has_few_top_level_modules_beside_its_wings():
 def test_derive_never_imports_verify():
     for path in (ROOT / "derive").rglob("*.py"):
         assert not _imports(path, "verify"), path
+
+
+def test_no_vocabulary_module_is_over_500_lines():
+    """A module of ``derive/vocabulary`` that grows past 500 lines holds two things (issue 41): split it where they meet."""
+    long = {str(p.relative_to(ROOT)): n for p in (ROOT / "derive" / "vocabulary").rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 500}
+    assert not long, long
+
+
+def test_the_limit_never_imports_the_draw():
+    """The draw builds on the limit (its conditional law is Silverstein's equation with the draw's spectrum as
+    population, its outliers the limit's equations), never the other way round."""
+    limit = ROOT / "derive" / "vocabulary" / "limit"
+    assert limit.is_dir() and (ROOT / "derive" / "vocabulary" / "draw").is_dir()
+    for path in limit.rglob("*.py"):
+        assert not {m for m in _imports(path, "derive") if m.startswith("derive.vocabulary.draw")}, path
 
 
 def test_the_documents_are_built_outside_the_commands():
