@@ -1,5 +1,5 @@
-"""The cavity solver of the model's bulk (derive/vocabulary/limit/cavity.py): 200 points on 2 threads, against the same points on one
-thread in the same run, with the accuracy reached."""
+"""The cavity solver of the model's bulk (derive/vocabulary/limit/cavity.py): 200 points on 2 threads, against the same
+points on one thread in the same run, with the accuracy reached."""
 from __future__ import annotations
 
 import os

@@ -148,8 +148,8 @@ def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int 
     precision: :class:`~derive.gaussian.outliers.Outliers` (``population``, ``sample``, the bulk's edges, the other
     outliers, and ``law``); with the model's dimension ``d``, also ``finite_size``, the expectation at that ``d`` over
     ``draws`` token matrices sampled from ``seed`` (:func:`finite_size`), computed when first asked for. ``error`` (a
-    real > 0, default :data:`derive.vocabulary.limit.outlier.ERROR`) is the error sought where the model's own sample level
-    is estimated (:func:`vocabulary_sample`): a smaller one takes longer.
+    real > 0, default :data:`derive.vocabulary.limit.outlier.ERROR`) is the error sought where the model's own sample
+    level is estimated (:func:`vocabulary_sample`): a smaller one takes longer.
 
     ``law=None`` answers for the model's own ``S`` where the weights are given (``gamma > 0``), else for the
     Gaussian-equivalent pooled vectors; ``"gaussian-equivalent"`` asks for the latter. The Gaussian equivalent and the
@@ -187,8 +187,8 @@ def finite_size(m: Model, draws: int | None = None, seed: int | None = None):
     ``seed`` (defaults :data:`~derive.resources.DRAWS` and :data:`~derive.resources.SEED`),
     the probability that the signal's outlier stands above the whole bulk, and the mean and spread of its eigenvalue,
     overlap and threshold, and of the top of the bulk
-    (:class:`~derive.vocabulary.draw.finite_size.FiniteSize`; :mod:`derive.vocabulary.draw.finite_size`). Needs the weights and
-    signs (the token matrices are sampled).
+    (:class:`~derive.vocabulary.draw.finite_size.FiniteSize`; :mod:`derive.vocabulary.draw.finite_size`). Needs the
+    weights and signs (the token matrices are sampled).
 
     >>> r = finite_size(Model(d=200, delta="1/2", gamma="1/2", T=2, weights="mean", signs="iid", mu2=4), draws=8)
     >>> r.V, r.N, r.draws, r.seed, r.outlier_probability

@@ -1,5 +1,5 @@
-"""The model's signal outlier in the limit for any weights (derive/vocabulary/limit/outlier.py): the exact law at one nonzero
-weight, the error bars against a larger population and a smaller imaginary part, determinism, bad input, and the
+"""The model's signal outlier in the limit for any weights (derive/vocabulary/limit/outlier.py): the exact law at one
+nonzero weight, the error bars against a larger population and a smaller imaginary part, determinism, bad input, and the
 command line."""
 import json
 

@@ -1,5 +1,5 @@
-"""The token matrix's resolvent along the class signs (derive/vocabulary/limit/signfield.py) against sampled token matrices,
-the claim that only R enters, and the quenched population's determinism."""
+"""The token matrix's resolvent along the class signs (derive/vocabulary/limit/signfield.py) against sampled token
+matrices, the claim that only R enters, and the quenched population's determinism."""
 import numpy as np
 import pytest
 import scipy.sparse as sps

@@ -1,5 +1,5 @@
-"""The generalized Marchenko-Pastur law of a discrete population (derive/vocabulary/limit/silverstein.py): its reduction to the
-classical laws, the T = 1 law of the model against its exact moments, precision, and Monte Carlo of the model."""
+"""The generalized Marchenko-Pastur law of a discrete population (derive/vocabulary/limit/silverstein.py): its reduction
+to the classical laws, the T = 1 law of the model against its exact moments, precision, and Monte Carlo of the model."""
 from functools import lru_cache
 
 import mpmath

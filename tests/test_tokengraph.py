@@ -1,5 +1,5 @@
-"""The rank of the token matrix and the atom at zero of the model's spectrum (derive/vocabulary/limit/tokengraph.py): the closed
-forms at T' = 1 and 2, and Monte Carlo ranks for several T, weights and sign families."""
+"""The rank of the token matrix and the atom at zero of the model's spectrum (derive/vocabulary/limit/tokengraph.py):
+the closed forms at T' = 1 and 2, and Monte Carlo ranks for several T, weights and sign families."""
 import mpmath
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
-"""The top of the model's bulk at T = 1 (derive/vocabulary/limit/topbulk.py): the eigenvalue of a token seen k times against its
-large-count expansion from the Poisson moments, the law of the largest count against sampled counts, the
+"""The top of the model's bulk at T = 1 (derive/vocabulary/limit/topbulk.py): the eigenvalue of a token seen k times
+against its large-count expansion from the Poisson moments, the law of the largest count against sampled counts, the
 probability that the signal stays on top against the model's own token counts, and (slow)
 the top eigenvalue and the signal's place on top against Monte Carlo of the model on a ladder of d."""
 import mpmath

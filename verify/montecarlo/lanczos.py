@@ -267,8 +267,8 @@ class Mixing:
         return PaddedColumns(np.ascontiguousarray(self.rows.T, dtype=np.intp), np.ascontiguousarray(self.values.T), self.V)
 
     def apply(self, Y: np.ndarray) -> np.ndarray:
-        """:math:`M Y/N` in NumPy (:meth:`derive.vocabulary.draw.tokenmatrix.PaddedColumns.gram_times`; the compiled loop
-        of :func:`verify.montecarlo.kernels.mix` serves the numba engine's steps)."""
+        """:math:`M Y/N` in NumPy (:meth:`derive.vocabulary.draw.tokenmatrix.PaddedColumns.gram_times`; the compiled
+        loop of :func:`verify.montecarlo.kernels.mix` serves the numba engine's steps)."""
         Y = np.asarray(Y, dtype=np.float64)
         block = Y.reshape(self.V, -1)
         out = self._columns.gram_times(block) / self.N

@@ -77,8 +77,8 @@ def same_draws(case: dict, d: int, mc: dict) -> list:
 
 def overlap_threshold(o, tau: float = TAU, high: float = 1e4) -> float:
     """The smallest :math:`\\mu_2` at which the draw's signal stands above the bulk with squared overlap at least
-    ``tau`` (:class:`derive.vocabulary.draw.finite_size.DrawOutlier`; the overlap increases with :math:`\\mu_2` above the
-    threshold), by bisection; ``mu2_critical`` at ``tau = 0``."""
+    ``tau`` (:class:`derive.vocabulary.draw.finite_size.DrawOutlier`; the overlap increases with :math:`\\mu_2` above
+    the threshold), by bisection; ``mu2_critical`` at ``tau = 0``."""
     if tau <= 0:
         return o.mu2_critical
     lo, hi = 0.0, max(2 * o.mu2_critical, 1.0)

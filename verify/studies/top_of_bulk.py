@@ -36,8 +36,8 @@ def _trial(d, delta, gamma, mu2, seed, k):
 
 def bulk_top_ladder(delta, gamma, sizes, seeds, seed0: int = 0) -> list[dict]:
     r"""Per ``d``: the mean top eigenvalue of ``S_c`` (no signal) with its 95% interval, the predicted
-    :math:`E\,\psi(c_M)` (:func:`derive.vocabulary.limit.topbulk.top_of_bulk`), the mean largest count against its predicted mean, and
-    the mean and largest :math:`|\lambda_1 - \psi(c_M)|` given the draw's own ``M``."""
+    :math:`E\,\psi(c_M)` (:func:`derive.vocabulary.limit.topbulk.top_of_bulk`), the mean largest count against its
+    predicted mean, and the mean and largest :math:`|\lambda_1 - \psi(c_M)|` given the draw's own ``M``."""
     law = _law(delta, gamma)
     rows = []
     for d, K in zip(sizes, seeds):

@@ -5,8 +5,8 @@ whole bulk, and its eigenvalue, overlap and threshold.
 :math:`D = \frac VN AA^\top` (:mod:`derive.vocabulary.draw.spectrum`): one eigenvalue of the noise part
 :math:`B = \frac1V ZDZ^\top` of ``S`` standing above the rest. The most used token of ``V = d/\delta`` is used about
 :math:`\log V/\log\log V` times, so the top of the bulk grows with ``d`` (at ``T = 1``:
-:mod:`derive.vocabulary.limit.topbulk`) and the smallest :math:`\mu_2` at which the signal's eigenvalue stands above it creeps
-up with ``d``, away from the limit's.
+:mod:`derive.vocabulary.limit.topbulk`) and the smallest :math:`\mu_2` at which the signal's eigenvalue stands above it
+creeps up with ``d``, away from the limit's.
 
 *One draw* (:func:`draw_outlier`), from the exact spectral measures of its ``D`` (atoms :math:`c_i`, masses
 :math:`p_i` over all directions, :math:`q_i` along the class signs ``s``), whose deterministic equivalents are exact up
@@ -197,8 +197,8 @@ class DrawOutlier:
     @property
     def expected_top(self) -> float:
         r"""The mean largest eigenvalue of the bulk part given the draw: at a soft edge :math:`x(t_e) +
-        E[\mathrm{TW}_1]\,(Kd)^{-2/3}` (:func:`derive.vocabulary.draw.tracywidom.tracy_widom_moments`), at a token spike its
-        eigenvalue."""
+        E[\mathrm{TW}_1]\,(Kd)^{-2/3}` (:func:`derive.vocabulary.draw.tracywidom.tracy_widom_moments`), at a token spike
+        its eigenvalue."""
         return self.top + tracy_widom_moments()[0] * self.scale if self.edge else self.top
 
     def at(self, mu2: float) -> tuple[bool, float, float]:

@@ -166,8 +166,8 @@ def conditional_outliers(transforms, mu2, mean: bool = False, d: int | None = No
     :math:`S_1(t) = -1/\mu_2` in a gap of the bulk (``transforms.bulk()``: the spikes of ``D`` are not part of it), at :math:`\ell = x(t)` of the bulk with
     squared overlap :math:`x'(t)/(\mu_2 tS_1'(t))` (:func:`derive.vocabulary.limit.signal.plain_equations`; with a quadrature from
     each probe's :math:`S_0`, whose spread gives their errors). A spike of ``D`` is a pole of :math:`S_1` inside a gap;
-    folding its own direction into the determinant of :mod:`derive.vocabulary.limit.signal` gives the same equation, so a
-    spike with weight along ``s`` has a root next to it (its own outlier, nearly orthogonal to ``u``) and can
+    folding its own direction into the determinant of :mod:`derive.vocabulary.limit.signal` gives the same equation, so
+    a spike with weight along ``s`` has a root next to it (its own outlier, nearly orthogonal to ``u``) and can
     share the signal's. ``d``: the dimension of :func:`edge_weight`. ``signal`` is the root with the largest overlap; with ``mean`` (the raw ``S``), ``mean`` is
     the outlier of the raw ``D``'s mean atom: the root next to its pole (below it if the rest of :math:`S_1` is below
     :math:`-1/\mu_2` there, above it otherwise), or :math:`x(c_*)` if it has none (no weight along ``s``).

@@ -2,8 +2,8 @@ r"""The float64 view of a generalized Marchenko–Pastur law (:class:`~derive.vo
 density, support, runs of clusters and distribution function on NumPy arrays, for histograms and Kolmogorov distances.
 
 The gaps, the left edge and the masses of the runs of clusters are the mpmath law's (exact separation); the density
-comes from the float64 root of Silverstein's equation (:func:`~derive.vocabulary.limit.silverstein.solve_float`, error about
-``1e-9``); the distribution function from it by quadrature, scaled to each run's exact mass.
+comes from the float64 root of Silverstein's equation (:func:`~derive.vocabulary.limit.silverstein.solve_float`, error
+about ``1e-9``); the distribution function from it by quadrature, scaled to each run's exact mass.
 
 >>> from derive.vocabulary.limit.populations import PoissonPopulation
 >>> V = float_view(GeneralizedMP(sp.Integer(1), PoissonPopulation(sp.Integer(1))))

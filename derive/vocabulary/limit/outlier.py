@@ -140,8 +140,8 @@ class Point:
 
 class Curve:
     """One quenched population as a function of real ``t`` (cached), its roots tilted towards the weighted degree
-    ``level`` (:meth:`derive.vocabulary.limit.signfield.Quenched.solve`): the same roots at every ``t``, so that the curve is
-    smooth in ``t``. Each solve starts from the solutions at the nearest ``t`` solved before."""
+    ``level`` (:meth:`derive.vocabulary.limit.signfield.Quenched.solve`): the same roots at every ``t``, so that the
+    curve is smooth in ``t``. Each solve starts from the solutions at the nearest ``t`` solved before."""
 
     def __init__(self, q: signfield.Quenched, delta: float, eta: float, level: float):
         self.q, self.delta, self.eta, self.level = q, delta, eta, level
@@ -179,8 +179,8 @@ class LimitSpike:
     """The signal outlier in the limit: whether it exists, its location and squared overlap with their errors, the
     root ``t``, ``mu2_critical`` with its error, the mass of the law above the outlier (``d`` times it: the expected
     number of bulk eigenvalues above it at dimension ``d``), each replica's ``(eigenvalue, overlap)``, and ``rare``:
-    for each class bound ``q`` of :data:`derive.vocabulary.limit.roottokens.RARE`, ``(q, eigenvalue, overlap)`` with the root
-    tokens rarer than ``q`` left out (:meth:`Point.without_rare`), what a dimension with ``d / delta`` well below
+    for each class bound ``q`` of :data:`derive.vocabulary.limit.roottokens.RARE`, ``(q, eigenvalue, overlap)`` with the
+    root tokens rarer than ``q`` left out (:meth:`Point.without_rare`), what a dimension with ``d / delta`` well below
     ``1 / q`` sees of the limit."""
 
     outlier: bool

@@ -16,8 +16,8 @@ independent of ``Z``); :math:`u^\top G ZDs/V \to 0` (odd in ``Z``); and, by the 
 
 .. math:: k(m) = \frac1V s^\top D(I + \delta m D)^{-1} s .
 
-*The transforms.* In the variable :math:`t = -1/m` of :mod:`derive.vocabulary.limit.silverstein` and :math:`\zeta = t/\delta`,
-both the bulk and the signal are read from the resolvent of ``D``:
+*The transforms.* In the variable :math:`t = -1/m` of :mod:`derive.vocabulary.limit.silverstein` and
+:math:`\zeta = t/\delta`, both the bulk and the signal are read from the resolvent of ``D``:
 
 .. math:: S_0(t) = \frac1\delta\Bigl(1 + \zeta\,\frac1V\operatorname{tr}(D-\zeta)^{-1}\Bigr),\qquad
           S_1(t) = \frac1\delta\Bigl(1 + \zeta\,\frac1V s^\top(D-\zeta)^{-1}s\Bigr),

@@ -35,8 +35,8 @@ nonzero weight (no partner ``u``).
 of ``D`` with eigenvalue about :math:`\alpha = w^\top Rw`) the sum over paths diverges and iterating the equation
 (population dynamics) blows up, while :math:`h_D` is its analytic continuation, finite. So the population is
 *quenched*: ``P`` tokens, each with stratified Poisson numbers of child sequences per position (as
-:func:`derive.vocabulary.limit.cavity._stratified_counts`), each sequence with ``T'`` random partner tokens, fixed once. On
-it ``X`` is the fixed point of the cavity map (iterated with Anderson mixing, :func:`_fixed_point`; at real
+:func:`derive.vocabulary.limit.cavity._stratified_counts`), each sequence with ``T'`` random partner tokens, fixed once.
+On it ``X`` is the fixed point of the cavity map (iterated with Anderson mixing, :func:`_fixed_point`; at real
 ``zeta`` a small imaginary part ``eta`` keeps it off the quenched structure's own poles), and :math:`\bar H` the
 solution of the sparse linear system :math:`(I - \mathcal L)\bar H = X` (GMRES), which is the analytic continuation
 wherever 1 is not an eigenvalue of :math:`\mathcal L`. The derivatives in ``zeta`` solve the linear systems of the
@@ -130,8 +130,8 @@ _DEPTH = 6
 @numba.njit(cache=True, nogil=True)
 def _fixed_point(X, partners, ptr, node, pos, w2, s, zeta, tol, max_iterations):
     r"""Iterate the cavity map :math:`F` in place until the largest relative change is below ``tol``; whether it was
-    reached. The iterates are Anderson-mixed (:func:`derive.vocabulary.limit.linalg.anderson_step`, the last :data:`_DEPTH`
-    residuals). Near an edge of the bulk the plain iteration contracts by a factor within 1% of 1 on some
+    reached. The iterates are Anderson-mixed (:func:`derive.vocabulary.limit.linalg.anderson_step`, the last
+    :data:`_DEPTH` residuals). Near an edge of the bulk the plain iteration contracts by a factor within 1% of 1 on some
     populations (2560 iterations measured, against about 100 mixed); the fixed point is the same, since a mixed step is
     kept only where it stays in the closed upper half-plane that the map preserves (else the plain step is taken and the
     history restarts), and convergence is judged, as before, on one plain application of the map."""

@@ -16,8 +16,8 @@ exact counts are multinomial). ``M`` concentrates on one or two integers near th
 
 .. math:: \lambda_{\max}(S) = \gamma M + 1 + O(1/M) \sim \gamma\,\frac{\log d}{\log\log d}\to\infty .
 
-Consequence for the signal: its outlier :math:`\ell` (:func:`derive.vocabulary.limit.signal.signal_outlier`) sits in a gap
-between the clusters of counts :math:`k^*-1` and :math:`k^*`. The top eigenvalue is the signal's iff no token is
+Consequence for the signal: its outlier :math:`\ell` (:func:`derive.vocabulary.limit.signal.signal_outlier`) sits in a
+gap between the clusters of counts :math:`k^*-1` and :math:`k^*`. The top eigenvalue is the signal's iff no token is
 seen :math:`k^*` or more times, probability :math:`\exp(-V P(n \ge k^*))\to 0`: as :math:`d\to\infty` the top
 eigenvector is a token's (overlap with ``u`` of order :math:`1/d`), and ``u`` is recovered by the eigenvector of
 the eigenvalue nearest :math:`\ell`, whose overlap keeps its limit (the gap is free of eigenvalues with probability
