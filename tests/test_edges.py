@@ -20,7 +20,7 @@ from derive.model.pooling import scheme_weights
 from derive.cli import main as derive_main
 from derive.errors import ParameterError
 from derive.model.spec import parse_signs
-from derive.cli.documents import spike
+from derive.report.documents import spike
 
 R = sp.Rational
 mp = mpmath.mpf

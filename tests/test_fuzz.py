@@ -25,7 +25,7 @@ from derive import numbers
 from derive.gaussian import bulk, freeprob, outliers
 from derive.model import attention, optimality, pooling as pooling_, realizable, schemes, signs as model, spec
 from derive.vocabulary import tokenreuse
-from derive.cli.documents import spike
+from derive.report.documents import spike
 from verify.montecarlo.signs import sample_signs
 from derive.cli import main as derive_main
 from derive.errors import ParameterError

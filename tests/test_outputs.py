@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from derive.cli import main as derive_main
-from derive.cli.provenance import LIBRARIES
+from derive.report.provenance import LIBRARIES
 from verify.cli import main as verify_main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,7 +89,7 @@ def test_provenance_names_the_code_and_the_libraries_that_ran(capsys):
     doc = _run(derive_main, ["weights", "--scheme", "mean", "--T", "2"], capsys)
     p = doc.pop("provenance")
     # the rest of the document is what the library builds, byte for byte
-    from derive.cli.documents import weights_document
+    from derive.report.documents import weights_document
     from derive.model.spec import Model
 
     assert json.dumps(doc) == json.dumps(weights_document(Model(T=2, weights="mean"), 30))
