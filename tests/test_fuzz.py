@@ -13,7 +13,6 @@ import json
 import math
 import re
 import warnings
-from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -23,7 +22,7 @@ from hypothesis import given, settings, strategies as st
 
 from derive import numbers
 from derive.gaussian import bulk, freeprob, outliers
-from derive.model import attention, optimality, pooling as pooling_, realizable, schemes, signs as model, spec
+from derive.model import attention, families, optimality, pooling as pooling_, realizable, schemes, signs as model, spec
 from derive.vocabulary import tokenreuse
 from derive.report.documents import spike
 from verify.montecarlo.signs import sample_signs
@@ -316,6 +315,8 @@ def test_bad_correlation_files_are_refused(tmp_path, rows, bad_inputs):
 
 fam = spec.parse_signs("prefix:2")
 R2 = sp.Matrix([[1, 1], [1, 1]])
+BLOCK_KINDS = [cls.kind for cls in families.CATALOGUE if cls.block_form() is not None]
+TABULATED_KINDS = [cls.kind for cls in families.CATALOGUE if cls.tabulated(2)]
 
 
 def _valid_or(junk_or_valid):
@@ -369,11 +370,9 @@ API = {
                                      _valid_or([1]), _valid_or([2])]),
     "rayleigh_quotient": (optimality.rayleigh_quotient, [_valid_or([[1, 0]]), _valid_or([R2])]),
     "top_eigenvalue": (optimality.top_eigenvalue, [_valid_or([R2]), _valid_or([20])]),
-    "mean_block_quotient": (optimality.mean_block_quotient, [_valid_or(["prefix"])]),
-    "optimal_block_quotient": (optimality.optimal_block_quotient, [_valid_or(["suffix"])]),
-    "block_alpha": (optimality.block_alpha, [_valid_or([[Fraction(1, 2), Fraction(1, 2)]]), _valid_or([range(1)])]),
-    "markov_alpha": (optimality.markov_alpha, [_valid_or([[Fraction(1, 2), Fraction(1, 2)]])]),
-    "compare_causal_vs_mean": (optimality.compare_causal_vs_mean, [_valid_or(["prefix", "markov"]), _valid_or([3])]),
+    "mean_block_quotient": (optimality.mean_block_quotient, [_valid_or(BLOCK_KINDS)]),
+    "optimal_block_quotient": (optimality.optimal_block_quotient, [_valid_or(BLOCK_KINDS)]),
+    "compare_causal_vs_mean": (optimality.compare_causal_vs_mean, [_valid_or(TABULATED_KINDS), _valid_or([3])]),
     "summarize": (optimality.summarize, [_valid_or([[]])]),
     "winning_block_lengths": (optimality.winning_block_lengths, [_valid_or([[]])]),
     "read_rational_array": (realizable.read_rational_array, [_valid_or(["/nonexistent/a.csv"]), st.just("w"), _valid_or([1])]),

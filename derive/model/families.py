@@ -37,6 +37,7 @@ class IID(SignFamily):
     """Independent fair signs: ``R = I``."""
 
     kind, syntax, summary = "iid", "iid", "independent fair signs, R = I"
+    toeplitz = True
     __slots__ = ()
 
     @classmethod
@@ -72,6 +73,8 @@ class IID(SignFamily):
 class _Block(SignFamily):
     """``L`` positions share one fair sign, the others are independent: ``R = 1_B 1_B^T`` on the block ``B``."""
 
+    shared_first: bool = True
+    """Whether the block ``B`` is the first ``L`` positions (else the last)."""
     __slots__ = ()
 
     @classmethod
@@ -106,8 +109,29 @@ class _Block(SignFamily):
         return [] if self.param == 1 else list(self._positions(T))
 
     @classmethod
+    def block_form(cls):
+        import sympy as sp
+
+        from derive.symbols import L, T
+
+        rest = T - L
+        shared, other = sp.OneMatrix(L, L), sp.Identity(rest)
+        if cls.shared_first:
+            return sp.BlockMatrix([[shared, sp.ZeroMatrix(L, rest)], [sp.ZeroMatrix(rest, L), other]]), (L, rest), 0
+        return sp.BlockMatrix([[other, sp.ZeroMatrix(rest, L)], [sp.ZeroMatrix(L, rest), shared]]), (rest, L), 1
+
+    def top_eigenvalue(self, T):
+        # R = J_L on the block and I elsewhere: eigenvalues L, 0 and 1, and L >= 1
+        self.check(T)
+        return int(self.param)
+
+    @classmethod
     def examples(cls, T):
         return tuple(str(L) for L in range(1, T + 1))
+
+    @classmethod
+    def tabulated(cls, T):
+        return cls.examples(T)
 
     def sample(self, rng, n, T):
         xi = _fair(rng, (n, T))
@@ -138,6 +162,7 @@ class Suffix(_Block):
     """The last ``L`` positions share one fair sign (the signal late in the sequence)."""
 
     kind, syntax, summary = "suffix", "suffix:L", "the last L positions share one fair sign, the rest are independent"
+    shared_first = False
     __slots__ = ()
 
     @classmethod
@@ -155,6 +180,7 @@ class Suffix(_Block):
 class _Toeplitz(SignFamily):
     """A family whose ``R_ts`` depends on ``|t - s|`` only, with a parameter in ``[-1, 1]``."""
 
+    toeplitz = True
     __slots__ = ()
 
     def quadratic_form(self, w):
@@ -192,6 +218,14 @@ class Markov(_Toeplitz):
     kind, syntax = "markov", "markov:r"
     summary = "a stationary +-1 Markov chain keeping its sign with probability (1+r)/2, R_ts = r^|t-s|"
     __slots__ = ()
+
+    GRID = tuple(Fraction(k, 10) for k in range(-10, 11))
+    """The correlations ``r`` of an exact table: ``-1, -9/10, ..., 1``."""
+
+    @classmethod
+    def tabulated(cls, T):
+        # at T = 1, R = (1) for every r: nothing to tabulate
+        return tuple(str(r) for r in cls.GRID) if T >= 2 else ()
 
     @classmethod
     def parse(cls, spec, arg):
@@ -457,7 +491,7 @@ def toeplitz_total(family: type):
 
     from derive.symbols import T as T_, s as s_, t as t_
 
-    if family not in (IID, Markov, Gauss):
+    if not getattr(family, "toeplitz", False):
         raise ParameterError("signs", f"{getattr(family, 'kind', family)!r} is not a family whose R depends on "
                                       f"|t - s| only")
     k = sp.Dummy("k", integer=True, positive=True)
