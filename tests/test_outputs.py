@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from derive.cli import main as derive_main
+from derive.model.schemes import OPTIONS
 from derive.report.provenance import LIBRARIES
 from verify.cli import main as verify_main
 
@@ -30,8 +31,10 @@ COMMANDS = [
                 "--examples", "20"]),
 ]
 
-# keys that are data, not fields: the parameters of a point, the quantities of a sweep, the libraries
-DATA = {"delta", "gamma", "kappa", "alpha", "mu2", "T", "t", "tau", "mask", "weights", "d", "V", "N", *LIBRARIES}
+# keys that are data, not fields: the parameters of a point (a scheme's options among them), the quantities of a
+# sweep, the libraries
+DATA = {"delta", "gamma", "kappa", "alpha", "mu2", "T", "t", "weights", "d", "V", "N", *(o.name for o in OPTIONS),
+        *LIBRARIES}
 
 
 def _keys(doc) -> set:

@@ -37,6 +37,7 @@ class IID(SignFamily):
     """Independent fair signs: ``R = I``."""
 
     kind, syntax, summary = "iid", "iid", "independent fair signs, R = I"
+    notation = "$R = I$"
     toeplitz = True
     __slots__ = ()
 
@@ -144,6 +145,7 @@ class Prefix(_Block):
     """The first ``L`` positions share one fair sign (the signal early in the sequence)."""
 
     kind, syntax, summary = "prefix", "prefix:L", "the first L positions share one fair sign, the rest are independent"
+    notation = "the first $L$ positions share one sign"
     __slots__ = ()
 
     @classmethod
@@ -162,6 +164,7 @@ class Suffix(_Block):
     """The last ``L`` positions share one fair sign (the signal late in the sequence)."""
 
     kind, syntax, summary = "suffix", "suffix:L", "the last L positions share one fair sign, the rest are independent"
+    notation = "the last $L$ positions share one sign"
     shared_first = False
     __slots__ = ()
 
@@ -217,6 +220,7 @@ class Markov(_Toeplitz):
 
     kind, syntax = "markov", "markov:r"
     summary = "a stationary +-1 Markov chain keeping its sign with probability (1+r)/2, R_ts = r^|t-s|"
+    notation = "$R_{ts} = r^{|t-s|}$"
     __slots__ = ()
 
     GRID = tuple(Fraction(k, 10) for k in range(-10, 11))
@@ -272,6 +276,7 @@ class Gauss(_Toeplitz):
 
     kind, syntax = "gauss", "gauss:rho"
     summary = "the signs of a Gaussian vector with Sigma_ts = rho^|t-s|, R = (2/pi) arcsin(Sigma)"
+    notation = "the signs of a Gaussian vector with $\\Sigma_{ts} = \\rho^{|t-s|}$: $R = \\frac{2}{\\pi}\\arcsin \\Sigma$"
     __slots__ = ()
 
     max_T = MAX_GAUSS_T
@@ -314,6 +319,7 @@ class File(SignFamily):
 
     kind, syntax = "file", "file:PATH"
     summary = "a user's R from a .npy or .csv file, certified realizable by +-1 variables"
+    notation = "a user's $R$ from a file"
     __slots__ = ("matrix", "mixture")
 
     def __init__(self, spec, matrix, mixture):
@@ -440,11 +446,8 @@ def family_syntaxes() -> tuple[str, ...]:
 
 
 def parse_signs(spec) -> SignFamily:
-    """The family of a spec (``iid``, ``prefix:L``, ``suffix:L``, ``markov:r``, ``gauss:rho``, ``file:PATH``: the
-    catalogue of :mod:`derive.model.families`).
-
-    ``gauss:rho`` is the sign of a Gaussian vector with ``Sigma_ts = rho^|t-s|``, so ``R = (2/pi) arcsin(Sigma)``;
-    ``file:PATH`` a user's ``R``, read once and certified realizable.
+    """The family of a spec, in one of the forms of the catalogue (:func:`family_syntaxes`; each class says what its
+    family is).
 
     >>> parse_signs("markov:1/2").param
     Fraction(1, 2)

@@ -53,13 +53,16 @@ class SignFamily:
     (:class:`UserFamily`). Families compare by their kind and spec.
 
     Each class of the catalogue sets ``kind`` (its name in a spec), ``syntax`` (how a spec is written, ``markov:r``),
-    ``summary`` (one line of help), and implements :meth:`parse` and :meth:`sample`; ``R`` comes from the class's
+    ``summary`` (one line of help), ``notation`` (the same in the notation's mathematics), and implements :meth:`parse` and :meth:`sample`; ``R`` comes from the class's
     symbolic entry :meth:`entry` unless it overrides :meth:`R`.
     """
 
     kind: str = ""
     syntax: str = ""
     summary: str = ""
+    notation: str = ""
+    """What the family is in the notation (``docs/notation.md``, the formula sheet): a phrase, mathematics between
+    dollars; empty for one listed by its syntax alone."""
     max_T: int = MAX_T
     """The longest sequence the family's ``R`` and sampler are offered for."""
     toeplitz: bool = False

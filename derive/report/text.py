@@ -2,8 +2,8 @@
 indented ``name: value`` lines (:func:`readable`, also the text form of a command without a table of its own), and the
 text form of each ``derive`` command's document, which ends with how to read its numbers (:mod:`derive.report.reading`).
 
-Only the standard library and :mod:`derive.report.reading` are imported: the command line imports this module with
-every command's parser.
+It imports only the standard library and :mod:`derive.report.reading` (the command line imports it with every
+command's parser); the catalogue of weight schemes is imported when :func:`weights_text` runs.
 """
 from __future__ import annotations
 
@@ -48,16 +48,20 @@ def readable(doc, indent: int = 0) -> str:
 
 
 def weights_text(doc: dict) -> str:
-    """The text form of ``derive weights``: the weights, ``kappa``, ``alpha`` (or what it needs), the mask."""
+    """The text form of ``derive weights``: the weights, ``kappa``, ``alpha`` (or what it needs), the scheme's options
+    (each by name, with what its value means where the option says: :attr:`derive.model.schemes.Option.remarks`)."""
+    from derive.model.schemes import OPTIONS
+
     lines = [f"w = [{', '.join(doc['exact'] or doc['weights'])}]", f"kappa = {doc['kappa']}"]
     if doc["alpha"] is None:
         lines += ["alpha: needs --signs (alpha = w^T R w)", "alpha/kappa: needs --signs"]
     else:
         lines += [f"alpha = {doc['alpha']}", f"alpha/kappa = {doc['alpha_over_kappa']}"]
-    if doc["mask"] is not None:
-        paper = ("the paper's harmonic form H_{T-1} - H_{t-1}" if doc["mask"] == "strict"
-                 else "the default; the paper's harmonic form H_{T-1} - H_{t-1} is the strict mask's")
-        lines.append(f"mask = {doc['mask']} ({paper}), tau = {doc['tau']}")
+    remarks = {o.name: dict(o.remarks) for o in OPTIONS}
+    options = [f"{name} = {doc[name]}" + (f" ({remarks[name][doc[name]]})" if doc[name] in remarks[name] else "")
+               for name in sorted(remarks) if doc.get(name) is not None]
+    if options:
+        lines.append(", ".join(options))
     if doc["note"]:
         lines.append(f"note: {doc['note']}")
     return "\n".join(lines + [reading("w: normalized to sum 1, exact rationals where they exist, else reals", DIGITS)])

@@ -261,7 +261,7 @@ def _critical_curves(params: dict, gamma: list[float]):
 
 def _caption(params: dict) -> str:
     """The parameters a sweep figure shares, as :func:`derive.report.plot.model_caption` states them: the weights with
-    the causal mask and ``tau`` they were computed with.
+    the options they were computed with.
 
     >>> _caption({"delta": "1/2", "T": 8, "signs": "prefix:3", "weights": "causal", "mask": "strict", "centered": True})
     'delta=1/2, T=8, causal weights (strict mask, tau=0), prefix:3, centered S_c'

@@ -68,7 +68,9 @@ def run(args):
             raise ParameterError("kappa", "is ||w||^2 of --weights with --T: omit it (the document holds the "
                                           "Gaussian-equivalent law at that kappa; --law gaussian-equivalent gives it alone)")
         if args.weights is None:
-            raise ParameterError("weights", "is required with --T (mean, causal, optimal, file:PATH)")
+            from derive.model.schemes import scheme_syntaxes
+
+            raise ParameterError("weights", f"is required with --T ({', '.join(scheme_syntaxes())})")
         model = Model(delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
                       **scheme_options(args))
         return _document(model, args.x, digits, args.plot, args.law)

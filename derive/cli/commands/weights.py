@@ -1,11 +1,12 @@
 """``derive weights``: pooling weights of a scheme, normalized to sum 1, with alpha and kappa."""
 from derive.cli.kit import add_scheme, add_signs, scheme_options
+from derive.model.schemes import scheme_syntaxes
 from derive.report.text import weights_text as render
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
 NAME = "weights"
-HELP = "pooling weights (mean, causal attention limit, optimal, file:PATH) with alpha, kappa, alpha/kappa"
+HELP = f"pooling weights ({', '.join(scheme_syntaxes())}) with alpha, kappa, alpha/kappa"
 
 
 def add_arguments(p):
