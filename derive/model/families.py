@@ -276,7 +276,8 @@ class Gauss(_Toeplitz):
 
     kind, syntax = "gauss", "gauss:rho"
     summary = "the signs of a Gaussian vector with Sigma_ts = rho^|t-s|, R = (2/pi) arcsin(Sigma)"
-    notation = "the signs of a Gaussian vector with $\\Sigma_{ts} = \\rho^{|t-s|}$: $R = \\frac{2}{\\pi}\\arcsin \\Sigma$"
+    notation = ("the signs of a Gaussian vector with $\\Sigma_{ts} = \\rho^{|t-s|}$: "
+                "$R = \\frac{2}{\\pi}\\arcsin \\Sigma$")
     __slots__ = ()
 
     max_T = MAX_GAUSS_T

@@ -250,5 +250,6 @@ def formulas() -> list[Formula]:
             families = " and ".join(f"{cls.kind}:${sp.latex(cls.parameter())}$" for cls in group)
             out.append(Formula(f"$\\alpha/\\kappa$ of {what} on {families}", value,
                                f"$1 \\le L \\le T$, {families} ($L = 1$: $R = I$)", f"{src}:{quotient.__name__}",
-                               named(f"rho_{plain}_{kind}", rf"\frac{{\alpha}}{{\kappa}}\Big|_{{{weights}}}"), claim="C5"))
+                               named(f"rho_{plain}_{kind}", rf"\frac{{\alpha}}{{\kappa}}\Big|_{{{weights}}}"),
+                               claim="C5"))
     return out

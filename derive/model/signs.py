@@ -53,8 +53,9 @@ class SignFamily:
     (:class:`UserFamily`). Families compare by their kind and spec.
 
     Each class of the catalogue sets ``kind`` (its name in a spec), ``syntax`` (how a spec is written, ``markov:r``),
-    ``summary`` (one line of help), ``notation`` (the same in the notation's mathematics), and implements :meth:`parse` and :meth:`sample`; ``R`` comes from the class's
-    symbolic entry :meth:`entry` unless it overrides :meth:`R`.
+    ``summary`` (one line of help), ``notation`` (the same in the notation's mathematics), and implements
+    :meth:`parse` and :meth:`sample`; ``R`` comes from the class's symbolic entry :meth:`entry` unless it overrides
+    :meth:`R`.
     """
 
     kind: str = ""

@@ -145,7 +145,7 @@ def attention_options(m: Model, digits: int = 30) -> dict:
     every document that depends on them (INTERFACE.md), the reals to ``digits``.
 
     >>> causal = attention_options(Model(T=4, weights="causal", mask="strict"))
-    >>> causal["mask"], causal["tau"], set(attention_options(Model(T=4, weights="mean")).values())
+    >>> causal["mask"], causal["tau"], set(attention_options(Model(T=2, weights=["1/2", "1/2"])).values())
     ('strict', '0', {None})
     """
     from derive.model.schemes import OPTIONS
