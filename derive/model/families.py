@@ -7,8 +7,10 @@ an exact ``R(T)`` (a ``T x T`` list of lists of rationals) and ``sample(rng, N, 
 :class:`UserFamily`, which certifies its ``R`` (symmetric, unit diagonal, realizable by ``+-1`` variables:
 :mod:`derive.model.realizable`) and checks what its sampler returns.
 
-Adding a family is one class here (and its tests): the command lines' choices and help, the Hypothesis strategies
-and every check are made from :data:`CATALOGUE` (notes/architecture.md counts the files).
+Adding a family is one class here (and its tests): the command lines' choices and help, the notation's list, the
+Hypothesis strategies, the catalogue's tests and every check are made from :data:`CATALOGUE`, and the optimality
+results (:mod:`derive.model.optimality`) take every family whose class gives a block form or a table
+(notes/architecture.md counts the files).
 
 >>> [cls.syntax for cls in CATALOGUE]
 ['iid', 'prefix:L', 'suffix:L', 'markov:r', 'gauss:rho', 'file:PATH']

@@ -3,7 +3,8 @@ written and read, its options (the causal scheme's ``tau`` and ``mask``), its we
 family, what they cost, and its colour in figures.
 
 Adding a scheme is one class here (and its tests): the command lines' ``--weights`` choices and the options with
-their help, :class:`derive.Model`'s keywords, the Hypothesis strategies, figure colours and cache keys are made from
+their help, :class:`derive.Model`'s keywords, the documents' option fields and their text form, the notation's list,
+the Hypothesis strategies and the fuzz tests' values, figure captions and colours and cache keys are made from
 :data:`CATALOGUE` (notes/architecture.md counts the files).
 
 >>> [s.name for s in CATALOGUE]
