@@ -75,7 +75,7 @@ def stages(argv: list[str]) -> dict:
     """CPU seconds of the stages of ``verify mc ARGV`` run in this process: the imports of the command, the draw's
     table (:func:`verify.montecarlo.draw.sample_table`), the eigensolve (:func:`verify.montecarlo.trials.solve`), the
     conditional prediction (:func:`verify.commands.mc.conditional_summary`), the Gaussian-equivalent theory
-    (:func:`derive.cli.documents.spike`), and the whole."""
+    (:func:`derive.report.documents.spike`), and the whole."""
     import contextlib
     import importlib
     import io
@@ -84,14 +84,14 @@ def stages(argv: list[str]) -> dict:
     import verify.cli
     import verify.commands.mc
     import verify.montecarlo.trials
-    import derive.cli.documents
+    import derive.report.documents
 
     imported = time.process_time()
     spent = dict.fromkeys(STAGES, 0.0)
     draw_module = importlib.import_module("verify.montecarlo.draw")  # the package exports a function of that name
     for name, module, attribute in (("table", draw_module, "sample_table"), ("solve", verify.montecarlo.trials, "solve"),
                                     ("conditional", verify.commands.mc, "conditional_summary"),
-                                    ("theory", derive.cli.documents, "spike")):
+                                    ("theory", derive.report.documents, "spike")):
         def timed(*args, _f=getattr(module, attribute), _name=name, **kwargs):
             t0 = time.process_time()
             try:

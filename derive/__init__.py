@@ -25,7 +25,8 @@ on first use, so that a command needing one module does not pay for all of them.
   expectation at the user's ``d``);
 * :mod:`derive.sheet`: the registry of derived formulas, the LaTeX sheet, the quantities a user's formula is checked
   against;
-* :mod:`derive.cli`: the ``derive`` command line and the JSON documents.
+* :mod:`derive.report`: what the command lines print: the JSON documents, their text forms, provenance, plots;
+* :mod:`derive.cli`: the ``derive`` command line.
 """
 from importlib import import_module
 

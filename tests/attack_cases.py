@@ -471,7 +471,7 @@ API_CASES = [
             (("d", 20), ("V", 40), ("N", 80), ("T", 2), ("signs", "iid"), ("mu2", 1), ("centered", "no")), "centered"),
     ApiCase("outliers_at centered='no'", "derive.gaussian.outliers:outliers_at", ("1/2", "1/4", "1/2", "1/4", "3"),
             (("centered", "no"),), "centered"),
-    ApiCase("spike centered='no'", "derive.cli.documents:spike", ("1/2", "1/4", "1/2", "1/4", "3"),
+    ApiCase("spike centered='no'", "derive.report.documents:spike", ("1/2", "1/4", "1/2", "1/4", "3"),
             (("centered", "no"),), "centered"),
     ApiCase("run_trial N x T tokens", "verify.montecarlo.trials:run_trial",
             (_trial_model(2, 2, 10**8, 10, "iid"),), (("weights", [0.1] * 10), ("k", 1)), "N"),

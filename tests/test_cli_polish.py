@@ -6,7 +6,7 @@ import pytest
 from derive.model.attention import MASK_OFFSETS
 from derive.model.schemes import MASKS, scheme_syntaxes
 from derive.cli import main as derive_main
-from derive.cli.kit import readable
+from derive.report.text import readable
 from verify.cli import main as verify_main
 from verify.montecarlo.trials import PATHS
 from verify.studies.finite_size import outlier_ladder

@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from derive.errors import ParameterError
+from derive.model.families import CATALOGUE
 from derive.model.spec import parse_signs
 from verify import montecarlo as sim
 from verify.montecarlo import lanczos
@@ -23,6 +24,8 @@ SMALL = dict(d=30, V=40, N=80, T=4, signs="markov:1/2", weights=[0.4, 0.3, 0.2, 
 # and, for the raw S, the mean outlier, then bulk-edge eigenvalues.
 AGREE = dict(d=300, V=600, N=1200, T=4, signs="prefix:2", weights=[0.4, 0.3, 0.2, 0.1], mu2=4.0)
 Z5 = 5.0
+STRONGEST = [f"{cls.kind}:{arg}" if arg else cls.kind for cls in CATALOGUE for arg in cls.examples(5)[-2:]]
+"""Every family of the catalogue at its two last examples for ``T = 5``, the most correlated."""
 
 
 def _exact_R(spec, T):
@@ -102,7 +105,7 @@ def test_tokens_lie_in_their_class_and_are_uniform_within_it():
         assert stats.chisquare(counts).pvalue > 1e-6
 
 
-@pytest.mark.parametrize("spec", ["iid", "prefix:2", "suffix:3", "markov:1/2", "markov:-3/5", "gauss:1/2"])
+@pytest.mark.parametrize("spec", STRONGEST)
 def test_positional_correlation_and_alpha_of_the_sampled_signs(spec):
     N, T = 20000, 5
     w = np.array([0.5, -0.2, 0.3, 0.1, 0.6])

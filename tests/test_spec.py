@@ -175,7 +175,7 @@ def test_derive_has_few_top_level_modules_beside_its_wings():
     modules = [p for p in (ROOT / "derive").glob("*.py")]
     wings = [p for p in (ROOT / "derive").iterdir() if p.is_dir() and (p / "__init__.py").exists()]
     assert len(modules) <= 8, sorted(p.name for p in modules)
-    assert {p.name for p in wings} == {"model", "gaussian", "vocabulary", "sheet", "cli"}
+    assert {p.name for p in wings} == {"model", "gaussian", "vocabulary", "sheet", "report", "cli"}
 
 
 def test_derive_never_imports_verify():
@@ -197,6 +197,16 @@ def test_the_limit_never_imports_the_draw():
     assert limit.is_dir() and (ROOT / "derive" / "vocabulary" / "draw").is_dir()
     for path in limit.rglob("*.py"):
         assert not {m for m in _imports(path, "derive") if m.startswith("derive.vocabulary.draw")}, path
+
+
+def test_only_the_command_lines_import_derives_command_line():
+    """What both command lines print is in ``derive.report``; ``derive.cli`` is the command line alone, and in
+    ``verify`` only its own command line (``verify/cli.py``, ``verify/commands/``) builds on it."""
+    for path in [*(ROOT / "verify").rglob("*.py"), *(ROOT / "derive").rglob("*.py")]:
+        module = _module_name(path)
+        if module == "verify.cli" or module.startswith(("verify.commands", "derive.cli")):
+            continue
+        assert not {m for m in _imports(path, "derive") if m == "derive.cli" or m.startswith("derive.cli.")}, module
 
 
 def test_the_documents_are_built_outside_the_commands():

@@ -19,7 +19,7 @@ import derive
 from derive import Model
 from derive.errors import ParameterError
 from derive.numbers import format_real
-from derive.cli.documents import spike
+from derive.report.documents import spike
 from verify.sweeps import executors
 from verify.cli import main
 from verify.sweeps.results import RESULT_FIELDS, ResultsWriter, read_results, result_lines

@@ -80,7 +80,7 @@ def run(args):
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
     if args.notes:
-        from derive.cli.provenance import provenance
+        from derive.report.provenance import provenance
         from verify.ledger.figures import FIGURES
 
         notes, evidence = Path(args.notes), _evidence_path(args.notes)

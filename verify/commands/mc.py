@@ -45,7 +45,7 @@ def add_arguments(p):
 def pooling_inputs(model, digits: int) -> dict:
     """What the command needs of the model's pooling (:func:`derive.interface.weights`): the weights as floats (the
     Monte Carlo) and as 12-digit text (the report), and ``alpha``, ``kappa``, ``W`` as exact ``p/q`` text, an
-    irrational one as the rational :func:`derive.cli.documents.spike` reads it. Kept between runs by
+    irrational one as the rational :func:`derive.report.documents.spike` reads it. Kept between runs by
     :func:`derive.cache.memo` unless a file gave the weights or ``R``, so a repeated query needs no SymPy."""
     def compute():
         from derive.interface import weights
@@ -81,7 +81,7 @@ def model_theory(model, digits: int) -> dict:
                   mu2=model.mu2, centered=model.centered)
 
     def compute():
-        from derive.cli.documents import spike_document
+        from derive.report.documents import spike_document
 
         return spike_document(limit, digits)
 
@@ -192,7 +192,7 @@ def verdict(verdicts: dict, fmt) -> dict:
 
 
 def run(args):
-    from derive.cli.provenance import provenance
+    from derive.report.provenance import provenance
     from derive.model.spec import Model
     from verify.montecarlo.trials import run_trials
     from verify.stats import mean_ci
@@ -221,7 +221,7 @@ def run(args):
     if args.law == "finite-vocabulary":
         theory = model_theory(model, digits)
     else:
-        from derive.cli.documents import spike
+        from derive.report.documents import spike
 
         theory = spike(model.delta, model.gamma, pool["alpha"], pool["kappa"], model.mu2, sum_w=pool["W"],
                        centered=model.centered, digits=digits)
@@ -248,7 +248,7 @@ def run(args):
     conditional, judgements = conditional_summary(model, pool["weights"], run, fmt)
     made = provenance()
     if args.plot:
-        from derive.cli.plot import model_caption
+        from derive.report.plot import model_caption
         from verify.figures import mc_figure
 
         mc_figure(args.plot, tops, overlaps, theory, f"Monte Carlo: {model_caption(model)}, d={d}, V={V}, N={N}, "
@@ -275,8 +275,8 @@ def run(args):
 def render(doc) -> str:
     """The document's fields, then how to read its numbers: Monte Carlo's digits and intervals, the theory's digits,
     and what the conditional comparison is."""
-    from derive.cli.kit import readable
-    from derive.cli.reading import CI95, DIGITS, MONTE_CARLO, NO_VALUE, reading
+    from derive.report.text import readable
+    from derive.report.reading import CI95, DIGITS, MONTE_CARLO, NO_VALUE, reading
 
     return "\n".join([readable(doc), reading(
         MONTE_CARLO, CI95, "top_eigenvalues: one row per seed, largest first; overlap: |u_hat^T u|^2 of the top "

@@ -137,7 +137,7 @@ def _limit_line(stats: dict) -> str:
 
 
 def _summary_text(doc) -> str:
-    from derive.cli.reading import reading
+    from derive.report.reading import reading
 
     lines = [f"{doc['results']}: {doc['tasks']['done']}/{doc['tasks']['total']} tasks, sweep {doc['sweep_hash'][:12]}",
              _limit_line(doc["model_limit"])]

@@ -16,7 +16,7 @@ import numpy as np
 
 from derive.errors import ParameterError
 from derive.numbers import check_count, parse_rational
-from derive.cli.documents import outliers_document
+from derive.report.documents import outliers_document
 from derive.model.spec import parse_signs
 from derive import Model, spike, weights
 from derive.model.schemes import OPTIONS

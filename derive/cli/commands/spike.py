@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from derive.cli.kit import add_scheme, add_signs, scheme_options
 from derive.errors import ParameterError
+from derive.report.text import spike_text as render
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -35,7 +36,7 @@ def add_arguments(p):
 
 
 def run(args):
-    from derive.cli.documents import spike_document
+    from derive.report.documents import spike_document
     from derive.model.spec import Model
     from derive.numbers import check_digits
 
@@ -81,23 +82,3 @@ def _at_d(args) -> dict:
         return {}
     return {"draws": DRAWS if args.draws is None else check_count(args.draws, "draws", low=1, high=MAX_DRAWS),
             "seed": SEED if args.seed is None else check_count(args.seed, "seed", low=0, high=2**63 - 1)}
-
-
-def render(doc) -> str:
-    """The document's fields, then how to read its numbers: the digits, the errors of the estimated levels."""
-    from derive.cli.kit import readable
-    from derive.cli.reading import DIGITS, NO_VALUE, estimates, reading
-
-    return "\n".join([readable(doc), reading(
-        DIGITS, NO_VALUE, "overlap: the limit of |u_hat^T u|^2, the squared cosine of the outlier's eigenvector with u",
-        *(estimates(doc[level], level) for level in ("population", "sample")),
-        "bulk_mass_above: the share of the bulk's eigenvalues above the outlier (d times it: how many to expect)"
-        if doc["sample"].get("bulk_mass_above") is not None else None,
-        "gaussian_equivalent: the paper's law for the same weights and signs (pooled vectors replaced by Gaussian ones "
-        "with the same covariance)" if "gaussian_equivalent" in doc else None,
-        "difference: the model's sample level minus the Gaussian equivalent's, in units of the model's stated error "
-        "(beyond +-1: the two laws differ by more than that error) or, where the model's value is exact, absolute"
-        if "difference" in doc else None,
-        "finite_size: at that d, over the sampled token matrices: each mean to the digits its standard error leaves, "
-        "sd the spread over the draws; outlier_probability: the share of draws whose signal eigenvalue is on top, "
-        "overlap: that of the top eigenvector" if doc.get("finite_size") is not None else None)])

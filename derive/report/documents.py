@@ -140,12 +140,13 @@ def difference(own: dict, paper: dict) -> dict:
 
 
 def attention_options(m: Model, digits: int = 30) -> dict:
-    """The options of every weight scheme (:data:`derive.model.schemes.OPTIONS`, by name) with what the weights of ``m``
-    were computed with (``None`` for an option its scheme does not take), named in every document that depends on
-    them (INTERFACE.md): ``{"mask": ..., "tau": ...}``, the reals to ``digits``.
+    """The options of every weight scheme (:data:`derive.model.schemes.OPTIONS`, by name, in the order of their names)
+    with what the weights of ``m`` were computed with (``None`` for an option its scheme does not take), named in
+    every document that depends on them (INTERFACE.md), the reals to ``digits``.
 
-    >>> attention_options(Model(T=4, weights="causal")), attention_options(Model(T=4, weights="mean"))
-    ({'mask': 'inclusive', 'tau': '0'}, {'mask': None, 'tau': None})
+    >>> causal = attention_options(Model(T=4, weights="causal", mask="strict"))
+    >>> causal["mask"], causal["tau"], set(attention_options(Model(T=2, weights=["1/2", "1/2"])).values())
+    ('strict', '0', {None})
     """
     from derive.model.schemes import OPTIONS
 
