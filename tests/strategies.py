@@ -143,7 +143,7 @@ def weights_argv(draw, T_max: int = 12):
     """A valid ``derive weights`` command line (without ``--json`` and ``--digits``)."""
     spec, T = draw(sign_specs(T=draw(st.integers(2, T_max))))
     scheme = draw(st.sampled_from(["mean", "causal", "optimal"]))
-    argv = ["weights", "--scheme", scheme, "--T", str(T), "--signs", spec]
+    argv = ["weights", "--weights", scheme, "--T", str(T), "--signs", spec]
     if scheme == "causal":
         argv += ["--tau", str(draw(rationals(low=0, high=10, max_denominator=20))), "--mask", draw(st.sampled_from(["inclusive", "strict"]))]
     return argv
