@@ -19,8 +19,8 @@ import sys
 
 from derive.errors import ParameterError
 
-__all__ = ["add_signs", "add_scheme", "scheme_options", "LAW_HELP", "add_law", "plain", "listed", "version", "readable", "with_provenance",
-           "run_cli"]
+__all__ = ["add_signs", "add_scheme", "scheme_options", "LAW_HELP", "add_law", "plain", "listed", "version", "readable",
+           "with_provenance", "run_cli"]
 
 
 def add_signs(p, *, required: bool = False, default: str | None = None, help: str = "sign family") -> None:
