@@ -111,7 +111,7 @@ def run(mode: str, log=sys.stderr) -> dict:
         data = sweep_data(d, gammas, seeds)
         sweep_file.write_text(json.dumps(data))
         sweep = Sweep(data)
-        out.update(tasks=len(sweep.tasks()), cells=len(sweep.groups(sweep.tasks())), mu2=len(sweep.mu2_axis()),
+        out.update(tasks=len(sweep.tasks()), cells=sum(1 for _ in sweep.cells()), mu2=len(sweep.mu2_axis()),
                    gammas=list(gammas), seeds=seeds)
         base = baseline_tree(tmp, BEFORE) if mode != "tiny" else None
         codes = {"now": ROOT, **({"before": base} if base is not None else {})}

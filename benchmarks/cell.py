@@ -64,7 +64,7 @@ def cell_jobs(d: int, gamma: str, seed: int, dtype: str | None = None) -> tuple:
     del data["grid"]["weights"], data["grid"]["gamma"]
     data["sweep"]["seeds"] = seed + 1
     sweep = Sweep(data)
-    return sweep.groups([t for t in sweep.tasks() if t.key[-1] == seed])[0]
+    return tuple(sweep.job(task) for task in next(cell for cell in sweep.cells() if cell[0].key[-1] == seed))
 
 
 def rng_seconds(repeats: int = 5) -> float:

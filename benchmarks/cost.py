@@ -186,6 +186,8 @@ def _limit_run(mode: str, log) -> dict:
 
 
 def _limit_lines(r: dict) -> list[str]:
+    from benchmarks.processes import _summary
+
     lines = ["## derive spike's limits on an empty derivation cache", "",
              "The model's own signal outlier in the limit as a user's first call computes it (later calls read the "
              "derivation cache): at one nonzero weight the exact law, its outlier and its windows of mu2 to 30 digits "
@@ -203,15 +205,12 @@ def _limit_lines(r: dict) -> list[str]:
              "| case | code | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall | eigenvalue, overlap, "
              "mu2_critical (error) |", "|---|---|---|---|---|---|---|"]
     for case, times in r["times"].items():
-        for name, runs in times.items():
-            base = times.get("before", runs)
-            med = {k: statistics.median(x[k] for x in runs) for k in ("cpu_s", "wall_s")}
-            ratio = {k: statistics.median(b[k] / a[k] for a, b in zip(runs, base)) for k in ("cpu_s", "wall_s")}
+        for name, x in _summary(times, "before" if "before" in times else "now").items():
             sample = r["samples"][case].get(name, {})
             values = ", ".join(f"{sample.get(q)}" + (f" ({sample.get(q + '_error')})" if q + "_error" in sample else "")
                                for q in ("eigenvalue", "overlap", "mu2_critical"))
-            lines.append(f"| {case} | {name} | {med['cpu_s']:.2f} | {med['wall_s']:.2f} | {ratio['cpu_s']:.2f}x | "
-                         f"{ratio['wall_s']:.2f}x | {values} |")
+            lines.append(f"| {case} | {name} | {x['cpu_s']:.2f} | {x['wall_s']:.2f} | {x['cpu_ratio']:.2f}x | "
+                         f"{x['wall_ratio']:.2f}x | {values} |")
     return lines
 
 

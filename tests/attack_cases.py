@@ -51,7 +51,7 @@ def _mc(**over):
 
 
 def _w(scheme, T, *rest):
-    return ("derive", "weights", "--scheme", scheme, "--T", str(T), *rest, "--json")
+    return ("derive", "weights", "--weights", scheme, "--T", str(T), *rest, "--json")
 
 
 def _formula(expr, quantity="sample.overlap", *rest):

@@ -156,7 +156,7 @@ def weights_argv(draw, T_max: int = 12):
     """A valid ``derive weights`` command line (without ``--json`` and ``--digits``)."""
     spec, T = draw(sign_specs(T=draw(st.integers(2, T_max))))
     scheme = draw(st.sampled_from(valid.SCHEMES))
-    return ["weights", "--scheme", scheme, "--T", str(T), "--signs", spec, *_options(draw, scheme)]
+    return ["weights", "--weights", scheme, "--T", str(T), "--signs", spec, *_options(draw, scheme)]
 
 
 @st.composite

@@ -88,14 +88,14 @@ def test_a_users_family_is_shown_by_name_and_checked():
 
 
 def test_weights_typed_on_the_command_line(capsys):
-    assert derive_main(["weights", "--scheme", "1/2,1/3,1/6", "--T", "3", "--signs", "iid", "--json"]) == 0
+    assert derive_main(["weights", "--weights", "1/2,1/3,1/6", "--T", "3", "--signs", "iid", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["exact"] == ["1/2", "1/3", "1/6"] and doc["alpha"].startswith("0.3888888")
-    assert derive_main(["weights", "--scheme", "2,1,1", "--T", "3", "--json"]) == 0
+    assert derive_main(["weights", "--weights", "2,1,1", "--T", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["exact"] == ["1/2", "1/4", "1/4"]
-    assert derive_main(["weights", "--scheme", "1,2", "--T", "3", "--json"]) == 2
+    assert derive_main(["weights", "--weights", "1,2", "--T", "3", "--json"]) == 2
     assert "weights" in capsys.readouterr().err
-    assert derive_main(["weights", "--scheme", "1,1", "--T", "2", "--tau", "1"]) == 2
+    assert derive_main(["weights", "--weights", "1,1", "--T", "2", "--tau", "1"]) == 2
     assert "--tau" in capsys.readouterr().err
     assert verify_main(["mc", "--d", "20", "--V", "40", "--N", "40", "--T", "2", "--signs", "iid", "--weights",
                         "3/4,1/4", "--mu2", "1", "--seeds", "2", "--law", "gaussian-equivalent", "--json"]) == 0

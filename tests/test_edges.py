@@ -107,7 +107,7 @@ def test_T_1000_on_the_command_line():
     import io
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert derive_main(["weights", "--scheme", "mean", "--T", "1000", "--json", "--digits", "5"]) == 0
+        assert derive_main(["weights", "--weights", "mean", "--T", "1000", "--json", "--digits", "5"]) == 0
     doc = json.loads(out.getvalue())
     assert doc["exact"] == ["1/1000"] * 1000 and doc["kappa"] == "0.001"
     assert mean_weights(1000) == [R(1, 1000)] * 1000
@@ -120,7 +120,7 @@ def test_T_1000_alpha_with_a_sign_family():
     import io
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert derive_main(["weights", "--scheme", "mean", "--T", "1000", "--signs", "prefix:10", "--json"]) == 0
+        assert derive_main(["weights", "--weights", "mean", "--T", "1000", "--signs", "prefix:10", "--json"]) == 0
     # mean pooling on prefix:L: alpha = (L^2 + T - L)/T^2
     assert abs(R(json.loads(out.getvalue())["alpha"]) - R(100 + 990, 1000**2)) < R(1, 10**32)
 

@@ -104,7 +104,7 @@ SPIKE_BAD = {"--delta": S.bad_positive, "--gamma": S.bad_nonnegative, "--alpha":
              "--digits": S.bad_digits}
 BULK_BAD = {"--delta": S.bad_text("0", "-1", "1e-13", "1e13"), "--gamma": S.bad_text("0", "-2", "1e-20"),
             "--kappa": S.bad_text("0", "-1", "1e-31", "1e31"), "--x": S.bad_point_lists, "--digits": S.bad_digits}
-WEIGHTS_BAD = {"--scheme": S.bad_schemes, "--T": S.bad_lengths, "--signs": S.bad_specs, "--digits": S.bad_digits}
+WEIGHTS_BAD = {"--weights": S.bad_schemes, "--T": S.bad_lengths, "--signs": S.bad_specs, "--digits": S.bad_digits}
 OPTION_BAD = {f"--{o.name}": S.bad_option(o) for o in schemes.OPTIONS}
 MC_BAD = {"--d": S.bad_sizes, "--V": S.bad_text("0", "-2", "1.5", "7", "13"), "--N": S.bad_sizes,
           "--T": S.bad_lengths, "--signs": S.bad_specs, "--weights": S.bad_schemes,
@@ -275,14 +275,14 @@ class _Tripwire:
         return (open, (self.path, "w"))
 
 
-@pytest.mark.parametrize("where", ["signs", "scheme"])
+@pytest.mark.parametrize("where", ["signs", "weights"])
 def test_a_pickled_npy_is_refused_and_never_unpickled(tmp_path, where, bad_inputs):
     trap = tmp_path / "executed"
     f = tmp_path / "evil.npy"
     np.save(f, np.array([_Tripwire(trap), 1.0], dtype=object), allow_pickle=True)
     assert b"executed" in f.read_bytes() and b"'descr': '|O'" in f.read_bytes()  # the file really holds a pickle
-    argv = (["weights", "--scheme", "mean", "--T", "2", "--signs", f"file:{f}", "--json"] if where == "signs"
-            else ["weights", "--scheme", f"file:{f}", "--T", "2", "--json"])
+    argv = (["weights", "--weights", "mean", "--T", "2", "--signs", f"file:{f}", "--json"] if where == "signs"
+            else ["weights", "--weights", f"file:{f}", "--T", "2", "--json"])
     check_outcome(derive_main, argv, bad_inputs, must_refuse=True)
     assert not trap.exists()
 
@@ -295,7 +295,7 @@ def test_a_pickled_npy_is_refused_and_never_unpickled(tmp_path, where, bad_input
 def test_garbage_csv_weights_are_refused(tmp_path, text, bad_inputs):
     f = tmp_path / "w.csv"
     f.write_bytes(text.encode("latin-1"))
-    check_outcome(derive_main, ["weights", "--scheme", f"file:{f}", "--T", "3", "--json"], bad_inputs, must_refuse=True)
+    check_outcome(derive_main, ["weights", "--weights", f"file:{f}", "--T", "3", "--json"], bad_inputs, must_refuse=True)
 
 
 @pytest.mark.parametrize("rows", [
@@ -309,7 +309,7 @@ def test_garbage_csv_weights_are_refused(tmp_path, text, bad_inputs):
 def test_bad_correlation_files_are_refused(tmp_path, rows, bad_inputs):
     f = tmp_path / "R.npy"
     np.save(f, np.array(rows, dtype=float))
-    check_outcome(derive_main, ["weights", "--scheme", "mean", "--T", str(len(rows[0])), "--signs", f"file:{f}", "--json"],
+    check_outcome(derive_main, ["weights", "--weights", "mean", "--T", str(len(rows[0])), "--signs", f"file:{f}", "--json"],
                   bad_inputs, must_refuse=True)
 
 

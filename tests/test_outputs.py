@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "sweeps" / "tiny.toml"
 
 COMMANDS = [
-    ("derive", ["weights", "--scheme", "causal", "--T", "4", "--signs", "iid"]),
+    ("derive", ["weights", "--weights", "causal", "--T", "4", "--signs", "iid"]),
     ("derive", ["bulk", "--delta", "1", "--gamma", "1", "--kappa", "1", "--x", "1/2:2:3"]),
     ("derive", ["bulk", "--delta", "1", "--gamma", "1", "--T", "1", "--weights", "mean", "--x", "1", "--digits", "6"]),
     ("derive", ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2"]),
@@ -89,7 +89,7 @@ def test_provenance_names_the_code_and_the_libraries_that_ran(capsys):
     import scipy
     import sympy
 
-    doc = _run(derive_main, ["weights", "--scheme", "mean", "--T", "2"], capsys)
+    doc = _run(derive_main, ["weights", "--weights", "mean", "--T", "2"], capsys)
     p = doc.pop("provenance")
     # the rest of the document is what the library builds, byte for byte
     from derive.report.documents import weights_document

@@ -98,7 +98,7 @@ def _handled(pid: int) -> bool:
 
 
 FIRST_LINE = [
-    ("derive.cli", ["weights", "--scheme", "optimal", "--T", "6", "--signs", "markov:1/2"]),
+    ("derive.cli", ["weights", "--weights", "optimal", "--T", "6", "--signs", "markov:1/2"]),
     ("derive.cli", ["bulk", "--delta", "1/2", "--gamma", "1/4", "--kappa", "1/8", "--x", "0.5"]),
     ("derive.cli", ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2"]),
     ("derive.cli", ["formulas"]),
@@ -163,7 +163,7 @@ sys.exit(main())
 @pytest.mark.parametrize("module", ["derive.cli", "verify.cli"])
 def test_a_signal_at_either_edge_of_a_run_is_a_clean_stop(module, stop, edge):
     prog = module.split(".")[0]
-    argv = ["weights", "--scheme", "mean", "--T", "4"] if prog == "derive" else [
+    argv = ["weights", "--weights", "mean", "--T", "4"] if prog == "derive" else [
         "mc", "--d", "20", "--V", "40", "--N", "80", "--T", "2", "--signs", "iid", "--weights", "mean", "--mu2", "1",
         "--seeds", "2"]
     code = EDGE.format(stop=stop, prog=prog, argv=argv, edge=edge, module=module)

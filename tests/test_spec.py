@@ -113,7 +113,7 @@ def test_a_sign_file_is_opened_once_per_run(tmp_path):
     spike = ["spike", "--delta", "1/2", "--gamma", "1/4", "--T", "2", "--weights", "causal", "--mask", "strict",
              "--signs", f"file:{pair}", "--mu2", "2", "--digits", "6", "--json"]
     assert _opens("derive.cli", pair, spike) == (0, 1)
-    assert _opens("derive.cli", path, ["weights", "--scheme", "optimal", "--T", "3", "--signs", f"file:{path}",
+    assert _opens("derive.cli", path, ["weights", "--weights", "optimal", "--T", "3", "--signs", f"file:{path}",
                                        "--json"]) == (0, 1)
     mc = ["mc", "--d", "40", "--V", "80", "--N", "60", "--T", "3", "--signs", f"file:{path}", "--weights", "optimal",
           "--mu2", "2", "--seeds", "2", "--law", "gaussian-equivalent", "--json"]
@@ -212,7 +212,7 @@ def test_only_the_command_lines_import_derives_command_line():
 def test_the_documents_are_built_outside_the_commands():
     for path in (ROOT / "derive" / "cli" / "commands").glob("*.py"):
         assert "import json" not in path.read_text() and "format_real" not in path.read_text(), path
-    doc = json.loads(subprocess.run([sys.executable, "-m", "derive.cli", "weights", "--scheme", "mean", "--T", "2",
+    doc = json.loads(subprocess.run([sys.executable, "-m", "derive.cli", "weights", "--weights", "mean", "--T", "2",
                                      "--json"], capture_output=True, text=True, cwd=ROOT, check=True).stdout)
     assert doc["exact"] == ["1/2", "1/2"]
 

@@ -202,7 +202,7 @@ def test_derive_spike_says_what_its_errors_mean_and_the_digits_they_leave():
 
 
 TEXT_FORMS = [
-    (derive_main, ["weights", "--scheme", "causal", "--T", "4", "--signs", "iid"]),
+    (derive_main, ["weights", "--weights", "causal", "--T", "4", "--signs", "iid"]),
     (derive_main, ["bulk", "--delta", "1", "--gamma", "1", "--kappa", "1", "--x", "1/2:2:3"]),
     (derive_main, ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2"]),
     (verify_main, ["mc", "--d", "40", "--V", "80", "--N", "160", "--T", "2", "--signs", "iid", "--weights", "mean",

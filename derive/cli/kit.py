@@ -20,7 +20,7 @@ import sys
 
 from derive.errors import ParameterError
 
-__all__ = ["add_signs", "add_scheme", "scheme_options", "plain", "listed", "version", "run_cli"]
+__all__ = ["add_signs", "add_scheme", "scheme_options", "LAW_HELP", "add_law", "plain", "listed", "version", "run_cli"]
 
 
 def add_signs(p, *, required: bool = False, default: str | None = None, help: str = "sign family") -> None:
@@ -30,15 +30,14 @@ def add_signs(p, *, required: bool = False, default: str | None = None, help: st
     p.add_argument("--signs", required=required, default=default, metavar=listed(family_syntaxes()), help=help)
 
 
-def add_scheme(p, *, flag: str = "--weights", required: bool = False, default: str | None = None,
-               help: str | None = "weight scheme") -> None:
-    """The weight scheme's option (``flag``; ``help=None`` leaves it out, for a command whose scheme is fixed) and
+def add_scheme(p, *, required: bool = False, default: str | None = None, help: str | None = "weight scheme") -> None:
+    """The weight scheme's option ``--weights`` (``help=None`` leaves it out, for a command whose scheme is fixed) and
     every option of a scheme (``--tau``, ``--mask``), their forms and help from the catalogue of weight schemes
     (:mod:`derive.model.schemes`)."""
     from derive.model.schemes import CATALOGUE, OPTIONS, scheme_syntaxes
 
     if help is not None:
-        p.add_argument(flag, required=required, default=default, metavar=listed(scheme_syntaxes()), help=help)
+        p.add_argument("--weights", required=required, default=default, metavar=listed(scheme_syntaxes()), help=help)
     for o in OPTIONS:
         owners = " or ".join(s.name for s in CATALOGUE if o in s.options)
         p.add_argument(f"--{o.name}", default=None, metavar=listed(o.choices) if o.choices else None,
@@ -50,6 +49,24 @@ def scheme_options(args) -> dict:
     from derive.model.schemes import OPTIONS
 
     return {o.name: getattr(args, o.name) for o in OPTIONS}
+
+
+LAW_HELP = {
+    "finite-vocabulary": "the model's own law (the default; seconds to minutes the first time, then kept) with its "
+                         "Gaussian equivalent beside it",
+    "gaussian-equivalent": "the paper's law alone (pooled vectors replaced by Gaussian ones with the same covariance), "
+                           "at once",
+}
+"""What each law of :data:`derive.interface.LAWS` gives, as every ``--law`` help says it."""
+
+
+def add_law(p, *, default: str | None = None, more: str = "") -> None:
+    """The ``--law`` option of a command that computes a law: the same choices (:data:`derive.interface.LAWS`) and
+    help everywhere, followed by ``more`` (what the command adds)."""
+    from derive.interface import LAWS
+
+    p.add_argument("--law", default=default, metavar=listed(LAWS),
+                   help="; ".join(f"{law}: {LAW_HELP[law]}" for law in LAWS) + more)
 
 
 def plain(text: str | None) -> str | None:

@@ -332,7 +332,8 @@ def load_weights_file(path, T) -> tuple:
 def parse_scheme(weights, T=None, parameter: str = "weights", **options) -> Scheme:
     """A scheme from its spec (in a form of :func:`scheme_syntaxes`: ``causal``, ``1/2,1/3,1/6``, ...) and its
     options (keywords named as in :data:`OPTIONS`; ``None`` for the default), or from explicit weights (a sequence of
-    rationals); ``parameter`` is the name an error gives the spec (``derive weights`` calls it ``scheme``).
+    rationals); ``parameter`` is the name an error gives the spec (``scheme`` where ``derive weights`` was given
+    ``--scheme``, the older name of ``--weights``).
 
     >>> parse_scheme("causal", tau="1/2").tau, parse_scheme([1, "1/2"]).exact, parse_scheme("1/2,1/4").spec
     (Fraction(1, 2), (Fraction(1, 1), Fraction(1, 2)), '1/2,1/4')

@@ -5,8 +5,9 @@ import sys
 
 import numpy as np
 
-from derive.cli.kit import add_scheme, add_signs, listed, scheme_options
+from derive.cli.kit import add_law, add_scheme, add_signs, listed, scheme_options
 from derive.errors import ParameterError
+from derive.interface import LAWS
 from derive.numbers import check_count, check_digits, format_real
 from verify.commands.options import add_max_memory
 from verify.montecarlo.memory import MAX_MU2, check_trials, set_max_memory
@@ -32,11 +33,8 @@ def add_arguments(p):
     p.add_argument("--path", default="auto", metavar=listed(PATHS),
                    help="eigensolver (default auto: dense when small, else mixed; mixed: float32 Lanczos, float64-certified)")
     p.add_argument("--digits", default=30, help="significant digits of the theory's reals")
-    p.add_argument("--law", default="finite-vocabulary", metavar="{finite-vocabulary,gaussian-equivalent}",
-                   help="the law of the theory printed beside the simulation: the model's own limit (the default; for "
-                        "T >= 2 seconds of quenched populations the first time, then kept) with its Gaussian "
-                        "equivalent beside it, or the Gaussian equivalent alone (milliseconds). The verdict judges "
-                        "each draw against its own conditional prediction either way")
+    add_law(p, default="finite-vocabulary", more=". The theory beside the simulation; the verdict judges each draw "
+                                                  "against its own conditional prediction either way")
     add_max_memory(p)
     p.add_argument("--plot", default=None, metavar="PATH",
                    help="also draw the top eigenvalues and overlaps of each seed against the theory (PNG)")
@@ -94,9 +92,6 @@ def model_theory(model, digits: int) -> dict:
                               "gamma": str(model.gamma), "mu2": str(model.mu2), "centered": model.centered,
                               "digits": digits}, compute)
 
-
-LAWS = ("finite-vocabulary", "gaussian-equivalent")
-"""The laws ``--law`` offers for ``theory`` (:data:`derive.interface.LAWS`, named here: the parser imports no SymPy)."""
 
 LEVEL, POWER = 0.95, 0.8
 """The level of the verdicts' intervals and the power their smallest detectable difference is stated at."""

@@ -1,7 +1,7 @@
 """``derive bulk``: the limiting spectral law of S, the model's own (with ``--T``) or its Gaussian equivalent."""
 import sys
 
-from derive.cli.kit import add_scheme, add_signs, scheme_options
+from derive.cli.kit import add_law, add_scheme, add_signs, scheme_options
 from derive.errors import ParameterError
 from derive.files import check_output_target
 from derive.numbers import check_count, check_digits, parse_fraction
@@ -19,9 +19,7 @@ def add_arguments(p):
     p.add_argument("--delta", required=True, help="d/V (> 0)")
     p.add_argument("--gamma", required=True, help="d/N (> 0)")
     p.add_argument("--kappa", default=None, help="||w||^2 (> 0), for the Gaussian-equivalent law (without --T)")
-    p.add_argument("--law", default=None, metavar="{finite-vocabulary,gaussian-equivalent}",
-                   help="with --T: the model's own law with its Gaussian equivalent beside it (default), or the "
-                        "Gaussian-equivalent law kappa (MP_delta boxtimes MP_gamma) alone, at the weights' kappa")
+    add_law(p, more=" (kappa (MP_delta boxtimes MP_gamma) at the weights' kappa). With --T only")
     p.add_argument("--T", default=None, help="sequence length: the model's own law, with --weights")
     add_scheme(p, help="with --T: the weight scheme")
     add_signs(p, help="with --T: sign family (needed by --weights optimal only)")

@@ -1,8 +1,9 @@
 """``derive spike``: the signal outlier (claims C2-C4) and every further outlier, as derived: for the model's own
-``S`` with ``--T --weights --signs`` (finite vocabulary), else for Gaussian-equivalent pooled vectors."""
+``S`` with ``--T --weights --signs`` (finite vocabulary; ``--law gaussian-equivalent`` for the paper's law of those
+weights alone), else for Gaussian-equivalent pooled vectors."""
 from __future__ import annotations
 
-from derive.cli.kit import add_scheme, add_signs, scheme_options
+from derive.cli.kit import add_law, add_scheme, add_signs, scheme_options
 from derive.errors import ParameterError
 from derive.report.text import spike_text as render
 
@@ -23,6 +24,7 @@ def add_arguments(p):
     p.add_argument("--T", default=None, help="sequence length: the model's own S, with --weights and --signs")
     add_scheme(p, help="with --T: the weight scheme")
     add_signs(p, help="with --T: the sign family")
+    add_law(p, more=". With --T only")
     from derive.resources import DRAWS, MAX_DRAWS, SEED
 
     p.add_argument("--d", default=None, help="the model's dimension: adds finite_size, the expectation at that d over "
@@ -48,10 +50,15 @@ def run(args):
                 raise ParameterError(name.replace("_", "-"), "follows from --weights for the model's own S: omit it")
         if args.weights is None or args.signs is None:
             raise ParameterError("weights" if args.weights is None else "signs", "is required with --T")
+        if args.law == "gaussian-equivalent":
+            # the paper's law alone is the instant answer: nothing of the model's own law may run
+            for name in ("d", "error"):
+                if getattr(args, name) is not None:
+                    raise ParameterError(name, "belongs to the model's own law: drop --law gaussian-equivalent")
         model = Model(d=args.d, delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
                       mu2=args.mu2, centered=args.centered, **scheme_options(args))
-        return spike_document(model, digits, **at_d, error=_error(args.error))
-    for name in ("weights", "signs", *scheme_options(args), "error"):
+        return spike_document(model, digits, **at_d, error=_error(args.error), law=args.law)
+    for name in ("weights", "signs", *scheme_options(args), "error", "law"):
         if getattr(args, name) is not None:
             raise ParameterError(name, "belongs to the model's own S: give --T with it")
     if args.d is not None:
