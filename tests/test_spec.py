@@ -2,7 +2,6 @@
 user's file is opened once per run; the public API of INTERFACE.md; the layout has no import cycle."""
 import ast
 import json
-import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import derive
+import processes
 import verify
 from derive.errors import ParameterError
 from derive.model.schemes import Causal
@@ -95,8 +95,8 @@ print(status, len(opened))
 
 
 def _opens(module: str, path: Path, argv: list) -> tuple[int, int]:
-    done = subprocess.run([sys.executable, "-c", _AUDIT.format(module=module), str(path), *argv],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    done = processes.run([sys.executable, "-c", _AUDIT.format(module=module), str(path), *argv],
+                         capture_output=True, text=True, cwd=ROOT, cpu=300)
     assert done.returncode == 0, done.stderr
     status, count = done.stdout.split()
     return int(status), int(count)
@@ -185,8 +185,8 @@ def test_derive_never_imports_verify():
 def test_the_documents_are_built_outside_the_commands():
     for path in (ROOT / "derive" / "cli" / "commands").glob("*.py"):
         assert "import json" not in path.read_text() and "format_real" not in path.read_text(), path
-    doc = json.loads(subprocess.run([sys.executable, "-m", "derive.cli", "weights", "--scheme", "mean", "--T", "2",
-                                     "--json"], capture_output=True, text=True, cwd=ROOT, check=True).stdout)
+    doc = json.loads(processes.run([sys.executable, "-m", "derive.cli", "weights", "--scheme", "mean", "--T", "2",
+                                    "--json"], capture_output=True, text=True, cwd=ROOT, check=True, cpu=300).stdout)
     assert doc["exact"] == ["1/2", "1/2"]
 
 
