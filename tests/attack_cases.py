@@ -338,11 +338,14 @@ def cwd_of(case: Case, tmp: Path) -> Path:
 
 
 _STOPPED = re.compile(r"^(derive|verify): interrupted by (SIGINT|SIGTERM)$")
+_PROGRESS = re.compile(r"^verify sweep: \d+/\d+ tasks, \d+ s$|\d+%\|.*\| .*elapsed, about .* left")
+"""A progress report of a run (a sweep's line every 10 s of the clock, a bar after 2 s): how many come before a
+refusal depends on the machine's speed, so a refusal is judged without them."""
 
 
 def classify(returncode, out: str, err: str, expect: str) -> tuple[str, str]:
     """``(outcome, why)`` of a finished command: ``refused`` (exit 2, one short line on stderr naming a
-    parameter, nothing on stdout), ``answered`` (exit 0 and one JSON document), ``stopped`` (exit 130 or 143 after
+    parameter besides any progress reports, nothing on stdout), ``answered`` (exit 0 and one JSON document), ``stopped`` (exit 130 or 143 after
     a signal, its last line on stderr saying so, nothing on stdout), else ``failed``."""
     if "Traceback" in err:
         return "failed", "traceback: " + err.strip().splitlines()[-1][:160]
@@ -360,7 +363,7 @@ def classify(returncode, out: str, err: str, expect: str) -> tuple[str, str]:
             return "failed", f"the wrong formula was not refuted: exit {returncode}, verdict {verdict!r} {err[-120:]!r}"
         return "answered", "counterexample"
     if returncode == 2:
-        lines = err.strip().splitlines()
+        lines = [line for line in err.strip().splitlines() if not _PROGRESS.search(line)]
         if out or len(lines) != 1 or ": error: " not in lines[0] or len(lines[0]) > 400:
             return "failed", f"refusal not one short line on stderr (stdout {len(out)} chars): {err[:160]!r}"
         return ("refused" if expect in ("refused", "either") else "failed"), lines[0][:200]
