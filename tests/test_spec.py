@@ -3,7 +3,6 @@ user's file is opened once per run; the public API of INTERFACE.md; the layout h
 limit never imports its draw."""
 import ast
 import json
-import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import derive
+import processes
 import verify
 from derive.errors import ParameterError
 from derive.model.schemes import Causal
@@ -96,8 +96,8 @@ print(status, len(opened))
 
 
 def _opens(module: str, path: Path, argv: list) -> tuple[int, int]:
-    done = subprocess.run([sys.executable, "-c", _AUDIT.format(module=module), str(path), *argv],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    done = processes.run([sys.executable, "-c", _AUDIT.format(module=module), str(path), *argv],
+                         capture_output=True, text=True, cwd=ROOT, cpu=300)
     assert done.returncode == 0, done.stderr
     status, count = done.stdout.split()
     return int(status), int(count)
@@ -212,8 +212,8 @@ def test_only_the_command_lines_import_derives_command_line():
 def test_the_documents_are_built_outside_the_commands():
     for path in (ROOT / "derive" / "cli" / "commands").glob("*.py"):
         assert "import json" not in path.read_text() and "format_real" not in path.read_text(), path
-    doc = json.loads(subprocess.run([sys.executable, "-m", "derive.cli", "weights", "--weights", "mean", "--T", "2",
-                                     "--json"], capture_output=True, text=True, cwd=ROOT, check=True).stdout)
+    doc = json.loads(processes.run([sys.executable, "-m", "derive.cli", "weights", "--weights", "mean", "--T", "2",
+                                    "--json"], capture_output=True, text=True, cwd=ROOT, check=True, cpu=300).stdout)
     assert doc["exact"] == ["1/2", "1/2"]
 
 
