@@ -8,14 +8,15 @@ from pathlib import Path
 import pytest
 
 from derive.cli import main as derive_main
-from derive.cli.provenance import LIBRARIES
+from derive.model.schemes import OPTIONS
+from derive.report.provenance import LIBRARIES
 from verify.cli import main as verify_main
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "sweeps" / "tiny.toml"
 
 COMMANDS = [
-    ("derive", ["weights", "--scheme", "causal", "--T", "4", "--signs", "iid"]),
+    ("derive", ["weights", "--weights", "causal", "--T", "4", "--signs", "iid"]),
     ("derive", ["bulk", "--delta", "1", "--gamma", "1", "--kappa", "1", "--x", "1/2:2:3"]),
     ("derive", ["bulk", "--delta", "1", "--gamma", "1", "--T", "1", "--weights", "mean", "--x", "1", "--digits", "6"]),
     ("derive", ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2"]),
@@ -30,8 +31,10 @@ COMMANDS = [
                 "--examples", "20"]),
 ]
 
-# keys that are data, not fields: the parameters of a point, the quantities of a sweep, the libraries
-DATA = {"delta", "gamma", "kappa", "alpha", "mu2", "T", "t", "tau", "mask", "weights", "d", "V", "N", *LIBRARIES}
+# keys that are data, not fields: the parameters of a point (a scheme's options among them), the quantities of a
+# sweep, the libraries
+DATA = {"delta", "gamma", "kappa", "alpha", "mu2", "T", "t", "weights", "d", "V", "N", *(o.name for o in OPTIONS),
+        *LIBRARIES}
 
 
 def _keys(doc) -> set:
@@ -86,10 +89,10 @@ def test_provenance_names_the_code_and_the_libraries_that_ran(capsys):
     import scipy
     import sympy
 
-    doc = _run(derive_main, ["weights", "--scheme", "mean", "--T", "2"], capsys)
+    doc = _run(derive_main, ["weights", "--weights", "mean", "--T", "2"], capsys)
     p = doc.pop("provenance")
     # the rest of the document is what the library builds, byte for byte
-    from derive.cli.documents import weights_document
+    from derive.report.documents import weights_document
     from derive.model.spec import Model
 
     assert json.dumps(doc) == json.dumps(weights_document(Model(T=2, weights="mean"), 30))

@@ -1,5 +1,5 @@
-"""What a user measures at their d at one nonzero weight (derive/vocabulary/token_counts.py, counts_at_d.py,
-draw_values.py, dimension.py), each part against an independent reference: the measures of the same token matrix, the
+"""What a user measures at their d at one nonzero weight (derive/vocabulary/draw/token_counts.py, rare_counts.py,
+values.py, user_d.py), each part against an independent reference: the measures of the same token matrix, the
 exact occupancy law, the closed form of the largest count, and Monte Carlo of the model at a point the method was not
 tuned to."""
 import json
@@ -27,9 +27,9 @@ def _cpu() -> float:
 def test_histogram_measures_are_the_token_matrix_measures(weights, centered, signs):
     # the same token matrix, its D eigen-decomposed (the secular equation when centered) against its class histograms
     from derive.model.families import parse_signs
-    from derive.vocabulary.conditional import spectral_measures
-    from derive.vocabulary.finite_size import class_signs, sample_token_matrix
-    from derive.vocabulary.token_counts import count_measures, histogram_of_counts
+    from derive.vocabulary.draw.sampling import class_signs, sample_token_matrix
+    from derive.vocabulary.draw.spectrum import spectral_measures
+    from derive.vocabulary.draw.token_counts import count_measures, histogram_of_counts
 
     V, N, d = 400, 300, 250
     A = sample_token_matrix(np.random.default_rng(1), parse_signs(signs), weights, V, N)
@@ -54,7 +54,7 @@ def test_occupancy_histogram_has_the_occupancy_law():
     # H_k over 4000 draws against its exact mean M b_k and variance M b_k(1 - b_k) + M(M-1)(P(k, k) - b_k^2) (b_k the
     # binomial law of one cell): each mean within 4 standard errors (a chance of 6e-5 each to fail when right), which
     # detects a bias of about 4 standard errors: 1.5% of E H_0, 6% of E H_4 here.
-    from derive.vocabulary.token_counts import occupancy_histogram
+    from derive.vocabulary.draw.token_counts import occupancy_histogram
 
     n, M, draws = 90, 60, 4000
     rng = np.random.default_rng(7)
@@ -92,7 +92,7 @@ def test_the_poisson_bound_holds_against_the_exact_occupancy_law(V, N):
     # the first) against exp(-sum_{k >= m} Lambda_k): the difference within poisson_error(V, N, m).
     from scipy.stats import binom
 
-    from derive.vocabulary.counts_at_d import count_mean, poisson_error
+    from derive.vocabulary.draw.rare_counts import count_mean, poisson_error
 
     M = V // 2
     sd = math.sqrt(N) / 2
@@ -124,10 +124,10 @@ def test_averaged_probability_is_the_closed_form_of_the_largest_count():
     import mpmath
     import sympy as sp
 
-    from derive.vocabulary.populations import PoissonPopulation
-    from derive.vocabulary.signal import signal_outlier
-    from derive.vocabulary.silverstein import GeneralizedMP
-    from derive.vocabulary.topbulk import first_count_above, max_count_cdf, signal_on_top_probability, token_eigenvalue
+    from derive.vocabulary.limit.populations import PoissonPopulation
+    from derive.vocabulary.limit.signal import signal_outlier
+    from derive.vocabulary.limit.silverstein import GeneralizedMP
+    from derive.vocabulary.limit.topbulk import first_count_above, max_count_cdf, signal_on_top_probability, token_eigenvalue
 
     d = 10**6
     r = derive.finite_size(derive.Model(d=d, delta=1, gamma=1, T=1, weights="mean", signs="iid", mu2=6), draws=16)
@@ -208,8 +208,8 @@ def test_the_issue_ladder_from_the_command_line(capsys):
 def _fixed_draw(d, delta, cap, extra=None, seed=7):
     """A diagonal D at T = 1 (lambda = 1; counts capped at ``cap``, one token set to ``extra``), its DrawOutlier, the
     diagonal and the class signs."""
-    from derive.vocabulary.finite_size import draw_outlier
-    from derive.vocabulary.token_counts import count_measures, histogram_of_counts
+    from derive.vocabulary.draw.finite_size import draw_outlier
+    from derive.vocabulary.draw.token_counts import count_measures, histogram_of_counts
 
     V = int(d / delta)
     rng = np.random.default_rng(seed)
@@ -225,8 +225,8 @@ def test_the_signals_fluctuation_is_within_its_bound(delta, mu2):
     # given D, the signal's eigenvalue over 150 draws of the table (dense, d = 200) has a variance below the bound
     # 2 l^2 x'(t_s)/V of draw_values (measured 0.24 to 0.94 of it at seven other points), within the variance's
     # sampling error (3 sqrt(2/150) relative); and above 0.1 of it (the bracket [0, bound] is not vacuous)
-    from derive.vocabulary.draw_values import _x
-    from derive.vocabulary.observed import signal_eigenpair
+    from derive.vocabulary.draw.observed import signal_eigenpair
+    from derive.vocabulary.draw.values import _x
 
     d, trials = 200, 150
     o, counts, s, rng = _fixed_draw(d, delta, 4)
@@ -246,7 +246,7 @@ def test_the_signals_fluctuation_is_within_its_bound(delta, mu2):
 def test_a_token_spikes_fluctuation_is_bai_and_yaos():
     # one token used 7 times among counts capped at 4 (delta = 1/2, d = 200, no signal): its eigenvalue over 150 draws
     # of the table has the variance 2 c^2 x'(c)/d (Bai and Yao 2008), within 3 sqrt(2/150) relative
-    from derive.vocabulary.draw_values import _x
+    from derive.vocabulary.draw.values import _x
 
     d, trials = 200, 150
     o, counts, s, rng = _fixed_draw(d, 0.5, 4, extra=7)

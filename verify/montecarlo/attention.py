@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from derive.model.spec import parse_signs
-from verify.montecarlo.draw import balanced_signs, sample_sequences, sample_table
+from verify.montecarlo.draw import sample_sequences, sample_table
 
 __all__ = ["CHUNK", "attention_weights", "sequence_attention_weights", "weight_deviation"]
 
@@ -57,7 +57,7 @@ def weight_deviation(d: int, T: int, tau: float, mask: str, limit, n: int = 400,
     V = max(2 * d, 64)
     rng = np.random.default_rng(seed)
     E = sample_table(rng, d, V, mu2)
-    _, tokens = sample_sequences(rng, parse_signs(signs), balanced_signs(V), n, T)
+    _, tokens = sample_sequences(rng, parse_signs(signs), V, n, T)
     X = np.transpose(E[:, tokens], (1, 2, 0))
     W = attention_weights(X, tau, mask)
     limit = np.asarray(limit, dtype=float)

@@ -27,11 +27,9 @@ import numpy as np
 
 from derive.numbers import parse_rational
 from verify.montecarlo.attention import CHUNK, sequence_attention_weights
-from verify.montecarlo.draw import ratios, rung
-from verify.studies.finite_size import fit, ladder, rung_seeds, scheme_prediction, summary
-from derive.model.spec import Model
-from verify.montecarlo.draw import draw
-from verify.montecarlo.trials import choose_path, solve
+from verify.montecarlo.draw import draw, ratios
+from verify.montecarlo.trials import solve
+from verify.studies.finite_size import fit, ladder, rungs, scheme_prediction, summary
 
 __all__ = ["paired_trial", "attention_gap"]
 
@@ -57,25 +55,19 @@ def attention_gap(ds, delta, gamma, T: int, signs: str, tau, mask: str, mu2, see
     r"""The attention-vs-limit study of the module docstring over the ladder ``ds`` at fixed
     :math:`\delta`, :math:`\gamma` (:func:`verify.montecarlo.draw.rung`); trial ``j`` of rung ``d`` uses
     ``rung_seeds(seed0, d, seeds)[j]``, and the centered covariance is used throughout. ``report(done, total)``,
-    if given, hears of each paired trial (in units of ``d^2``, as :func:`verify.studies.finite_size.outlier_ladder`).
+    if given, hears of each paired trial (:func:`verify.studies.finite_size.rungs`).
     """
     delta, gamma = ratios(delta, gamma)
     # the attention weights hold a chunk of sequences' tokens, CHUNK x T x d floats, three times
     ds = ladder(ds, delta, gamma, T, seeds, signs, extra_per_d=3 * 8 * CHUNK * T)
     w, predicted, _ = scheme_prediction("causal", T, signs, delta, gamma, mu2, True, tau=str(tau), mask=mask)
     tau = float(parse_rational(tau, "tau"))
+
+    def trial(model, seed, chosen):
+        return paired_trial(model, w, seed, tau, mask, chosen)
+
     rows = []
-    total, done = sum(d * d for d in ds) * seeds, 0
-    for d in ds:
-        V, N = rung(d, delta, gamma)
-        model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=mu2)
-        chosen = choose_path(path, False, d, V, N)
-        trials = []
-        for child in rung_seeds(seed0, d, seeds):
-            trials.append(paired_trial(model, w, child, tau, mask, chosen))
-            done += d * d
-            if report is not None:
-                report(done, total)
+    for d, V, N, _, trials in rungs(ds, delta, gamma, T, signs, mu2, seeds, seed0, path, trial, report):
         row = {"d": d, "V": V, "N": N}
         for key in ("weight_bias", "weight_spread"):
             row[key] = summary([t[key] for t in trials])

@@ -28,7 +28,7 @@ def check(V: int, N: int, weights, seed: int, signs: str = "iid", top: int = 5) 
     import scipy.sparse as sps
 
     from derive.model.families import parse_signs
-    from derive.vocabulary.finite_size import sample_token_matrix
+    from derive.vocabulary.draw.sampling import sample_token_matrix
 
     w = np.asarray(weights, dtype=float)
     s = V / N

@@ -1,10 +1,10 @@
-r"""What a user measures at their ``d`` (:mod:`derive.vocabulary.dimension`) held to independent references.
+r"""What a user measures at their ``d`` (:mod:`derive.vocabulary.draw.user_d`) held to independent references.
 
 * :func:`ladder`: at one nonzero weight, the method of ``derive spike --d`` (exact draws of the token counts, the rare
-  counts above the signal averaged over: :mod:`derive.vocabulary.counts_at_d`) against the plain draws of the same
+  counts above the signal averaged over: :mod:`derive.vocabulary.draw.rare_counts`) against the plain draws of the same
   counts (every count drawn; the reference), on a ladder of ``d`` up to :math:`10^7`, with CPU times;
 * :func:`against_sampled`: the plain count draws against the sampled token matrices of
-  :mod:`derive.vocabulary.finite_size` (a diagonal ``D``) at small ``d``;
+  :mod:`derive.vocabulary.draw.finite_size` (a diagonal ``D``) at small ``d``;
 * :func:`against_monte_carlo`: ``derive spike --d`` against Monte Carlo of the model (:func:`verify.montecarlo.trials.run_trials`):
   the top eigenpair's eigenvalue and overlap, the share of trials whose top eigenvector is the one most aligned with
   ``u`` among the top ``k`` (the signal on top), and the overlap of that most aligned eigenvector (the signal's own).
@@ -52,9 +52,9 @@ def _row(r) -> dict:
 def ladder(point: dict = ISSUE, ds=(10**3, 10**4, 10**5, 10**6, 10**7), draws: int = 512, plain_draws: int = 2048,
            seed: int = 0) -> list[dict]:
     """Per ``d``: the method (``draws``) and the plain draws (``plain_draws``, another seed), each with its CPU time."""
-    from derive.vocabulary.counts_at_d import count_values
-    from derive.vocabulary.dimension import at_dimension, summarize
-    from derive.vocabulary.finite_size import model_sizes
+    from derive.vocabulary.draw.rare_counts import count_values
+    from derive.vocabulary.draw.sampling import model_sizes
+    from derive.vocabulary.draw.user_d import at_dimension, summarize
 
     rows = []
     for d in ds:
@@ -75,9 +75,10 @@ def ladder(point: dict = ISSUE, ds=(10**3, 10**4, 10**5, 10**6, 10**7), draws: i
 def against_sampled(point: dict, d: int, draws: int, seed: int = 0) -> dict:
     """The plain count draws and the sampled token matrices (a diagonal ``D``) at ``d``: the per-draw values of each
     (mean and standard error) and their differences in units of the combined standard error."""
-    from derive.vocabulary.counts_at_d import count_values
-    from derive.vocabulary.draw_values import FIELDS, draw_values
-    from derive.vocabulary.finite_size import model_sizes, sample_draws
+    from derive.vocabulary.draw.finite_size import sample_draws
+    from derive.vocabulary.draw.rare_counts import count_values
+    from derive.vocabulary.draw.sampling import model_sizes
+    from derive.vocabulary.draw.values import FIELDS, draw_values
 
     m = _model(point, d)
     V, N = model_sizes(m)
@@ -96,7 +97,7 @@ def against_monte_carlo(point: dict, d: int, seeds: int, draws: int = 512, k: in
     """``derive spike --d`` (:func:`derive.finite_size`) against ``seeds`` Monte Carlo trials at ``d``: per quantity the
     derived mean and error, Monte Carlo's mean and standard error, and the CPU time of each."""
     import derive
-    from derive.vocabulary.finite_size import model_sizes
+    from derive.vocabulary.draw.sampling import model_sizes
     from verify.montecarlo.trials import run_trials
 
     m = _model(point, d)

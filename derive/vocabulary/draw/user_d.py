@@ -1,0 +1,186 @@
+r"""What a user measures at their ``d``, with an error that covers the truth of each mean: the method chosen by ``d``
+and the weights, and the error budget.
+
+*Methods* (:func:`at_dimension`):
+
+* ``"token counts"`` (one nonzero weight, every ``d`` from 10 to :math:`10^9`): exact draws of the token counts' histogram
+  (:mod:`derive.vocabulary.draw.token_counts`), the counts above the signal averaged over (Rao–Blackwell,
+  :mod:`derive.vocabulary.draw.rare_counts`); milliseconds a draw at any ``d``;
+* ``"sampled token matrices"`` (more nonzero weights, :math:`\min(V, N) \le`
+  :data:`~derive.vocabulary.draw.finite_size.MAX_EXACT`): each draw's ``D`` eigen-decomposed
+  (:mod:`derive.vocabulary.draw.finite_size`);
+* beyond that, for more nonzero weights, no method: refused, naming what is missing (:data:`MISSING`).
+
+*Each draw* gives its deterministic equivalents given ``D`` (exact up to :math:`O(1/d)`) through
+:func:`derive.vocabulary.draw.values.draw_values`. *The error* of each mean (:func:`summarize`) is the sum of
+
+* sampling: three standard errors over the draws (a probability no draw showed: at most :math:`-\ln(0.01)/n`, its
+  99% bound, where the draws sample it rather than average it);
+* the order of nearby eigenvalues (:class:`~derive.vocabulary.draw.values.DrawValues`), averaged over the draws;
+* the deterministic equivalents' own bias given ``D``, :math:`b/d`: measured against Monte Carlo at ``d`` = 50 to
+  4000 (``notes/finite_vocabulary.md``, "Monte Carlo minus the conditional prediction") as :math:`|b| \le 1.5\ell` for
+  an eigenvalue and 2 for an overlap; taken as :data:`EIGENVALUE_BIAS` :math:`\cdot|\ell|/d` and
+  :data:`OVERLAP_BIAS`:math:`/d`;
+* at one nonzero weight, the Poisson approximation of the counts averaged over
+  (:func:`derive.vocabulary.draw.rare_counts.poisson_error`), times the range of the quantity;
+* the top of a cluster of token spikes (``top_error``) for the top of the bulk and the top eigenvalue.
+
+``mu2_critical`` is each draw's deterministic threshold (no Monte Carlo quantity): its error is the sampling part alone.
+Below :data:`CHECKED` the bias bound is extrapolated: the result says so (``warning``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from derive.errors import ParameterError
+from derive.vocabulary.draw.values import FIELDS
+
+__all__ = ["D_RANGE", "COUNT_DRAWS", "EIGENVALUE_BIAS", "OVERLAP_BIAS", "CHECKED", "MISSING", "Estimate", "AtDimension",
+           "summarize", "at_dimension"]
+
+D_RANGE = (10, 10**9)
+"""The dimensions ``derive spike --d`` answers for (INTERFACE.md)."""
+
+COUNT_DRAWS = 1024
+"""Draws of the token counts by default (one nonzero weight): about 20 to 40 CPU-seconds."""
+
+EIGENVALUE_BIAS = 2.25
+r"""Bound of the deterministic equivalents' mean bias of an eigenvalue, in units of :math:`|\ell|/d` (measured 1.5)."""
+
+OVERLAP_BIAS = 3.0
+"""Bound of their mean bias of a squared overlap, in units of ``1/d`` (measured 2)."""
+
+CHECKED = 50
+"""The smallest ``d`` at which the deterministic equivalents have been held to Monte Carlo of the model."""
+
+MISSING = ("for more than one nonzero weight the large-d method is not built: it needs the law of the token spikes of D "
+           "(a token's class is its counts per position, K_1..K_T; its spike c solves c = a_vv + sum_u a_vu^2 G_u(c) "
+           "with the cavity resolvents G_u of the tokens it shares sequences with, and P(c > y) is what sets the "
+           "chance that the signal is on top); until then the expectation at d is sampled, which needs min(V, N) <= "
+           "{limit}")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over draws with its ``error`` (covering the truth: module docstring), the spread ``sd`` over the draws
+    (``None`` where not stated) and the standard error ``se`` of the mean."""
+
+    mean: float
+    sd: float | None
+    error: float
+    se: float
+
+
+@dataclass(frozen=True)
+class AtDimension:
+    """What a user measures at dimension ``d`` (:func:`at_dimension`): ``method``, ``draws`` (``None`` where not
+    sampled), the sizes ``V, N``, ``seed``, ``mu2``, ``outlier_probability`` (an :class:`Estimate`), the top
+    ``eigenvalue`` and the squared ``overlap`` of its eigenvector, the ``signal_overlap`` of the signal's own
+    eigenvector, the ``top_of_bulk``, ``mu2_critical``, a ``warning`` (or ``None``) and ``notes`` (the method's
+    parameters, e.g. the first count averaged over)."""
+
+    d: int
+    V: int
+    N: int
+    method: str
+    draws: int | None
+    seed: int
+    mu2: float
+    outlier_probability: Estimate
+    eigenvalue: Estimate
+    overlap: Estimate
+    signal_overlap: Estimate
+    top_of_bulk: Estimate
+    mu2_critical: Estimate
+    warning: str | None = None
+    notes: tuple = ()
+
+
+def summarize(values: list, d: int, V: int, N: int, method: str, seed: int, mu2: float, poisson: float = 0.0,
+              notes: tuple = (), averaged: bool = False) -> AtDimension:
+    r"""The :class:`AtDimension` of per-draw :class:`~derive.vocabulary.draw.values.DrawValues` (module docstring: the
+    error budget). ``poisson``: the bound of the Poisson approximation of the counts averaged over (0 if none);
+    ``averaged``: whether the event "the signal on top" is averaged over in each draw rather than sampled.
+
+    >>> from derive.vocabulary.draw.values import DrawValues
+    >>> rows = [DrawValues((1.0, 5.0, 0.5, 0.5, 4.0, 2.0), (1.0, 25.0, 0.25, 0.25, 16.0, 4.0), 0, 0, 0, 0)] * 10
+    >>> r = summarize(rows, 1000, 1000, 1000, "token counts", 0, 3.0)
+    >>> r.outlier_probability.mean, round(r.outlier_probability.error, 4), r.eigenvalue.error, r.overlap.error
+    (1.0, 0.4605, 2.3138350929940454, 0.4635170185988091)
+    """
+    n = len(values)
+    X = np.array([v.values for v in values])
+    X2 = np.array([v.squares for v in values])
+    mean = X.mean(axis=0)
+    se = X.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(len(FIELDS), np.inf)
+    sd = np.sqrt(np.maximum(X2.mean(axis=0) - mean**2, 0.0) * (n / (n - 1) if n > 1 else 1.0))
+    parts = {name: float(np.mean([getattr(v, name) for v in values]))
+             for name in ("order_error", "eigenvalue_error", "overlap_error", "top_error")}
+    i = {name: j for j, name in enumerate(FIELDS)}
+
+    def est(name, method_part, spread=True):
+        j = i[name]
+        return Estimate(float(mean[j]), float(sd[j]) if spread else None, float(3 * se[j] + method_part), float(se[j]))
+
+    p = float(mean[i["on_top"]])
+    unseen = -math.log(0.01) / n if not averaged and p in (0.0, 1.0) else 0.0
+    span = float(np.ptp(X[:, i["eigenvalue"]])) + abs(float(mean[i["eigenvalue"]]))
+    probability = Estimate(p, None, float(3 * se[i["on_top"]] + parts["order_error"] + poisson + unseen),
+                           float(se[i["on_top"]]))
+    eigenvalue = est("eigenvalue", parts["eigenvalue_error"] + EIGENVALUE_BIAS * abs(mean[i["eigenvalue"]]) / d
+                     + parts["top_error"] + poisson * span + unseen * span)
+    overlap = est("overlap", parts["overlap_error"] + OVERLAP_BIAS / d + poisson + unseen)
+    signal = est("signal_overlap", OVERLAP_BIAS / d, spread=False)
+    top = est("top", EIGENVALUE_BIAS * abs(mean[i["top"]]) / d + parts["top_error"]
+              + poisson * (float(np.ptp(X[:, i["top"]])) + abs(float(mean[i["top"]]))), spread=False)
+    critical = est("mu2_critical", 0.0)
+    warning = None
+    if d < CHECKED:
+        warning = (f"d = {d} is below {CHECKED}, the smallest d at which the per-draw deterministic equivalents were "
+                   f"held to Monte Carlo: their O(1/d) bias bound in the errors is extrapolated")
+    return AtDimension(d, V, N, method, n, seed, float(mu2), probability, eigenvalue, overlap, signal, top, critical,
+                       warning, notes)
+
+
+def at_dimension(m, draws: int | None = None, seed: int = 0) -> AtDimension:
+    r"""What a user measures at the model's dimension ``m.d`` (``V, N`` from ``delta, gamma`` unless given), at its
+    ``mu2``, for ``S`` or :math:`S_c`: by token counts at one nonzero weight (default :data:`COUNT_DRAWS` draws), by
+    sampled token matrices otherwise (default :data:`derive.resources.DRAWS`), refused beyond those (module
+    docstring).
+
+    >>> from derive.model.spec import Model
+    >>> r = at_dimension(Model(d=10**6, delta=1, gamma=1, T=1, weights="mean", signs="iid", mu2=6), draws=16)
+    >>> r.method, r.V, round(r.outlier_probability.mean, 2), r.outlier_probability.error < 0.01
+    ('token counts', 1000000, 0.32, True)
+    """
+    from derive.model.pooling import pooling
+    from derive.resources import DRAWS
+    from derive.vocabulary.draw import finite_size as fs
+    from derive.vocabulary.draw.rare_counts import count_values
+    from derive.vocabulary.draw.sampling import model_sizes
+    from derive.vocabulary.draw.token_counts import one_weight
+    from derive.vocabulary.draw.values import draw_values
+
+    m = m.need("d", "T", "weights", "signs", "mu2")
+    if not D_RANGE[0] <= m.d <= D_RANGE[1]:
+        raise ParameterError("d", f"must be from {D_RANGE[0]} to {D_RANGE[1]:.0e} for what a user measures at d, "
+                                  f"got {m.d}")
+    V, N = model_sizes(m)
+    w = np.array(pooling(m.weights, m.T, m.signs).floats())
+    mu2 = float(m.mu2)
+    single = one_weight(w)
+    if single is not None:
+        n = COUNT_DRAWS if draws is None else draws
+        fs.check_sizes(m.d, V, N, 0, n, True)  # (T = 0: a draw of the counts costs O(sqrt N), not the N tokens)
+        values, info = count_values(single[1], V, N, m.d, m.centered, mu2, n, seed)
+        return summarize(values, m.d, V, N, "token counts", seed, mu2, info["poisson_error"],
+                         (("first count averaged over", info["k0"]),), averaged=info["k0"] is not None)
+    n = DRAWS if draws is None else draws
+    if min(V, N) > fs.MAX_EXACT:
+        raise ParameterError("d", MISSING.format(limit=fs.MAX_EXACT) + f" (here min(V, N) = {min(V, N)}); lower d")
+    sampled = fs.sample_draws(m, n, seed)
+    return summarize([draw_values(o, mu2, m.d) for o in sampled.outliers], m.d, V, N, "sampled token matrices", seed,
+                     mu2)

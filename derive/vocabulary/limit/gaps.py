@@ -1,0 +1,71 @@
+r"""The gaps of a generalized Marchenko–Pastur law between two atoms of its population, and its right edge past the last
+one, in float64 (NumPy alone).
+
+Between two consecutive atoms :math:`c_k < c_{k+1}` the function :math:`C(t) = 1 - x'(t)` of Silverstein's equation
+is convex and tends to :math:`+\infty` at both ends, so the interval holds at most one gap, :math:`\{C < 1\}`:
+:func:`convex_gaps` finds the minimum of ``C`` on many intervals at once and, where it is below 1, both crossings.
+Past the last atom ``C`` falls from :math:`+\infty` to 0, and its crossing of 1 is the right edge (:func:`right_edge`).
+Shared by :mod:`derive.vocabulary.limit.silverstein` (the limit law's float path) and the law conditional on one draw
+(:mod:`derive.vocabulary.draw.spectrum`, :mod:`derive.vocabulary.draw.quadrature`, :mod:`derive.vocabulary.draw.bulk`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["crossing", "convex_gaps", "right_edge"]
+
+
+def crossing(C, left, right, decreasing: bool) -> np.ndarray:
+    """The crossing of ``C = 1`` in each ``[left, right]`` where ``C`` is monotone (``decreasing`` or increasing),
+    by 64 bisections.
+
+    >>> float(crossing(lambda t: 1 / t, [0.5], [4.0], True)[0])
+    1.0
+    """
+    lo, hi = np.array(left, dtype=float), np.array(right, dtype=float)
+    for _ in range(64):
+        mid = (lo + hi) / 2
+        move = (C(mid) > 1) == decreasing
+        lo, hi = np.where(move, mid, lo), np.where(move, hi, mid)
+    return (lo + hi) / 2
+
+
+def convex_gaps(C, lo: np.ndarray, hi: np.ndarray, points: int = 64) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(index, ta, tb)``: the intervals ``(lo, hi)`` (between poles of a convex ``C``) that hold a gap, and its ends:
+    the minimum of ``C`` by a grid of ``points`` per interval and 60 golden-section steps around the best, then both
+    crossings of ``C = 1`` (:func:`crossing`). ``C`` takes a one-dimensional array of points. A gap narrower than
+    ``1/points`` of its interval may be missed.
+
+    >>> C = lambda t: 0.01 / t**2 + 0.01 / (1 - t) ** 2   # two atoms at 0 and 1
+    >>> index, ta, tb = convex_gaps(C, np.array([0.0]), np.array([1.0]))
+    >>> index, round(float(C(ta)[0]), 12), round(float(C(tb)[0]), 12), round(float(ta[0] + tb[0]), 12)  # symmetric
+    (array([0]), 1.0, 1.0, 1.0)
+    """
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    if not len(lo):
+        return np.zeros(0, dtype=int), np.zeros(0), np.zeros(0)
+    u = (np.arange(points) + 0.5) / points
+    grid = lo[:, None] + (hi - lo)[:, None] * u[None, :]
+    best = np.argmin(C(grid.ravel()).reshape(grid.shape), axis=1)
+    a = lo + (hi - lo) * np.maximum(best - 1, 0) / points
+    b = lo + (hi - lo) * np.minimum(best + 2, points) / points
+    golden = (np.sqrt(5) - 1) / 2
+    for _ in range(60):
+        x1, x2 = b - golden * (b - a), a + golden * (b - a)
+        left = C(x1) < C(x2)
+        a, b = np.where(left, a, x1), np.where(left, x2, b)
+    tmin = (a + b) / 2
+    index = np.flatnonzero(C(tmin) < 1)
+    return index, crossing(C, lo[index], tmin[index], True), crossing(C, tmin[index], hi[index], False)
+
+
+def right_edge(C, top: float) -> float:
+    """The right edge in ``t``: the crossing of ``C = 1`` past the top pole ``top``, where ``C`` falls from ``+inf`` to 0.
+
+    >>> round(right_edge(lambda t: 1 / (t - 1) ** 2, 1.0), 12)   # one atom at 1: C = 1 at t = 2
+    2.0
+    """
+    far = 2 * top
+    while C(far) >= 1:
+        far *= 2
+    return float(crossing(C, [top], [far], True)[0])

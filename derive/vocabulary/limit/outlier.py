@@ -1,0 +1,464 @@
+r"""The model's signal outlier in the limit for any weights and sign family: the equations of
+:mod:`derive.vocabulary.limit.signal` with the token matrix's two transforms from the quenched cavity populations of
+:mod:`derive.vocabulary.limit.signfield`.
+
+*The equations* (:func:`derive.vocabulary.limit.signal.outlier_equations`): with :math:`\zeta = t/\delta`,
+:math:`S_0(t) = \frac1\delta(1 + \zeta g_D(\zeta))`, :math:`S_1(t) = \frac1\delta(1 + \zeta h_D(\zeta))`, the outlier is
+at a root of :math:`S_1(t) = -1/\mu_2` where :math:`x'(t) > 0`, :math:`x(t) = t(1 - S_0(t))`, at :math:`\ell = x(t)`,
+with squared overlap :math:`x'(t)/(\mu_2\,t\,S_1'(t))`.
+
+*The real axis.* At :math:`T' \ge 2` nonzero weights the law of ``D`` has unbounded support with an exponentially thin
+tail (tokens seen many times), so a real ``t`` beyond the bulk's main edge lies, strictly, inside the support of the
+limit law. The transforms are evaluated at :math:`\zeta = t(1 + i\eta)/\delta` with a small relative :math:`\eta`
+(:class:`Settings`) and their real parts taken: the principal value, which differs from it by :math:`O(\eta^2)` where
+the law is smooth on the scale :math:`\eta t`. What the thin tail means at dimension ``d`` is stated separately:
+the mass of the law above the outlier (``bulk_mass_above``, the share of root tokens whose pivot is positive; ``d``
+times it is the expected number of bulk eigenvalues above the outlier).
+
+*The search* (one quenched population is a deterministic function of ``t``). :math:`S_1` increases on every interval
+free of the law's atoms (:math:`S_1' = \delta^{-2}\int\tau\,d\mu_s(\tau)/(\tau-\zeta)^2 > 0`) and jumps from
+:math:`+\infty` to :math:`-\infty` across a cluster of the law (a token seen many times, as at ``T = 1``). A scan on a
+geometric grid from above the population-level outlier :math:`t = \alpha(\delta + \mu_2)` downward, on a small
+population, finds the sign changes of :math:`S_1 + 1/\mu_2` (splitting an interval where :math:`S_1` rises as ``t``
+falls: a cluster lies inside it), down to the main bulk (where the cavity iteration no longer converges or the
+imaginary part of :math:`S_0` is not the one :math:`\eta` explains). Roots are refined from the top; the largest with
+:math:`x' > 0` (in a gap) is the outlier; a root inside a cluster (:math:`x' \le 0`) is not. The chosen bracket is then
+solved on each replica of full size (safeguarded Newton).
+
+*Errors.* The replicas are independent quenched populations, each solved at :math:`\eta` and again at
+:math:`\eta/4` (from the first's solutions): the estimate is the mean at :math:`\eta/4`, the error three standard
+errors of that mean plus the mean change from :math:`\eta` to :math:`\eta/4`, what the smoothing still holds
+(:math:`O(\eta^2)` where the law of ``D`` is smooth on the scale :math:`\eta t`, far more next to a cluster of tokens
+used many times, which the error then shows). Replicas are added while that would bring the error to the one sought
+within the budget (:func:`limit_spike`). ``mu2_critical`` is :math:`-1/S_1(t_e)` at the lower end :math:`t_e` of the
+lowest gap above the main bulk (:math:`x'(t_e) = 0`), or 0 where :math:`S_1(t_e) \ge 0` (``s`` is then nearly an
+eigenvector of ``D`` beyond the bulk, and the signal has an outlier at every strength); where clusters of rare tokens
+crowd the main edge, :math:`t_e` moves with the resolution and its error says so.
+
+*Rare tokens.* The limit holds every token class, however rare; a class of probability ``p`` appears at dimension
+``d`` only where :math:`pd/\delta \gg 1`. Next to a cluster of the law of ``D`` such classes make a large share of
+:math:`S_1'` and hence of the overlap (notes/finite_vocabulary.md: a sixth of the overlap at the issue's ``T = 2``
+point from tokens of probability below ``1e-4``); ``LimitSpike.rare`` states the eigenvalue and the overlap without
+them (:meth:`Point.without_rare`).
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from derive.errors import ParameterError
+from derive.vocabulary.limit import signfield
+from derive.vocabulary.limit.roottokens import RARE
+
+__all__ = ["Settings", "DEFAULT", "ERROR", "Point", "Curve", "LimitSpike", "limit_spike"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Tokens per replica; root tokens per average at 16 nonzero weights (:func:`derive.vocabulary.limit.signfield.quenched`;
+    :meth:`roots_for` gives more at fewer weights); replicas of the first batch and the most an error target may add
+    (``max_replicas`` at :data:`ERROR`, growing as the square of a finer target); the relative imaginary part ``eta``
+    on the real axis (``edge_eta`` where the lower end of a gap is sought); the scan's population, root tokens, step
+    and floor (the scan stops at ``scan_floor`` times its start, or in the bulk)."""
+
+    population: int = 1 << 13
+    roots: int = 1 << 16
+    replicas: int = 8
+    max_replicas: int = 16
+    eta: float = 1e-3
+    edge_eta: float = 1e-3
+    scan_population: int = 1 << 12
+    scan_roots: int = 1 << 14
+    scan_step: float = 0.025
+    scan_floor: float = 1e-3
+
+    def roots_for(self, nonzero: int) -> int:
+        """Root tokens per average at ``nonzero`` nonzero weights: ``roots`` times 16 over ``nonzero`` rounded up to a
+        power of two. A root's children number about ``nonzero`` times the reuse, so the roots cost the same at every
+        ``T'``; at few weights they are most of the error where the outlier sits next to a cluster of the law of
+        ``D`` (the issue's ``T = 2`` case: 3 standard errors of the overlap 0.03 at 2^16 roots, 0.006 at 2^20)."""
+        return self.roots << max(0, 4 - int(np.ceil(np.log2(max(nonzero, 1)))))
+
+
+DEFAULT = Settings()
+
+ERROR = 1e-3
+"""The default target error (three standard errors of the replicas' mean) of the eigenvalue and the overlap; that of
+``mu2_critical`` is ten times it."""
+
+
+@dataclass(frozen=True)
+class Point:
+    r"""The transforms at a real ``t`` (real parts), the imaginary part of :math:`S_0`, whether the solves converged,
+    the mass of the law of ``D`` above :math:`t/\delta`, and per class of root tokens of
+    :data:`derive.vocabulary.limit.roottokens.RARE` its share ``(S0, dS0, S1, dS1)`` of the transforms."""
+
+    t: float
+    S0: float
+    dS0: float
+    S1: float
+    dS1: float
+    im_S0: float
+    converged: bool
+    eta: float
+    above: float
+    classes: tuple = field(default=(), compare=False, repr=False)
+
+    @property
+    def x(self) -> float:
+        return self.t * (1 - self.S0)
+
+    @property
+    def dx(self) -> float:
+        return 1 - self.S0 - self.t * self.dS0
+
+    @property
+    def inside(self) -> bool:
+        r"""Inside the bulk's support: the cavity iteration did not converge, or :math:`\operatorname{Im}S_0` is more
+        than ten times the :math:`\eta t S_0'` that the imaginary part of ``t`` alone explains in a gap."""
+        return not self.converged or self.im_S0 > 10 * self.eta * self.t * abs(self.dS0) + 1e-12
+
+    def overlap(self, mu2: float) -> float:
+        from derive.vocabulary.limit.signal import numeric
+
+        return float(numeric()(self.t, mu2, self.S0, self.dS0, self.dS1)[1])
+
+    def without_rare(self, mu2: float, k: int) -> tuple[float, float]:
+        r"""The eigenvalue and the overlap with the root tokens rarer than ``RARE[k]`` left out of the transforms,
+        the root moved by one Newton step of :math:`S_1 = -1/\mu_2` (:math:`S_0` moved along its slope): what the
+        limit owes to tokens a dimension :math:`d \ll \delta/` ``RARE[k]`` does not hold."""
+        from derive.vocabulary.limit.signal import numeric
+
+        rare = np.sum(self.classes[k + 1:], axis=0)
+        S0, dS0, S1, dS1 = np.array([self.S0, self.dS0, self.S1, self.dS1]) - rare
+        step = -(S1 + 1 / mu2) / dS1
+        t, S0 = self.t + step, S0 + dS0 * step
+        return float(t * (1 - S0)), float(numeric()(t, mu2, S0, dS0, dS1)[1])
+
+
+class Curve:
+    """One quenched population as a function of real ``t`` (cached), its roots tilted towards the weighted degree
+    ``level`` (:meth:`derive.vocabulary.limit.signfield.Quenched.solve`): the same roots at every ``t``, so that the
+    curve is smooth in ``t``. Each solve starts from the solutions at the nearest ``t`` solved before."""
+
+    def __init__(self, q: signfield.Quenched, delta: float, eta: float, level: float):
+        self.q, self.delta, self.eta, self.level = q, delta, eta, level
+        self._cache: dict = {}
+        self._solved: dict = {}
+
+    def finer(self, factor: float = 4.0) -> "Curve":
+        """The same population and roots at ``eta / factor``, each solve started from this curve's nearest solution."""
+        other = Curve(self.q, self.delta, self.eta / factor, self.level)
+        other._solved = dict(self._solved)
+        return other
+
+    def __call__(self, t: float, field: bool = True) -> Point:
+        """The :class:`Point` at ``t``; ``field=False`` leaves out the field (``S1, dS1`` NaN), which the gaps' search
+        does not need."""
+        t = float(t)
+        known = self._cache.get(t)
+        if known is None or (field and np.isnan(known.S1)):
+            d = self.delta
+            zeta = t * (1 + 1j * self.eta) / d
+            near = min(self._solved, key=lambda u: abs(u - t), default=None)
+            r = self.q.solve(zeta, self._solved[near] if near is not None else None, self.level, with_field=field)
+            self._solved[t] = r
+            S0 = (1 + zeta * r.g) / d
+            shares = tuple((((mass + zeta * g) / d).real, ((g + zeta * dg) / d**2).real,
+                            ((mass + zeta * h) / d).real, ((h + zeta * dh) / d**2).real)
+                           for mass, g, dg, h, dh in r.classes)
+            self._cache[t] = Point(t, S0.real, ((r.g + zeta * r.dg) / d**2).real, ((1 + zeta * r.h) / d).real,
+                                   ((r.h + zeta * r.dh) / d**2).real, S0.imag, r.converged, self.eta, r.above, shares)
+        return self._cache[t]
+
+
+@dataclass(frozen=True)
+class LimitSpike:
+    """The signal outlier in the limit: whether it exists, its location and squared overlap with their errors, the
+    root ``t``, ``mu2_critical`` with its error, the mass of the law above the outlier (``d`` times it: the expected
+    number of bulk eigenvalues above it at dimension ``d``), each replica's ``(eigenvalue, overlap)``, and ``rare``:
+    for each class bound ``q`` of :data:`derive.vocabulary.limit.roottokens.RARE`, ``(q, eigenvalue, overlap)`` with the
+    root tokens rarer than ``q`` left out (:meth:`Point.without_rare`), what a dimension with ``d / delta`` well below
+    ``1 / q`` sees of the limit."""
+
+    outlier: bool
+    eigenvalue: float | None
+    eigenvalue_error: float | None
+    overlap: float
+    overlap_error: float | None
+    t: float | None
+    mu2_critical: float | None
+    mu2_critical_error: float | None
+    mass_above: float | None
+    replicas: tuple = field(default=())
+    rare: tuple = field(default=())
+
+
+def _spread(values) -> tuple[float, float]:
+    """The mean and three standard errors of the mean."""
+    v = np.asarray(values, dtype=float)
+    if v.size < 2:
+        return float(v.mean()), float("inf")
+    return float(v.mean()), float(3 * v.std(ddof=1) / np.sqrt(v.size))
+
+
+def _refine(curve: Curve, target: float, a: float, b: float, rtol: float = 1e-9, start: float | None = None) -> Point:
+    """The root of :math:`S_1 = ` ``target`` in ``[a, b]`` with :math:`S_1(a) < ` target :math:`< S_1(b)`: Newton's
+    step where it stays inside the bracket, bisection otherwise, until a step or the bracket is below ``rtol``
+    relative; the bracket keeps the sign pattern, so it closes on a root (never on a cluster, where :math:`S_1` falls
+    through the target). Newton starts from ``start`` where it lies inside the bracket (another population's root),
+    else from ``b``."""
+    tv = start if start is not None and a < start < b else b
+    p = curve(tv)
+    for _ in range(60):
+        f = p.S1 - target
+        if f < 0:
+            a = tv
+        else:
+            b = tv
+        newton = tv - f / p.dS1 if p.dS1 > 0 else None
+        if b - a <= rtol * b or (newton is not None and abs(newton - tv) <= rtol * tv):
+            break
+        tv = newton if newton is not None and a < newton < b else 0.5 * (a + b)
+        p = curve(tv)
+    return p
+
+
+def _brackets(curve: Curve, target: float, hi: Point, lo: Point) -> list:
+    """The brackets ``(a, b)`` of the roots of :math:`S_1 = ` ``target`` between two scanned points (``lo.t < hi.t``),
+    the higher first. :math:`S_1` rising as ``t`` falls means a cluster inside: the interval is split, down to the width
+    ``10 eta t`` at which the cluster's pole is resolved (inside it the real part of a pole smoothed by ``eta`` is not
+    monotone)."""
+    if lo.S1 <= hi.S1:
+        return [(lo.t, hi.t)] if lo.S1 < target < hi.S1 else []
+    if hi.t - lo.t < 10 * curve.eta * hi.t:
+        return []
+    mid = curve(0.5 * (lo.t + hi.t))
+    if mid.inside:
+        return []
+    return _brackets(curve, target, hi, mid) + _brackets(curve, target, mid, lo)
+
+
+def _scan(curve: Curve, t_hi: float, step: float, floor: float) -> list[Point]:
+    """Points from ``t_hi`` down by the factor ``1 - step``, until three in a row are inside the bulk (or ``t`` has
+    fallen to ``floor`` times ``t_hi``)."""
+    points, run, tv = [], 0, t_hi
+    while tv > t_hi * floor:
+        p = curve(tv)
+        points.append(p)
+        run = run + 1 if p.inside else 0
+        if run >= 3:
+            break
+        tv *= 1 - step
+    return points
+
+
+def _edge(curve: Curve, below: float, above: float, rtol: float = 2e-4) -> Point:
+    """The lower end of a gap, :math:`x'(t_e) = 0`, between ``below`` (moved down until it is not in the gap) and
+    ``above`` (moved up until it is): regula falsi (Illinois) on :math:`x'` where both ends are regular, bisection
+    otherwise, until the bracket is below ``rtol`` relative. The search needs :math:`x'` only (no field); the returned
+    point has the field."""
+    def in_gap(p: Point) -> bool:
+        return not p.inside and p.dx > 0
+
+    a, b = curve(below, False), curve(above, False)
+    for _ in range(20):
+        if not in_gap(a):
+            break
+        a = curve(a.t * 0.95, False)
+    for _ in range(20):
+        if in_gap(b):
+            break
+        b = curve(b.t * 1.05, False)
+    fa, fb, side = a.dx, b.dx, 0
+    for _ in range(60):
+        if b.t - a.t <= rtol * b.t:
+            break
+        if not a.inside and fa < 0 < fb:
+            tv = (a.t * fb - b.t * fa) / (fb - fa)
+        else:
+            tv = 0.5 * (a.t + b.t)
+        p = curve(tv, False)
+        if in_gap(p):
+            b, fb = p, p.dx
+            fa, side = (fa / 2 if side == 1 else fa), 1
+        else:
+            a, fa = p, p.dx
+            fb, side = (fb / 2 if side == -1 else fb), -1
+    return curve(b.t)
+
+
+def _lowest_gap(points: list[Point]) -> tuple[Point, Point] | None:
+    """Going up from the bottom of the scan, the first pair (a point inside the bulk or with :math:`x' \\le 0`, the next
+    one up in a gap)."""
+    up = points[::-1]
+    for lower, upper in zip(up, up[1:]):
+        if (lower.inside or lower.dx <= 0) and not upper.inside and upper.dx > 0:
+            return lower, upper
+    return None
+
+
+def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, threads: int = 2,
+                error: float | None = ERROR) -> LimitSpike:
+    r"""The model's signal outlier in the limit (see the module) for the pooling ``weights`` (``T`` reals, zeros
+    allowed) and the sign correlation ``R`` (``T x T``), at ``delta, gamma > 0`` and ``mu2 >= 0`` (reals; exact ones
+    are converted). Deterministic: the populations seed themselves from the inputs.
+
+    ``error`` trades time for precision: replicas are added until three standard errors of the eigenvalue and of the
+    overlap are at most ``error`` and that of ``mu2_critical`` at most ``10 * error``, where the replicas' spread says
+    that ``settings.max_replicas * max(1, (ERROR / error)**2)`` replicas will do; where they will not, none are added
+    (a finer ``error`` raises that budget). The errors stated are those reached. ``error=None`` runs
+    ``settings.replicas`` replicas.
+
+    >>> r = limit_spike(0.25, 1, [1.0], [[1.0]], 3, Settings(population=1 << 12, replicas=2), error=None)
+    >>> round(r.eigenvalue, 2), round(r.overlap, 2)   # the exact law: 5.8571, 0.4590
+    (5.86, 0.46)
+    """
+    from threadpoolctl import threadpool_limits
+
+    delta, gamma, mu2 = _positive(delta, "delta"), _positive(gamma, "gamma"), float(mu2)
+    if not np.isfinite(mu2) or mu2 < 0:
+        raise ParameterError("mu2", f"must be a finite real >= 0, got {mu2}")
+    try:
+        w = np.array([float(v) for v in weights])
+        Rf = np.array([[float(v) for v in row] for row in (R.tolist() if hasattr(R, "tolist") else R)])
+    except (TypeError, ValueError):
+        raise ParameterError("weights", "the weights and R must be real numbers") from None
+    if w.ndim != 1 or not np.all(np.isfinite(w)) or not np.any(w != 0):
+        raise ParameterError("weights", "must be finite reals, not all zero")
+    if Rf.shape != (w.size, w.size) or not np.all(np.isfinite(Rf)):
+        raise ParameterError("signs", f"R must be a finite {w.size} x {w.size} matrix")
+    keep = w != 0
+    alpha = float(w @ Rf @ w)
+    with threadpool_limits(1):  # the vectors are small: BLAS threads only contend (a 30-fold slowdown measured)
+        return _limit_spike(delta, gamma, w[keep], Rf[np.ix_(keep, keep)], mu2, alpha, settings, threads,
+                            _error_target(error))
+
+
+def _error_target(error) -> float | None:
+    if error is None:
+        return None
+    try:
+        e = float(error)
+    except (TypeError, ValueError):
+        raise ParameterError("error", f"must be a real > 0, got {error!r}") from None
+    if not (np.isfinite(e) and e > 0):
+        raise ParameterError("error", f"must be a finite real > 0, got {error!r}")
+    return e
+
+
+def _positive(value, name: str) -> float:
+    v = float(value)
+    if not (np.isfinite(v) and v > 0):
+        raise ParameterError(name, f"must be a finite real > 0, got {value}")
+    return v
+
+
+def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error) -> LimitSpike:
+    if not mu2 > 0:
+        return LimitSpike(False, None, None, 0.0, None, None, None, None, None)
+    w = np.asarray(weights, dtype=float)
+    key = f"{delta!r}|{gamma!r}|{tuple(w.tolist())!r}|{tuple(np.asarray(R, float).ravel().tolist())!r}"
+    s = settings
+    target = -1 / mu2
+    t_pop = max(alpha, 1e-3) * (delta + mu2)  # the population-level outlier (D = kappa I + (alpha - kappa) s s^T / V)
+    scan = Curve(signfield.quenched(w, R, delta, gamma, s.scan_population, signfield.replica_seed(key + "|scan", 0),
+                                    s.scan_roots), delta, s.eta, t_pop / delta)
+    t_hi = 2 * t_pop
+    while scan(t_hi).S1 <= target or scan(t_hi).inside:
+        t_hi *= 2
+    points = _scan(scan, t_hi, s.scan_step, s.scan_floor)
+    chosen = None
+    for hi, lo in zip(points, points[1:]):
+        if hi.inside or lo.inside:
+            continue
+        for a, b in _brackets(scan, target, hi, lo):
+            p = _refine(scan, target, a, b)
+            if p.dx > 0:
+                chosen = (a, b, p.t)
+                break
+        if chosen:
+            break
+    gap = _lowest_gap(points)
+
+    def solve(r: int) -> dict:
+        q = signfield.quenched(w, R, delta, gamma, s.population, signfield.replica_seed(key, r), s.roots_for(w.size))
+        out = {}
+        if chosen is not None:
+            a, b, start = chosen
+            curve = Curve(q, delta, s.eta, b / delta)
+            coarse = _refine(curve, target, a, b, start=start)
+            if not abs(coarse.S1 - target) <= 1e-6 * abs(target):
+                # this population's root left the scan's bracket: widen it until it holds the root again
+                for _ in range(4):
+                    if curve(a).S1 < target < curve(b).S1:
+                        break
+                    a, b = a * (1 - s.scan_step), b * (1 + s.scan_step)
+                coarse = _refine(curve, target, a, b, start=start)
+            fine = _refine(curve.finer(), target, coarse.t * (1 - s.scan_step), coarse.t * (1 + s.scan_step),
+                           start=coarse.t)
+            out.update(ell=(coarse.x, fine.x), overlap=(coarse.overlap(mu2), fine.overlap(mu2)), t=fine.t,
+                       dx=min(coarse.dx, fine.dx), above=fine.above,
+                       rare=[fine.without_rare(mu2, k) for k in range(len(RARE))])
+        if gap is not None:
+            curve = Curve(q, delta, s.edge_eta, gap[1].t / delta)
+            coarse = _edge(curve, gap[0].t, gap[1].t)
+            fine = _edge(curve.finer(), coarse.t * (1 - s.scan_step / 5), coarse.t)
+            out["mu2c"] = tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in (coarse, fine))
+        return out
+
+    most = s.replicas if error is None else max(s.replicas,
+                                                int(np.ceil(s.max_replicas * max(1.0, (ERROR / error) ** 2))))
+    found: list = []
+    wanted = s.replicas
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        while True:
+            found += pool.map(solve, range(len(found), wanted))
+            needed = _replicas_needed(found, error, most)
+            if needed <= len(found) or len(found) >= most:
+                break
+            wanted = min(most, max(needed, len(found) + min(threads, 2)))
+    mu2_critical, mu2_critical_error = (_estimate([f["mu2c"] for f in found]) if all("mu2c" in f for f in found)
+                                        else (None, None))
+    if chosen is None:
+        return LimitSpike(False, None, None, 0.0, None, None, mu2_critical, mu2_critical_error, None)
+    if min(f["dx"] for f in found) <= 0:
+        raise ParameterError("mu2", "too close to the edge of a gap for the populations to agree whether the outlier "
+                                    "exists")
+    ell, ell_err = _estimate([f["ell"] for f in found])
+    ov, ov_err = _estimate([f["overlap"] for f in found])
+    rare = tuple((q, *np.mean([f["rare"][k] for f in found], axis=0).tolist()) for k, q in enumerate(RARE))
+    return LimitSpike(True, ell, ell_err, ov, ov_err, float(np.mean([f["t"] for f in found])), mu2_critical,
+                      mu2_critical_error, float(np.mean([f["above"] for f in found])) / delta,
+                      tuple((f["ell"][1], f["overlap"][1]) for f in found), rare)
+
+
+def _estimate(pairs) -> tuple[float, float]:
+    r"""From each replica's ``(coarse, fine)`` values (at :math:`\eta` and :math:`\eta/4`): the mean of the fine ones,
+    and its error, three standard errors plus the mean change from coarse to fine (what the smoothing still holds:
+    :math:`O(\eta^2)` where the law of ``D`` is smooth on the scale :math:`\eta t`, more next to a cluster of it)."""
+    v = np.asarray(pairs, dtype=float)
+    mean, error = _spread(v[:, 1])
+    return mean, error + abs(float(np.mean(v[:, 0] - v[:, 1])))
+
+
+def _replicas_needed(found: list, error: float | None, most: int) -> int:
+    """The replicas at which three standard errors would meet the targets (:func:`limit_spike`), from the spread of
+    those ``found``: the standard error falls as the square root of their number. A quantity asks for none where more
+    than ``most`` would be needed, or where its change from :math:`\\eta` to :math:`\\eta/4` alone misses its target
+    (replicas do not reduce that part)."""
+    if error is None:
+        return len(found)
+    n = len(found)
+    needed = n
+    for name, goal in (("ell", error), ("overlap", error), ("mu2c", 10 * error)):
+        if not all(name in f for f in found):
+            continue
+        v = np.asarray([f[name] for f in found], dtype=float)
+        _, e = _spread(v[:, 1])
+        want = int(np.ceil(n * (e / goal) ** 2))
+        if e > goal and abs(float(np.mean(v[:, 0] - v[:, 1]))) < goal and want <= most:
+            needed = max(needed, want)
+    return needed
