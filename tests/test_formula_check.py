@@ -278,7 +278,40 @@ def test_the_sheets_names_are_accepted_and_stand_for_what_the_sheet_defines():
         check_formula("bulk.atom_at_zero", "2*theta", **FEW)
 
 
-# issue 43, items 4-5: verdicts that say where and why, simple points, named domains
+# issue 43, items 3-5: one sheet entry per quantity, verdicts that say where and why, simple points, named domains
+
+def test_each_sheet_entry_of_a_quantity_is_accepted_as_derive_formulas_prints_it():
+    from derive.sheet.formulas import all_formulas
+    from derive.sheet.latex import record
+
+    entries = [(f, name, where) for f in all_formulas() for name, where in f.quantities]
+    # the sample overlap |u_hat^T u|^2 is one entry, not zeta(theta) eta(theta) times cos2_s assembled from three
+    assert [f.name for f, name, _ in entries if name == "sample.overlap"] == [
+        "squared overlap of the sample outlier's eigenvector with $u$"]
+    assert {name for _, name, _ in entries} >= {"sample.overlap", "population.overlap", "population.mu2_critical",
+                                                 "population.rho_critical", "sample.eigenvalue"}
+    for f, name, where in entries:
+        check = check_formula(name, record(f)["sympy"], where=where, examples=3)
+        assert check.verdict == "equal", (f.name, name)
+        # an overlap's entry is its value where the outlier exists (the sheet says 0 below): equal on that region
+        assert check.domain == quantity(name).region if name.endswith("overlap") else check.everywhere, name
+
+
+def test_the_sample_overlap_entry_has_the_value_worked_by_hand():
+    # delta = gamma = kappa = alpha = 1, mu2 = 3: theta_s = 4; zeta(4) = (16 - 8 + 1 - 1)/(4 - 1)^2 = 8/9 and cos2_s =
+    # 3/4, so the population overlap is 2/3; the sample threshold polynomial -theta^2 (theta - 3) puts the sample
+    # outlier at theta > 3 and its overlap is 1/3 (test_fewer_digits_never_make_a_wrong_formula_agree)
+    from derive.gaussian import spikes
+    from derive.symbols import theta
+
+    at = {delta: 1, gamma: 1, kappa: 1, mu2: 3, theta: 4}
+    assert spikes.signal_overlap("population").subs(at) == sp.Rational(2, 3)
+    assert spikes.signal_overlap("sample").subs(at) == sp.Rational(1, 3)
+    # the sheet's functions are read as the sheet writes them: a bare zeta is zeta(theta)
+    for written in ("cos2_s*zeta*eta", "cos2_s*zeta(theta)*eta(theta)"):
+        c = check_formula("sample.overlap", written, **FEW)
+        assert c.verdict == "equal" and {"zeta", "eta", "cos2_s"} <= set(c.names)
+
 
 def test_the_papers_rho_is_accepted_and_refused_with_a_reason_where_it_cannot_be():
     # rho = alpha mu2/kappa, so mu2/(mu2 + delta) = rho kappa/(rho kappa + alpha delta)
