@@ -85,7 +85,8 @@ class SheetPrinter(LatexPrinter):
 @dataclass(frozen=True)
 class Formula:
     """One derived result: ``lhs = expr`` (``expr`` alone when it is already an equation), its assumptions
-    (text, mathematics between dollars), where it is derived, and the claim it belongs to."""
+    (text, mathematics between dollars), where it is derived, the claim it belongs to, and the quantities of
+    ``verify formula`` it is."""
 
     name: str
     expr: sp.Basic
@@ -93,6 +94,10 @@ class Formula:
     source: str
     lhs: sp.Basic | None = None
     claim: str = "model"
+    quantities: tuple = ()
+    """The quantities of ``verify formula`` this entry is, as ``(name, where)`` pairs (``where`` the conditions it
+    holds under, as ``--where`` writes them, or ``None``): its expression, as ``derive formulas --json`` prints it,
+    verifies as ``equal`` for each (``tests/test_formula_check.py``)."""
 
     def _repr_latex_(self) -> str:
         """The equation as a notebook typesets it, with the literature's names (:data:`NAMES`)."""

@@ -13,7 +13,7 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.sheet.quantities import QUANTITIES, quantity
-from derive.symbols import alpha, delta, gamma, kappa
+from derive.symbols import alpha, delta, gamma, kappa, mu2
 from verify.cli import main
 from verify.formula import assert_formula, check_formula
 
@@ -259,7 +259,11 @@ def test_the_sheets_names_are_accepted_and_stand_for_what_the_sheet_defines():
     c = check_formula("population.eigenvalue", ell, **FEW)
     assert c.verdict == "equal" and set(c.names) == {"theta"}
     assert check_formula("population.eigenvalue", f"1.02*{ell}", **FEW).verdict == "counterexample"
-    assert check_formula("population.mu2_critical", "theta/alpha - delta", **FEW).verdict == "equal"
+    # theta is theta_c here: the sheet's mu2(theta) = theta/alpha - delta at the threshold; without max(0, .) it is
+    # the critical mu2 only where the outlier needs mu2 > 0
+    critical = check_formula("population.mu2_critical", "theta/alpha - delta", **FEW)
+    assert critical.verdict == "equal" and critical.domain == "alpha delta < theta_c: no outlier at mu2 = 0"
+    assert check_formula("population.mu2_critical", "max(0, theta/alpha - delta)", **FEW).everywhere
     assert check_formula("weights.causal", "(H(T-1) - H(s-1))/(T-1)", where="mask=strict", **FEW).verdict == "equal"
     assert check_formula("bulk.population_right_edge", "lambda_H - theta_c + kappa*(delta + sqrt(delta))",
                          **FEW).verdict == "equal"
@@ -268,5 +272,110 @@ def test_the_sheets_names_are_accepted_and_stand_for_what_the_sheet_defines():
         q = quantity(name)
         for alias, (symbol, expression, _) in q.aliases.items():
             assert q.unaliased(symbol) == expression
-    with pytest.raises(ParameterError, match="unknown name 'theta'"):
+    # a sheet name a quantity cannot take is refused with what it needs
+    with pytest.raises(ParameterError, match="'theta' is the sheet's theta_s .* it needs alpha, mu2, which "
+                                             "bulk.atom_at_zero does not take"):
         check_formula("bulk.atom_at_zero", "2*theta", **FEW)
+
+
+# issue 43, items 3-5: one sheet entry per quantity, verdicts that say where and why, simple points, named domains
+
+def test_each_sheet_entry_of_a_quantity_is_accepted_as_derive_formulas_prints_it():
+    from derive.sheet.formulas import all_formulas
+    from derive.sheet.latex import record
+
+    entries = [(f, name, where) for f in all_formulas() for name, where in f.quantities]
+    # the sample overlap |u_hat^T u|^2 is one entry, not zeta(theta) eta(theta) times cos2_s assembled from three
+    assert [f.name for f, name, _ in entries if name == "sample.overlap"] == [
+        "squared overlap of the sample outlier's eigenvector with $u$"]
+    assert {name for _, name, _ in entries} >= {"sample.overlap", "population.overlap", "population.mu2_critical",
+                                                 "population.rho_critical", "sample.eigenvalue"}
+    for f, name, where in entries:
+        check = check_formula(name, record(f)["sympy"], where=where, examples=3)
+        assert check.verdict == "equal", (f.name, name)
+        # an overlap's entry is its value where the outlier exists (the sheet says 0 below): equal on that region
+        assert check.domain == quantity(name).region if name.endswith("overlap") else check.everywhere, name
+
+
+def test_the_sample_overlap_entry_has_the_value_worked_by_hand():
+    # delta = gamma = kappa = alpha = 1, mu2 = 3: theta_s = 4; zeta(4) = (16 - 8 + 1 - 1)/(4 - 1)^2 = 8/9 and cos2_s =
+    # 3/4, so the population overlap is 2/3; the sample threshold polynomial -theta^2 (theta - 3) puts the sample
+    # outlier at theta > 3 and its overlap is 1/3 (test_fewer_digits_never_make_a_wrong_formula_agree)
+    from derive.gaussian import spikes
+    from derive.symbols import theta
+
+    at = {delta: 1, gamma: 1, kappa: 1, mu2: 3, theta: 4}
+    assert spikes.signal_overlap("population").subs(at) == sp.Rational(2, 3)
+    assert spikes.signal_overlap("sample").subs(at) == sp.Rational(1, 3)
+    # the sheet's functions are read as the sheet writes them: a bare zeta is zeta(theta)
+    for written in ("cos2_s*zeta*eta", "cos2_s*zeta(theta)*eta(theta)"):
+        c = check_formula("sample.overlap", written, **FEW)
+        assert c.verdict == "equal" and {"zeta", "eta", "cos2_s"} <= set(c.names)
+
+
+def test_the_papers_rho_is_accepted_and_refused_with_a_reason_where_it_cannot_be():
+    # rho = alpha mu2/kappa, so mu2/(mu2 + delta) = rho kappa/(rho kappa + alpha delta)
+    c = check_formula("population.overlap", "zeta*rho*kappa/(rho*kappa + alpha*delta)", **FEW)
+    assert c.verdict == "equal" and "rho" in c.names
+    with pytest.raises(ParameterError, match="'rho' is the sheet's rho .* it needs mu2, which population.mu2_critical "
+                                             "does not take .* is population.rho_critical"):
+        check_formula("population.mu2_critical", "rho", **FEW)
+
+
+@pytest.mark.parametrize("name, claimed", [
+    ("population.mu2_critical", "kappa*(delta + sqrt(delta))/alpha"),
+    ("population.mu2_critical", "kappa*delta/alpha + kappa*sqrt(delta)/alpha"),  # the same values, written otherwise
+    ("population.rho_critical", "delta + sqrt(delta)"),
+])
+def test_a_form_the_ledger_corrects_cites_the_claim_and_the_corrected_term(name, claimed):
+    # C3's threshold rho > delta + sqrt(delta) forgets that the class means add delta to mu2 in theta_s = alpha (mu2 +
+    # delta): at delta = kappa = alpha = 1 the claim gives 2 (mu2 or rho alike), the derivation 2 - delta = 1
+    c = check_formula(name, claimed, **FEW)
+    assert c.verdict == "counterexample" and c.point == {delta: 1, kappa: 1, alpha: 1}
+    assert (c.expected, c.got) == (1, 2)
+    assert c.explanation.startswith("this is claim C3 as the paper states it")
+    assert "the class-mean term" in c.explanation and "theta_s = alpha*(delta + mu2)" in c.explanation
+    assert c.explanation.endswith("less delta" if name.endswith("mu2_critical") else "less alpha*delta/kappa")
+    assert c.as_dict()["explanation"] == c.explanation
+    # a wrong form that is no claim's is not told it is one
+    assert check_formula(name, "2*kappa/alpha", **FEW).explanation is None
+
+
+def test_the_claimed_causal_weights_cite_c6_and_the_mask():
+    c = check_formula("weights.causal", "(harmonic(T-1) - harmonic(t-1))/(T-1)", **FEW)
+    assert c.verdict == "counterexample" and "claim C6" in c.explanation and "strict mask" in c.explanation
+
+
+def test_a_form_right_only_where_the_outlier_exists_says_so_and_shows_the_point_below():
+    # delta = kappa = 1: theta_c = kappa (delta + sqrt(delta)) = 2, so at alpha = 3 the outlier exists at mu2 = 0
+    # (alpha delta = 3 >= 2): the critical mu2 is 0, the form without max(0, .) gives 2/3 - 1 = -1/3
+    c = check_formula("population.mu2_critical", "kappa*(delta + sqrt(delta))/alpha - delta", **FEW)
+    assert c.ok and not c.everywhere and c.verdict == "equal"
+    assert c.domain == "alpha delta < theta_c: no outlier at mu2 = 0"
+    assert c.point == {delta: 1, kappa: 1, alpha: 3} and c.expected == 0
+    with mpmath.workdps(40):
+        assert abs(c.got + mpmath.mpf(1) / 3) < 1e-25
+    assert check_formula("population.mu2_critical", "max(0, kappa*(delta + sqrt(delta))/alpha - delta)",
+                         **FEW).everywhere
+    # the sample overlap without its 0 below the threshold (the issue's counterexample at alpha = 1e-12): at delta =
+    # gamma = kappa = alpha = 1 the sample threshold is 3 (the root of -theta^2 (theta - 3)), mu2_critical = 3 - 1 = 2
+    overlap = check_formula("sample.overlap", sp.factor(quantity("sample.overlap").definition), **FEW)
+    assert overlap.verdict == "equal" and overlap.domain == "mu2 > mu2_critical: the sample outlier exists"
+    p = overlap.point
+    assert all(v.q <= 4 for v in p.values())  # a simple rational point, not 7123105625417660522461/200000000000
+    if (p[delta], p[gamma], p[kappa], p[alpha]) == (1, 1, 1, 1):
+        assert p[mu2] <= 2
+    assert overlap.expected == 0 and overlap.got < 0 and "yours is negative" in overlap.note
+    assert main(["formula", "--quantity", "sample.overlap", "--expr", "cos2_s*zeta*eta", "--examples", "5"]) == 0
+
+
+def test_a_where_no_point_meets_is_refused_naming_the_domain_and_the_range_it_misses():
+    # the bulk kappa (MP_1 boxtimes MP_1) ends at 27/4 = 6.75 (Fuss-Catalan): x = 7 is outside its support
+    with pytest.raises(ParameterError, match=r"its domain: delta in \[1/1000, 4\].*x = 7 is not in \(0, 6\.75\): x "
+                                             "inside the last interval of the support") as info:
+        check_formula("bulk.density", "1", where="delta=1, gamma=1, kappa=1, x=7", **FEW)
+    assert info.value.parameter == "where"
+    # alpha = 3, delta = kappa = 1 is where the outlier exists at mu2 = 0 (theta_c = 2 <= alpha delta): not refused,
+    # checked against the derived value 0 there
+    c = check_formula("population.mu2_critical", "0", where="alpha=3, delta=1, kappa=1", **FEW)
+    assert c.verdict == "equal" and c.domain is None

@@ -457,5 +457,5 @@ def formulas() -> list[Formula]:
                 f"{src}:edge_polynomial", D_(z), claim="C1"),
         Formula("atom of the bulk law at zero", atom_at_zero(product),
                 "$1 +$ the largest pole of $\\chi$ in $[-1, 0)$", f"{src}:atom_at_zero",
-                named("mu_0", r"\mu(\{0\})"), claim="C1"),
+                named("mu_0", r"\mu(\{0\})"), claim="C1", quantities=(("bulk.atom_at_zero", None),)),
     ]

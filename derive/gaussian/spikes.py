@@ -26,11 +26,12 @@ import sympy as sp
 from derive.model import expectations as ex
 from derive.symbols import Formula, named
 from derive.gaussian.freeprob import scaled_mp_polynomial
-from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
+from derive.symbols import alpha, delta, gamma, kappa, m, mu2, theta, z
 
 __all__ = ["population_bulk_polynomial", "population_outlier_location", "population_overlap",
            "population_threshold", "sample_outlier_location", "sample_overlap_factor",
-           "sample_threshold_polynomial", "successive_thresholds", "population_right_edge", "critical_mu2", "formulas"]
+           "sample_threshold_polynomial", "successive_thresholds", "population_right_edge", "signal_overlap",
+           "population_mu2_critical", "critical_mu2", "formulas"]
 
 
 
@@ -176,6 +177,34 @@ def population_right_edge() -> sp.Expr:
 
 
 @lru_cache(maxsize=None)
+def signal_overlap(level: str) -> sp.Expr:
+    r"""The limit of :math:`|\hat u^\top u|^2` for the signal's outlier at a ``level`` (``"population"`` or
+    ``"sample"``), where it exists (:math:`\theta_s` above that level's threshold; 0 below), as one expression in
+    :math:`\theta = \theta_s` and :math:`\mu_2`: the squared cosine with the spike direction (:math:`\zeta`, times
+    :math:`\eta` at the sample level) times that direction's squared cosine with ``u``.
+
+    >>> signal_overlap("population")
+    mu2*(delta**2*kappa**2 - delta*kappa**2 - 2*delta*kappa*theta + theta**2)/((delta + mu2)*(delta*kappa - theta)**2)
+    """
+    if level not in ("population", "sample"):
+        raise ValueError(f"level must be 'population' or 'sample', got {level!r}")
+    cos2 = ex.population_covariance_terms()["signal_cosine2"]
+    factor = sample_overlap_factor() if level == "sample" else 1
+    return sp.factor(population_overlap() * factor * cos2)
+
+
+@lru_cache(maxsize=None)
+def population_mu2_critical() -> sp.Expr:
+    r"""The smallest :math:`\mu_2` at which the population outlier exists, where it is positive: :math:`\mu_2(\theta_c)`
+    (:func:`critical_mu2` at the population threshold); the critical :math:`\mu_2` is its maximum with 0.
+
+    >>> population_mu2_critical()
+    -delta + kappa*(sqrt(delta) + delta)/alpha
+    """
+    return critical_mu2().subs(theta, population_threshold())
+
+
+@lru_cache(maxsize=None)
 def critical_mu2() -> sp.Expr:
     r"""The signal strength :math:`\mu_2` at which the signal term reaches strength :math:`\theta`:
     the root in :math:`\mu_2` of :math:`\theta_s(\mu_2) = \theta` with :math:`\theta_s` from
@@ -194,6 +223,8 @@ def formulas() -> list[Formula]:
     src = "derive/gaussian/spikes.py"
     assume = ("bulk $H = \\kappa\\,\\mathrm{MP}_\\delta$ plus a rank-one term of strength $\\theta$ along a direction "
               "independent of the bulk")
+    overlap_assume = ("the signal term: strength $\\theta = \\theta_s = \\alpha(\\mu_2 + \\delta)$ along $\\mu + Zs/V$, of "
+                      "squared cosine $\\mu_2/(\\mu_2 + \\delta)$ with $u$, on the bulk $\\kappa\\,\\mathrm{MP}_\\delta$")
     sample = assume + "; sample level for Gaussian-equivalent pooled vectors, $d/N \\to \\gamma$"
     ell, zeta, psi, eta, Q, P_H, mu2_of = (named(n, t, sp.Function) for n, t in (
         ("ell", r"\ell"), ("zeta", r"\zeta"), ("psi", r"\psi"), ("eta", r"\eta"), ("Q", "Q"), ("P_H", "P_H"),
@@ -203,18 +234,40 @@ def formulas() -> list[Formula]:
                 "$P_H(m_H(z), z) = 0$ for the Stieltjes transform $m_H$ of $H = \\kappa\\,\\mathrm{MP}_\\delta$",
                 f"{src}:population_bulk_polynomial", P_H(m, z), claim="C2-C4"),
         Formula("population outlier", population_outlier_location(), assume + "; $\\theta > \\theta_c$",
-                f"{src}:population_outlier_location", ell(theta), claim="C2-C4"),
+                f"{src}:population_outlier_location", ell(theta), claim="C2-C4",
+                quantities=(("population.eigenvalue", None),)),
         Formula("squared cosine of the population outlier eigenvector with the spike direction", population_overlap(),
                 assume + "; $\\theta > \\theta_c$", f"{src}:population_overlap", zeta(theta), claim="C2-C4"),
+        Formula("squared overlap of the population outlier's eigenvector with $u$", signal_overlap("population"),
+                overlap_assume + "; $\\zeta(\\theta)\\cos^2\\varphi_s$ at $\\theta = \\theta_s > \\theta_c$ (the outlier "
+                "exists); 0 for $\\theta_s \\le \\theta_c$", f"{src}:signal_overlap",
+                named("overlap_population", r"|\hat u^\top u|^2_{N = \infty}"), claim="C2-C4",
+                quantities=(("population.overlap", None),)),
         Formula("population threshold", population_threshold(), assume, f"{src}:population_threshold",
-                named("theta_c", r"\theta_c"), claim="C2-C4"),
+                named("theta_c", r"\theta_c"), claim="C2-C4", quantities=(("population.theta_critical", None),)),
+        Formula("smallest signal strength of the population outlier", sp.Max(0, population_mu2_critical()),
+                "signal term of strength $\\alpha(\\mu_2 + \\delta)$ reaching $\\theta_c$; 0 where "
+                "$\\alpha\\delta \\ge \\theta_c$ (the outlier exists at $\\mu_2 = 0$)", f"{src}:critical_mu2",
+                named("mu2_c", r"\mu_{2,c}"), claim="C2-C4", quantities=(("population.mu2_critical", None),)),
+        Formula("smallest $\\rho = \\alpha\\mu_2/\\kappa$ of the population outlier",
+                sp.Max(0, sp.expand(alpha * population_mu2_critical() / kappa)),
+                "the paper's $\\rho$ at $\\mu_{2,c}$; claim C3 states $\\delta + \\sqrt\\delta$, without the class-mean "
+                "term $\\alpha\\delta/\\kappa$", f"{src}:critical_mu2", named("rho_c", r"\rho_c"), claim="C2-C4",
+                quantities=(("population.rho_critical", None),)),
         Formula("right edge of the population bulk", population_right_edge(), assume, f"{src}:population_right_edge",
-                named("lambda_H", r"\lambda_+(H)"), claim="C2-C4"),
+                named("lambda_H", r"\lambda_+(H)"), claim="C2-C4", quantities=(("bulk.population_right_edge", None),)),
         Formula("sample outlier", sample_outlier_location(), sample + "; $\\theta > \\theta_c^{(N)}$",
-                f"{src}:sample_outlier_location", psi(ell(theta)), claim="C2-C4"),
+                f"{src}:sample_outlier_location", psi(ell(theta)), claim="C2-C4",
+                quantities=(("sample.eigenvalue", None),)),
         Formula("fraction of the population eigenvector kept by the sample one", sample_overlap_factor(),
-                sample + "; $\\eta = \\ell\\,\\psi'(\\ell)/\\psi(\\ell)$; the sample overlap is "
-                "$\\zeta(\\theta)\\,\\eta(\\theta)$", f"{src}:sample_overlap_factor", eta(theta), claim="C2-C4"),
+                sample + "; $\\eta = \\ell\\,\\psi'(\\ell)/\\psi(\\ell)$; the sample outlier's squared cosine with the "
+                "spike direction is $\\zeta(\\theta)\\,\\eta(\\theta)$, with $u$ the entry below",
+                f"{src}:sample_overlap_factor", eta(theta), claim="C2-C4"),
+        Formula("squared overlap of the sample outlier's eigenvector with $u$", signal_overlap("sample"),
+                sample.replace(assume, overlap_assume) + "; $\\zeta(\\theta)\\,\\eta(\\theta)\\cos^2\\varphi_s$ at "
+                "$\\theta = \\theta_s > \\theta_c^{(N)}$ (the outlier exists); 0 for $\\theta_s \\le \\theta_c^{(N)}$",
+                f"{src}:signal_overlap", named("overlap_sample", r"|\hat u^\top u|^2_{d/N \to \gamma}"), claim="C2-C4",
+                quantities=(("sample.overlap", None),)),
         Formula("sample threshold polynomial", sample_threshold_polynomial().as_expr(),
                 sample + "; the sample threshold $\\theta_c^{(N)}$ is its largest real root",
                 f"{src}:sample_threshold_polynomial", Q(theta), claim="C2-C4"),

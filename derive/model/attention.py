@@ -377,5 +377,6 @@ def formulas() -> list[Formula]:
                            f"{src}:causal_attention", named(f"A_ts_{mask}", rf"A^{{\mathrm{{{mask}}}}}_{{ts}}"),
                            claim="C6"))
         out.append(Formula(f"causal pooling weight, {mask} mask", causal_weight(mask), hyp,
-                           f"{src}:causal_weight", named(f"w_s_{mask}", rf"w^{{\mathrm{{{mask}}}}}_{{s}}"), claim="C6"))
+                           f"{src}:causal_weight", named(f"w_s_{mask}", rf"w^{{\mathrm{{{mask}}}}}_{{s}}"), claim="C6",
+                           quantities=(("weights.causal", f"mask={mask}"),)))
     return out

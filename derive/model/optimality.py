@@ -233,6 +233,8 @@ def winning_block_lengths(rows: list[dict]) -> dict:
 
 
 def formulas() -> list[Formula]:
+    from derive.sheet.meanings import QUANTITIES  # the names alone (a table of text: no import of the sheet)
+
     src = "derive/model/optimality.py"
     out = [Formula("gap of the Rayleigh quotient to the top eigenvalue", rayleigh_gap(),
                    "$R$ symmetric with eigenvalues $\\lambda_i \\le \\lambda_{\\max}$, $c = Q^\\top w \\ne 0$",
@@ -248,8 +250,11 @@ def formulas() -> list[Formula]:
         for value, group in groups.items():
             kind = group[0].kind
             families = " and ".join(f"{cls.kind}:${sp.latex(cls.parameter())}$" for cls in group)
+            # the quantities of verify formula this entry is (a family without one is on the sheet alone)
+            names = [f"alpha_over_kappa.{'optimal' if plain == 'top' else plain}.{cls.kind}" for cls in group]
+            checked = tuple((name, None) for name in names if name in QUANTITIES)
             out.append(Formula(f"$\\alpha/\\kappa$ of {what} on {families}", value,
                                f"$1 \\le L \\le T$, {families} ($L = 1$: $R = I$)", f"{src}:{quotient.__name__}",
                                named(f"rho_{plain}_{kind}", rf"\frac{{\alpha}}{{\kappa}}\Big|_{{{weights}}}"),
-                               claim="C5"))
+                               claim="C5", quantities=checked))
     return out

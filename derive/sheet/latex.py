@@ -63,6 +63,7 @@ def record(f: Formula) -> dict:
         "assumptions": f.assumptions,
         "source": f.source,
         "claim": f.claim,
+        "quantities": [{"quantity": name, "where": where} for name, where in f.quantities],
     }
 
 

@@ -13,11 +13,14 @@ QUANTITY_MEANINGS = {
     "population.eigenvalue": "the population outlier ell(theta_s) of the signal term (N = oo)",
     "population.overlap": "the limit of |u_hat^T u|^2 for the population outlier",
     "population.mu2_critical": "the smallest mu2 at which the population outlier exists",
+    "population.rho_critical":
+        "the smallest rho = alpha mu2/kappa at which the population outlier exists (C3 states it as delta + sqrt(delta))",
     "sample.theta_critical":
         "theta_c^N, the threshold strength of a rank-one term at the sample level (d/N -> gamma)",
     "sample.eigenvalue": "the sample outlier psi(ell(theta_s)) of the signal term",
     "sample.overlap": "the limit of |u_hat^T u|^2 for the sample outlier",
     "sample.mu2_critical": "the smallest mu2 at which the sample outlier exists",
+    "sample.rho_critical": "the smallest rho = alpha mu2/kappa at which the sample outlier exists",
     "bulk.right_edge": "the right edge of the bulk kappa (MP_delta boxtimes MP_gamma)",
     "bulk.population_right_edge": "the right edge of the population bulk kappa MP_delta",
     "bulk.density": "the density of the bulk kappa (MP_delta boxtimes MP_gamma) at x",
@@ -27,6 +30,7 @@ QUANTITY_MEANINGS = {
     "alpha_over_kappa.mean.prefix": "alpha/kappa of mean pooling on prefix:L",
     "alpha_over_kappa.mean.suffix": "alpha/kappa of mean pooling on suffix:L",
     "alpha_over_kappa.optimal.prefix": "alpha/kappa of optimal pooling on prefix:L",
+    "alpha_over_kappa.optimal.suffix": "alpha/kappa of optimal pooling on suffix:L",
 }
 """The names ``verify formula --quantity`` accepts and what each is."""
 

@@ -63,11 +63,13 @@ EXPRESSION_SECONDS = 10
 seconds of this process's CPU time: on a busy machine the same step gets the same verdict, only later."""
 
 FUNCTIONS = {
-    "sqrt": sp.sqrt, "exp": sp.exp, "log": sp.log, "Abs": sp.Abs, "Min": sp.Min, "Max": sp.Max,
+    "sqrt": sp.sqrt, "exp": sp.exp, "log": sp.log, "Abs": sp.Abs, "Min": sp.Min, "Max": sp.Max, "min": sp.Min,
+    "max": sp.Max, "abs": sp.Abs,
     "harmonic": sp.harmonic, "H": sp.harmonic, "digamma": sp.digamma, "asin": sp.asin, "acos": sp.acos,
     "atan": sp.atan, "sin": sp.sin, "cos": sp.cos, "pi": sp.pi, "E": sp.E, "Rational": sp.Rational,
 }
-"""The functions and constants a closed form may use (``H(k)`` is the harmonic number :math:`H_k`)."""
+"""The functions and constants a closed form may use (``H(k)`` is the harmonic number :math:`H_k`; ``max``, ``min`` and
+``abs`` are ``Max``, ``Min`` and ``Abs``, as a paper writes them)."""
 
 def _rational(*args):
     """``Rational(p)`` or ``Rational(p, q)`` of exact numbers with ``q != 0``, as the parser calls it (the decimal
@@ -94,7 +96,7 @@ _GLOBALS = {"Integer": sp.Integer, "Float": sp.Float, "Rational": sp.Rational, "
             "Mul": sp.Mul, "Pow": sp.Pow}
 
 
-def _check_tokens(text: str, allowed: set[str], parameter: str) -> None:
+def _check_tokens(text: str, allowed: set[str], parameter: str, explain=None) -> None:
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
@@ -111,6 +113,9 @@ def _check_tokens(text: str, allowed: set[str], parameter: str) -> None:
                 raise ParameterError(parameter, f"number too large: {tok.string[:20]!r}")
         elif tok.type == tokenize.NAME:
             if tok.string not in allowed and tok.string not in FUNCTIONS:
+                why = explain(tok.string) if explain is not None else None
+                if why:
+                    raise ParameterError(parameter, why)
                 raise ParameterError(parameter, f"unknown name {tok.string!r}; use the symbols {', '.join(sorted(allowed))} "
                                                 f"and the functions {', '.join(sorted(FUNCTIONS))}")
         elif tok.type == tokenize.OP:
@@ -295,11 +300,15 @@ def time_budget(seconds: float):
             signal.setitimer(signal.ITIMER_PROF, max(1e-3, outer[0] - (time.process_time() - start)), outer[1])
 
 
-def parse_user_expression(text, symbols: dict, parameter: str = "expr", exact: dict | None = None) -> sp.Expr:
+def parse_user_expression(text, symbols: dict, parameter: str = "expr", exact: dict | None = None, *,
+                          functions: dict | None = None, explain=None) -> sp.Expr:
     r"""The SymPy expression of ``text``, whose names must be keys of ``symbols`` (name -> SymPy symbol) or
-    whitelisted functions; anything else raises :class:`ParameterError` naming ``parameter``, and so does an
-    expression whose evaluation could run without end (:func:`check_work`, with the symbols' ``exact`` values if
-    some will be substituted) or that takes more than :data:`EXPRESSION_SECONDS` to read.
+    whitelisted functions; anything else raises :class:`ParameterError` naming ``parameter`` (with the words of
+    ``explain(name)`` where it has some), and so does an expression whose evaluation could run without end
+    (:func:`check_work`, with the symbols' ``exact`` values if some will be substituted) or that takes more than
+    :data:`EXPRESSION_SECONDS` to read. ``functions`` maps further names to ``(undefined SymPy function, default
+    argument)``: the name called is that function applied, the bare name (``zeta``) the function at its default
+    argument (``zeta(theta)``); the caller gives them their meaning.
 
     >>> from derive.symbols import delta, kappa
     >>> parse_user_expression("kappa*(1 + sqrt(delta))^2 + 0.5", {"delta": delta, "kappa": kappa})
@@ -307,7 +316,7 @@ def parse_user_expression(text, symbols: dict, parameter: str = "expr", exact: d
     >>> parse_user_expression("__import__('os')", {"delta": delta})
     Traceback (most recent call last):
     ...
-    derive.errors.ParameterError: expr: unknown name '__import__'; use the symbols delta and the functions Abs, E, H, Max, Min, Rational, acos, asin, atan, cos, digamma, exp, harmonic, log, pi, sin, sqrt
+    derive.errors.ParameterError: expr: unknown name '__import__'; use the symbols delta and the functions Abs, E, H, Max, Min, Rational, abs, acos, asin, atan, cos, digamma, exp, harmonic, log, max, min, pi, sin, sqrt
     """
     if not isinstance(text, str):
         raise ParameterError(parameter, f"must be text, got {type(text).__name__}")
@@ -317,9 +326,11 @@ def parse_user_expression(text, symbols: dict, parameter: str = "expr", exact: d
         raise ParameterError(parameter, f"longer than {MAX_LENGTH} characters")
     if "\n" in text.strip() or "\r" in text:
         raise ParameterError(parameter, "must be one line")
-    _check_tokens(text.strip(), set(symbols), parameter)
+    functions = functions or {}
+    _check_tokens(text.strip(), set(symbols) | set(functions), parameter, explain)
+    text = _called(text.strip(), functions)
     _syntax_depth(text.strip().replace("^", "**"), parameter)
-    names = {**FUNCTIONS, "Rational": _rational, **symbols}
+    names = {**FUNCTIONS, "Rational": _rational, **symbols, **{k: f for k, (f, _) in functions.items()}}
     try:
         unevaluated = parse_expr(text.strip(), local_dict={**names, **_HELD}, global_dict=dict(_GLOBALS),
                                  transformations=_TRANSFORMATIONS, evaluate=False)
@@ -344,3 +355,19 @@ def parse_user_expression(text, symbols: dict, parameter: str = "expr", exact: d
     if unknown:
         raise ParameterError(parameter, f"unknown symbols {sorted(map(str, unknown))}")
     return expr
+
+
+def _called(text: str, functions: dict) -> str:
+    """``text`` with each bare name of ``functions`` (not followed by an opening parenthesis) applied to its default
+    argument: ``cos2_s*zeta*eta`` is read as ``cos2_s*zeta(theta)*eta(theta)``."""
+    if not functions:
+        return text
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    out = []
+    for k, tok in enumerate(tokens):
+        out.append(tok.string)
+        if tok.type == tokenize.NAME and tok.string in functions:
+            following = next((t for t in tokens[k + 1:] if t.type not in (tokenize.NL, tokenize.NEWLINE)), None)
+            if following is None or following.string != "(":
+                out.append(f"({functions[tok.string][1]})")
+    return " ".join(s for s in out if s)

@@ -15,9 +15,14 @@ EPILOG = "the quantities:\n" + "\n".join(
     for name, meaning in QUANTITY_MEANINGS.items()) + "\n\n" + "\n\n".join(textwrap.fill(text, 100, break_on_hyphens=False) for text in (
     "population.* are exact in the limit d/V -> delta; sample.* and bulk.* are for the Gaussian-equivalent law (the "
     "paper's); weights.* and alpha_over_kappa.* are exact.",
-    "An expression may also use the formula sheet's names where the quantity's parameters define them: theta "
-    "(theta_s = alpha (mu2 + delta)), theta_c, cos2_s, theta_m, sigma2_H, lambda_H, and s for t in weights.causal "
-    "(derive formulas lists the sheet)."))
+    "An expression may also use the paper's and the formula sheet's names where the quantity's parameters define "
+    "them: rho (alpha mu2/kappa), theta (theta_s = alpha (mu2 + delta)), theta_c, cos2_s, theta_m, sigma2_H, "
+    "lambda_H, the sheet's functions zeta(theta), eta(theta), ell(theta), psi(ell(theta)) (a bare zeta is "
+    "zeta(theta)), and s for t in weights.causal (derive formulas lists the sheet).",
+    "Where the derived value has two forms (an overlap is 0 below its threshold, mu2_critical is 0 where the outlier "
+    "exists at mu2 = 0), both sides are checked: a form right only where the outlier exists is equal or agrees "
+    "'where' that region (the document's domain), with the point beyond it where the two differ. A form that is a "
+    "claim of the paper is told which (explanation) and what the ledger derives instead."))
 
 
 def add_arguments(p):
@@ -46,12 +51,12 @@ def run(args):
 
 
 def exit_status(doc) -> int:
-    """0 for equal or agrees, 1 for a counterexample."""
+    """0 for equal or agrees (on the whole domain, or where ``domain`` says), 1 for a counterexample."""
     return 1 if doc["verdict"] == "counterexample" else 0
 
 
 def render(doc) -> str:
-    lines = [f"{doc['quantity']}: {doc['verdict']}"]
+    lines = [f"{doc['quantity']}: {doc['verdict']}" + (f" where {doc['domain']}" if doc.get("domain") else "")]
     if doc.get("separated_by"):
         lines.append(f"  condition: {doc['separated_by']}")
     lines += [f"  yours:   {doc['expr']}", f"  law:     {doc['law']}"]
@@ -59,14 +64,18 @@ def render(doc) -> str:
         lines.append(f"  {name}: {meaning}")
     if doc["proof"]:
         lines.append(f"  proof:   {doc['proof']}")
+    if doc.get("domain"):
+        lines.append(f"  but:     {doc['note']}")
     where = doc["point"] or doc["checked_at"]
     lines.append(("  at:      " if doc["point"] else "  e.g. at: ") + ", ".join(f"{k} = {v}" for k, v in where.items()))
     lines.append(f"  derived: {doc['expected']}")
     lines.append(f"  yours:   {doc['got'] if doc['got'] is not None else 'undefined'}")
     lines.append(f"  {doc['examples']} points evaluated; values differ when apart by more than {doc['tolerance']} "
                  "relative to max(1, |derived|)")
-    if doc["note"]:
+    if doc["note"] and not doc.get("domain"):
         lines.append(f"  note:    {doc['note']}")
+    if doc.get("explanation"):
+        lines.append(f"  claim:   {doc['explanation']}")
     mc = doc.get("mc")
     if mc:
         if "skipped" in mc:

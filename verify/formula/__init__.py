@@ -1,22 +1,28 @@
-r"""Check a user's closed form against a derived quantity: prove it, or find a counterexample, or say it agrees.
+r"""Check a user's closed form against a derived quantity: prove it, or find a counterexample, or say it agrees, and
+say where and why.
 
 :func:`check_formula` is ``verify formula`` as a function, :func:`assert_formula` the same for a
 researcher's own test suite. The steps, one module each beside this one:
 
-1. **Reading** (:mod:`verify.formula.parse`): the expression, read safely and its work bounded, and the constraints
-   ``where`` on the domain.
+1. **Reading** (:mod:`verify.formula.parse`): the expression, read safely and its work bounded, with the paper's and
+   the sheet's names (``rho``, ``theta``, ``zeta(theta)``, ...), and the constraints ``where`` on the domain.
 2. **Proof.** :func:`derive.sheet.quantities.prove_equal`: the difference with the definition is identically
    zero (or the expression is identically a root of the defining polynomial, and the right root at a point).
-3. **Search** (:mod:`verify.formula.search`). Hypothesis draws points of the domain where the quantity exists,
-   evaluates both sides with guard digits, and looks for a point where they differ by more than
-   :func:`~verify.formula.search.tolerance` (at least 30 digits, whatever ``digits`` the values are shown with);
-   Hypothesis then shrinks it to a simple rational point.
+3. **Search** (:mod:`verify.formula.search`), on each part of the domain: where the definition holds (the
+   *region*: where the outlier exists) and, for a quantity whose derived value has another form elsewhere (an
+   overlap is 0 below its threshold), the rest. Simple rational points first, then Hypothesis; a point where the two
+   differ by more than :func:`~verify.formula.search.tolerance` is confirmed at twice the digits.
 4. **Monte Carlo** (:mod:`verify.formula.montecarlo`, ``mc=True``), for the sample outlier's eigenvalue and overlap:
    the model simulated at that point, with the interval it gives and the smallest relative error it resolves. It
    informs; the verdict is decided by 2-3.
+5. **Explanation**: a form that is one a claim of the paper states (:mod:`verify.ledger.statements`, the ledger's
+   records) is told which claim and what the ledger derives instead.
 
 The verdicts: ``equal`` (proved), ``agrees`` (no counterexample in ``examples`` points, not proved),
-``counterexample`` (a point where the two differ, with both values).
+``counterexample`` (a point where the two differ, with both values). A form that is right where the outlier exists
+and wrong below it is ``equal`` or ``agrees`` with a ``domain`` (the region) and the point below where it differs:
+it is the formula of the outlier, not of the quantity everywhere (:func:`assert_formula` fails it unless asked for
+the region alone).
 """
 from __future__ import annotations
 
@@ -24,15 +30,16 @@ from dataclasses import dataclass, replace
 
 import mpmath
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from derive.errors import ParameterError
 from derive.numbers import Displayed, check_count, check_digits, format_real
-from derive.sheet.quantities import Quantity, prove_equal, quantity
+from derive.sheet.quantities import Quantity, is_zero, prove_equal, quantity
 from derive.sheet.userexpr import EXPRESSION_SECONDS, OutOfTime, time_budget
 from verify.formula.montecarlo import MC_QUANTITIES, monte_carlo
 from verify.formula.parse import clauses, constrained, parse_where, read_expression, where_with
-from verify.formula.search import (DENOMINATORS, domain_points, evaluator, find_counterexample, have_hypothesis,
-                                   simplest, tolerance)
+from verify.formula.search import (DENOMINATORS, NoPoint, differ, domain_points, evaluator, find_counterexample,
+                                   first_point, have_hypothesis, simple_points, tolerance, unmet)
 
 __all__ = ["FormulaCheck", "check_formula", "separate", "assert_formula", "parse_where", "domain_points", "tolerance",
            "MC_QUANTITIES", "DENOMINATORS"]
@@ -41,15 +48,17 @@ __all__ = ["FormulaCheck", "check_formula", "separate", "assert_formula", "parse
 @dataclass(frozen=True)
 class FormulaCheck(Displayed):
     """The result of :func:`check_formula`. ``point`` (exact rationals and options) is where the two values
-    ``expected`` (the derived quantity) and ``got`` (the user's expression) differ, ``None`` unless the
-    verdict is ``counterexample``; otherwise the two values are those at ``checked_at``, the simplest point of
-    the domain. ``mc`` is the Monte Carlo document when one was asked for. ``names`` says what each formula-sheet
-    name the expression used stands for (``theta``, ...). After a counterexample, ``conditions`` holds the checks
-    under each setting of a condition the user left free (the mask, ``tau = 0``, ``T`` above a point where the
-    expression is undefined) and ``separated_by`` says in words which one separates the two forms."""
+    ``expected`` (the derived quantity) and ``got`` (the user's expression) differ: the counterexample, or, when the
+    two agree on the region ``domain`` only, the point outside it where they differ; ``None`` otherwise, and then the
+    two values are those at ``checked_at``, the simplest point of the domain. ``mc`` is the Monte Carlo document when
+    one was asked for. ``names`` says what each formula-sheet name the expression used stands for (``theta``, ...).
+    After a counterexample, ``conditions`` holds the checks under each setting of a condition the user left free
+    (the mask, ``tau = 0``, ``T`` above a point where the expression is undefined) and ``separated_by`` says in words
+    which one separates the two forms. ``explanation`` cites the claim of the paper whose form the expression is and
+    the term the ledger corrects."""
 
-    _DISPLAYED = ("quantity", "verdict", "separated_by", "expr", "names", "law", "point", "checked_at", "expected", "got",
-                  "proof", "note")
+    _DISPLAYED = ("quantity", "verdict", "domain", "separated_by", "expr", "names", "law", "point", "checked_at",
+                  "expected", "got", "proof", "note", "explanation")
 
     quantity: str
     expr: sp.Expr
@@ -67,19 +76,27 @@ class FormulaCheck(Displayed):
     names: dict | None = None
     conditions: tuple = ()
     separated_by: str | None = None
+    domain: str | None = None
+    explanation: str | None = None
 
     @property
     def ok(self) -> bool:
-        """True for ``equal`` and ``agrees``."""
+        """True for ``equal`` and ``agrees`` (on the whole domain, or on the region ``domain`` only)."""
         return self.verdict != "counterexample"
+
+    @property
+    def everywhere(self) -> bool:
+        """True for ``equal`` and ``agrees`` on the whole domain searched (no ``domain`` restriction)."""
+        return self.ok and self.domain is None
 
     def as_dict(self) -> dict:
         """The JSON document of ``verify formula`` (reals as strings of ``digits`` digits)."""
         fmt = lambda v: None if v is None else format_real(v, self.digits)  # noqa: E731
         text = lambda p: None if p is None else {str(k): str(v) for k, v in p.items()}  # noqa: E731
-        return {"verdict": self.verdict, "point": text(self.point), "expected": fmt(self.expected), "got": fmt(self.got),
-                "checked_at": text(self.checked_at),
-                "examples": self.examples, "proof": self.proof, "quantity": self.quantity, "expr": str(self.expr),
+        return {"verdict": self.verdict, "domain": self.domain, "point": text(self.point),
+                "expected": fmt(self.expected), "got": fmt(self.got), "checked_at": text(self.checked_at),
+                "examples": self.examples, "proof": self.proof, "explanation": self.explanation,
+                "quantity": self.quantity, "expr": str(self.expr),
                 "law": self.law, "tolerance": format_real(tolerance(self.digits), 3), "note": self.note,
                 **({"mc": self.mc} if self.mc is not None else {}),
                 **({"names": self.names} if self.names else {}),
@@ -89,19 +106,66 @@ class FormulaCheck(Displayed):
                    if self.conditions else {})}
 
 
+def _no_point(q: Quantity, where, reasons: dict) -> str:
+    """The refusal of constraints that no point of the domain meets: the domain, and per part the range that the
+    constraints cannot meet, in the words of the ranges themselves."""
+    given = where if isinstance(where, str) else clauses(where or {})
+    parts = [f"{'where ' + q.region if name == 'region' and q.region else 'where ' + q.outside.text if name == 'outside' else 'the domain'}"
+             f": {why}" for name, why in reasons.items() if why]
+    return (f"no point of the domain of {q.name} satisfies {given!r}; its domain: {q.describe()}"
+            + (f" ({'; '.join(parts)})" if parts else ""))
+
+
+def _sign(expected, got) -> str:
+    """How the user's value stands to the derived one, in words."""
+    if got is None:
+        return "undefined or not real"
+    if expected == 0:
+        return "negative" if got < 0 else "positive"
+    return "larger" if got > expected else "smaller"
+
+
+def _claimed(q: Quantity, user: sp.Expr, points: list, values, options: dict, digits: int) -> str | None:
+    """The explanation of the ledger's claim whose form ``user`` is (:func:`verify.ledger.statements.claimed_forms`):
+    the same expression (SymPy shows the difference zero), or the same values (``values``, the user's evaluator) at
+    every one of ``points``, compared as a check compares."""
+    from verify.ledger.statements import claimed_forms
+
+    tol = tolerance(digits)
+    for form in claimed_forms(q.name):
+        claimed = form.expr()
+        try:
+            with time_budget(EXPRESSION_SECONDS):
+                same = is_zero(user - claimed) is not None
+                if not same and points:
+                    theirs = evaluator(q, claimed, options, digits)
+                    same = all(g is not None and c is not None and not differ(c, g, tol)
+                               for g, c in ((values(p)[1], theirs(p)[1]) for p in points))
+        except OutOfTime:
+            same = False
+        if same:
+            return form.explanation()
+    return None
+
+
 def check_formula(quantity_name, expr, *, where=None, mc: bool = False, digits: int = 30, examples: int = 200,
                   seed: int = 0, mc_d: int = 1000, mc_seeds: int = 8, conditions: bool = True) -> FormulaCheck:
     r"""Check the closed form ``expr`` (text, or a SymPy expression in :mod:`derive.symbols`) of the derived
     quantity ``quantity_name`` (:data:`derive.sheet.quantities.QUANTITIES`) on its domain, restricted by ``where``.
-    The expression may use the formula sheet's names (``theta`` for the strength of the signal term, ...:
-    :attr:`derive.sheet.quantities.Quantity.aliases`). With ``conditions``, a counterexample is followed by
-    :func:`separate`: which condition (mask, ``tau``, ``T``) separates the two forms.
+    The expression may use the formula sheet's names (``theta`` for the strength of the signal term, ``rho``, the
+    sheet's functions ``zeta(theta)``, ...: :attr:`derive.sheet.quantities.Quantity.aliases`). With ``conditions``, a
+    counterexample is followed by :func:`separate`: which condition (mask, ``tau``, ``T``) separates the two forms.
 
     >>> check_formula("bulk.population_right_edge", "kappa*(1 + sqrt(delta))**2").verdict
     'equal'
     >>> c = check_formula("population.mu2_critical", "kappa*(delta + sqrt(delta))/alpha")
     >>> c.verdict, {str(k): str(v) for k, v in c.point.items()}, mpmath.nstr(c.expected, 5), mpmath.nstr(c.got, 5)
     ('counterexample', {'delta': '1', 'kappa': '1', 'alpha': '1'}, '1.0', '2.0')
+    >>> c.explanation[:30]
+    'this is claim C3 as the paper '
+    >>> c = check_formula("population.mu2_critical", "kappa*(delta + sqrt(delta))/alpha - delta")
+    >>> c.verdict, c.domain, {str(k): str(v) for k, v in c.point.items()}, c.expected, mpmath.nstr(c.got, 5)
+    ('equal', 'alpha delta < theta_c: no outlier at mu2 = 0', {'delta': '1', 'kappa': '1', 'alpha': '3'}, mpf('0.0'), '-0.33333')
     """
     q = quantity(quantity_name)
     digits = check_digits(digits)
@@ -113,49 +177,117 @@ def check_formula(quantity_name, expr, *, where=None, mc: bool = False, digits: 
     written, user = user, q.unaliased(user)
     tol = tolerance(digits)
     values = evaluator(q, user, options, digits)
-    hypothesis = have_hypothesis()
-    if hypothesis:
-        points = domain_points(q, fixed=fixed, bounds=bounds, options=options)
-        simplest_point = simplest(points, seed)  # refuses constraints no point satisfies before a proof uses them
+    constraints = {"fixed": fixed, "bounds": bounds, "options": options}
+    # the parts of the domain that the constraints leave: the region where the definition holds, and the rest
+    firsts, reasons = {}, {}
+    for part, _ in q.parts():
+        why = unmet(q, part=part, **constraints)
+        first = None if why else first_point(q, seed, part=part, **constraints)
+        if first is None:
+            reasons[part] = why
+        else:
+            firsts[part] = first
+    if not firsts:
+        raise ParameterError("where", _no_point(q, where, reasons))
+    proofs = {}
     try:
         with time_budget(EXPRESSION_SECONDS):
-            proof = prove_equal(q, user, fixed=fixed, options=options)
+            for part in firsts:
+                proofs[part] = prove_equal(q, user, fixed=fixed, options=options, part=part)
+            if q.whole is not None and len(firsts) == 2:
+                proofs["whole"] = prove_equal(q, user, fixed=fixed, options=options, part="whole")
     except OutOfTime:
-        proof = None  # no proof is no evidence either way: the search decides
-    if not hypothesis:
-        if proof is None or q.polynomial is not None:
+        pass  # no proof is no evidence either way: the search decides
+    proved = _proof(proofs, firsts)
+    if not have_hypothesis():
+        if not proved or q.polynomial is not None:
             raise ParameterError("hypothesis", "not installed, and needed here: pip install 'attention-rmt[hypothesis]'")
-        return FormulaCheck(q.name, written, "equal", None, None, None, 0, proof, q.law, digits,
+        return FormulaCheck(q.name, written, "equal", None, None, None, 0, proved, q.law, digits,
                             note="Hypothesis is not installed: the proof stands, no point was evaluated",
                             names=_used_names(q, written))
+    found, evaluated = {}, 0
     try:
-        found, evaluated = find_counterexample(points, values, tol, examples, seed)
-        # the values shown are at the counterexample, or else at the simplest point of the domain (``checked_at``)
-        at = found if found is not None else simplest_point
-        expected, got = values(at)
+        for part in firsts:
+            try:
+                point, at, count = find_counterexample(q, values, tol, examples, seed, part=part, **constraints)
+            except NoPoint:
+                continue
+            evaluated += count
+            if point is not None:
+                found[part] = (point, at)
+                if part == "region":
+                    break  # a counterexample where the definition holds decides
+        checked_at = firsts.get("region") or firsts["outside"]
+        expected, got = values(checked_at)
     except OutOfTime:
         raise ParameterError("expr", f"evaluating {str(user)[:60]!r} at one point took more than {EXPRESSION_SECONDS} s "
                                      "of CPU time (a value too large or too small for its functions?)") from None
-    if found is not None and proof is not None:
+    for part in found:
         # a proof and a counterexample cannot both stand: the implicit proof's branch is the wrong root here
-        proof = None
-    if found is None:
-        verdict, point = ("equal" if proof else "agrees"), None
-        note = None if proof else f"not proved; no counterexample in {evaluated} points of the domain"
+        proofs[part] = None
+        proofs.pop("whole", None)
+    domain, note, point = None, None, None
+    region_only = "region" in firsts and "outside" in found and "region" not in found
+    if region_only:
+        # right where the definition holds, wrong on the rest: the verdict of the region, with its domain
+        point, (expected, got) = found["outside"][0], found["outside"][1]
+        verdict = "equal" if proofs.get("region") else "agrees"
+        proof = proofs.get("region")
+        domain = q.region
+        note = (f"where {q.outside.text}, the derived value is {q.outside.value} and yours is {_sign(expected, got)} "
+                "(at the point shown)")
+    elif found:
+        part = "region" if "region" in found else "outside"
+        point, (expected, got) = found[part][0], found[part][1]
+        verdict, proof = "counterexample", None
+        note = None if got is not None else "the expression is undefined or not real here"
+        if part == "outside":
+            note = f"where {q.outside.text}, the derived value is {q.outside.value}" + \
+                   ("" if got is not None else "; yours is undefined or not real here")
     else:
-        point = {**found, **options}
-        verdict, note = "counterexample", None if got is not None else "the expression is undefined or not real here"
-    mc_doc = monte_carlo(q, at, (expected, got), digits, d=mc_d, seeds=mc_seeds, seed0=seed) if mc else None
-    check = FormulaCheck(q.name, written, verdict, point, expected, got, evaluated, proof, q.law, digits, mc_doc, note,
-                         {**at, **options}, _used_names(q, written))
+        proof = _proof(proofs, firsts)
+        verdict = "equal" if proof else "agrees"
+        if not proof:
+            unproved = [part for part in firsts if not proofs.get(part)]
+            note = f"not proved; no counterexample in {evaluated} points of the domain" + (
+                f" (proved where {q.region}; not proved where {q.outside.text})"
+                if "region" in firsts and unproved == ["outside"] and proofs.get("region") else "")
+    shown = {**point, **options} if point is not None else None
+    mc_doc = monte_carlo(q, point or checked_at, (expected, got), digits, d=mc_d, seeds=mc_seeds, seed0=seed) \
+        if mc else None
+    samples = [p for part in firsts for p in _few(q, part, constraints)]
+    explanation = _claimed(q, user, samples, values, options, digits)
+    check = FormulaCheck(q.name, written, verdict, shown, expected, got, evaluated, proof, q.law, digits, mc_doc, note,
+                         {**checked_at, **options}, _used_names(q, written), domain=domain, explanation=explanation)
     if conditions and verdict == "counterexample":
         check = separate(check, q, written, where, digits=digits, examples=examples, seed=seed)
     return check
 
 
+def _proof(proofs: dict, parts: dict) -> str | None:
+    """The proof of equality on every part searched: of the closed form valid on both, or of each part's."""
+    if proofs.get("whole"):
+        return proofs["whole"]
+    if all(proofs.get(part) for part in parts):
+        return "; ".join(proofs[part] if len(parts) == 1 else f"{part}: {proofs[part]}" for part in parts)
+    return None
+
+
+def _few(q: Quantity, part: str, constraints: dict, n: int = 4) -> list:
+    """The first ``n`` simple points of a part of the domain (where a claimed form is compared with the user's)."""
+    out = []
+    for p in simple_points(q, part=part, **constraints):
+        out.append(p)
+        if len(out) == n:
+            break
+    return out
+
+
 def _used_names(q: Quantity, written: sp.Expr) -> dict | None:
-    """What each formula-sheet name in the user's expression stands for."""
+    """What each formula-sheet name (and function: ``zeta``, ...) in the user's expression stands for."""
     used = {name: meaning for name, (symbol, _, meaning) in q.aliases.items() if symbol in written.free_symbols}
+    called = {type(e) for e in written.atoms(AppliedUndef)}
+    used |= {name: meaning for name, (f, _, meaning) in q.functions.items() if f in called}
     return used or None
 
 

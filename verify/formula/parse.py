@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from derive.errors import ParameterError
 from derive.numbers import parse_rational
@@ -88,15 +89,24 @@ def _check_in_domain(q: Quantity, sym: sp.Symbol, v) -> None:
 
 def read_expression(q: Quantity, expr, fixed: dict) -> sp.Expr:
     """The user's closed form of ``q``: a SymPy expression in the quantity's symbols, or text read safely; either way
-    its work bounded before anything evaluates it (with the ``fixed`` values a proof substitutes)."""
+    its work bounded before anything evaluates it (with the ``fixed`` values a proof substitutes). The sheet's
+    functions of ``theta`` (``zeta(theta)``, ``eta``, ...) are read where the quantity defines them
+    (:attr:`~derive.sheet.quantities.Quantity.functions`); a sheet name the quantity cannot take is refused with the
+    reason (``rho`` in ``population.mu2_critical``, which is the critical ``mu2`` itself)."""
+    functions = q.functions
     if isinstance(expr, sp.Basic):
         unknown = {s for s in expr.free_symbols if s not in set(q.names.values())}
         if unknown:
-            raise ParameterError("expr", f"unknown symbols {sorted(map(str, unknown))} for {q.name} "
-                                         f"(it takes {', '.join(q.names)})")
+            why = [q.unknown_name(str(s)) for s in sorted(unknown, key=str)]
+            raise ParameterError("expr", next((w for w in why if w), None) or
+                                 f"unknown symbols {sorted(map(str, unknown))} for {q.name} (it takes {', '.join(q.names)})")
+        calls = {type(e).__name__ for e in expr.atoms(AppliedUndef)} - set(functions)
+        if calls:
+            raise ParameterError("expr", f"unknown functions {sorted(calls)} for {q.name}")
         check_work(expr, "expr", fixed)
         return expr
-    return parse_user_expression(expr, q.names, exact=fixed)
+    return parse_user_expression(expr, q.names, exact=fixed, explain=q.unknown_name,
+                                 functions={name: (f, "theta") for name, (f, _, _) in functions.items()})
 
 
 def constrained(where) -> set:

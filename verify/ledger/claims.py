@@ -20,6 +20,7 @@ from verify.ledger.checks.c8 import check_c8
 from verify.ledger.checks.c9 import check_c9, histogram_ladder
 from verify.ledger.checks.common import FULL, QUICK
 from verify.ledger.records import Claim
+from verify.ledger.statements import STATEMENTS
 
 __all__ = ["QUICK", "FULL", "CLAIMS"]
 
@@ -27,25 +28,16 @@ __all__ = ["QUICK", "FULL", "CLAIMS"]
 # cost: CPU seconds of each check, its prepare parts included, in one --quick run (2026-12-05, one BLAS thread), used
 # only to start the long ones first
 CLAIMS = [
-    Claim("C1", "the limiting spectral distribution of S is kappa*(MP_delta boxtimes MP_gamma); its shape "
-                "depends on delta, gamma only, its scale on kappa", check_c1, cost=7.4),
-    Claim("C2", "two successive BBP-type transitions, governed by delta, gamma, alpha, kappa: one at population "
-                "level (N = oo) and one at sample level (finite gamma)", check_c2,
+    Claim("C1", STATEMENTS["C1"], check_c1, cost=7.4),
+    Claim("C2", STATEMENTS["C2"], check_c2,
           prepare=tuple(partial(points, level=level) for level in C2_LEVELS), cost=33),
-    Claim("C3", "an outlier exists iff rho = alpha*mu2/kappa > delta + sqrt(delta); above it the outlier's "
-                "eigenvector aligns with u", check_c3, cost=3.3),
-    Claim("C4", "even above C3, finite N can hide the outlier; explicit formulas give the outlier eigenvalue of S "
-                "and the overlap |u_hat^T u|^2", check_c4, needs=("C2",),
+    Claim("C3", STATEMENTS["C3"], check_c3, cost=3.3),
+    Claim("C4", STATEMENTS["C4"], check_c4, needs=("C2",),
           prepare=tuple(partial(comparisons, part=i) for i in range(len(C4_PARTS))), cost=25),
-    Claim("C5", "the w maximizing alpha/kappa is the normalized top eigenvector of R; for prefix:L it puts all mass "
-                "on the first L positions and beats mean pooling", check_c5, cost=2.4),
-    Claim("C6", "parameter-free causal self-attention converges as d -> oo to harmonic weights w_t ~ H_{T-1} - H_{t-1}, "
-                "monotonically decreasing in t", check_c6, cost=0.7),
-    Claim("C7", "causal attention gives a higher alpha/kappa than mean pooling when the signal sits in early "
-                "positions", check_c7, cost=0.9),
-    Claim("C8", "ridge-regression classification on the pooled vectors ranks optimal weights > causal attention "
-                "> mean pooling, the same order as their alpha/kappa", check_c8, cost=0.8),
-    Claim("C9", "empirical eigenvalue histograms match the bulk density and the predicted outlier locations; "
-                "alignment curves and detectability thresholds match the formulas", check_c9, needs=("C2", "C4"),
+    Claim("C5", STATEMENTS["C5"], check_c5, cost=2.4),
+    Claim("C6", STATEMENTS["C6"], check_c6, cost=0.7),
+    Claim("C7", STATEMENTS["C7"], check_c7, cost=0.9),
+    Claim("C8", STATEMENTS["C8"], check_c8, cost=0.8),
+    Claim("C9", STATEMENTS["C9"], check_c9, needs=("C2", "C4"),
           prepare=histogram_ladder, cost=4.8),
 ]

@@ -4,31 +4,26 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from derive.model import expectations as ex
 from derive.gaussian import outliers as O
 from derive.gaussian import spikes
 from derive.symbols import alpha, delta, kappa
 from verify.comparison import TW_ORDER
 from verify.ledger.checks.common import DELTA, POINT_TARGET, pool, population_comparison, resolves
 from verify.ledger.records import decide
+from verify.ledger.statements import c3_corrected, claimed_mu2_critical
 
 __all__ = ["CLAIMED_MU2_CRITICAL", "POINTS", "corrected", "evidence_c3", "rule_c3", "check_c3"]
 
-CLAIMED_MU2_CRITICAL = kappa * (delta + sp.sqrt(delta)) / alpha
-"""The claim as stated: an outlier iff :math:`\\rho = \\alpha\\mu_2/\\kappa > \\delta + \\sqrt\\delta`."""
+CLAIMED_MU2_CRITICAL = claimed_mu2_critical()
+"""The claim as stated: an outlier iff :math:`\\rho = \\alpha\\mu_2/\\kappa > \\delta + \\sqrt\\delta`
+(:mod:`verify.ledger.statements`, which ``verify formula`` reads too)."""
 
 POINTS = (0.2, 1.5)
 """Optimal weights on ``prefix:3`` (``alpha/kappa = 3``), ``delta = 1/2``: at ``mu2 = 0.2`` the claim says no
 outlier (``rho = 0.6 < 1.207``) and the derivation says one; at ``1.5`` both say one."""
 
-def corrected() -> str:
-    """The corrected statement, written from the SymPy objects of :mod:`derive.gaussian.spikes` and :mod:`derive.model.expectations`."""
-    terms = ex.population_covariance_terms()
-    mu2_c = sp.simplify(spikes.critical_mu2().subs(spikes.theta, spikes.population_threshold()))
-    return (f"an outlier exists iff mu2 > {mu2_c} (the claim: mu2 > {CLAIMED_MU2_CRITICAL}): the class-mean noise Z s/V "
-            f"of the finite vocabulary makes the spike theta = {terms['signal_strength']}; above the threshold the "
-            f"eigenvector is not aligned with u: |<u_hat,u>|^2 -> zeta(theta) * {terms['signal_cosine2']} < 1, "
-            f"zeta = {spikes.population_overlap()}")
+corrected = c3_corrected
+"""The corrected statement (:func:`verify.ledger.statements.c3_corrected`)."""
 
 
 def evidence_c3(cfg: dict) -> dict:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sympy as sp
 
 from verify.ledger.records import decide
+from verify.ledger.statements import c6_corrected
 from verify.stats import finite_size_fit
 
 __all__ = ["LADDER", "corrected", "evidence_c6", "rule_c6", "check_c6"]
@@ -11,16 +12,8 @@ __all__ = ["LADDER", "corrected", "evidence_c6", "rule_c6", "check_c6"]
 LADDER = (32, 128, 512, 2048)
 """The dimensions at which real softmax attention (``T = 8``, ``tau = 1``) is compared with its limit."""
 
-def corrected() -> str:
-    """The corrected statement, written from :func:`derive.model.attention.causal_weight`."""
-    from derive.model.attention import causal_weight
-    from derive.symbols import tau
-
-    strict, inclusive = causal_weight("strict"), causal_weight("inclusive")
-    return (f"as d -> oo the weights converge to w_s = {strict} for the STRICT mask (keys s < t, outputs averaged "
-            f"over t = 2..T), for every tau; for the INCLUSIVE mask (s <= t) the limit is w_s = {inclusive}, i.e. "
-            f"{sp.simplify(inclusive.subs(tau, 0))} at tau = 0; both are decreasing in s; real attention deviates "
-            "from the limit by O(d^{-1/2}) per sequence")
+corrected = c6_corrected
+"""The corrected statement (:func:`verify.ledger.statements.c6_corrected`, which ``verify formula`` reads too)."""
 
 
 def evidence_c6(cfg: dict) -> dict:
