@@ -23,6 +23,7 @@ import mpmath
 
 from derive.errors import ParameterError
 from derive.model.spec import Model
+from derive.numbers import check_digits
 
 __all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "bulk", "spike", "finite_size", "model_law", "vocabulary_sample", "agreeing"]
 
@@ -41,7 +42,6 @@ def _model(m) -> Model:
     return m
 
 
-@lru_cache(maxsize=256)
 def weights(m: Model, digits: int = 30):
     r"""The pooling of the model's weight scheme: :class:`~derive.model.pooling.Pooling` with the weights
     (normalized to sum 1; exact rationals where they exist, else to ``digits``), :math:`\alpha` (``None`` without
@@ -50,9 +50,13 @@ def weights(m: Model, digits: int = 30):
     >>> p = weights(Model(T=3, weights="causal", mask="strict", signs="iid")); p.weights, p.alpha, p.kappa
     ((3/4, 1/4, 0), 5/8, 5/8)
     """
+    return _pooling(_model(m).need("T", "weights"), check_digits(digits))
+
+
+@lru_cache(maxsize=256)
+def _pooling(m: Model, digits):
     from derive.model.pooling import pooling
 
-    m = _model(m).need("T", "weights")
     return pooling(m.weights, m.T, m.signs, digits=digits)
 
 
@@ -92,7 +96,7 @@ def _scalars(m: Model) -> dict:
     digits = mpmath.mp.dps
     if m.weights is None:
         return {"alpha": m.alpha, "kappa": m.need("kappa").kappa, "sum_w": 1 if m.sum_w is None else m.sum_w}
-    p = weights(m, digits + 10)
+    p = weights(m, check_digits(digits).guarded())
     # alpha needs the sign family; the bulk does not (spike refuses a missing one)
     return {name: None if value is None else exact_or_close(value, name, digits) for name, value in
             (("alpha", p.alpha), ("kappa", p.kappa), ("sum_w", p.W))}

@@ -16,7 +16,7 @@ import mpmath
 from derive.errors import ParameterError
 
 __all__ = ["MAX_DIGITS", "MAX_TEXT", "MAX_EXPONENT", "parse_fraction", "parse_rational", "check_count", "real_number",
-           "real_vector", "exact_sum", "check_range", "check_digits", "format_real", "json_reals", "format_exact"]
+           "real_vector", "exact_sum", "check_range", "Digits", "check_digits", "format_real", "json_reals", "format_exact"]
 
 
 def _instance(x, module: str, *types: str) -> bool:
@@ -54,11 +54,11 @@ def parse_fraction(text, name: str) -> Fraction:
         # True is an int to Python, never a parameter value to a user
         raise ParameterError(name, f"not a number: {text!r}")
     if isinstance(text, Fraction):
-        return text
+        return _bounded(text, name)
     if isinstance(text, int) or _instance(text, "numpy", "integer"):
-        return Fraction(int(text))
+        return _bounded(Fraction(int(text)), name)
     if _instance(text, "sympy", "Rational"):
-        return Fraction(int(text.p), int(text.q))
+        return _bounded(Fraction(int(text.p), int(text.q)), name)
     s = str(text).strip()
     if len(s) > MAX_TEXT:
         raise ParameterError(name, f"a number of more than {MAX_TEXT} characters: {s[:20]!r}...")
@@ -73,6 +73,19 @@ def parse_fraction(text, name: str) -> Fraction:
             raise ParameterError(name, f"exponent out of range in {s!r} (at most {MAX_EXPONENT} in magnitude)")
         return Fraction(s)
     raise ParameterError(name, f"not a finite number: {s!r} (use an integer, a decimal or p/q in ASCII digits)")
+
+
+def _bounded(q: Fraction, name: str) -> Fraction:
+    """``q`` when its numerator and denominator are no longer than a typed number's can be (:data:`MAX_TEXT` digits
+    and an exponent up to :data:`MAX_EXPONENT`): a much longer integer cannot even be printed (Python refuses to
+    convert one of more than 4300 digits to text)."""
+    if max(abs(q.numerator), q.denominator).bit_length() > _MAX_BITS:
+        raise ParameterError(name, f"an integer of more than {MAX_TEXT + MAX_EXPONENT} digits in its numerator or "
+                                   "denominator (the most a typed number has)")
+    return q
+
+
+_MAX_BITS = math.ceil((MAX_TEXT + MAX_EXPONENT) * math.log2(10))
 
 
 def parse_rational(text, name: str):
@@ -193,13 +206,34 @@ def check_range(value, name: str, *, low=None, high=None, low_open=False, high_o
     return value
 
 
-def check_digits(digits) -> int:
-    """Validate a requested number of significant digits.
+class Digits(int):
+    """A number of significant digits checked where it entered (:func:`check_digits`): the functions it reaches
+    trust it, guard digits included (:meth:`guarded`), so ``--digits 1000`` is never refused inside as 1010."""
+
+    __slots__ = ()
+
+    def guarded(self, extra: int = 10) -> "Digits":
+        """These digits and ``extra`` guard digits, still trusted.
+
+        >>> check_digits(1000).guarded()
+        1010
+        """
+        return Digits(self + extra)
+
+
+def check_digits(digits) -> Digits:
+    """Validate a requested number of significant digits (a :class:`Digits` already checked passes as it is).
 
     >>> check_digits(30)
     30
+    >>> check_digits([1])
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: digits: not a finite number: '[1]' (use an integer, a decimal or p/q in ASCII digits)
     """
-    return check_count(digits, "digits", low=1, high=MAX_DIGITS)
+    if isinstance(digits, Digits):
+        return digits
+    return Digits(check_count(digits, "digits", low=1, high=MAX_DIGITS))
 
 
 def format_real(x, digits: int) -> str:

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 
 from derive.model.attention import (T, alpha, causal_weight, causal_weights, kappa, mean_weights,
                                     optimal_weights, s, tau)
-from derive.model.pooling import scheme_weights
+from derive.model.pooling import pooling, scheme_weights
 from derive.errors import ParameterError
 from derive.model.schemes import load_weights_file
 from derive.model.spec import parse_signs
-from tests.strategies import causal_cases
+from tests.strategies import causal_cases, sign_specs
 
 
 def brute_force_weights(n, tau_value, mask):
@@ -153,3 +153,25 @@ def test_the_optimum_of_a_nearly_degenerate_R_is_found_at_any_digits(spec):
         w, note = optimal_weights(parse_signs(spec), 4, digits=digits)
         got = [float(x / sum(w)) for x in w]
         assert note is None and got == pytest.approx(expected, rel=1e-14), (digits, got)
+
+
+@settings(max_examples=15, deadline=None)
+@given(sign_specs(max_T=7, kinds=("markov", "gauss")))
+def test_optimal_weights_for_every_family_anticorrelated_included(spec_T):
+    # markov:-r and gauss:-rho at even T have an antisymmetric top eigenvector (sum exactly zero): no scale makes it
+    # sum 1, so it comes at unit norm with a note; every other family's comes to sum 1. Either way alpha/kappa is
+    # lambda_max(R) from LAPACK (an independent eigensolver), the optimum claim C5 states.
+    spec, T = spec_T
+    p = pooling("optimal", T, spec)
+    R = np.array(parse_signs(spec).R(T), dtype=float)
+    assert abs(float(p.alpha / p.kappa) - np.linalg.eigvalsh(R).max()) < 1e-12 * max(1, T)
+    if p.note and "unit norm" in p.note:
+        assert abs(p.kappa - 1) < 1e-25 and abs(p.W) < 1e-20
+    else:
+        assert abs(p.W - 1) < 1e-20
+
+
+def test_optimal_weights_of_an_anticorrelated_family_come_at_unit_norm():
+    # markov:-1/10 at T = 4: R is persymmetric and its top eigenvector antisymmetric (the refused case)
+    p = pooling("optimal", 4, "markov:-1/10")
+    assert "unit norm" in p.note and abs(p.kappa - 1) < 1e-25 and abs(p.W) < 1e-25

@@ -47,6 +47,37 @@ def _exit(prog: str, signum: int, printed: list) -> None:
         os._exit(128 + signum)
 
 
+GRACE = 2.0
+"""Seconds the main thread has to take a stop signal up before the process ends without it: a numba kernel (they
+release the GIL) or a C loop runs on without looking at Python's handlers, and a stop must come within a second or
+two whatever is being computed (a SIGTERM had gone unheard for minutes in the model's root-token kernel)."""
+
+CLEANUP = 10.0
+"""Seconds a stop that was taken up has to close what it opened (a sweep's results file) before the process ends."""
+
+
+def _watch(prog: str, received: list, printed: list) -> None:
+    """A daemon thread that hears a stop signal where the main thread may not: the C-level handler writes the signal's
+    number to a pipe (:func:`signal.set_wakeup_fd`) whatever the main thread is doing; :data:`GRACE` seconds later, if
+    the main thread has not taken the signal up (``received`` empty), the line is printed and the process ends with
+    ``128 + signal``; if it has, it gets :data:`CLEANUP` seconds to finish the same way."""
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    try:
+        signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except ValueError:
+        return
+
+    def watch():
+        signum = os.read(read, 1)[0]
+        if not threading.Event().wait(GRACE) and not received:
+            _exit(prog, signum, printed)
+        threading.Event().wait(CLEANUP - GRACE)
+        _exit(prog, received[0] if received else signum, printed)
+
+    threading.Thread(target=watch, name="stop-watch", daemon=True).start()
+
+
 def run_stoppable(prog: str, run, *, program: bool = False) -> int:
     """``run()`` (the command: its imports, its work, its output; it returns the exit status) with the first SIGINT or
     SIGTERM turned into :class:`Interrupted` while it runs; then the line is printed and ``128 + signal`` returned. A
@@ -76,6 +107,8 @@ def run_stoppable(prog: str, run, *, program: bool = False) -> int:
             os.kill(os.getpid(), signum)
 
     previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS}
+    if program:
+        _watch(prog, received, printed)
     try:
         try:
             status = run()

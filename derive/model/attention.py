@@ -34,7 +34,7 @@ from derive.numbers import check_digits, check_range, exact_sum, parse_rational,
 from derive.resources import MAX_EIGEN_WORK, check_exact_causal_T
 
 __all__ = ["MASK_OFFSETS", "limit_score", "softmax_normalizer", "causal_attention", "causal_weight", "causal_weights",
-           "mean_weights", "alpha", "kappa", "sum_w", "normalized", "optimal_weights",
+           "mean_weights", "alpha", "kappa", "sum_w", "normalized", "vanishes", "optimal_weights",
            "formulas"]
 
 
@@ -259,9 +259,18 @@ def normalized(w, parameter: str) -> list:
     """
     w = real_vector(w, parameter)
     total = exact_sum(w)
-    if total == 0 or (not total.is_Rational and abs(sp.N(total, 30)) < sp.Float(10) ** -25):
+    if vanishes(total):
         raise ParameterError(parameter, "the weights sum to zero and cannot be normalized to sum 1")
     return w if total == 1 else [x / total for x in w]
+
+
+def vanishes(total) -> bool:
+    """Whether a sum of weights is zero: exactly, or below ``1e-25`` where it was computed to 30 digits.
+
+    >>> vanishes(sp.Integer(0)), vanishes(sp.Float("1e-40")), vanishes(sp.Rational(1, 10**40))
+    (True, True, False)
+    """
+    return total == 0 or (not total.is_Rational and abs(sp.N(total, 30)) < sp.Float(10) ** -25)
 
 
 def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list, str | None]:

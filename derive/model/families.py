@@ -364,12 +364,20 @@ CATALOGUE = (IID, Prefix, Suffix, Markov, Gauss, File)
 _BY_KIND = {cls.kind: cls for cls in CATALOGUE}
 
 
+SAMPLER_CHECK = 2000
+"""Sequences a user's sampler is asked for, twice from one seed, before its first use at a ``T``."""
+
+SAMPLER_CHECK_T = 64
+"""Longest ``T`` at which a user's sampler's law is compared with its ``R`` entry by entry."""
+
+
 class UserFamily(SignFamily):
     """A user's sign family: any object with a ``name``, an exact ``R(T)`` and ``sample(rng, N, T)``.
 
     ``R(T)`` is read exactly and certified once per ``T`` (symmetric, unit diagonal, realizable by ``+-1``
     variables with mean zero: :func:`derive.model.realizable.certified_correlation`); what ``sample`` returns is
-    checked on every call (shape ``N x T``, entries ``+-1``). Two wrappers of the same object are equal.
+    checked on every call (shape ``N x T``, entries ``+-1``). ``R`` is kept as first read: a
+    :class:`~derive.Model` reads it when built, so two wrappers of the same object are equal while they read the same ``R``.
 
     >>> import numpy as np
     >>> class Alternating:
@@ -388,7 +396,7 @@ class UserFamily(SignFamily):
     syntax = "a Python object with name, R(T) and sample(rng, N, T)"
     summary = "a user's sign law"
 
-    __slots__ = ("source", "_R")
+    __slots__ = ("source", "_R", "_digests", "_sampler_checked")
 
     def __init__(self, source):
         name = getattr(source, "name", None)
@@ -400,9 +408,13 @@ class UserFamily(SignFamily):
         super().__init__(name.strip())
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "_R", {})
+        object.__setattr__(self, "_digests", {})
+        object.__setattr__(self, "_sampler_checked", set())
 
     def _key(self):
-        return type(self).__name__, self.spec, id(self.source)
+        # the R read so far, not the object alone: a Model built after the user changed the object's R is another
+        # model, never served what the old R gave (a Model reads R(T) when it is built)
+        return type(self).__name__, self.spec, id(self.source), tuple(sorted(self._digests.items()))
 
     @property
     def memo_key(self):
@@ -423,9 +435,41 @@ class UserFamily(SignFamily):
             except Exception as exc:
                 raise ParameterError("signs", f"R({T}) of the user's family {self.spec!r} raised {exc!r}") from None
             self._R[T] = certified_correlation(given, f"R({T}) of {self.spec!r}", T)[0]
+            self._digests[T] = hash(tuple(self._R[T]))
         return self._R[T]
 
     def sample(self, rng, n: int, T: int):
+        if T not in self._sampler_checked:
+            self._check_sampler(T)
+            self._sampler_checked.add(T)
+        return self._sample(rng, n, T)
+
+    def _check_sampler(self, T: int):
+        r"""Refuse a sampler that ignores its ``rng`` (the same seed must give the same signs, or no result could
+        be reproduced) or whose law is not its ``R``: on :data:`SAMPLER_CHECK` sequences an entry of the empirical
+        correlation has standard error at most :math:`1/\sqrt n`, so one more than :math:`6/\sqrt n` away from ``R``
+        (0.13 at ``n = 2000``; a false alarm below ``10^{-8}`` per entry) is a sampler of another law, as is a mean
+        that far from zero. Checked for ``T <=`` :data:`SAMPLER_CHECK_T` (the ``T^2`` entries' cost)."""
+        import numpy as np
+
+        n = SAMPLER_CHECK
+        first, again = (self._sample(np.random.default_rng(2024), n, T) for _ in range(2))
+        if not np.array_equal(first, again):
+            raise ParameterError("signs", f"sample(rng, N, T) of the user's family {self.spec!r} ignores its rng: "
+                                          "the same seed gave different signs, so no result could be reproduced")
+        if T > SAMPLER_CHECK_T:
+            return
+        x = first.astype(float)
+        R = np.array(self.R(T).tolist(), dtype=float)
+        tolerance = 6 / np.sqrt(n)
+        far = np.abs(x.T @ x / n - R)
+        if far.max() > tolerance or np.abs(x.mean(axis=0)).max() > tolerance:
+            t, u = np.unravel_index(int(np.argmax(far)), far.shape)
+            raise ParameterError("signs", f"sample(rng, N, T) of the user's family {self.spec!r} does not follow its "
+                                          f"R({T}): on {n} sequences E[xi_{t + 1} xi_{u + 1}] is {x[:, t] @ x[:, u] / n:.3f}"
+                                          f" against R = {R[t, u]:.3f} (or a mean is not zero; tolerance {tolerance:.2f})")
+
+    def _sample(self, rng, n: int, T: int):
         import numpy as np
 
         try:

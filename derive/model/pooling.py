@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.model.attention import kappa, normalized, sum_w
-from derive.model.schemes import Given, Scheme, parse_scheme
+from derive.model.attention import kappa, sum_w
+from derive.model.schemes import Scheme, parse_scheme
 from derive.model.families import as_family
 from derive.model.signs import SignFamily, check_T
 from derive.numbers import Displayed, check_digits
@@ -37,8 +37,7 @@ def scheme_weights(scheme, T_value, family: SignFamily | None = None, digits: in
     if family is not None and n > family.max_T:
         raise ParameterError("T", f"{family.syntax} signs are supported for T <= {family.max_T}, got {n}")
     scheme.check(n, family, digits)
-    w, note = scheme.weights(n, family, digits)
-    return normalized(w, "weights" if isinstance(scheme, Given) else "scheme"), note
+    return scheme.normalize(*scheme.weights(n, family, digits))
 
 
 @dataclass(frozen=True)

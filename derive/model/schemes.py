@@ -144,6 +144,12 @@ class Scheme:
         when they are not unique."""
         raise NotImplementedError
 
+    def normalize(self, w: list, note: str | None) -> tuple[list, str | None]:
+        """The weights scaled as every law reads them, to sum 1 (a zero sum is refused), and the note."""
+        from derive.model.attention import normalized
+
+        return normalized(w, "weights"), note
+
 
 class Mean(Scheme):
     """Mean pooling, :math:`w_t = 1/T`."""
@@ -210,6 +216,22 @@ class Optimal(Scheme):
         from derive.model.attention import optimal_weights
 
         return optimal_weights(family, T, digits)
+
+    def normalize(self, w, note):
+        """To sum 1; a top eigenvector that sums to zero (an anti-correlated family's, such as ``markov:-1/10``'s) to
+        unit norm instead, said in the note: ``alpha/kappa``, the outlier's overlap and threshold do not depend on the
+        scale, and no scale makes such weights sum to 1."""
+        import sympy as sp
+
+        from derive.model.attention import kappa, normalized, vanishes
+        from derive.numbers import exact_sum
+
+        if not vanishes(exact_sum(w)):
+            return normalized(w, "weights"), note
+        said = ("R's top eigenvector sums to zero, so it is scaled to unit norm (|w|^2 = 1, W = 0) instead of to sum 1; "
+                "alpha/kappa, the overlaps and the thresholds do not depend on the scale")
+        norm = sp.sqrt(kappa(w))
+        return [x / norm for x in w], said if note is None else f"{note}; {said}"
 
 
 class Given(Scheme):
@@ -297,7 +319,17 @@ def exact_weights(weights, parameter: str = "weights") -> tuple:
     >>> exact_weights(["1/2", "0.25"])
     (Fraction(1, 2), Fraction(1, 4))
     """
-    values = tuple(parse_fraction(w, parameter) for w in weights)
+    from itertools import islice
+
+    from derive.model.signs import MAX_T
+
+    if isinstance(weights, (set, frozenset, dict)) or not hasattr(weights, "__iter__"):
+        raise ParameterError(parameter, f"must be a sequence (ordered, one entry per position), got "
+                                        f"{type(weights).__name__}")
+    # an endless iterator (itertools.count()) is read no further than the longest sequence there is
+    values = tuple(parse_fraction(w, parameter) for w in islice(weights, MAX_T + 1))
+    if len(values) > MAX_T:
+        raise ParameterError(parameter, f"more than T = {MAX_T} entries (the longest sequence supported)")
     if not values or not any(values):
         raise ParameterError(parameter, "are all zero" if values else "are empty")
     return values

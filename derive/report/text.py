@@ -64,7 +64,8 @@ def weights_text(doc: dict) -> str:
         lines.append(", ".join(options))
     if doc["note"]:
         lines.append(f"note: {doc['note']}")
-    return "\n".join(lines + [reading("w: normalized to sum 1, exact rationals where they exist, else reals", DIGITS)])
+    scale = "to unit norm (the note says why)" if "unit norm" in (doc["note"] or "") else "to sum 1"
+    return "\n".join(lines + [reading(f"w: normalized {scale}, exact rationals where they exist, else reals", DIGITS)])
 
 
 def bulk_text(doc: dict) -> str:

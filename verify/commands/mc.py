@@ -50,7 +50,7 @@ def pooling_inputs(model, digits: int) -> dict:
         from derive.model.spec import exact_or_close
 
         # the weights carry guard digits: alpha and kappa feed the theory, which must be right to `digits`
-        pool = weights(model, digits + 10)
+        pool = weights(model, check_digits(digits).guarded())
         exact = {name: str(exact_or_close(getattr(pool, name), name, digits)) for name in ("alpha", "kappa", "W")}
         return {"weights": [float(x) for x in pool.weights], "weights_text": [format_real(x, 12) for x in pool.weights],
                 **exact}

@@ -208,7 +208,11 @@ def normalize(data) -> dict:
     if unknown:
         raise ParameterError("sweep", f"unknown section(s) {sorted(unknown)} (sweep, model, grid)")
     settings, model, grid = (data.get(s, {}) for s in ("sweep", "model", "grid"))
-    if isinstance(grid, list) and all(isinstance(a, list) and len(a) == 2 for a in grid):
+    if isinstance(grid, list) and all(isinstance(a, list) and len(a) == 2 and isinstance(a[0], str) for a in grid):
+        names = [a[0] for a in grid]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ParameterError(f"grid.{twice[0]}", "is an axis twice; give each parameter's values once")
         grid = dict(grid)  # the normalized form, as a results header stores it
     for section, table in (("sweep", settings), ("model", model), ("grid", grid)):
         if not isinstance(table, dict):
