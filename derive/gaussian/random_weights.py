@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -166,7 +167,7 @@ class _Law:
         lo, hi = math.log(-self.et_low * (1 - 1e-12)), math.log(-self.et_low) - 14
         f = lambda t: self.z_of(-math.exp(t))[0]  # noqa: E731
         # coarse scan, then golden section around the smallest value
-        grid = np.linspace(hi, lo, 161)
+        grid = np.linspace(hi, lo, 57)
         values = [f(t) for t in grid]
         i = int(np.argmin(values))
         # the minimum of z is flat: its argument is the root of dz/de~ (bisection), not a comparison of values
@@ -178,7 +179,7 @@ class _Law:
                     lo_t = mid
                 else:
                     hi_t = mid
-                if hi_t - lo_t < 1e-15:
+                if hi_t - lo_t < 1e-12:
                     break
         t = (lo_t + hi_t) / 2
         return -math.exp(t), f(t)
@@ -213,7 +214,7 @@ class _Law:
                 lo = mid
             else:
                 hi = mid
-            if abs(hi - lo) < 1e-13:
+            if abs(hi - lo) < 1e-11:
                 break
         et = -math.exp((lo + hi) / 2)
         value, z = self.phi(et, coefficient)
@@ -264,6 +265,12 @@ class RandomWeightLaw:
         if self.means is None:
             return None
         return _constant(self.delta, self.gamma, float(np.mean(law.a2)), float(np.mean(law.b)))
+
+    def threshold(self) -> tuple:
+        """``(mu2_critical, its error)`` of the sample-level signal outlier, without locating it."""
+        (value,), (error,) = self._controlled(lambda law: (law.phi(law.edge_et, law.a2)[0],))
+        # mu2_c = 1/Phi(edge) - delta; the error of 1/Phi from that of Phi
+        return max(0.0, 1 / value - self.delta), (error / value ** 2 if 1 / value > self.delta else 0.0)
 
     def _controlled(self, quantity):
         """``quantity(law)`` (a tuple of reals, ``None`` where undefined) on every set of draws, corrected by the control
@@ -320,10 +327,10 @@ class RandomWeightLaw:
         return _density(self.parts[i], xs)
 
 
+@lru_cache(maxsize=1024)
 def _constant(delta: float, gamma: float, a2: float, b: float) -> _Law:
     """The fixed-weight law (every sequence ``a^2 = a2``, ``b``), as :class:`_Law` computes it."""
-    n = 2 * BATCHES
-    return _Law(delta, gamma, WeightSample(np.full(n, a2), np.full(n, b)))
+    return _Law(delta, gamma, WeightSample(np.full(2, a2), np.full(2, b)))
 
 
 def _density(law: _Law, xs) -> list:

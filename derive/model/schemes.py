@@ -126,6 +126,11 @@ class Scheme:
         when they are not unique."""
         raise NotImplementedError
 
+    def trial_bytes(self, d: int, N: int, T: int) -> int:
+        """Bytes a Monte Carlo trial of ``d, N, T`` holds for this scheme's weights beyond the trial's own (0: the ``T``
+        weights are shared)."""
+        return 0
+
     def law(self, T: int):
         """The law of the weights of a scheme computed from the tokens (``softmax``: their ``d -> oo`` law, whose
         ``random`` says whether they still vary from sequence to sequence there); ``None`` for fixed weights."""
@@ -209,6 +214,11 @@ class Softmax(_Attention):
 
     def weights(self, T, family, digits):
         return list(self.law(T).mean), None
+
+    def trial_bytes(self, d, N, T):
+        """The ``N x T`` attention weights and three chunks of the sequences' tokens, each at most ``2^22`` floats
+        (:func:`verify.montecarlo.attention.sequence_attention_weights`)."""
+        return 8 * N * T + 3 * 8 * min(512 * T * d, 1 << 22)
 
     def law(self, T):
         from derive.model.softmax import softmax_law
