@@ -59,12 +59,6 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
     from derive.gaussian.regime import gaussian_equivalent_warning
 
     digits = check_digits(digits)
-    if m.weights is not None and m.T is not None and interface.random_weights(m):
-        from derive.cli.randomweights import spike_document as random_weights_spike
-
-        if m.d is not None:
-            interface.spike(m)  # refused, naming d
-        return random_weights_spike(m, digits)
     if m.d is not None:
         at_d = {"finite_size": finite_size_document(interface.finite_size(m, draws, seed), digits)}
         m = m.replace(d=None, V=None, N=None, delta=m.delta, gamma=m.gamma)
@@ -234,16 +228,7 @@ def weights_document(m: Model, digits: int = 30) -> dict:
             "kappa": real(k),
             "alpha_over_kappa": real(None if a is None else a / k),
             "note": note,
-        } | attention_options(m, digits) | _random_weights_fields(p, digits)
-
-
-def _random_weights_fields(p, digits: int) -> dict:
-    """What ``derive weights`` adds for a scheme with a law of its weights (``softmax``: :mod:`derive.cli.randomweights`)."""
-    if p.law is None:
-        return {}
-    from derive.cli.randomweights import weights_fields
-
-    return weights_fields(p, digits)
+        } | attention_options(m, digits)
 
 
 def bulk_document(m: Model, points: list, digits: int = 30, law: str | None = None) -> dict:
@@ -262,12 +247,6 @@ def bulk_document(m: Model, points: list, digits: int = 30, law: str | None = No
     check_density_work(len(points), digits)
     if law not in (None, *interface.LAWS):
         raise ParameterError("law", f"must be one of {', '.join(interface.LAWS)}, got {law!r}")
-    if interface.model_law(m) and m.T is not None and interface.random_weights(m):
-        from derive.cli.randomweights import bulk_document as random_weights_bulk
-
-        if law == "finite-vocabulary":
-            interface.bulk(m, law=law)  # refused, naming law
-        return random_weights_bulk(m, points, digits)
     if interface.model_law(m) and law != "gaussian-equivalent":
         own = _vocabulary_bulk(interface.bulk(m), points, digits)
         beside = _gaussian_bulk(m, points, digits, "the model's own law is this document's")

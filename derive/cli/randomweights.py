@@ -4,7 +4,9 @@ sequence's own weights (:mod:`derive.gaussian.random_weights`), every estimate p
 with the error beside it. The model's own law (finite vocabulary) is derived for fixed weights only; the documents say
 so (``own_law``).
 
-Kept apart from :mod:`derive.cli.documents`, which calls it for such a model.
+:func:`weights_document`, :func:`spike_document` and :func:`bulk_document` are those of :mod:`derive.cli.documents`
+for every model, with these documents for a model whose weights are random (the commands and ``verify mc`` call
+them).
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import mpmath
 
 from derive.numbers import format_real
 
-__all__ = ["ASSUMPTIONS", "OWN_LAW", "weights_fields", "spike_document", "bulk_document"]
+__all__ = ["ASSUMPTIONS", "OWN_LAW", "weights_document", "weights_fields", "spike_document", "bulk_document"]
 
 ASSUMPTIONS = ("weights: the d -> oo law of causal softmax attention at scores tau <x_t, x_s>/sqrt(d) (distinct tokens; "
                "the scores of distinct tokens i.i.d. N(0, tau^2), independent of the signs and of the table), "
@@ -34,6 +36,47 @@ def _est(value, error, digits):
         return None
     with mpmath.workdps(digits + 10):
         return estimate(mpmath.mpf(value), None if error is None else mpmath.mpf(error), digits)
+
+
+def _random(m) -> bool:
+    from derive import interface
+
+    return m.weights is not None and m.T is not None and interface.random_weights(m)
+
+
+def weights_document(m, digits: int = 30) -> dict:
+    """:func:`derive.cli.documents.weights_document` with, for a scheme with a law of its weights, its
+    :func:`weights_fields`."""
+    from derive import interface
+    from derive.cli.documents import weights_document as fixed
+
+    doc = fixed(m, digits)
+    p = interface.weights(m, digits)
+    return doc if p.law is None else doc | weights_fields(p, digits)
+
+
+def spike_document(m, digits: int = 30, **options) -> dict:
+    """:func:`derive.cli.documents.spike_document`, or for random weights :func:`_random_spike`."""
+    from derive import interface
+    from derive.cli.documents import spike_document as fixed
+
+    if not _random(m):
+        return fixed(m, digits, **options)
+    if m.d is not None:
+        interface.spike(m)  # refused, naming d
+    return _random_spike(m, digits)
+
+
+def bulk_document(m, points: list, digits: int = 30, law: str | None = None) -> dict:
+    """:func:`derive.cli.documents.bulk_document`, or for random weights :func:`_random_bulk`."""
+    from derive import interface
+    from derive.cli.documents import bulk_document as fixed
+
+    if not _random(m):
+        return fixed(m, points, digits, law)
+    if law == "finite-vocabulary":
+        interface.bulk(m, law=law)  # refused, naming law
+    return _random_bulk(m, points, digits)
 
 
 def weights_fields(p, digits: int) -> dict:
@@ -68,7 +111,7 @@ def _relative_error(p) -> float:
     return 10 * ((e.get("alpha") or 0) / max(float(p.alpha), 1e-300) + (e.get("kappa") or 0) / float(p.kappa))
 
 
-def spike_document(m, digits: int) -> dict:
+def _random_spike(m, digits: int) -> dict:
     """The document of ``derive spike`` for a model with random weights: the Gaussian-equivalent law with each
     sequence's own weights (:func:`derive.interface.spike`), the paper's law at the mean scalars beside it
     (``gaussian_equivalent``: the fixed-weight formula at :math:`\\alpha = E[w^\\top Rw], \\kappa = E\\|w\\|^2`), and
@@ -130,7 +173,7 @@ def _difference(own: dict, paper: dict) -> dict:
             "unit": "stated error"}
 
 
-def bulk_document(m, points: list, digits: int) -> dict:
+def _random_bulk(m, points: list, digits: int) -> dict:
     """The document of ``derive bulk`` for a model with random weights: the Gaussian-equivalent law
     :math:`\\mathrm{MP}_\\delta \\boxtimes \\mathrm{GMP}(\\gamma, \\nu)` (:math:`\\nu` the law of a sequence's
     :math:`\\|w\\|^2`) at ``points``, with the paper's law at the mean ``kappa`` beside it."""

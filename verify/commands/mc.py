@@ -81,7 +81,7 @@ def model_theory(model, digits: int) -> dict:
                   mu2=model.mu2, centered=model.centered)
 
     def compute():
-        from derive.cli.documents import spike_document
+        from derive.cli.randomweights import spike_document
 
         return spike_document(limit, digits)
 

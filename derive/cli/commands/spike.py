@@ -35,7 +35,7 @@ def add_arguments(p):
 
 
 def run(args):
-    from derive.cli.documents import spike_document
+    from derive.cli.randomweights import spike_document
     from derive.model.spec import Model
     from derive.numbers import check_digits
 
