@@ -139,7 +139,8 @@ class _Law:
         """The root ``e`` in ``(-1/max b, 0)`` of :math:`K(e) = 1 - \\gamma(1 - J(\\tilde e))` (``K`` decreases)."""
         target = 1 - self.gamma * (1 - float(mp_J(et, self.delta)))
         lo, hi = -1 / self.b.max(), 0.0
-        e = -(target - 1) / float(np.mean(self.b))  # K ~ 1 - e E[b] near 0
+        # from the last root (the callers move e~ a little at a time), else from K ~ 1 - e E[b] near 0
+        e = getattr(self, "_last_e", None) or -(target - 1) / float(np.mean(self.b))
         e = min(max(e, lo * (1 - 1e-12)), -1e-300)
         for _ in range(200):
             q = 1 / (1 + e * self.b)
@@ -154,6 +155,7 @@ class _Law:
             e = new if lo < new < hi else (lo + hi) / 2
             if hi - lo < 1e-15 * abs(e) or abs(f) < 1e-15 * target:
                 break
+        self._last_e = e
         return e
 
     def z_of(self, et):
@@ -161,27 +163,33 @@ class _Law:
         return -(1 - self.K(e)) / (e * et), e
 
     def _edge(self):
-        """The right edge: the minimum of :math:`z(\\tilde e)` over :math:`(-1/s_+, 0)` (golden section in
-        :math:`\\log(-\\tilde e)`)."""
+        r"""The right edge: the minimum of :math:`z(\tilde e)` over :math:`(-1/s_+, 0)`, bracketed on a grid of
+        :math:`\log(-\tilde e)` and located as the root of :math:`dz/d\tilde e` (the minimum is flat: comparing values
+        would place its argument to the square root of the rounding only) by the Illinois method."""
         # below e~ ~ 1e-6 s_+^{-1}, 1 - J(e~) ~ e~ loses digits to rounding; the edge is far from there
         lo, hi = math.log(-self.et_low * (1 - 1e-12)), math.log(-self.et_low) - 14
         f = lambda t: self.z_of(-math.exp(t))[0]  # noqa: E731
-        # coarse scan, then golden section around the smallest value
-        grid = np.linspace(hi, lo, 57)
-        values = [f(t) for t in grid]
-        i = int(np.argmin(values))
-        # the minimum of z is flat: its argument is the root of dz/de~ (bisection), not a comparison of values
-        lo_t, hi_t = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-        if self._slope(-math.exp(lo_t)) * self._slope(-math.exp(hi_t)) < 0:
+        grid = np.linspace(hi, lo, 29)
+        i = int(np.argmin([f(t) for t in grid]))
+        a, b = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+        fa, fb = self._slope(-math.exp(a)), self._slope(-math.exp(b))
+        if fa * fb < 0:
+            side = 0
             for _ in range(100):
-                mid = (lo_t + hi_t) / 2
-                if self._slope(-math.exp(mid)) * self._slope(-math.exp(lo_t)) > 0:
-                    lo_t = mid
+                c = (a * fb - b * fa) / (fb - fa)
+                fc = self._slope(-math.exp(c))
+                if fc * fb < 0:
+                    a, fa = b, fb
+                    side_new = 1
                 else:
-                    hi_t = mid
-                if hi_t - lo_t < 1e-12:
+                    fa = fa / 2 if side == -1 else fa  # Illinois: halve the stale end
+                    side_new = -1
+                b, fb, side = c, fc, side_new
+                if abs(b - a) < 1e-13 or fc == 0:
                     break
-        t = (lo_t + hi_t) / 2
+            t = b
+        else:
+            t = grid[i]
         return -math.exp(t), f(t)
 
     def _slope(self, et):
