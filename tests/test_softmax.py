@@ -202,3 +202,21 @@ def test_verify_mc_runs_real_attention_and_shows_the_law(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["theory"]["weights_law"].startswith("random") and "O(d^-1/2)" in doc["verdict"]["against"]
     assert np.allclose([[float(x) for x in row] for row in doc["top_eigenvalues"]], real.top_eigenvalues, rtol=1e-8)
+
+
+def test_the_catalogue_draws_the_scheme_and_declares_its_costs():
+    from hypothesis import HealthCheck, Phase, find, settings
+
+    from derive.model.schemes import OPTIONS, Softmax
+    from verify.strategies import SCHEMES, model_configs
+
+    assert "softmax" in SCHEMES and {o.name for o in Softmax.options} == {"tau", "mask"} <= {o.name for o in OPTIONS}
+    quick = settings(phases=[Phase.generate], max_examples=200, suppress_health_check=list(HealthCheck), deadline=None)
+    config = find(model_configs(max_T=6, schemes=("softmax",)),
+                  lambda c: c["mask"] == "strict" and c["tau"] > 0 and c["T"] >= 3, settings=quick)
+    assert config["pooling"].law.random and config["pooling"].errors["kappa"] < 1e-10
+    # a trial's memory counts the attention weights (N x T) and the chunks of tokens they are computed from
+    assert Softmax(tau=1).trial_bytes(1000, 4000, 8) == 8 * 4000 * 8 + 3 * 8 * min(512 * 8 * 1000, 1 << 22)
+    from derive.model.schemes import Mean
+
+    assert Mean().trial_bytes(1000, 4000, 8) == 0
