@@ -14,7 +14,7 @@ import mpmath
 
 from derive.numbers import format_real
 
-__all__ = ["ASSUMPTIONS", "OWN_LAW", "weights_document", "weights_fields", "spike_document", "bulk_document"]
+__all__ = ["ASSUMPTIONS", "OWN_LAW", "READING", "weights_document", "weights_fields", "spike_document", "bulk_document"]
 
 ASSUMPTIONS = ("weights: the d -> oo law of causal softmax attention at scores tau <x_t, x_s>/sqrt(d) (distinct tokens; "
                "the scores of distinct tokens i.i.d. N(0, tau^2), independent of the signs and of the table), "
@@ -27,6 +27,18 @@ ASSUMPTIONS = ("weights: the d -> oo law of causal softmax attention at scores t
 OWN_LAW = ("not derived: the model's own law (finite vocabulary, tokens reused a Poisson number of times) is derived for "
            "weights shared by every sequence; with random weights the token matrix carries each sequence's weights as "
            "random marks of its edges, which the cavity populations do not sample")
+
+
+READING = ("law: the Gaussian equivalent with each sequence's own weights (the model's own law is not derived for "
+           "them: own_law)",
+           "population: the fixed-weight law at alpha = E[w^T R w], kappa = E||w||^2 (exact in the limit), each real to "
+           "the digits the quadrature error of alpha and kappa leaves",
+           "sample, bulk: *_error is three standard errors over 8 batches of the draws of the weights' limit law (the "
+           "draws' error in their means removed by a control variate); each estimate shown to the digits its error "
+           "leaves",
+           "gaussian_equivalent: the paper's formula at the mean scalars, as if every sequence had the same weights; "
+           "difference: the random-weight law minus it, in units of the former's stated error")
+"""How to read the ``derive spike`` document of random weights (its text form)."""
 
 
 def _est(value, error, digits):
@@ -185,10 +197,8 @@ def _random_bulk(m, points: list, digits: int) -> dict:
 
     law = interface.bulk(m, law="gaussian-equivalent")
     p = interface.weights(m)
-    xs = [float(x) for x in points]
-    values = np.array(law.density(xs))
-    parts = np.array([law.batch_density(i, xs) for i in range(BATCHES)])
-    errors = 3 * parts.std(axis=0, ddof=1) / np.sqrt(BATCHES) if len(xs) else np.zeros(0)
+    values, errors = law.density(points) if len(points) else ((), ())
+    errors = np.array(errors, dtype=float)
     edge, edge_error = law.right_edge
     fixed = _gaussian_bulk(m.replace(weights=None, tau=None, mask=None, T=None, signs=None, kappa=p.kappa), points,
                            min(digits, 12))
@@ -196,8 +206,8 @@ def _random_bulk(m, points: list, digits: int) -> dict:
             "support_right_edge": _est(edge, edge_error, digits), "right_edge_error": format_real(edge_error, 2),
             "atom_at_zero": format_real(max(0.0, 1 - 1 / float(m.delta), 1 - 1 / float(m.gamma)), digits),
             "x": [format_real(x, digits) for x in points],
-            "density": [_est(v, e or None, digits) for v, e in zip(values, errors)],
-            "density_error": format_real(float(errors.max()), 2) if len(xs) else None,
+            "density": [_est(max(0.0, v), e or None, digits) for v, e in zip(values, errors)],
+            "density_error": format_real(float(errors.max()), 2) if len(errors) else None,
             "stieltjes": "1 - K(e) = gamma (1 - J(et)), z = -(1 - K(e))/(e et), m(z) = -J(et)/z, with "
                          "J(et) = int dMP_delta(s)/(1 + et s), K(e) = E[1/(1 + e ||w||^2)]",
             "kappa_moments": [_est(x, p.law.error or None, digits) for x in p.law.kappa_moments],

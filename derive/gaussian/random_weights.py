@@ -325,17 +325,13 @@ class RandomWeightLaw:
         out = self.law.spike(self.delta, 1.0, 0.0)
         return out[0], out[1]
 
-    def density(self, xs) -> list:
+    def density(self, xs) -> tuple:
         """The bulk's density at the points ``xs`` (``Im m(x + i eta)/pi`` at ``eta = 1e-9 (1 + x)``, followed down from
-        ``Im z = 1``)."""
-        return _density(self.law, xs)
-
-    def batch_density(self, i: int, xs) -> list:
-        """:meth:`density` from batch ``i`` of the draws alone (the spread of the batches is the error)."""
-        return _density(self.parts[i], xs)
+        ``Im z = 1``) and the error of each (the control variate and batches of :meth:`_controlled`)."""
+        xs = [float(x) for x in xs]
+        return self._controlled(lambda law: tuple(_density(law, xs)))
 
 
-@lru_cache(maxsize=1024)
 def _constant(delta: float, gamma: float, a2: float, b: float) -> _Law:
     """The fixed-weight law (every sequence ``a^2 = a2``, ``b``), as :class:`_Law` computes it."""
     return _Law(delta, gamma, WeightSample(np.full(2, a2), np.full(2, b)))

@@ -127,6 +127,11 @@ def render(doc) -> str:
              for x, *values in zip(doc["x"], *columns)]
     if ge:
         rows.append(readable({"gaussian_equivalent": {k: v for k, v in ge.items() if k not in ("x", "density")}}))
+    if doc.get("weights_law"):  # random weights per sequence (softmax): derive/cli/randomweights.py
+        estimated = ("density: the Gaussian equivalent with each sequence's own weights, each value shown only to the "
+                     f"digits its error leaves; density_error {error}: three standard errors over 8 batches of the "
+                     "weights' draws; Gaussian equivalent: the paper's law at the mean kappa")
+        return "\n".join([readable(fields), *rows, reading(DIGITS, estimated)])
     estimated = None if error is None else (
         f"density: a cavity estimate, each value shown only to the digits its error leaves (fewer than --digits may "
         f"ask); density_error {error} is the largest error, three standard errors over independent replicas plus the "

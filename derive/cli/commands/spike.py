@@ -88,6 +88,10 @@ def render(doc) -> str:
     from derive.cli.kit import readable
     from derive.cli.reading import DIGITS, NO_VALUE, estimates, reading
 
+    if doc.get("weights_law"):  # random weights per sequence (softmax): derive/cli/randomweights.py
+        from derive.cli.randomweights import READING
+
+        return "\n".join([readable(doc), reading(DIGITS, NO_VALUE, *READING)])
     return "\n".join([readable(doc), reading(
         DIGITS, NO_VALUE, "overlap: the limit of |u_hat^T u|^2, the squared cosine of the outlier's eigenvector with u",
         *(estimates(doc[level], level) for level in ("population", "sample")),

@@ -40,6 +40,9 @@ def render(doc):
         lines.append(f"mask = {doc['mask']} ({paper}), tau = {doc['tau']}")
     if doc["note"]:
         lines.append(f"note: {doc['note']}")
+    if doc.get("kappa_moments"):  # a scheme with a law of its weights (softmax)
+        lines += [f"weights: {doc['weights_are']}", f"kappa_moments (E||w||^2, E||w||^4) = {doc['kappa_moments']}",
+                  f"errors: {doc['errors']}"]
     from derive.cli.reading import DIGITS, reading
 
     return "\n".join(lines + [reading("w: normalized to sum 1, exact rationals where they exist, else reals",
