@@ -86,9 +86,10 @@ def pooling(scheme, T_value, signs=None, *, digits: int = 30, **options) -> Pool
     ((1/2, 1/2), 1, 1/2, 1)
     """
     family = as_family(signs)
+    if isinstance(scheme, str):  # parsed once here (a file's weights are read once), its law asked of the scheme
+        scheme = parse_scheme(scheme, check_T(T_value) if family is None else family.check(T_value), **options)
+        options = {}
     w, note = scheme_weights(scheme, T_value, family, digits, **options)
-    if isinstance(scheme, str):
-        scheme = parse_scheme(scheme, len(w), **options)
     law = scheme.law(len(w)) if isinstance(scheme, Scheme) else None
     if law is not None and law.random:
         a, a_error = law.alpha(family) if family is not None else (None, None)
