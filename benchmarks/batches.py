@@ -24,6 +24,8 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+from derive.model.schemes import OPTIONS
+
 __all__ = ["BEFORE", "BATCH", "GAMMAS", "SEEDS", "MODES", "sweep_data", "solves", "largest_difference", "run_batches", "run",
            "markdown"]
 
@@ -42,7 +44,8 @@ def sweep_data(d: int, gammas=GAMMAS, seeds: int = SEEDS) -> dict:
     data = tomllib.loads((ROOT / "examples" / "sweeps" / "paper.toml").read_text())
     data["model"]["d"] = d
     data["model"]["weights"] = "mean"
-    del data["model"]["mask"]  # it belongs to the causal scheme, absent here
+    for option in OPTIONS:  # the paper's causal options: the mean scheme takes none
+        data["model"].pop(option.name, None)
     del data["grid"]["weights"]
     data["grid"]["gamma"] = list(gammas)
     data["sweep"]["seeds"] = seeds
@@ -108,7 +111,7 @@ def run(mode: str, log=sys.stderr) -> dict:
         data = sweep_data(d, gammas, seeds)
         sweep_file.write_text(json.dumps(data))
         sweep = Sweep(data)
-        out.update(tasks=len(sweep.tasks()), cells=len(sweep.groups(sweep.tasks())), mu2=len(sweep.mu2_axis()),
+        out.update(tasks=len(sweep.tasks()), cells=sum(1 for _ in sweep.cells()), mu2=len(sweep.mu2_axis()),
                    gammas=list(gammas), seeds=seeds)
         base = baseline_tree(tmp, BEFORE) if mode != "tiny" else None
         codes = {"now": ROOT, **({"before": base} if base is not None else {})}

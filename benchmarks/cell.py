@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from derive.model.schemes import OPTIONS
+
 __all__ = ["ROOT", "CELLS", "STREAM_MIB", "MODES", "GRID_CELLS", "cell_jobs", "rng_seconds", "read_bandwidth",
            "worker", "floor", "projection", "run", "markdown", "main"]
 
@@ -57,11 +59,12 @@ def cell_jobs(d: int, gamma: str, seed: int, dtype: str | None = None) -> tuple:
 
     data = tomllib.loads((ROOT / "examples" / "sweeps" / "paper.toml").read_text())
     data["model"].update(d=d, gamma=gamma, weights="mean")
-    del data["model"]["mask"]
+    for option in OPTIONS:  # the paper's causal options: the mean scheme takes none
+        data["model"].pop(option.name, None)
     del data["grid"]["weights"], data["grid"]["gamma"]
     data["sweep"]["seeds"] = seed + 1
     sweep = Sweep(data)
-    return sweep.groups([t for t in sweep.tasks() if t.key[-1] == seed])[0]
+    return tuple(sweep.job(task) for task in next(cell for cell in sweep.cells() if cell[0].key[-1] == seed))
 
 
 def rng_seconds(repeats: int = 5) -> float:

@@ -5,7 +5,7 @@ writes their records, for the 1440 cells and 57 600 tasks of ``examples/sweeps/p
 The workers' solves are replaced by :func:`stub_group`, which returns records of the real shape (the top 3
 eigenvalues, their overlaps, the bulk edge, the code version and timing) at once, so that what is timed is the rest:
 validating the grid (:class:`verify.sweeps.spec.Sweep`, the theory of its 4 800 points), building the jobs
-(:meth:`verify.sweeps.spec.Sweep.groups`), shipping them and their outcomes, and writing and syncing the records
+(:meth:`verify.sweeps.spec.Sweep.job`, cell by cell), shipping them and their outcomes, and writing and syncing the records
 (:class:`verify.sweeps.results.ResultsWriter`). Each run is a process of its own, by the code of :data:`BEFORE`
 (before this part was measured) and by this checkout, on two executors: in the client's own process (``--workers 1``:
 the client's cost alone) and on a Dask ``LocalCluster`` of 2 single-threaded workers (``--scheduler local-dask``);

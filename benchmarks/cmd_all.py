@@ -4,9 +4,10 @@ from pathlib import Path
 
 from derive.errors import ParameterError
 from derive.numbers import json_reals
-from derive.files import check_output_target, write_file
+from derive.files import write_file
 from benchmarks import core as bench
 from benchmarks.cost import carry
+from benchmarks.options import add_size, notes_out, size
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -15,9 +16,7 @@ HELP = "time every benchmark against its baseline and the machine's bandwidth fl
 
 
 def add_arguments(p):
-    size = p.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_true", help="smaller Monte Carlo ladder, no claims run (under two minutes)")
-    size.add_argument("--tiny", action="store_true", help="tiny sizes, to check that the harness runs (numbers meaningless)")
+    add_size(p, quick="smaller Monte Carlo ladder, no claims run (under two minutes)")
     p.add_argument("--out", default=None,
                    help="markdown file to write ('' for none; default notes/benchmarks.md, none with --tiny)")
     p.add_argument("--threads", default="1", help="BLAS threads of the Monte Carlo processes (default 1; 0 for the library's choice)")
@@ -30,11 +29,8 @@ def run(args):
         raise ParameterError("threads", f"must be an integer >= 0, got {args.threads!r}") from None
     if threads < 0:
         raise ParameterError("threads", f"must be an integer >= 0, got {threads}")
-    mode = "tiny" if args.tiny else "quick" if args.quick else "full"
-    out = args.out if args.out is not None else ("" if args.tiny else str(bench.NOTES))
-    if out:
-        check_output_target(out, "out")  # before the run, not after it
-    result = bench.run(mode, threads or None, log=sys.stderr)
+    out = notes_out(args, bench.NOTES)
+    result = bench.run(size(args), threads or None, log=sys.stderr)
     if out:
         old = Path(out).read_text() if Path(out).exists() else ""
         write_file(out, carry(old, bench.markdown(result)), "out")

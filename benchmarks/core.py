@@ -7,7 +7,7 @@ Figures (each the median of several runs after a warm-up, unless said otherwise)
   ``polyroots`` per point on the same cubic, the branch picked by the sign of the imaginary part
   (:func:`polyroots_density`); the float64 path (:meth:`derive.gaussian.bulk.BulkLaw.density_float`) against
   ``numpy.roots`` per point (:func:`numpy_roots_density`), with its error against the 30-digit result;
-* ``derive spike`` (:func:`derive.cli.documents.spike`, 30 and 50 digits) warm, against its first call in a
+* ``derive spike`` (:func:`derive.report.documents.spike`, 30 and 50 digits) warm, against its first call in a
   fresh process (which derives the formulas with SymPy);
 * the Monte Carlo eigensolvers and the bandwidth floor (:mod:`benchmarks.mc`), the bandwidth
   being that of a large array copy (:func:`copy_bandwidth`);
@@ -252,7 +252,7 @@ def bench_bulk(mode: Mode) -> dict:
 _COLD = """
 import json, time
 t0 = time.process_time()
-from derive.cli.documents import spike
+from derive.report.documents import spike
 t1 = time.process_time()
 spike(**{args!r}, digits=30)
 t2 = time.process_time()
@@ -262,7 +262,7 @@ print(json.dumps({{"import_s": t1 - t0, "first_call_s": t2 - t1}}))
 
 def bench_spike(mode: Mode) -> dict:
     """``derive spike`` warm at each of :data:`SPIKE_DIGITS`, and cold in fresh processes."""
-    from derive.cli.documents import spike
+    from derive.report.documents import spike
 
     warm = {digits: median_seconds(lambda: spike(**SPIKE, digits=digits), mode.repeats, number=20)
             for digits in SPIKE_DIGITS}

@@ -75,7 +75,7 @@ def stages(argv: list[str]) -> dict:
     """CPU seconds of the stages of ``verify mc ARGV`` run in this process: the imports of the command, the draw's
     table (:func:`verify.montecarlo.draw.sample_table`), the eigensolve (:func:`verify.montecarlo.trials.solve`), the
     conditional prediction (:func:`verify.commands.mc.conditional_summary`), the Gaussian-equivalent theory
-    (:func:`derive.cli.documents.spike`), and the whole."""
+    (:func:`derive.report.documents.spike`), and the whole."""
     import contextlib
     import importlib
     import io
@@ -84,14 +84,14 @@ def stages(argv: list[str]) -> dict:
     import verify.cli
     import verify.commands.mc
     import verify.montecarlo.trials
-    import derive.cli.documents
+    import derive.report.documents
 
     imported = time.process_time()
     spent = dict.fromkeys(STAGES, 0.0)
     draw_module = importlib.import_module("verify.montecarlo.draw")  # the package exports a function of that name
     for name, module, attribute in (("table", draw_module, "sample_table"), ("solve", verify.montecarlo.trials, "solve"),
                                     ("conditional", verify.commands.mc, "conditional_summary"),
-                                    ("theory", derive.cli.documents, "spike")):
+                                    ("theory", derive.report.documents, "spike")):
         def timed(*args, _f=getattr(module, attribute), _name=name, **kwargs):
             t0 = time.process_time()
             try:
@@ -186,6 +186,8 @@ def _limit_run(mode: str, log) -> dict:
 
 
 def _limit_lines(r: dict) -> list[str]:
+    from benchmarks.processes import _summary
+
     lines = ["## derive spike's limits on an empty derivation cache", "",
              "The model's own signal outlier in the limit as a user's first call computes it (later calls read the "
              "derivation cache): at one nonzero weight the exact law, its outlier and its windows of mu2 to 30 digits "
@@ -203,15 +205,12 @@ def _limit_lines(r: dict) -> list[str]:
              "| case | code | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall | eigenvalue, overlap, "
              "mu2_critical (error) |", "|---|---|---|---|---|---|---|"]
     for case, times in r["times"].items():
-        for name, runs in times.items():
-            base = times.get("before", runs)
-            med = {k: statistics.median(x[k] for x in runs) for k in ("cpu_s", "wall_s")}
-            ratio = {k: statistics.median(b[k] / a[k] for a, b in zip(runs, base)) for k in ("cpu_s", "wall_s")}
+        for name, x in _summary(times, "before" if "before" in times else "now").items():
             sample = r["samples"][case].get(name, {})
             values = ", ".join(f"{sample.get(q)}" + (f" ({sample.get(q + '_error')})" if q + "_error" in sample else "")
                                for q in ("eigenvalue", "overlap", "mu2_critical"))
-            lines.append(f"| {case} | {name} | {med['cpu_s']:.2f} | {med['wall_s']:.2f} | {ratio['cpu_s']:.2f}x | "
-                         f"{ratio['wall_s']:.2f}x | {values} |")
+            lines.append(f"| {case} | {name} | {x['cpu_s']:.2f} | {x['wall_s']:.2f} | {x['cpu_ratio']:.2f}x | "
+                         f"{x['wall_ratio']:.2f}x | {values} |")
     return lines
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -52,7 +51,7 @@ def run(mode: str, log=sys.stderr) -> dict:
             load = os.getloadavg()[0]
             result = timed(_command(ledger, folder), env[name], tmp)
             claims = json.loads((folder / "claims.json").read_text())["claims"]
-            return {"cpu_s": result["cpu_s"], "wall_s": result["wall_s"], "load": load,
+            return {"cpu_s": result["cpu_s"], "user_s": result["user_s"], "wall_s": result["wall_s"], "load": load,
                     "verdicts": {c: claims[c]["verdict"] for c in DECIDED}}
 
         for name in codes:
@@ -60,13 +59,16 @@ def run(mode: str, log=sys.stderr) -> dict:
         for r in range(out["rounds"]):
             for ledger in ledgers:
                 for name in codes:
-                    out["times"].setdefault(f"{ledger} ({name})", []).append(once(name, ledger, f"round {r + 1}"))
+                    out["times"].setdefault(ledger, {}).setdefault(name, []).append(once(name, ledger, f"round {r + 1}"))
     out["load_end"] = os.getloadavg()[0]
     return out
 
 
 def markdown(r: dict) -> list:
-    """The part's section: a row per ledger and code, the ratio before/now in the same round, the verdicts."""
+    """The part's section: a row per ledger and code, the ratio before/now in the same round
+    (:func:`benchmarks.processes._summary`), the verdicts."""
+    from benchmarks.processes import _summary
+
     lines = ["## The claims ledger, quick and full, as whole processes", "",
              f"`verify claims --quick` and `verify claims` of this checkout (`now`) and of commit {r['baseline']} "
              f"(`before`: main before the quick ledger decided C2, C4 and C9), each code with its own derivation "
@@ -76,14 +78,11 @@ def markdown(r: dict) -> list:
              "ratio: before's time over now's in the same round.", "",
              "| ledger | code | CPU (s) | wall (s) | load | ratio, CPU | ratio, wall | C2, C4, C9 |",
              "|---|---|---|---|---|---|---|---|"]
-    for key, runs in r["times"].items():
-        ledger, name = key.split(" (")
-        base = r["times"].get(f"{ledger} (before)", runs)
-        ratio = {k: statistics.median(b[k] / a[k] for a, b in zip(runs, base)) for k in ("cpu_s", "wall_s")}
-        med = {k: statistics.median(x[k] for x in runs) for k in ("cpu_s", "wall_s", "load")}
-        verdicts = ", ".join(runs[-1]["verdicts"][c] for c in DECIDED)
-        lines.append(f"| {ledger} | {name[:-1]} | {med['cpu_s']:.1f} | {med['wall_s']:.1f} | {med['load']:.2f} | "
-                     f"{ratio['cpu_s']:.2f}x | {ratio['wall_s']:.2f}x | {verdicts} |")
+    for ledger, times in r["times"].items():
+        for name, x in _summary(times, "before" if "before" in times else "now").items():
+            verdicts = ", ".join(times[name][-1]["verdicts"][c] for c in DECIDED)
+            lines.append(f"| {ledger} | {name} | {x['cpu_s']:.1f} | {x['wall_s']:.1f} | {x['load']:.2f} | "
+                         f"{x['cpu_ratio']:.2f}x | {x['wall_ratio']:.2f}x | {verdicts} |")
     cold = "; ".join(f"{name}: {x['cpu_s']:.1f} s CPU, {x['wall_s']:.1f} s wall (load {x['load']:.2f})"
                      for name, x in r["cold"].items())
     lines += ["", "The warm-up quick ledger of each code, on an empty derivation cache (SymPy derives its functions, "

@@ -115,10 +115,12 @@ def rounds(commands: dict, n: int, warm: bool = True) -> dict:
 
 
 def _summary(times: dict, reference: str) -> dict:
-    """Medians, and the median over rounds of the reference's time over each command's."""
+    """Medians (of the load too where every run recorded it), and the median over rounds of the reference's time over
+    each command's."""
     out = {}
     for name, runs in times.items():
-        out[name] = {"cpu_s": statistics.median(r["cpu_s"] for r in runs), "wall_s": statistics.median(r["wall_s"] for r in runs),
+        load = {"load": statistics.median(r["load"] for r in runs)} if all("load" in r for r in runs) else {}
+        out[name] = {**load, "cpu_s": statistics.median(r["cpu_s"] for r in runs), "wall_s": statistics.median(r["wall_s"] for r in runs),
                      "cpu_ratios": [a["cpu_s"] / b["cpu_s"] for a, b in zip(times[reference], runs)],
                      "user_s": statistics.median(r["user_s"] for r in runs),
                      "user_ratio": statistics.median(a["user_s"] / b["user_s"] for a, b in zip(times[reference], runs)),

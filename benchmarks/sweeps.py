@@ -38,6 +38,7 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.files import write_file
+from derive.model.schemes import OPTIONS
 from derive.numbers import format_real
 
 __all__ = ["ROOT", "PAPER", "NOTES", "BEGIN", "END", "WORKER_COUNTS", "FIT_RUNGS", "THROUGHPUT", "MODES",
@@ -145,7 +146,8 @@ def ladder(mode: str, folder: Path) -> dict:
     paper = normalize(load_sweep_data(PAPER))
     grid = dict(paper["grid"])
     gammas, picks = _pick(grid["gamma"], (0, 0.5, 1)), _pick(grid["mu2"], (0.25, 0.75))
-    model = {n: v for n, v in paper["model"].items() if n not in ("tau", "mask")}  # causal-only settings
+    # the first scheme of the grid is mean pooling, which takes none of the paper's causal options
+    model = {n: v for n, v in paper["model"].items() if n not in {o.name for o in OPTIONS}}
     weights = [float(x) for x in point_pooling({**model, "weights": grid["weights"][0]}).weights]
     now, before = {}, {}
     with executors.LocalProcesses(1) as ex:

@@ -1,5 +1,5 @@
-"""The cavity solver of the model's bulk (derive/vocabulary/cavity.py): 200 points on 2 threads, against the same points on one
-thread in the same run, with the accuracy reached."""
+"""The cavity solver of the model's bulk (derive/vocabulary/limit/cavity.py): 200 points on 2 threads, against the same
+points on one thread in the same run, with the accuracy reached."""
 from __future__ import annotations
 
 import os
@@ -15,7 +15,7 @@ CASES = [("T = 8, mean, delta = gamma = 1", 8, 1.6), ("T = 2, mean, delta = gamm
 
 
 def _run(xs, T, threads):
-    from derive.vocabulary import cavity
+    from derive.vocabulary.limit import cavity
 
     start, cpu = time.perf_counter(), time.process_time()
     found = cavity.densities(xs, [1 / T] * T, 1.0, 1.0, threads=threads)
@@ -23,7 +23,7 @@ def _run(xs, T, threads):
 
 
 def bench(points: int = 200, out: str | None = None) -> dict:
-    from derive.vocabulary import cavity
+    from derive.vocabulary.limit import cavity
 
     cavity.densities([0.5], [0.5, 0.5], 1.0, 1.0)  # compiled (or loaded from numba's cache) before timing
     rows = []

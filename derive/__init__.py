@@ -19,11 +19,14 @@ on first use, so that a command needing one module does not pay for all of them.
   expectations of the pooled vectors, the weight schemes, the optimal weights);
 * :mod:`derive.gaussian`: the Gaussian-equivalent laws (free probability, the bulk
   :math:`\\kappa(\\mathrm{MP}_\\delta\\boxtimes\\mathrm{MP}_\\gamma)`, the outlier equations and their numbers);
-* :mod:`derive.vocabulary`: the model's own laws (finite vocabulary, token reuse): Silverstein's equation, the
-  cavity equations, the token graph, the signal outlier of any weights;
+* :mod:`derive.vocabulary`: the model's own laws (finite vocabulary, token reuse), in two wings: the limit
+  (:mod:`derive.vocabulary.limit`: Silverstein's equation, the cavity equations, the token graph, the signal outlier
+  of any weights) and one draw (:mod:`derive.vocabulary.draw`: a sampled token matrix, the law given it, the
+  expectation at the user's ``d``);
 * :mod:`derive.sheet`: the registry of derived formulas, the LaTeX sheet, the quantities a user's formula is checked
   against;
-* :mod:`derive.cli`: the ``derive`` command line and the JSON documents.
+* :mod:`derive.report`: what the command lines print: the JSON documents, their text forms, provenance, plots;
+* :mod:`derive.cli`: the ``derive`` command line.
 """
 from importlib import import_module
 
@@ -40,9 +43,9 @@ PUBLIC = {
                                  "population_threshold", "population_right_edge", "sample_outlier", "sample_overlap",
                                  "sample_threshold", "sample_right_edge", "critical_mu2"),
     "derive.gaussian.bulk": ("BulkLaw",),
-    "derive.vocabulary.law": ("VocabularyLaw", "vocabulary_law"),
-    "derive.vocabulary.silverstein": ("GeneralizedMP",),
-    "derive.vocabulary.finite_size": ("FiniteSize",),
+    "derive.vocabulary.limit.law": ("VocabularyLaw", "vocabulary_law"),
+    "derive.vocabulary.limit.silverstein": ("GeneralizedMP",),
+    "derive.vocabulary.draw.finite_size": ("FiniteSize",),
     "derive.sheet.formulas": ("all_formulas",),
     "derive.sheet.latex": ("formula_sheet",),
     "derive.symbols": ("Formula",),

@@ -316,24 +316,6 @@ def _read(folder: Path | None, name: str) -> str | None:
     return text
 
 
-def _replace(folder: Path, name: str, data: bytes) -> None:
-    """Write ``data`` to ``folder/name`` through a private temporary file renamed into place (a reader sees the old
-    file or the whole new one; a failure or a signal leaves no temporary file)."""
-    import tempfile
-
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(temporary, folder / name)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-
-
 def _write(name: str, text: str) -> None:
     """Store the entry ``name`` (its bytes, then their digest beside it) in the folder of the current key, made private
     if it is missing; the folders of other keys unused for :data:`STALE_AFTER` go. A folder that cannot be written,
@@ -341,18 +323,22 @@ def _write(name: str, text: str) -> None:
     import shutil
     import time
 
+    from derive.errors import ParameterError
+    from derive.files import write_file
+
     folder = _folder(create=True)
     if folder is None:
         return
     data = text.encode()
     try:
-        _replace(folder, name, data)
-        _replace(folder, f"{name}.sha256", _digest(data) + b"\n")
+        # private like their folder: an entry others could write would be refused on reading
+        write_file(folder / name, data, "cache", mode=0o600)
+        write_file(folder / f"{name}.sha256", _digest(data) + b"\n", "cache", mode=0o600)
         for stale in folder.parent.iterdir():
             if (stale != folder and _KEY_FOLDER.match(stale.name) and not stale.is_symlink() and stale.is_dir()
                     and time.time() - stale.stat().st_mtime > STALE_AFTER):
                 shutil.rmtree(stale, ignore_errors=True)
-    except OSError:
+    except (OSError, ParameterError):
         pass  # a read-only or full disk: the results stay in memory for this run
 
 

@@ -160,11 +160,12 @@ def make_folder(path, parameter: str) -> Path:
 
 
 @contextmanager
-def replaced(path, parameter: str):
+def replaced(path, parameter: str, mode: int | None = None):
     """A binary file whose content replaces ``path`` (its folders made as needed) when the block ends without
     error: written to a temporary file in the same folder, flushed to disk, then renamed into place. A failure
     in the block (a full disk, a file-size limit, a signal) leaves ``path`` as it was and removes the temporary
-    file; a write error is a :class:`ParameterError` naming ``parameter``.
+    file; a write error is a :class:`ParameterError` naming ``parameter``. The file's permissions are ``mode``, else
+    those of the file it replaces, else the default of the umask.
 
     >>> import tempfile, os
     >>> target = os.path.join(tempfile.mkdtemp(), "sheet.tex")
@@ -175,10 +176,11 @@ def replaced(path, parameter: str):
     """
     p = _name(path, parameter)
     folder = make_folder(p.parent if str(p.parent) else Path("."), parameter)
-    try:
-        mode = stat.S_IMODE(os.stat(p).st_mode)
-    except OSError:
-        mode = 0o666 & ~_umask()
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(p).st_mode)
+        except OSError:
+            mode = 0o666 & ~_umask()
     try:
         fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{p.name}.", suffix=".part")
     except OSError as exc:
@@ -200,9 +202,10 @@ def replaced(path, parameter: str):
         raise
 
 
-def write_file(path, content, parameter: str) -> Path:
-    """Write ``content`` (text, as UTF-8, or bytes) to ``path`` whole or not at all (:func:`replaced`)."""
-    with replaced(path, parameter) as f:
+def write_file(path, content, parameter: str, mode: int | None = None) -> Path:
+    """Write ``content`` (text, as UTF-8, or bytes) to ``path`` whole or not at all, with the permissions ``mode``
+    (:func:`replaced`)."""
+    with replaced(path, parameter, mode) as f:
         f.write(content.encode() if isinstance(content, str) else content)
     return Path(path)
 

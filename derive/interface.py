@@ -24,8 +24,8 @@ import mpmath
 from derive.errors import ParameterError
 from derive.model.spec import Model
 
-__all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "bulk", "spike", "finite_size", "model_law", "random_weights", "vocabulary_sample",
-           "agreeing"]
+__all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "bulk", "spike", "finite_size", "model_law", "random_weights",
+           "vocabulary_sample", "agreeing"]
 
 MAX_WORKING_DIGITS = 4000
 """Highest working precision :func:`agreeing` tries before a result is declared undecided (a point closer to a
@@ -80,7 +80,7 @@ def model_law(m: Model) -> bool:
 
 def bulk(m: Model, law: str = "finite-vocabulary"):
     r"""The limiting spectral law of ``S`` at the model's ``delta, gamma``: the model's own
-    (:class:`~derive.vocabulary.law.VocabularyLaw`, ``law="finite-vocabulary"``, needs the weights) or its Gaussian
+    (:class:`~derive.vocabulary.limit.law.VocabularyLaw`, ``law="finite-vocabulary"``, needs the weights) or its Gaussian
     equivalent :math:`\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)` (:class:`~derive.gaussian.bulk.BulkLaw`,
     ``law="gaussian-equivalent"``, needs ``kappa`` or the weights).
 
@@ -91,7 +91,7 @@ def bulk(m: Model, law: str = "finite-vocabulary"):
     """
     m = _model(m).need("delta", "gamma")
     if law == "finite-vocabulary":
-        from derive.vocabulary.law import vocabulary_law
+        from derive.vocabulary.limit.law import vocabulary_law
 
         _refuse_own_law(m, "the bulk")
         return vocabulary_law(m.delta, m.gamma, weights(m.need("weights")).weights)
@@ -170,8 +170,8 @@ def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int 
     precision: :class:`~derive.gaussian.outliers.Outliers` (``population``, ``sample``, the bulk's edges, the other
     outliers, and ``law``); with the model's dimension ``d``, also ``finite_size``, the expectation at that ``d`` over
     ``draws`` token matrices sampled from ``seed`` (:func:`finite_size`), computed when first asked for. ``error`` (a
-    real > 0, default :data:`derive.vocabulary.outlier.ERROR`) is the error sought where the model's own sample level
-    is estimated (:func:`vocabulary_sample`): a smaller one takes longer.
+    real > 0, default :data:`derive.vocabulary.limit.outlier.ERROR`) is the error sought where the model's own sample
+    level is estimated (:func:`vocabulary_sample`): a smaller one takes longer.
 
     ``law=None`` answers for the model's own ``S`` where the weights are given (``gamma > 0``), else for the
     Gaussian-equivalent pooled vectors; ``"gaussian-equivalent"`` asks for the latter. The Gaussian equivalent and the
@@ -228,15 +228,15 @@ def finite_size(m: Model, draws: int | None = None, seed: int | None = None):
     ``seed`` (defaults :data:`~derive.resources.DRAWS` and :data:`~derive.resources.SEED`),
     the probability that the signal's outlier stands above the whole bulk, and the mean and spread of its eigenvalue,
     overlap and threshold, and of the top of the bulk
-    (:class:`~derive.vocabulary.finite_size.FiniteSize`; :mod:`derive.vocabulary.finite_size`). Needs the weights and
-    signs (the token matrices are sampled).
+    (:class:`~derive.vocabulary.draw.finite_size.FiniteSize`; :mod:`derive.vocabulary.draw.finite_size`). Needs the
+    weights and signs (the token matrices are sampled).
 
     >>> r = finite_size(Model(d=200, delta="1/2", gamma="1/2", T=2, weights="mean", signs="iid", mu2=4), draws=8)
     >>> r.V, r.N, r.draws, r.seed, r.outlier_probability
     (400, 400, 8, 0, 1.0)
     """
     from derive.resources import DRAWS, SEED
-    from derive.vocabulary import finite_size as fs
+    from derive.vocabulary.draw import finite_size as fs
 
     m = _model(m).need("d")
     if m.weights is None or m.signs is None:
@@ -252,17 +252,17 @@ def _own_outlier(m: Model) -> bool:
 def vocabulary_sample(m: Model, error=None):
     """The sample level of the model's own ``S``. At one nonzero weight: the signal outlier of the exact law, the
     windows of ``mu2`` in which it stands in a gap of the (unbounded) support, and the mass of the law above it. At
-    more: :func:`derive.vocabulary.outlier.limit_spike` (the token matrix's transforms along the class signs from
+    more: :func:`derive.vocabulary.limit.outlier.limit_spike` (the token matrix's transforms along the class signs from
     quenched cavity populations), with the ``errors`` of its estimates and no windows; ``error`` is the error sought
     for the eigenvalue and the overlap (``mu2_critical``: ten times it; default
-    :data:`derive.vocabulary.outlier.ERROR`), which the errors stated may exceed where the limit depends on the
+    :data:`derive.vocabulary.limit.outlier.ERROR`), which the errors stated may exceed where the limit depends on the
     smoothing of the real axis (next to a cluster of the law of ``D``)."""
     from derive.gaussian.outliers import Level
-    from derive.vocabulary.signal import signal_outlier, signal_windows
+    from derive.vocabulary.limit.signal import signal_outlier, signal_windows
 
     if not bulk(m).exact:
         return _limit_sample(m, error)
-    # the signal's root is searched out to the atom 8 mu2/gamma (derive.vocabulary.signal.signal_outlier)
+    # the signal's root is searched out to the atom 8 mu2/gamma (derive.vocabulary.limit.signal.signal_outlier)
     bulk(m).check_work(8 * m.mu2 / m.gamma, "mu2")
     law = bulk(m).diagonal()
     s = signal_outlier(law, m.mu2)
@@ -276,13 +276,13 @@ _LIMIT_FIELDS = ("outlier", "eigenvalue", "eigenvalue_error", "overlap", "overla
 
 
 def _limit_sample(m: Model, error=None):
-    """:func:`derive.vocabulary.outlier.limit_spike` for the model (seconds of quenched populations) at the error sought
+    """:func:`derive.vocabulary.limit.outlier.limit_spike` for the model (seconds of quenched populations) at the error sought
     ``error``, kept between runs (:func:`derive.cache.memo`, whose key changes with every source of ``derive``; the
     populations are seeded by the inputs, so the stored result is the one computed)."""
     from derive.cache import memo, shaped
     from derive.gaussian.outliers import Level
     from derive.numbers import check_range, parse_fraction
-    from derive.vocabulary.outlier import ERROR, limit_spike
+    from derive.vocabulary.limit.outlier import ERROR, limit_spike
 
     p = weights(m.need("signs"))
     given = parse_fraction(error, "error") if isinstance(error, str) else error

@@ -43,8 +43,8 @@ MAX_EXACT_CAUSAL_T = 2000
 """Longest sequence of exact causal weights (their exact text is about ``T^2`` digits: 4 MB here)."""
 
 DRAWS = 32
-"""Token matrices ``derive spike --d`` samples by default (:mod:`derive.vocabulary.finite_size`): the mean threshold
-to about a tenth of its spread over draws."""
+"""Token matrices ``derive spike --d`` samples by default (:mod:`derive.vocabulary.draw.finite_size`): the mean
+threshold to about a tenth of its spread over draws."""
 
 SEED = 0
 """The default seed of those token matrices: draw ``j`` uses ``SeedSequence(seed).spawn(draws)[j]``."""

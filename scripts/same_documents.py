@@ -26,17 +26,20 @@ FAMILIES = ("iid", "prefix:2", "suffix:2", "markov:1/2", "gauss:1/3")
 
 def _commands() -> list[list[str]]:
     out = [
-        "derive weights --scheme causal --T 8",
-        "derive weights --scheme causal --T 8 --json",
+        "derive weights --weights causal --T 8",
+        "derive weights --weights causal --T 8 --json",
+        "derive weights --weights causal --T 8 --mask strict --signs prefix:3 --digits 8 --json",
+        "derive weights --weights mean --T 1000 --signs iid --digits 6 --json",
+        "derive weights --weights optimal --T 5 --signs markov:1/3 --digits 12 --json",
+        "derive weights --weights optimal --T 5 --signs iid --json",
+        "derive weights --weights causal --T 1 --mask strict --json",
+        "derive weights --weights mean --T 3 --tau 1 --json",
+        "derive weights --weights bogus --T 3 --json",
+        "derive weights --weights mean --T 3 --signs prefix:4 --json",
+        "derive weights --weights mean --T 3 --signs wobble:1 --json",
+        # --scheme, the older name of --weights, still answers (until the release after the rename)
         "derive weights --scheme causal --T 8 --mask strict --signs prefix:3 --digits 8 --json",
-        "derive weights --scheme mean --T 1000 --signs iid --digits 6 --json",
-        "derive weights --scheme optimal --T 5 --signs markov:1/3 --digits 12 --json",
-        "derive weights --scheme optimal --T 5 --signs iid --json",
-        "derive weights --scheme causal --T 1 --mask strict --json",
-        "derive weights --scheme mean --T 3 --tau 1 --json",
         "derive weights --scheme bogus --T 3 --json",
-        "derive weights --scheme mean --T 3 --signs prefix:4 --json",
-        "derive weights --scheme mean --T 3 --signs wobble:1 --json",
         "derive weights --help",
         "derive bulk --help",
         "derive spike --help",
@@ -44,6 +47,7 @@ def _commands() -> list[list[str]]:
         "derive bulk --delta 1/2 --gamma 1/4 --kappa 1/8 --x 0.1,0.3,0.5 --digits 12 --json",
         "derive bulk --delta 1/2 --gamma 1/2 --T 3 --weights causal --mask strict --x 0.5,1 --digits 6 --json",
         "derive bulk --delta 1/2 --gamma 1/2 --T 3 --weights optimal --signs prefix:2 --x 0.5 --digits 6 --json",
+        "derive bulk --delta 1/2 --gamma 1/2 --T 3 --weights causal --x 0.5,1 --digits 6 --law gaussian-equivalent --json",
         "derive bulk --delta 1/2 --gamma 1/2 --T 4 --weights mean --kappa 1/4 --x 1 --json",
         "derive spike --delta 1/2 --gamma 1/4 --alpha 7/32 --kappa 1/8 --mu2 3/2 --digits 12 --json",
         "derive spike --delta 1/2 --gamma 1/4 --alpha 7/32 --kappa 1/8 --mu2 3/2",
@@ -53,6 +57,10 @@ def _commands() -> list[list[str]]:
         "derive spike --delta 1/2 --gamma 1/2 --T 2 --weights causal --mask strict --signs prefix:2 --mu2 3 --json",
         "derive spike --delta 1/2 --gamma 1/2 --T 3 --weights optimal --signs suffix:2 --mu2 3 --json",
         "derive spike --delta 1 --gamma 1 --T 2 --weights causal --signs iid --mu2 5 --centered --json",
+        "derive spike --delta 1/2 --gamma 1/4 --T 8 --weights mean --signs prefix:3 --mu2 3/2 --law gaussian-equivalent "
+        "--digits 12 --json",
+        "derive spike --delta 1/2 --gamma 1/2 --T 3 --weights causal --signs prefix:2 --mu2 3 --law gaussian-equivalent "
+        "--json",
         "derive formulas --json",
         "verify formula --quantity bulk.population_right_edge --expr kappa+2*kappa*sqrt(delta)+kappa*delta --json",
         "verify formula --quantity sample.overlap --expr mu2/(mu2+delta) --json",
@@ -62,13 +70,14 @@ def _commands() -> list[list[str]]:
         "verify mc --d 60 --V 120 --N 240 --T 8 --signs prefix:3 --weights mean --mu2 3/2 --seeds 3 --centered --json",
         "verify mc --d 60 --V 120 --N 120 --T 3 --signs prefix:2 --weights causal --tau 1 --mu2 2 --seeds 2 --json",
         "verify mc --d 60 --V 120 --N 120 --T 3 --signs bogus --weights mean --mu2 2 --json",
+        "verify mc --d 60 --V 120 --N 120 --T 3 --signs prefix:2 --weights optimal --mu2 2 --seeds 2 --law "
+        "gaussian-equivalent --json",
     ]
     cmds = [line.split() for line in out]
     for family in FAMILIES:
         for scheme in SCHEMES:
             T = "4"
-            cmds.append(["derive", "weights", "--scheme", *scheme[1:], "--T", T, "--signs", family, "--digits", "12",
-                         "--json"])
+            cmds.append(["derive", "weights", *scheme, "--T", T, "--signs", family, "--digits", "12", "--json"])
             cmds.append(["verify", "mc", "--d", "40", "--V", "80", "--N", "160", "--T", T, *scheme, "--signs", family,
                                  "--mu2", "2", "--seeds", "2", "--digits", "12", "--json"])
     return cmds

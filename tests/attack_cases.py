@@ -3,8 +3,9 @@ signal), each of which must end in a clean refusal (exit 2, one line on stderr n
 stdout), a correct answer, or a clean stop (exit 130 or 143 and one line, after a SIGINT or SIGTERM), never a
 traceback, a hang, a run over the memory limit, a partial file or a process left behind.
 
-``tests/test_attack.py`` runs the ``fast`` cases in-process (default suite; a case with an ``env`` in a process of
-its own, since it changes what a process keeps, its derivation cache); ``scripts/attack.py`` runs every case in its own
+``tests/test_attack.py`` runs the ``fast`` cases through the command line's ``main``, each in a process of its own
+forked from a server that has imported it (default suite; a case with an ``env`` in a fresh interpreter below that,
+since it changes what a process keeps, its derivation cache); ``scripts/attack.py`` runs every case in its own
 process under a time and memory limit and writes the counts to ``notes/reliability.md``. A case's ``argv`` and ``env``
 may hold ``{tmp}``, the folder its ``setup`` filled. ``expect="counterexample"``: ``verify formula`` must find the
 formula wrong (exit 1, verdict ``counterexample``), whatever ``--digits``.
@@ -26,7 +27,7 @@ class Case:
     name: str
     argv: tuple                       # ("derive" | "verify", subcommand, options...)
     expect: str = "refused"           # "refused" | "answered" | "either" | "stopped" (with ``stop``)
-    fast: bool = True                 # in the default suite (in-process, well under a second)
+    fast: bool = True                 # in the default suite (through main, well under a second)
     setup: tuple = field(default=())  # names of the files prepare() makes
     fsize: int | None = None          # a file-size limit (RLIMIT_FSIZE, bytes): writes beyond it fail
     stop: str | None = None           # "SIGINT" | "SIGTERM", sent ``after`` seconds (own process only)
@@ -51,7 +52,7 @@ def _mc(**over):
 
 
 def _w(scheme, T, *rest):
-    return ("derive", "weights", "--scheme", scheme, "--T", str(T), *rest, "--json")
+    return ("derive", "weights", "--weights", scheme, "--T", str(T), *rest, "--json")
 
 
 def _formula(expr, quantity="sample.overlap", *rest):
@@ -337,11 +338,14 @@ def cwd_of(case: Case, tmp: Path) -> Path:
 
 
 _STOPPED = re.compile(r"^(derive|verify): interrupted by (SIGINT|SIGTERM)$")
+_PROGRESS = re.compile(r"^verify sweep: \d+/\d+ tasks, \d+ s$|\d+%\|.*\| .*elapsed, about .* left")
+"""A progress report of a run (a sweep's line every 10 s of the clock, a bar after 2 s): how many come before a
+refusal depends on the machine's speed, so a refusal is judged without them."""
 
 
 def classify(returncode, out: str, err: str, expect: str) -> tuple[str, str]:
     """``(outcome, why)`` of a finished command: ``refused`` (exit 2, one short line on stderr naming a
-    parameter, nothing on stdout), ``answered`` (exit 0 and one JSON document), ``stopped`` (exit 130 or 143 after
+    parameter besides any progress reports, nothing on stdout), ``answered`` (exit 0 and one JSON document), ``stopped`` (exit 130 or 143 after
     a signal, its last line on stderr saying so, nothing on stdout), else ``failed``."""
     if "Traceback" in err:
         return "failed", "traceback: " + err.strip().splitlines()[-1][:160]
@@ -359,7 +363,7 @@ def classify(returncode, out: str, err: str, expect: str) -> tuple[str, str]:
             return "failed", f"the wrong formula was not refuted: exit {returncode}, verdict {verdict!r} {err[-120:]!r}"
         return "answered", "counterexample"
     if returncode == 2:
-        lines = err.strip().splitlines()
+        lines = [line for line in err.strip().splitlines() if not _PROGRESS.search(line)]
         if out or len(lines) != 1 or ": error: " not in lines[0] or len(lines[0]) > 400:
             return "failed", f"refusal not one short line on stderr (stdout {len(out)} chars): {err[:160]!r}"
         return ("refused" if expect in ("refused", "either") else "failed"), lines[0][:200]
@@ -437,15 +441,17 @@ def _judged(case: Case, tmp: Path, status, out: str, err: str) -> tuple[str, str
 
 
 def _run_own(case: Case, argv: list, tmp: Path) -> tuple[str, str]:
-    """A case with an ``env``, in a process of its own (``python -m derive.cli ...``)."""
-    import subprocess
+    """A case with an ``env``, in a process of its own (``python -m derive.cli ...``), called hung by the work it has
+    done (:func:`processes.run`), never by the clock."""
     import sys
 
+    from processes import Hung, run
+
     try:
-        done = subprocess.run([sys.executable, "-m", f"{argv[0]}.cli", *argv[1:]], capture_output=True, text=True,
-                              env=env_of(case, tmp), cwd=cwd_of(case, tmp), timeout=300)
-    except subprocess.TimeoutExpired:
-        return "failed", "no answer within 300 s"
+        done = run([sys.executable, "-m", f"{argv[0]}.cli", *argv[1:]], capture_output=True, text=True,
+                   env=env_of(case, tmp), cwd=cwd_of(case, tmp), cpu=300)
+    except Hung as exc:
+        return "failed", str(exc)
     return _judged(case, tmp, done.returncode, done.stdout, done.stderr)
 
 
@@ -471,7 +477,7 @@ API_CASES = [
             (("d", 20), ("V", 40), ("N", 80), ("T", 2), ("signs", "iid"), ("mu2", 1), ("centered", "no")), "centered"),
     ApiCase("outliers_at centered='no'", "derive.gaussian.outliers:outliers_at", ("1/2", "1/4", "1/2", "1/4", "3"),
             (("centered", "no"),), "centered"),
-    ApiCase("spike centered='no'", "derive.cli.documents:spike", ("1/2", "1/4", "1/2", "1/4", "3"),
+    ApiCase("spike centered='no'", "derive.report.documents:spike", ("1/2", "1/4", "1/2", "1/4", "3"),
             (("centered", "no"),), "centered"),
     ApiCase("run_trial N x T tokens", "verify.montecarlo.trials:run_trial",
             (_trial_model(2, 2, 10**8, 10, "iid"),), (("weights", [0.1] * 10), ("k", 1)), "N"),
@@ -655,6 +661,11 @@ def prepare(root: Path, names) -> None:
         elif name == "axis.results.jsonl":
             prepare(root, ["axis.toml"])
             _partial_run(root / "axis.toml", p, 4)
+        elif name == "million.results.jsonl":  # before the damaged files below, which end in .jsonl too
+            from verify.sweeps.results import ResultsWriter
+            from verify.sweeps.spec import Sweep
+
+            ResultsWriter(p, Sweep(MILLION)).close()  # the header alone
         elif name.endswith(".jsonl"):
             prepare(root, ["tiny.toml"])
             p.write_text(_damaged(root, name[:-len(".jsonl")]))
@@ -697,11 +708,6 @@ def prepare(root: Path, names) -> None:
             p.write_text(json.dumps(sweep_base).replace('"seeds": 1', '"seeds": 1, "seeds": 2'))
         elif name == "million.json":
             p.write_text(json.dumps(MILLION))
-        elif name == "million.results.jsonl":
-            from verify.sweeps.results import ResultsWriter
-            from verify.sweeps.spec import Sweep
-
-            ResultsWriter(p, Sweep(MILLION)).close()  # the header alone
         elif name.startswith("cache-"):
             _poisoned_cache(p, name[len("cache-"):])
         else:
@@ -721,12 +727,13 @@ def _poisoned_cache(folder: Path, how: str) -> None:
     digest, ``fifo`` an entry made a FIFO, ``forged`` a generated source raising ``SystemExit(7)`` and writing a file,
     with its digest."""
     import hashlib
-    import subprocess
     import sys
 
+    from processes import run
+
     argv = _spike() if how == "forged" else _mc()
-    subprocess.run([sys.executable, "-m", f"{argv[0]}.cli", *argv[1:]], capture_output=True, check=True, timeout=300,
-                   env={**os.environ, "ATTENTION_RMT_CACHE_DIR": str(folder)})
+    run([sys.executable, "-m", f"{argv[0]}.cli", *argv[1:]], capture_output=True, check=True, cpu=300,
+        env={**os.environ, "ATTENTION_RMT_CACHE_DIR": str(folder)})
     entry = next(folder.glob("derive-*/outliers.py" if how == "forged" else "derive-*/pooling-*.json"))
 
     def forge(text: str) -> None:

@@ -8,6 +8,7 @@ import scipy.sparse as sps
 import sympy as sp
 from hypothesis import strategies as st
 
+from derive.model import schemes
 from verify import strategies as valid
 from verify.strategies import causal_cases, families, rationals, sign_specs, weights  # noqa: F401 (re-exported)
 
@@ -37,7 +38,7 @@ def mc_cases(draw, T_max: int = 12):
     delta = draw(st.sampled_from([sp.Rational(1, 4), sp.Rational(1, 2), sp.Integer(1), sp.Integer(2)]))
     gamma = draw(st.sampled_from([sp.Rational(1, 8), sp.Rational(1, 4), sp.Rational(1, 2), sp.Integer(1), sp.Integer(2)]))
     strength = draw(st.sampled_from([sp.Rational(8, 5), sp.Rational(5, 2), sp.Integer(4)]))
-    return spec, T, delta, gamma, strength, draw(st.sampled_from(["mean", "causal", "optimal"])), draw(st.booleans())
+    return spec, T, delta, gamma, strength, draw(st.sampled_from(valid.SCHEMES)), draw(st.booleans())
 
 
 @st.composite
@@ -86,8 +87,14 @@ bad_schemes = st.sampled_from(["nope", "", "file:", "file:/nonexistent/w.csv", "
 bad_specs = st.sampled_from(["prefix:0", "prefix:-1", "prefix:1.5", "markov:2", "markov:-1.01", "gauss:1", "gauss:-1",
                              "iid:1", "bogus", "", ":", "file:", "file:/nonexistent/R.npy", "prefix", "markov:nan",
                              "prefix:L", "gauss:", "markov:1/0", "suffix:0", "file:/etc/hostname"])
-bad_taus = bad_text("-1", "701", "1e9", "-1e-9")
-bad_masks = st.sampled_from(["both", "", "STRICT", "inclusive ", "none"])
+
+
+def bad_option(option):
+    """Refused values of a weight scheme's option (:class:`derive.model.schemes.Option`): garbage numbers or one of
+    the texts the option names as refused."""
+    return bad_text(*option.refused)
+
+
 bad_point_lists = st.one_of(garbage_numbers.filter(lambda s: "," not in s and s.strip() != ""),
                             st.sampled_from(["", ",", "1,,2", "1,abc", ",1", "1,", "1;2", "nan,1"]))
 bad_sizes = bad_text("0", "-4", "1.5")
@@ -138,15 +145,18 @@ def bulk_argv(draw):
             "--x", ",".join(str(x) for x in xs)]
 
 
+def _options(draw, scheme: str) -> list[str]:
+    """The options of the weight scheme named ``scheme``, each with a value drawn from its examples."""
+    (cls,) = [s for s in schemes.CATALOGUE if s.name == scheme]
+    return [text for o in cls.options for text in (f"--{o.name}", str(draw(st.sampled_from(o.examples))))]
+
+
 @st.composite
 def weights_argv(draw, T_max: int = 12):
     """A valid ``derive weights`` command line (without ``--json`` and ``--digits``)."""
     spec, T = draw(sign_specs(T=draw(st.integers(2, T_max))))
-    scheme = draw(st.sampled_from(["mean", "causal", "optimal"]))
-    argv = ["weights", "--scheme", scheme, "--T", str(T), "--signs", spec]
-    if scheme == "causal":
-        argv += ["--tau", str(draw(rationals(low=0, high=10, max_denominator=20))), "--mask", draw(st.sampled_from(["inclusive", "strict"]))]
-    return argv
+    scheme = draw(st.sampled_from(valid.SCHEMES))
+    return ["weights", "--weights", scheme, "--T", str(T), "--signs", spec, *_options(draw, scheme)]
 
 
 @st.composite
@@ -156,13 +166,13 @@ def mc_argv(draw):
     robustness of the input's handling does not depend on it: tests/test_cli_verify.py runs the default)."""
     d = draw(st.integers(3, 12))
     spec, T = draw(sign_specs(T=draw(st.integers(1, 5))))
-    scheme = draw(st.sampled_from(["mean", "causal", "optimal"]))
+    scheme = draw(st.sampled_from(valid.SCHEMES))
     argv = ["mc", "--d", str(d), "--V", str(2 * draw(st.integers(1, 12))), "--N", str(draw(st.integers(d, 24))),
             "--T", str(T), "--signs", spec, "--weights", scheme, "--mu2", str(draw(rationals(low=0, high=8, max_denominator=10))),
             "--seeds", str(draw(st.integers(1, 3))), "--seed0", str(draw(st.integers(0, 2**40))), "--k", "2",
             "--law", "gaussian-equivalent"]
-    if scheme == "causal" and T >= 2:
-        argv += ["--mask", draw(st.sampled_from(["inclusive", "strict"]))]
+    if T >= 2:  # a scheme's options from T = 2 on: the strict causal mask has no output at T = 1
+        argv += _options(draw, scheme)
     if draw(st.booleans()):
         argv += ["--centered"]
     return argv

@@ -1,61 +1,86 @@
 """The fast part of the attack suite (``tests/attack_cases.py``): every fast case ends in a clean refusal or
-an answer, never a traceback (together they take seconds). The cases run in one child process whose address space is
-capped (a regression that allocated before checking could not endanger the machine); the slow part and
-the counts are ``scripts/attack.py``."""
+an answer, never a traceback. Each case runs in a process of its own (``tests/attack_server.py``: forked from a
+server that has the command line imported, so a case costs what it computes), whose address space is capped (a
+regression that allocated before checking could not endanger the machine) and which is called hung by the work it
+has done, never by the clock (``tests/processes.py``); the slow part and the counts are ``scripts/attack.py``."""
 import json
-import resource
-import subprocess
-import sys
+import multiprocessing
+import os
 from pathlib import Path
 
 import pytest
 
 from attack_cases import API_CASES, CASES
+from processes import Hung, kill_tree, wait_until
 
 FAST = [c for c in CASES if c.fast]
-MEMORY = 4 * 2**30
-TIMEOUT = 600  # a hang fails the whole run; speed itself is not asserted (the machine is shared)
-
-RUNNER = """
-import json, sys, time
-from pathlib import Path
-sys.path.insert(0, {tests!r})
-from attack_cases import API_CASES, CASES, prepare, run_api, run_in_process
-tmp, out = Path({tmp!r}), {{}}
-for case in API_CASES:
-    start = time.monotonic()
-    outcome, why = run_api(case)
-    out["api: " + case.name] = [outcome, why, time.monotonic() - start]
-for case in (c for c in CASES if c.fast):
-    prepare(tmp, case.setup)
-    start = time.monotonic()
-    outcome, why = run_in_process(case, tmp)
-    out[case.name] = [outcome, why, time.monotonic() - start]
-print(json.dumps(out))
-"""
-
-
-def _limit():
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+TESTS = Path(__file__).resolve().parent
+CPU = 300
+"""CPU-seconds a case may use (with what it starts) before it is called hung: the slowest fast case needs about 20."""
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("attack")
-    code = RUNNER.format(tests=str(Path(__file__).parent), tmp=str(tmp))
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=_limit,
-                          timeout=TIMEOUT)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def server():
+    """multiprocessing's forkserver, preloading the command line (one per test process)."""
+    from multiprocessing import forkserver
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["attack_server"])
+    # Python 3.11's forkserver imports its preload before it takes this process's sys.path: it finds the tests'
+    # folder on PYTHONPATH, set while it starts (each case puts the variable back: run_case's ``pythonpath``)
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(TESTS), *([before] if before else [])])
+    try:
+        forkserver.ensure_running()
+    finally:
+        if before is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = before
+    yield context, before
+    # stopped and reaped here, so that its CPU time (and its cases') counts in this process's children
+    getattr(forkserver._forkserver, "_stop", lambda: None)()
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """The folder of the cases' files (each made once, by the first case that needs it)."""
+    return tmp_path_factory.mktemp("attack")
+
+
+def _outcome(server, kind: str, name: str, folder: Path) -> tuple[str, str]:
+    import attack_server
+
+    context, pythonpath = server
+    reader, writer = context.Pipe(duplex=False)
+    process = context.Process(target=attack_server.run_case, args=(kind, name, str(folder), writer, pythonpath),
+                              daemon=True)
+    process.start()
+    writer.close()
+    try:
+        sent = wait_until(reader.poll, process, cpu=CPU)
+        if not sent:
+            process.join()
+            return "failed", f"its process ended (exit {process.exitcode}) without an outcome"
+        outcome, why = json.loads(reader.recv())
+        process.join()
+        return outcome, why
+    except Hung as exc:
+        return "failed", str(exc)
+    finally:
+        if process.is_alive():
+            kill_tree(process)
+            process.join()
+        reader.close()
 
 
 @pytest.mark.parametrize("case", FAST, ids=[c.name for c in FAST])
-def test_hostile_input_is_refused_or_answered(case, outcomes):
-    outcome, why, _ = outcomes[case.name]
+def test_hostile_input_is_refused_or_answered(case, server, folder):
+    outcome, why = _outcome(server, "cli", case.name, folder)
     assert outcome in ("refused", "answered"), why
 
 
 @pytest.mark.parametrize("case", API_CASES, ids=[c.name for c in API_CASES])
-def test_the_api_refuses_naming_the_parameter_or_answers(case, outcomes):
-    outcome, why, _ = outcomes["api: " + case.name]
+def test_the_api_refuses_naming_the_parameter_or_answers(case, server, folder):
+    outcome, why = _outcome(server, "api", case.name, folder)
     assert outcome in ("refused", "answered"), why

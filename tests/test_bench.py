@@ -122,10 +122,10 @@ def test_ledger_part_gives_before_over_now_in_the_same_round_and_the_verdicts():
     from benchmarks import ledger
 
     def run(cpu, wall, verdicts):
-        return {"cpu_s": cpu, "wall_s": wall, "load": 1.5, "verdicts": dict(zip(ledger.DECIDED, verdicts))}
+        return {"cpu_s": cpu, "user_s": cpu, "wall_s": wall, "load": 1.5, "verdicts": dict(zip(ledger.DECIDED, verdicts))}
     decided, unknown = ("confirmed", "corrected", "confirmed"), ("inconclusive",) * 3
     made_up = {"baseline": ledger.BASELINE, "rounds": 1,
-               "times": {"quick (now)": [run(20.0, 10.0, decided)], "quick (before)": [run(40.0, 30.0, unknown)]},
+               "times": {"quick": {"now": [run(20.0, 10.0, decided)], "before": [run(40.0, 30.0, unknown)]}},
                "cold": {"now": run(90.0, 50.0, decided), "before": run(45.0, 31.0, unknown)}}
     text = "\n".join(ledger.markdown(made_up))
     assert "| quick | now | 20.0 | 10.0 | 1.50 | 2.00x | 3.00x | confirmed, corrected, confirmed |" in text
@@ -136,9 +136,10 @@ def test_ledger_part_gives_before_over_now_in_the_same_round_and_the_verdicts():
 @pytest.mark.slow
 def test_ledger_part_runs_the_quick_ledger():
     result = cost.run_part("ledger", "tiny", io.StringIO())
-    assert list(result["times"]) == ["quick (now)"] and set(result["cold"]) == {"now"}
+    assert list(result["times"]) == ["quick"] and list(result["times"]["quick"]) == ["now"]
+    assert set(result["cold"]) == {"now"}
     assert all(v in ("confirmed", "corrected", "refuted", "inconclusive")
-               for v in result["times"]["quick (now)"][0]["verdicts"].values())
+               for v in result["times"]["quick"]["now"][0]["verdicts"].values())
 
 
 def test_cost_refuses_an_unknown_part(capsys):

@@ -1,7 +1,6 @@
 """The C1 bulk law evaluated: branch choice, support, mass, precision, scaling, the float path,
 the command line, and a Monte Carlo check of the free multiplicative convolution itself."""
 import json
-import subprocess
 import sys
 
 import mpmath
@@ -10,6 +9,7 @@ import pytest
 import sympy as sp
 from hypothesis import example, given, settings
 
+import processes
 from derive.gaussian import bulk
 from derive.gaussian.freeprob import bulk_polynomial, delta, gamma, kappa, moments
 from tests.strategies import ratios, scales
@@ -228,8 +228,8 @@ def test_monte_carlo_spectrum_matches_the_free_convolution(params, d):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "derive.cli", "bulk", *args, "--json"],
-                          capture_output=True, text=True, timeout=60)
+    return processes.run([sys.executable, "-m", "derive.cli", "bulk", *args, "--json"], capture_output=True, text=True,
+                         cpu=300)
 
 
 def test_cli_document():

@@ -4,7 +4,6 @@ costs time, and the command-line queries import nothing heavy they do not use.""
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -12,6 +11,7 @@ import mpmath
 import pytest
 import sympy as sp
 
+import processes
 from derive import cache
 from derive.gaussian import outliers
 
@@ -224,8 +224,8 @@ def test_a_forged_source_does_not_stop_derive_spike(tmp_path):
     spike = ["-m", "derive.cli", "spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8",
              "--mu2", "3/2", "--json"]
     env = dict(os.environ, **{cache.ENVIRONMENT: str(tmp_path)})
-    run = lambda: subprocess.run([sys.executable, *spike], capture_output=True, text=True, env=env, cwd=ROOT,  # noqa: E731
-                                 timeout=300)
+    run = lambda: processes.run([sys.executable, *spike], capture_output=True, text=True, env=env, cwd=ROOT,  # noqa: E731
+                                cpu=300)
     clean = run()
     assert clean.returncode == 0, clean.stderr
     _forge(_entry(tmp_path, "outliers.py"), "import mpmath\nraise SystemExit(7)\n")
@@ -235,7 +235,7 @@ def test_a_forged_source_does_not_stop_derive_spike(tmp_path):
 
 def _cold(code: str, folder) -> dict:
     env = dict(os.environ, **{cache.ENVIRONMENT: str(folder)})
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    done = processes.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, cpu=300)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 

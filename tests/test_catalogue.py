@@ -88,14 +88,14 @@ def test_a_users_family_is_shown_by_name_and_checked():
 
 
 def test_weights_typed_on_the_command_line(capsys):
-    assert derive_main(["weights", "--scheme", "1/2,1/3,1/6", "--T", "3", "--signs", "iid", "--json"]) == 0
+    assert derive_main(["weights", "--weights", "1/2,1/3,1/6", "--T", "3", "--signs", "iid", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["exact"] == ["1/2", "1/3", "1/6"] and doc["alpha"].startswith("0.3888888")
-    assert derive_main(["weights", "--scheme", "2,1,1", "--T", "3", "--json"]) == 0
+    assert derive_main(["weights", "--weights", "2,1,1", "--T", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["exact"] == ["1/2", "1/4", "1/4"]
-    assert derive_main(["weights", "--scheme", "1,2", "--T", "3", "--json"]) == 2
+    assert derive_main(["weights", "--weights", "1,2", "--T", "3", "--json"]) == 2
     assert "weights" in capsys.readouterr().err
-    assert derive_main(["weights", "--scheme", "1,1", "--T", "2", "--tau", "1"]) == 2
+    assert derive_main(["weights", "--weights", "1,1", "--T", "2", "--tau", "1"]) == 2
     assert "--tau" in capsys.readouterr().err
     assert verify_main(["mc", "--d", "20", "--V", "40", "--N", "40", "--T", "2", "--signs", "iid", "--weights",
                         "3/4,1/4", "--mu2", "1", "--seeds", "2", "--law", "gaussian-equivalent", "--json"]) == 0
@@ -137,3 +137,32 @@ def test_each_sampler_has_its_familys_R(cls):
         R = np.array(family.R(T), dtype=float)
         assert np.abs(xi.T @ xi / n - R).max() < 4.5 / np.sqrt(n), family.spec
         assert np.abs(xi.mean(axis=0)).max() < 4.5 / np.sqrt(n), family.spec
+
+
+@pytest.mark.parametrize("cls", [c for c in families.CATALOGUE if c.examples(1)])
+def test_what_each_family_knows_in_closed_form_is_what_its_R_gives(cls):
+    """At each example parameter: ``w^T R w`` (at mean and at uneven weights), the block form, the top eigenvalue and
+    the Toeplitz structure that the class states agree with its ``R``; each argument of its table is a family."""
+    import sympy as sp
+
+    from derive.model.signs import SignFamily
+    from derive.symbols import T as T_
+
+    for T in (1, 2, 5):
+        for arg in cls.examples(T)[:5]:
+            family = families.parse_signs(f"{cls.kind}:{arg}" if arg else cls.kind)
+            R = family.R(T)
+            for w in ([sp.Rational(1, T)] * T, [sp.Rational(k, 7) for k in (3, -1, 2, 5, 1)][:T]):
+                assert abs(sp.N(family.quadratic_form(w) - SignFamily.quadratic_form(family, w), 30)) < 1e-25
+            if family.top_eigenvalue(T) is not None:
+                assert family.top_eigenvalue(T) == max(R.eigenvals())
+            if cls.toeplitz:
+                assert all(R[i, j] == R[0, abs(i - j)] for i in range(T) for j in range(T))
+            if cls.block_form() is not None:
+                blocks, sizes, shared = cls.block_form()
+                at = {T_: T, cls.parameter(): sp.Integer(int(family.param))}
+                assert sp.Matrix(blocks.subs(at).as_explicit()) == R
+                assert sp.Integer(T) == sum(n.subs(at) for n in sizes)
+        for arg in cls.tabulated(T):
+            families.parse_signs(f"{cls.kind}:{arg}").check(T)
+

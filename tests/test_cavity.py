@@ -1,12 +1,12 @@
-"""The cavity solver of the model's bulk for any weights (derive/vocabulary/cavity.py): its error bar against the exact law of
+"""The cavity solver of the model's bulk for any weights (derive/vocabulary/limit/cavity.py): its error bar against the exact law of
 one nonzero weight, the bias of a finite population, determinism, and the sparse resolvent against sampled D."""
 import numpy as np
 import pytest
 
-from derive.vocabulary import cavity
-from derive.vocabulary.populations import PoissonPopulation
-from derive.vocabulary.silverstein import GeneralizedMP
-from derive.vocabulary.floatview import float_view
+from derive.vocabulary.limit import cavity
+from derive.vocabulary.limit.populations import PoissonPopulation
+from derive.vocabulary.limit.silverstein import GeneralizedMP
+from derive.vocabulary.limit.floatview import float_view
 from tests.trial_cases import model as trial_model
 from verify.montecarlo.draw import draw, rung
 from verify.stats import mean_ci
@@ -88,7 +88,7 @@ def test_resolvent_lies_within_the_bounds_of_the_exact_moments(T, scheme, mask):
     # is three standard errors over 8 replicas (t_7: a 98% interval) plus its population's bias. The tolerance is
     # below 1e-4 of g: a 1% error in the coupling of a sequence's other positions moves g by 3.6e-4 to 4.5e-4 here
     # (1.3e-4 to 6.8e-4 over the cases of notes/finite_vocabulary.md), and fails this test (benchmarks/mutation.py)
-    from derive.vocabulary import walks
+    from derive.vocabulary.limit import walks
 
     w, kappa = _nonzero(T, scheme, mask)
     lo, hi = walks.stieltjes_bounds(walks.token_matrix_moments(w, 10, at=(1, 1)), 2 * kappa)
@@ -102,7 +102,7 @@ def test_stieltjes_transform_of_S_lies_within_the_bounds_of_the_exact_moments(T,
     # the fold into Silverstein's equation: S's eight exact moments (walks.py, through the free Poisson law) bound
     # m(-4 kappa) between the Gauss and Gauss-Radau rules (1.5e-5 of m apart) and give m((-2 + 2i) kappa) by the Gauss
     # rule within its Hermite remainder bound (3e-4 of |m|); the cavity's error as above, each part of m within it
-    from derive.vocabulary import walks
+    from derive.vocabulary.limit import walks
 
     w, kappa = _nonzero(T, scheme, mask)
     moments = walks.bulk_moments(w, 8, at=(1, 1))
@@ -132,7 +132,7 @@ def _ge_distribution(delta, gamma, kappa):
 
 def _ladder(T, scheme, mask, sizes, seeds, nodes, settings=None):
     from derive.model.pooling import pooling
-    from derive.vocabulary.law import vocabulary_law
+    from derive.vocabulary.limit.law import vocabulary_law
     from verify.montecarlo.trials import run_trials
     from verify.studies.vocabulary import ks_distance
 

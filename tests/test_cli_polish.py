@@ -6,7 +6,7 @@ import pytest
 from derive.model.attention import MASK_OFFSETS
 from derive.model.schemes import MASKS, scheme_syntaxes
 from derive.cli import main as derive_main
-from derive.cli.kit import readable
+from derive.report.text import readable
 from verify.cli import main as verify_main
 from verify.montecarlo.trials import PATHS
 from verify.studies.finite_size import outlier_ladder
@@ -46,7 +46,7 @@ def test_the_listed_values_are_the_codes_own():
 @pytest.mark.parametrize("main, argv", [
     (derive_main, ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2"]),
     (derive_main, ["bulk", "--delta", "1/2", "--gamma", "1/4", "--kappa", "1/8", "--x", "0.1,0.3"]),
-    (derive_main, ["weights", "--scheme", "causal", "--T", "4", "--signs", "prefix:2"]),
+    (derive_main, ["weights", "--weights", "causal", "--T", "4", "--signs", "prefix:2"]),
     (verify_main, ["mc", "--d", "20", "--V", "40", "--N", "80", "--T", "2", "--signs", "iid", "--weights", "mean",
                    "--mu2", "2", "--seeds", "2", "--k", "2"]),
     (verify_main, ["formula", "--quantity", "signal.cosine2", "--expr", "mu2/(mu2+delta)", "--examples", "3"]),

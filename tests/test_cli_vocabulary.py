@@ -8,9 +8,9 @@ import pytest
 
 from derive.gaussian import bulk
 from derive.cli import main
-from derive.vocabulary.populations import PoissonPopulation
-from derive.vocabulary.silverstein import GeneralizedMP
-from derive.vocabulary.tokengraph import atom_at_zero
+from derive.vocabulary.limit.populations import PoissonPopulation
+from derive.vocabulary.limit.silverstein import GeneralizedMP
+from derive.vocabulary.limit.tokengraph import atom_at_zero
 
 
 def run(capsys, *args):

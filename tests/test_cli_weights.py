@@ -13,7 +13,7 @@ def run(capsys, *args):
 
 
 def test_causal_strict_is_the_claimed_harmonic_form(capsys):
-    status, out, err = run(capsys, "--scheme", "causal", "--T", "4", "--mask", "strict", "--signs", "prefix:2")
+    status, out, err = run(capsys, "--weights", "causal", "--T", "4", "--mask", "strict", "--signs", "prefix:2")
     doc = json.loads(out)
     # (H_3 - H_{t-1})/3 = (11/18, 5/18, 1/9, 0); alpha = (16/18)^2 + (2/18)^2, kappa = 150/324
     assert status == 0 and err == ""
@@ -22,41 +22,41 @@ def test_causal_strict_is_the_claimed_harmonic_form(capsys):
 
 
 def test_mean_without_signs_has_null_alpha(capsys):
-    doc = json.loads(run(capsys, "--scheme", "mean", "--T", "3", "--digits", "5")[1])
+    doc = json.loads(run(capsys, "--weights", "mean", "--T", "3", "--digits", "5")[1])
     assert doc["exact"] == ["1/3"] * 3 and doc["alpha"] is None and doc["alpha_over_kappa"] is None
     assert doc["kappa"] == "0.33333"
 
 
 def test_causal_positive_tau_is_not_rational(capsys):
-    doc = json.loads(run(capsys, "--scheme", "causal", "--T", "2", "--tau", "1", "--digits", "20")[1])
+    doc = json.loads(run(capsys, "--weights", "causal", "--T", "2", "--tau", "1", "--digits", "20")[1])
     # row 2 attends (1, e)/(1 + e): w_2 = e/(2(1+e)) = 0.36552928931500243963...
     assert doc["exact"] is None and doc["weights"][1] == "0.36552928931500243963"
 
 
 def test_optimal_and_file_schemes(capsys, tmp_path):
-    doc = json.loads(run(capsys, "--scheme", "optimal", "--T", "5", "--signs", "prefix:3")[1])
+    doc = json.loads(run(capsys, "--weights", "optimal", "--T", "5", "--signs", "prefix:3")[1])
     assert doc["exact"] == ["1/3", "1/3", "1/3", "0", "0"] and doc["alpha_over_kappa"] == "3.0"
     np.save(tmp_path / "w.npy", np.array([2.0, 1.0, 1.0]))
-    doc = json.loads(run(capsys, "--scheme", f"file:{tmp_path / 'w.npy'}", "--T", "3")[1])
+    doc = json.loads(run(capsys, "--weights", f"file:{tmp_path / 'w.npy'}", "--T", "3")[1])
     assert doc["exact"] == ["1/2", "1/4", "1/4"]
 
 
 @pytest.mark.parametrize("args, parameter", [
-    (["--scheme", "nope", "--T", "3"], "scheme"),
-    (["--scheme", "mean", "--T", "0"], "T"),
-    (["--scheme", "mean", "--T", "abc"], "T"),
-    (["--scheme", "mean", "--T", "1.5"], "T"),
-    (["--scheme", "causal", "--T", "3", "--tau", "-1"], "tau"),
-    (["--scheme", "causal", "--T", "3", "--tau", "nan"], "tau"),
-    (["--scheme", "causal", "--T", "3", "--mask", "foo"], "mask"),
-    (["--scheme", "causal", "--T", "1", "--mask", "strict"], "T"),
-    (["--scheme", "mean", "--T", "3", "--tau", "1"], "tau"),
-    (["--scheme", "optimal", "--T", "3"], "signs"),
-    (["--scheme", "mean", "--T", "3", "--signs", "prefix:x"], "signs"),
-    (["--scheme", "mean", "--T", "3", "--signs", "prefix:4"], "signs"),
-    (["--scheme", "optimal", "--T", "4", "--signs", "markov:-1"], "scheme"),
-    (["--scheme", "mean", "--T", "3", "--digits", "0"], "digits"),
-    (["--scheme", "file:/nonexistent/w.npy", "--T", "3"], "weights"),
+    (["--weights", "nope", "--T", "3"], "weights"),
+    (["--weights", "mean", "--T", "0"], "T"),
+    (["--weights", "mean", "--T", "abc"], "T"),
+    (["--weights", "mean", "--T", "1.5"], "T"),
+    (["--weights", "causal", "--T", "3", "--tau", "-1"], "tau"),
+    (["--weights", "causal", "--T", "3", "--tau", "nan"], "tau"),
+    (["--weights", "causal", "--T", "3", "--mask", "foo"], "mask"),
+    (["--weights", "causal", "--T", "1", "--mask", "strict"], "T"),
+    (["--weights", "mean", "--T", "3", "--tau", "1"], "tau"),
+    (["--weights", "optimal", "--T", "3"], "signs"),
+    (["--weights", "mean", "--T", "3", "--signs", "prefix:x"], "signs"),
+    (["--weights", "mean", "--T", "3", "--signs", "prefix:4"], "signs"),
+    (["--weights", "optimal", "--T", "4", "--signs", "markov:-1"], "scheme"),
+    (["--weights", "mean", "--T", "3", "--digits", "0"], "digits"),
+    (["--weights", "file:/nonexistent/w.npy", "--T", "3"], "weights"),
 ])
 def test_bad_input_exits_2_with_one_line_naming_the_parameter(capsys, args, parameter):
     status, out, err = run(capsys, *args)
@@ -69,22 +69,22 @@ def test_bad_input_exits_2_with_one_line_naming_the_parameter(capsys, args, para
 def test_bad_weight_files(capsys, tmp_path, content, reason):
     path = tmp_path / "w.csv"
     path.write_text(content)
-    status, out, err = run(capsys, "--scheme", f"file:{path}", "--T", "3")
+    status, out, err = run(capsys, "--weights", f"file:{path}", "--T", "3")
     assert status == 2 and out == "" and len(err.splitlines()) == 1
     assert err.startswith("derive: error: weights:") and reason in err
 
 
 def test_the_causal_weights_name_their_mask_and_tau_and_other_schemes_do_not(capsys):
-    doc = json.loads(run(capsys, "--scheme", "causal", "--T", "3")[1])
+    doc = json.loads(run(capsys, "--weights", "causal", "--T", "3")[1])
     assert (doc["mask"], doc["tau"]) == ("inclusive", "0")  # the default, named
-    doc = json.loads(run(capsys, "--scheme", "causal", "--T", "3", "--mask", "strict", "--tau", "1/2")[1])
+    doc = json.loads(run(capsys, "--weights", "causal", "--T", "3", "--mask", "strict", "--tau", "1/2")[1])
     assert (doc["mask"], doc["tau"]) == ("strict", "0.5")
-    doc = json.loads(run(capsys, "--scheme", "mean", "--T", "3")[1])
+    doc = json.loads(run(capsys, "--weights", "mean", "--T", "3")[1])
     assert doc["mask"] is None and doc["tau"] is None
 
 
 def test_the_readable_output_says_what_alpha_needs_and_which_mask_is_the_papers(capsys):
-    assert main(["weights", "--scheme", "causal", "--T", "4"]) == 0
+    assert main(["weights", "--weights", "causal", "--T", "4"]) == 0
     out = capsys.readouterr().out
     assert "alpha: needs --signs" in out and "None" not in out
     assert "mask = inclusive (the default; the paper's harmonic form H_{T-1} - H_{t-1} is the strict mask's)" in out
@@ -106,3 +106,28 @@ def test_the_models_own_law_of_causal_weights_names_them(capsys):
                  "--x", "1", "--digits", "5", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["mask"], doc["tau"]) == ("strict", "0")
+
+
+def test_scheme_is_the_older_name_of_weights_and_still_answers(capsys):
+    new = json.loads(run(capsys, "--weights", "causal", "--T", "4", "--signs", "prefix:2")[1])
+    old = json.loads(run(capsys, "--scheme", "causal", "--T", "4", "--signs", "prefix:2")[1])
+    assert new == old
+    # an error names the option typed
+    assert run(capsys, "--scheme", "nope", "--T", "3")[2].startswith("derive: error: scheme: unknown scheme 'nope'")
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--weights", "mean", "--scheme", "mean", "--T", "3"], "scheme: is the older name of --weights"),
+    (["--T", "3"], "weights: is required"),
+])
+def test_weights_once_by_one_name(capsys, args, line):
+    status, out, err = run(capsys, *args)
+    assert status == 2 and out == "" and len(err.splitlines()) == 1 and err.startswith(f"derive: error: {line}")
+
+
+def test_the_help_names_weights_and_calls_scheme_deprecated(capsys):
+    with pytest.raises(SystemExit):
+        main(["weights", "--help"])
+    out = capsys.readouterr().out
+    assert "--weights {mean," in out and "\n  --scheme" not in out
+    assert "--scheme is its older name, deprecated" in " ".join(out.split())

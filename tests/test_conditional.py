@@ -1,4 +1,5 @@
-"""The model's outliers and bulk conditional on one draw's token matrix (derive/vocabulary/conditional.py).
+"""The model's outliers and bulk conditional on one draw's token matrix (derive/vocabulary/draw: spectrum.py,
+quadrature.py, outliers.py, bulk.py).
 
 Exact checks (each against an independent computation): the spectral measures of every route (``D``, its Gram matrix,
 the secular equation of a diagonal ``D``) against the resolvent's quadratic forms solved directly; the Lanczos
@@ -21,11 +22,11 @@ import scipy.sparse as sps
 
 from derive.errors import ParameterError
 from derive.model.pooling import pooling
-from derive.vocabulary import conditional as cond
-from derive.vocabulary.conditional import (SpectralMeasures, conditional_bulk, conditional_outliers,
-                                           conditional_prediction, quadrature_transforms, spectral_measures,
-                                           token_matrix)
-from derive.vocabulary.tokenmatrix import TokenMatrix
+from derive.vocabulary.draw.bulk import conditional_bulk
+from derive.vocabulary.draw.outliers import conditional_outliers, conditional_prediction
+from derive.vocabulary.draw.quadrature import quadrature_transforms
+from derive.vocabulary.draw.spectrum import SpectralMeasures, spectral_measures, token_matrix
+from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 from verify.comparison import compare_conditional, observe_sample
 from verify.montecarlo.dense import dense_top
 from tests.trial_cases import model as trial_model
@@ -252,13 +253,11 @@ def test_conditional_bulk_ladder_is_flat(T, scheme, mask):
 def test_the_top_eigenvector_of_the_bulk_carries_the_predicted_share_of_u(mu2):
     """Below the threshold (``D = I``, ``delta = 1/2``: Marchenko-Pastur, threshold ``mu2 = sqrt(delta) = 0.707``) no
     eigenvector is singled out by ``u``; the top one carries on average ``edge_weight/d`` of it
-    (:func:`derive.vocabulary.conditional.edge_weight`: the density ratio of ``u``'s spectral measure to the bulk's at
+    (:func:`derive.vocabulary.draw.outliers.edge_weight`: the density ratio of ``u``'s spectral measure to the bulk's at
     the top eigenvalue's classical place). 200 dense draws at ``d = 300``: a standard error of about 12% of the
     prediction; allowed 3 standard errors plus 15%, the second-order change of the ratio over the top eigenvalue's
     Tracy-Widom spread (the ratio falls by 40% between the edge and the classical place at ``mu2 = 0.5``). Dropping the
     ratio's derivative term (``1/(1 + mu2 S1)`` alone) predicts 1.7 and 3.4 at 0.3 and 0.5 instead of 3.4 and 9.5: seen."""
-    from derive.vocabulary.conditional import SpectralMeasures, conditional_outliers
-
     d, V = 300, 600
     m = SpectralMeasures(np.array([0.5]), np.array([1.0]), np.array([1.0]), np.array([0.0]), 0.5, V)
     predicted = conditional_outliers(m, mu2, d=d).edge_weight

@@ -7,9 +7,9 @@ import contextlib
 import io
 import json
 import os
-import subprocess
 import sys
 
+import processes
 from verify.cli import main as verify_main
 from verify.ledger.records import Claim, run_claim
 
@@ -21,7 +21,7 @@ def _subprocess_bytes(argv) -> bytes:
     # a fresh interpreter each time: nothing cached or seeded in this process can leak into it
     env = dict(os.environ, PYTHONHASHSEED="random")
     code = "import sys; from verify.cli import main; sys.exit(main(sys.argv[1:]))"
-    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, env=env, timeout=120, check=True)
+    done = processes.run([sys.executable, "-c", code, *argv], capture_output=True, env=env, check=True, cpu=300)
     return done.stdout
 
 
@@ -104,8 +104,8 @@ def test_hypothesis_examples_do_not_depend_on_what_was_imported_before():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     def examples(*modules):
-        done = subprocess.run([sys.executable, "-c", _PROBE, root, *modules], capture_output=True, text=True,
-                              timeout=300, check=True)
+        done = processes.run([sys.executable, "-c", _PROBE, root, *modules], capture_output=True, text=True,
+                             check=True, cpu=300)
         return done.stdout
 
     alone = examples()

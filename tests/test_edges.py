@@ -20,7 +20,8 @@ from derive.model.pooling import scheme_weights
 from derive.cli import main as derive_main
 from derive.errors import ParameterError
 from derive.model.spec import parse_signs
-from derive.cli.documents import spike
+from derive.report.documents import spike
+from verify.strategies import SCHEMES
 
 R = sp.Rational
 mp = mpmath.mpf
@@ -82,9 +83,9 @@ def test_mu2_critical_is_zero_when_the_noise_term_alone_makes_the_outlier():
     check_level(doc, "population", 0)
 
 
-@pytest.mark.parametrize("scheme, mask", [("mean", None), ("causal", "inclusive"), ("optimal", None)])
-def test_T_1_has_the_single_weight_1(scheme, mask):
-    w, _ = scheme_weights(scheme, 1, parse_signs("iid"), **({"mask": mask} if mask else {}))
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_T_1_has_the_single_weight_1(scheme):
+    w, _ = scheme_weights(scheme, 1, parse_signs("iid"))
     assert w == [1]
 
 
@@ -106,7 +107,7 @@ def test_T_1000_on_the_command_line():
     import io
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert derive_main(["weights", "--scheme", "mean", "--T", "1000", "--json", "--digits", "5"]) == 0
+        assert derive_main(["weights", "--weights", "mean", "--T", "1000", "--json", "--digits", "5"]) == 0
     doc = json.loads(out.getvalue())
     assert doc["exact"] == ["1/1000"] * 1000 and doc["kappa"] == "0.001"
     assert mean_weights(1000) == [R(1, 1000)] * 1000
@@ -119,7 +120,7 @@ def test_T_1000_alpha_with_a_sign_family():
     import io
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert derive_main(["weights", "--scheme", "mean", "--T", "1000", "--signs", "prefix:10", "--json"]) == 0
+        assert derive_main(["weights", "--weights", "mean", "--T", "1000", "--signs", "prefix:10", "--json"]) == 0
     # mean pooling on prefix:L: alpha = (L^2 + T - L)/T^2
     assert abs(R(json.loads(out.getvalue())["alpha"]) - R(100 + 990, 1000**2)) < R(1, 10**32)
 

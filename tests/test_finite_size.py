@@ -1,6 +1,6 @@
 """``derive spike --d``: the expectation at the user's dimension over sampled token matrices
-(derive/vocabulary/finite_size.py), against exact cases, the law of the largest token count at T = 1
-(derive/vocabulary/topbulk.py) and Monte Carlo of the model (verify/studies/at_dimension.py)."""
+(derive/vocabulary/draw/finite_size.py), against exact cases, the law of the largest token count at T = 1
+(derive/vocabulary/limit/topbulk.py) and Monte Carlo of the model (verify/studies/at_dimension.py)."""
 import json
 import math
 
@@ -12,11 +12,11 @@ import sympy as sp
 import derive
 from derive.cli import main
 from derive.errors import ParameterError
-from derive.vocabulary.conditional import SpectralMeasures
+from derive.vocabulary.draw.spectrum import SpectralMeasures
 from derive.resources import MAX_DRAWS
-from derive.vocabulary.finite_size import (check_sizes, draw_outlier, finite_size, sample_draws,
-                                           sample_token_matrix, sizes)
-from derive.vocabulary.tracywidom import tracy_widom_moments
+from derive.vocabulary.draw.finite_size import check_sizes, draw_outlier, finite_size, sample_draws
+from derive.vocabulary.draw.sampling import sample_token_matrix, sizes
+from derive.vocabulary.draw.tracywidom import tracy_widom_moments
 
 
 def _measures(c, p, q, r, delta=0.5, V=1000):
@@ -202,14 +202,14 @@ def test_command_line_needs_the_token_law_for_d(capsys):
 
 
 # ----------------------------------------------------------------------------------------------
-# T = 1: the law of the largest token count (derive/vocabulary/topbulk.py), derived without sampling
+# T = 1: the law of the largest token count (derive/vocabulary/limit/topbulk.py), derived without sampling
 
 
 def test_at_one_weight_the_signal_is_on_top_as_often_as_no_token_is_used_k_star_times():
-    from derive.vocabulary.populations import PoissonPopulation
-    from derive.vocabulary.signal import signal_outlier
-    from derive.vocabulary.silverstein import GeneralizedMP
-    from derive.vocabulary.topbulk import signal_on_top_probability, top_of_bulk
+    from derive.vocabulary.limit.populations import PoissonPopulation
+    from derive.vocabulary.limit.signal import signal_outlier
+    from derive.vocabulary.limit.silverstein import GeneralizedMP
+    from derive.vocabulary.limit.topbulk import signal_on_top_probability, top_of_bulk
 
     d, draws = 1000, 400
     law = GeneralizedMP(sp.Rational(1, 2), PoissonPopulation(sp.Rational(1, 2)))
@@ -287,7 +287,6 @@ def test_the_raw_s_against_monte_carlo():
     # eigenvalue and 0.008 on the overlap. Here the signal's outlier does not depend on how the mean atom is classed
     # (it lies below the signal and s is nearly orthogonal to it: keeping it as a token spike passes this test, and
     # test_the_raw_mean_atom_is_neither_bulk_nor_signal catches that); what this holds is the raw path as a whole.
-    from derive.vocabulary.finite_size import sizes
     from verify.montecarlo.trials import run_trials
     from verify.stats import mean_se
 

@@ -3,11 +3,11 @@ evaluated expression, no duplicates, one section per claim, and a sheet that com
 import os
 import re
 import shutil
-import subprocess
 
 import pytest
 import sympy as sp
 
+import processes
 from derive.cli import main
 from derive.sheet.formulas import CLAIMS, all_formulas
 from derive.symbols import Formula
@@ -108,8 +108,8 @@ def test_the_sheet_compiles_without_errors_or_overfull_boxes(tmp_path):
             pytest.fail("pdflatex missing: .ci/run installs it")
         pytest.skip("pdflatex is not installed (.ci/run installs it)")
     (tmp_path / "formulas.tex").write_text(formula_sheet())
-    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "formulas.tex"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = processes.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "formulas.tex"],
+                         cwd=tmp_path, capture_output=True, text=True, cpu=300)
     log = (tmp_path / "formulas.log").read_text(errors="replace")
     assert done.returncode == 0, log[-3000:]
     assert "Overfull" not in log, [line for line in log.splitlines() if "Overfull" in line]

@@ -166,7 +166,7 @@ def test_every_check_runs_and_each_monte_carlo_comparison_names_its_matrix_and_p
 def test_the_report_shows_its_figures_and_provenance_and_the_evidence_goes_beside_it(tmp_path):
     import json
 
-    from derive.cli.provenance import provenance
+    from derive.report.provenance import provenance
     from verify.ledger.report import claims_json
 
     recs = [run_claim(Claim("C1", "one", lambda cfg: {"verdict": "corrected", "reason": "r", "derived": "d",

@@ -5,6 +5,7 @@ from hypothesis import given
 
 from verify.montecarlo.signs import sample_signs
 from derive.errors import ParameterError
+from derive.model.families import CATALOGUE
 from derive.model.spec import parse_signs
 from tests.strategies import families
 
@@ -36,7 +37,8 @@ def test_R_is_symmetric_unit_diagonal(fam_T):
     assert R == R.T and all(R[i, i] == 1 for i in range(T))
 
 
-@pytest.mark.parametrize("spec", ["iid", "prefix:3", "suffix:2", "markov:1/2", "markov:-3/5", "gauss:7/10"])
+@pytest.mark.parametrize("spec", [f"{cls.kind}:{arg}" if arg else cls.kind for cls in CATALOGUE
+                                  for arg in cls.examples(5)[-2:]])
 def test_sampler_reproduces_R_within_its_confidence_interval(spec):
     # Each entry of the empirical R is a mean of n bounded (+-1) terms: its standard error is
     # at most 1/sqrt(n); 5 standard errors over 25 entries gives a false alarm below 1e-5.

@@ -1,5 +1,5 @@
-"""The model's signal outlier in the limit for any weights (derive/vocabulary/outlier.py): the exact law at one nonzero
-weight, the error bars against a larger population and a smaller imaginary part, determinism, bad input, and the
+"""The model's signal outlier in the limit for any weights (derive/vocabulary/limit/outlier.py): the exact law at one
+nonzero weight, the error bars against a larger population and a smaller imaginary part, determinism, bad input, and the
 command line."""
 import json
 
@@ -10,10 +10,10 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.model.spec import parse_signs
-from derive.vocabulary import outlier
-from derive.vocabulary.populations import PoissonPopulation
-from derive.vocabulary.signal import signal_outlier, signal_windows
-from derive.vocabulary.silverstein import GeneralizedMP
+from derive.vocabulary.limit import outlier
+from derive.vocabulary.limit.populations import PoissonPopulation
+from derive.vocabulary.limit.signal import signal_outlier, signal_windows
+from derive.vocabulary.limit.silverstein import GeneralizedMP
 
 FINE = outlier.Settings(population=1 << 15, replicas=4, eta=1e-4, edge_eta=1e-4, roots=1 << 14, scan_floor=0.35)
 

@@ -8,14 +8,15 @@ from pathlib import Path
 import pytest
 
 from derive.cli import main as derive_main
-from derive.cli.provenance import LIBRARIES
+from derive.model.schemes import OPTIONS
+from derive.report.provenance import LIBRARIES
 from verify.cli import main as verify_main
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "sweeps" / "tiny.toml"
 
 COMMANDS = [
-    ("derive", ["weights", "--scheme", "causal", "--T", "4", "--signs", "iid"]),
+    ("derive", ["weights", "--weights", "causal", "--T", "4", "--signs", "iid"]),
     ("derive", ["bulk", "--delta", "1", "--gamma", "1", "--kappa", "1", "--x", "1/2:2:3"]),
     ("derive", ["bulk", "--delta", "1", "--gamma", "1", "--T", "1", "--weights", "mean", "--x", "1", "--digits", "6"]),
     ("derive", ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2"]),
@@ -26,12 +27,23 @@ COMMANDS = [
                 "--mu2", "2", "--seeds", "2"]),
     ("verify", ["ladder", "--d", "40,80", "--seeds", "2", "--weights", "causal", "--mask", "strict"]),
     ("verify", ["attention-gap", "--d", "40,80", "--seeds", "2"]),
+    # a scheme whose weights vary from sequence to sequence: its law's documents
+    ("derive", ["weights", "--weights", "softmax", "--T", "4", "--tau", "1", "--mask", "strict", "--signs", "iid"]),
+    ("derive", ["spike", "--delta", "1/2", "--gamma", "1/4", "--T", "4", "--weights", "softmax", "--tau", "1", "--mask",
+                "strict", "--signs", "iid", "--mu2", "3", "--digits", "6"]),
+    ("derive", ["bulk", "--delta", "1/2", "--gamma", "1/4", "--T", "4", "--weights", "softmax", "--tau", "1", "--mask",
+                "strict", "--signs", "iid", "--x", "1", "--digits", "6"]),
+    ("verify", ["mc", "--d", "40", "--V", "80", "--N", "160", "--T", "3", "--signs", "iid", "--weights", "softmax",
+                "--tau", "1", "--mask", "strict", "--mu2", "3", "--seeds", "2"]),
+    ("verify", ["attention-gap", "--d", "40,80", "--seeds", "2", "--scaling", "1/sqrt(d)", "--mask", "strict"]),
     ("verify", ["formula", "--quantity", "weights.causal", "--expr", "(harmonic(T-1)-harmonic(t-1))/(T-1)",
                 "--examples", "20"]),
 ]
 
-# keys that are data, not fields: the parameters of a point, the quantities of a sweep, the libraries
-DATA = {"delta", "gamma", "kappa", "alpha", "mu2", "T", "t", "tau", "mask", "weights", "d", "V", "N", *LIBRARIES}
+# keys that are data, not fields: the parameters of a point (a scheme's options among them), the quantities of a
+# sweep, the libraries
+DATA = {"delta", "gamma", "kappa", "alpha", "mu2", "T", "t", "weights", "d", "V", "N", *(o.name for o in OPTIONS),
+        *LIBRARIES}
 
 
 def _keys(doc) -> set:
@@ -86,10 +98,10 @@ def test_provenance_names_the_code_and_the_libraries_that_ran(capsys):
     import scipy
     import sympy
 
-    doc = _run(derive_main, ["weights", "--scheme", "mean", "--T", "2"], capsys)
+    doc = _run(derive_main, ["weights", "--weights", "mean", "--T", "2"], capsys)
     p = doc.pop("provenance")
     # the rest of the document is what the library builds, byte for byte
-    from derive.cli.documents import weights_document
+    from derive.report.documents import weights_document
     from derive.model.spec import Model
 
     assert json.dumps(doc) == json.dumps(weights_document(Model(T=2, weights="mean"), 30))

@@ -89,7 +89,7 @@ def test_verify_mc_theory_is_right_to_60_digits(signs, weights):
     # ~35 digits only (the same at 60 and 90, so only an independent reference shows it). The
     # reference: alpha, kappa from derive weights at 90 digits, fed to derive spike.
     T, d, V, N = "3", 8, 16, 16
-    _, w = document(derive_main, ["weights", "--scheme", *weights, "--T", T, "--signs", signs, "--json", "--digits", "90"])
+    _, w = document(derive_main, ["weights", "--weights", *weights, "--T", T, "--signs", signs, "--json", "--digits", "90"])
     _, ref = document(derive_main, ["spike", "--delta", f"{d}/{V}", "--gamma", f"{d}/{N}", "--alpha", w["alpha"],
                                     "--kappa", w["kappa"], "--mu2", "2", "--json", "--digits", "60"])
     _, mc = document(verify_main, ["mc", "--d", str(d), "--V", str(V), "--N", str(N), "--T", T, "--signs", signs,

@@ -61,8 +61,8 @@ def test_the_law_given_D_is_the_generalized_marchenko_pastur_law_of_its_eigenval
     import mpmath
     import sympy as sp
 
-    from derive.vocabulary.populations import CountPopulation
-    from derive.vocabulary.silverstein import GeneralizedMP
+    from derive.vocabulary.limit.populations import CountPopulation
+    from derive.vocabulary.limit.silverstein import GeneralizedMP
 
     counts = [0] * 15 + [1] * 35 + [2] * 25 + [3] * 15 + [5] * 10
     scale, delta = sp.Rational(1, 2), sp.Rational(1, 2)

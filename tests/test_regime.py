@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derive.vocabulary import tokenreuse
+from derive.vocabulary.limit import tokenreuse
 from derive.gaussian.regime import GAUSSIAN_REUSE, gaussian_equivalent_warning
 from verify.studies.regime import RESOLUTION, distance, ge_distribution
 

@@ -11,11 +11,26 @@ from pathlib import Path
 
 import pytest
 
-from processes import in_session
+from processes import communicate, in_session, run, wait_until
 from verify.sweeps.results import read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "sweeps" / "tiny.toml"
+CPU = 300
+"""CPU-seconds a command (with what it starts) may use before it is called hung: the claims ledger's quick run, the
+longest here, needs about 100 to finish and is stopped long before."""
+
+
+EXIT = 120.0
+"""Seconds of the clock a process that is ending may take to be gone (it takes milliseconds): the wait ends as soon
+as it is, so only a process left behind waits this long."""
+
+
+def _gone(sid: int) -> None:
+    """Wait until session ``sid`` holds no living process, or :data:`EXIT` seconds."""
+    deadline = time.monotonic() + EXIT
+    while in_session(sid) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def _sweep_file(folder: Path) -> Path:
@@ -26,12 +41,6 @@ def _sweep_file(folder: Path) -> Path:
     path = folder / "long.json"
     path.write_text(json.dumps(data))
     return path
-
-
-def _wait(predicate, proc, seconds=120.0):
-    deadline = time.monotonic() + seconds
-    while not predicate() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
 
 
 def _record_lines(path: Path) -> int:
@@ -56,14 +65,13 @@ def test_a_signal_stops_the_command_and_everything_it_started(command, stop, tmp
         # stopped while its workers run: two of them, and for the sweep once records are being written
         started = lambda: (len(in_session(proc.pid)) >= 4  # noqa: E731 (driver, resource tracker, two workers)
                            and (command == "claims" or _record_lines(out / "long.jsonl") >= 2))
-        _wait(started, proc)
+        wait_until(started, proc, cpu=CPU)  # hung only by work (tests/processes.py), never by the clock
         before = in_session(proc.pid)
         assert proc.poll() is None and len(before) >= 4, f"the command ended before it could be stopped: {before}"
         os.kill(proc.pid, stop)
-        stdout, stderr = proc.communicate(timeout=60)
-        deadline = time.monotonic() + 10
-        while in_session(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        stdout, stderr = communicate(proc, cpu=CPU)
+        # what the driver stopped is gone when it exits; orphans would stay: the wait ends at once unless one did
+        _gone(proc.pid)
         left = in_session(proc.pid)
     finally:
         if proc.poll() is None:
@@ -98,7 +106,7 @@ def _handled(pid: int) -> bool:
 
 
 FIRST_LINE = [
-    ("derive.cli", ["weights", "--scheme", "optimal", "--T", "6", "--signs", "markov:1/2"]),
+    ("derive.cli", ["weights", "--weights", "optimal", "--T", "6", "--signs", "markov:1/2"]),
     ("derive.cli", ["bulk", "--delta", "1/2", "--gamma", "1/4", "--kappa", "1/8", "--x", "0.5"]),
     ("derive.cli", ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2"]),
     ("derive.cli", ["formulas"]),
@@ -122,12 +130,15 @@ def test_a_signal_from_the_first_line_of_every_command_stops_it_cleanly(i, tmp_p
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     proc = subprocess.Popen([sys.executable, "-m", module, *argv, "--json"], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not _handled(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.0005)
-    for stop in stops:
-        proc.send_signal(stop)  # nothing is sent once the command has exited (its status is then read)
-    out, err = proc.communicate(timeout=300)
+    try:
+        wait_until(lambda: _handled(proc.pid), proc, cpu=CPU, poll=0.0005)
+        for stop in stops:
+            proc.send_signal(stop)  # nothing is sent once the command has exited (its status is then read)
+        out, err = communicate(proc, cpu=CPU)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
     prog = module.split(".")[0]
     if proc.returncode == 0:
         pytest.fail(f"the command ended before its handlers were seen: {err[-300:]}")
@@ -163,11 +174,11 @@ sys.exit(main())
 @pytest.mark.parametrize("module", ["derive.cli", "verify.cli"])
 def test_a_signal_at_either_edge_of_a_run_is_a_clean_stop(module, stop, edge):
     prog = module.split(".")[0]
-    argv = ["weights", "--scheme", "mean", "--T", "4"] if prog == "derive" else [
+    argv = ["weights", "--weights", "mean", "--T", "4"] if prog == "derive" else [
         "mc", "--d", "20", "--V", "40", "--N", "80", "--T", "2", "--signs", "iid", "--weights", "mean", "--mu2", "1",
         "--seeds", "2"]
     code = EDGE.format(stop=stop, prog=prog, argv=argv, edge=edge, module=module)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    done = run([sys.executable, "-c", code], capture_output=True, text=True, cpu=CPU)
     assert done.returncode == 128 + getattr(signal, stop), (done.returncode, done.stderr[-500:])
     assert "Traceback" not in done.stderr and done.stderr.strip().splitlines()[-1] == f"{prog}: interrupted by {stop}"
     assert done.stderr.count("interrupted") == 1

@@ -1,12 +1,12 @@
-"""The token matrix's resolvent along the class signs (derive/vocabulary/signfield.py) against sampled token matrices,
-the claim that only R enters, and the quenched population's determinism."""
+"""The token matrix's resolvent along the class signs (derive/vocabulary/limit/signfield.py) against sampled token
+matrices, the claim that only R enters, and the quenched population's determinism."""
 import numpy as np
 import pytest
 import scipy.sparse as sps
 import scipy.sparse.linalg as spl
 
 from derive.model.spec import parse_signs
-from derive.vocabulary import signfield
+from derive.vocabulary.limit import signfield
 from verify.montecarlo.draw import balanced_signs, mixing_matrix, sample_sequences
 from verify.stats import mean_ci, student_t_quantile
 
@@ -66,7 +66,7 @@ def test_the_field_agrees_with_sampled_token_matrices_and_catches_a_one_percent_
     # g_D = 1.3736 by 40%: the field is most of it. Multiplying R's off-diagonal by 1.01 moves h_D by -3.2e-3: the
     # test fails for a coupling 1% off.
     zeta = -0.5 + 0j
-    law = lambda rng, N: sample_sequences(rng, parse_signs("prefix:3"), balanced_signs(8), N, 3)[0]  # noqa: E731
+    law = lambda rng, N: sample_sequences(rng, parse_signs("prefix:3"), 8, N, 3)[0]  # noqa: E731
     sampled = _along_signs(law, 3, 1.0, 1.0, zeta, 200_000, 4)
     h, g = _quenched(3, "prefix:3", 1.0, 1.0, zeta)
     assert _agree(h, sampled)
@@ -100,7 +100,7 @@ def test_only_the_pairwise_correlation_of_the_signs_enters():
 ])
 def test_the_field_inside_the_spectrum(T, signs, zeta):
     delta, gamma = (0.5, 2.0) if T == 8 else (1.0, 1.0)
-    law = lambda rng, N: sample_sequences(rng, parse_signs(signs), balanced_signs(8), N, T)[0]  # noqa: E731
+    law = lambda rng, N: sample_sequences(rng, parse_signs(signs), 8, N, T)[0]  # noqa: E731
     sampled = _along_signs(law, T, delta, gamma, zeta, 100_000, 4) if zeta.imag else None
     if sampled is None:
         # real zeta inside the support of D: MINRES on the indefinite D - zeta, which converges where no eigenvalue

@@ -1,5 +1,5 @@
-"""The generalized Marchenko-Pastur law of a discrete population (derive/vocabulary/silverstein.py): its reduction to the
-classical laws, the T = 1 law of the model against its exact moments, precision, and Monte Carlo of the model."""
+"""The generalized Marchenko-Pastur law of a discrete population (derive/vocabulary/limit/silverstein.py): its reduction
+to the classical laws, the T = 1 law of the model against its exact moments, precision, and Monte Carlo of the model."""
 from functools import lru_cache
 
 import mpmath
@@ -8,13 +8,12 @@ import pytest
 import sympy as sp
 
 from derive.gaussian import spikes
-from derive.vocabulary import tokenreuse
+from derive.vocabulary.limit import tokenreuse
 from derive.gaussian.freeprob import scaled_mp_polynomial
-from derive.vocabulary.floatview import float_view
-from derive.vocabulary.populations import CountPopulation, PoissonPopulation
-from derive.vocabulary.signal import one_weight_equations, signal_outlier
-from derive.vocabulary.silverstein import (GeneralizedMP, S0, c, summand,
-                                t, x_of_t)
+from derive.vocabulary.limit.floatview import float_view
+from derive.vocabulary.limit.populations import CountPopulation, PoissonPopulation
+from derive.vocabulary.limit.signal import one_weight_equations, signal_outlier
+from derive.vocabulary.limit.silverstein import GeneralizedMP, S0, c, summand, t, x_of_t
 from derive.symbols import delta, gamma, kappa, m, mu2, theta, z
 from tests.trial_cases import model as trial_model
 from verify.montecarlo.draw import draw, rung

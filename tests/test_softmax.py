@@ -165,19 +165,19 @@ def test_derive_spike_and_bulk_give_the_random_weight_law_and_say_what_is_not_de
     assert derive_main(["bulk", *base, "--x", "0.4", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert float(doc["density"][0]) > 0 and doc["gaussian_equivalent"]["law"].startswith("gaussian-equivalent at")
-    assert derive_main(["weights", "--scheme", "softmax", "--T", "6", "--tau", "1", "--mask", "strict", "--signs",
+    assert derive_main(["weights", "--weights", "softmax", "--T", "6", "--tau", "1", "--mask", "strict", "--signs",
                         "prefix:2", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["random_weights"] is True and len(doc["kappa_moments"]) == 2 and doc["kappa_moments"][0] == doc["kappa"]
 
 
 @pytest.mark.parametrize("argv, parameter", [
-    (["weights", "--scheme", "softmax", "--T", "4", "--tau", "11"], "tau"),
-    (["weights", "--scheme", "softmax", "--T", "4", "--tau", "-1"], "tau"),
-    (["weights", "--scheme", "softmax", "--T", "1", "--mask", "strict"], "T"),
-    (["weights", "--scheme", "softmax", "--T", "200"], "T"),
-    (["weights", "--scheme", "softmax", "--T", "4", "--mask", "both"], "mask"),
-    (["weights", "--scheme", "softmax", "--T", "4", "--tau", "nan"], "tau"),
+    (["weights", "--weights", "softmax", "--T", "4", "--tau", "11"], "tau"),
+    (["weights", "--weights", "softmax", "--T", "4", "--tau", "-1"], "tau"),
+    (["weights", "--weights", "softmax", "--T", "1", "--mask", "strict"], "T"),
+    (["weights", "--weights", "softmax", "--T", "200"], "T"),
+    (["weights", "--weights", "softmax", "--T", "4", "--mask", "both"], "mask"),
+    (["weights", "--weights", "softmax", "--T", "4", "--tau", "nan"], "tau"),
     (["spike", "--delta", "1/2", "--gamma", "1/4", "--T", "4", "--weights", "softmax", "--tau", "1", "--mask", "strict",
       "--signs", "iid", "--mu2", "1", "--d", "100"], "d"),
     (["bulk", "--delta", "1/2", "--gamma", "1/4", "--T", "4", "--weights", "softmax", "--tau", "1", "--mask", "strict",

@@ -1,8 +1,8 @@
 """The model specification (derive.model.spec.Model): read and checked once at the boundary, exact, immutable; a
-user's file is opened once per run; the public API of INTERFACE.md; the layout has no import cycle."""
+user's file is opened once per run; the public API of INTERFACE.md; the layout has no import cycle, and the vocabulary's
+limit never imports its draw."""
 import ast
 import json
-import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import derive
+import processes
 import verify
 from derive.errors import ParameterError
 from derive.model.schemes import Causal
@@ -95,8 +96,8 @@ print(status, len(opened))
 
 
 def _opens(module: str, path: Path, argv: list) -> tuple[int, int]:
-    done = subprocess.run([sys.executable, "-c", _AUDIT.format(module=module), str(path), *argv],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    done = processes.run([sys.executable, "-c", _AUDIT.format(module=module), str(path), *argv],
+                         capture_output=True, text=True, cwd=ROOT, cpu=300)
     assert done.returncode == 0, done.stderr
     status, count = done.stdout.split()
     return int(status), int(count)
@@ -112,7 +113,7 @@ def test_a_sign_file_is_opened_once_per_run(tmp_path):
     spike = ["spike", "--delta", "1/2", "--gamma", "1/4", "--T", "2", "--weights", "causal", "--mask", "strict",
              "--signs", f"file:{pair}", "--mu2", "2", "--digits", "6", "--json"]
     assert _opens("derive.cli", pair, spike) == (0, 1)
-    assert _opens("derive.cli", path, ["weights", "--scheme", "optimal", "--T", "3", "--signs", f"file:{path}",
+    assert _opens("derive.cli", path, ["weights", "--weights", "optimal", "--T", "3", "--signs", f"file:{path}",
                                        "--json"]) == (0, 1)
     mc = ["mc", "--d", "40", "--V", "80", "--N", "60", "--T", "3", "--signs", f"file:{path}", "--weights", "optimal",
           "--mu2", "2", "--seeds", "2", "--law", "gaussian-equivalent", "--json"]
@@ -174,7 +175,7 @@ def test_derive_has_few_top_level_modules_beside_its_wings():
     modules = [p for p in (ROOT / "derive").glob("*.py")]
     wings = [p for p in (ROOT / "derive").iterdir() if p.is_dir() and (p / "__init__.py").exists()]
     assert len(modules) <= 8, sorted(p.name for p in modules)
-    assert {p.name for p in wings} == {"model", "gaussian", "vocabulary", "sheet", "cli"}
+    assert {p.name for p in wings} == {"model", "gaussian", "vocabulary", "sheet", "report", "cli"}
 
 
 def test_derive_never_imports_verify():
@@ -182,11 +183,37 @@ def test_derive_never_imports_verify():
         assert not _imports(path, "verify"), path
 
 
+def test_no_vocabulary_module_is_over_500_lines():
+    """A module of ``derive/vocabulary`` that grows past 500 lines holds two things (issue 41): split it where they meet."""
+    long = {str(p.relative_to(ROOT)): n for p in (ROOT / "derive" / "vocabulary").rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 500}
+    assert not long, long
+
+
+def test_the_limit_never_imports_the_draw():
+    """The draw builds on the limit (its conditional law is Silverstein's equation with the draw's spectrum as
+    population, its outliers the limit's equations), never the other way round."""
+    limit = ROOT / "derive" / "vocabulary" / "limit"
+    assert limit.is_dir() and (ROOT / "derive" / "vocabulary" / "draw").is_dir()
+    for path in limit.rglob("*.py"):
+        assert not {m for m in _imports(path, "derive") if m.startswith("derive.vocabulary.draw")}, path
+
+
+def test_only_the_command_lines_import_derives_command_line():
+    """What both command lines print is in ``derive.report``; ``derive.cli`` is the command line alone, and in
+    ``verify`` only its own command line (``verify/cli.py``, ``verify/commands/``) builds on it."""
+    for path in [*(ROOT / "verify").rglob("*.py"), *(ROOT / "derive").rglob("*.py")]:
+        module = _module_name(path)
+        if module == "verify.cli" or module.startswith(("verify.commands", "derive.cli")):
+            continue
+        assert not {m for m in _imports(path, "derive") if m == "derive.cli" or m.startswith("derive.cli.")}, module
+
+
 def test_the_documents_are_built_outside_the_commands():
     for path in (ROOT / "derive" / "cli" / "commands").glob("*.py"):
         assert "import json" not in path.read_text() and "format_real" not in path.read_text(), path
-    doc = json.loads(subprocess.run([sys.executable, "-m", "derive.cli", "weights", "--scheme", "mean", "--T", "2",
-                                     "--json"], capture_output=True, text=True, cwd=ROOT, check=True).stdout)
+    doc = json.loads(processes.run([sys.executable, "-m", "derive.cli", "weights", "--weights", "mean", "--T", "2",
+                                    "--json"], capture_output=True, text=True, cwd=ROOT, check=True, cpu=300).stdout)
     assert doc["exact"] == ["1/2", "1/2"]
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 from derive.gaussian import outliers as O
 from derive.gaussian import spikes as S
-from derive.cli.documents import spike
+from derive.report.documents import spike
 from derive.errors import ParameterError
 from tests.strategies import ratios, rationals
 from verify.comparison import compare_population

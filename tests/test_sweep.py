@@ -19,7 +19,7 @@ import derive
 from derive import Model
 from derive.errors import ParameterError
 from derive.numbers import format_real
-from derive.cli.documents import spike
+from derive.report.documents import spike
 from verify.sweeps import executors
 from verify.cli import main
 from verify.sweeps.results import RESULT_FIELDS, ResultsWriter, read_results, result_lines
@@ -27,7 +27,8 @@ from verify.sweeps.run import run_sweep, run_task, table_buffer
 from verify.sweeps.spec import Sweep, load_sweep
 from verify.sweeps.report import summarize
 
-from processes import alive, descendants
+import processes
+from processes import alive, descendants, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "sweeps" / "tiny.toml"
@@ -165,11 +166,14 @@ def test_local_processes_give_the_in_process_records(reference, tmp_path):
 
 def test_each_thread_keeps_its_own_table():
     # a Dask worker runs cells in several threads of one process: a table shared between them was overwritten by one
-    # cell while another solved on it (the Dask test below then failed now and then)
+    # cell while another solved on it (the Dask test below then failed now and then). The barrier holds each task
+    # until the other has started: two threads, however slow the machine (a pause of 50 ms had been the hope)
+    import threading
     from concurrent.futures import ThreadPoolExecutor
 
+    both = threading.Barrier(2)
     with ThreadPoolExecutor(2) as pool:
-        ready = pool.map(lambda _: (time.sleep(0.05), table_buffer(3, 4))[1], range(2))
+        ready = pool.map(lambda _: (both.wait(), table_buffer(3, 4))[1], range(2))
         a, b = list(ready)
     assert a is not b and table_buffer(3, 4) is table_buffer(3, 4)
 
@@ -294,14 +298,14 @@ def test_kill_9_and_restart_give_the_uninterrupted_records(tmp_path):
     proc = subprocess.Popen([*command, "--workers", "2"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while _record_lines(results) < 3 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.002)
+        # hung only by its work (tests/processes.py), never by the clock
+        wait_until(lambda: _record_lines(results) >= 3, proc, cpu=300, poll=0.002)
         workers = descendants(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-        # the workers die with their driver (parent-death signal), the resource tracker with its pipe
-        deadline = time.monotonic() + 10
+        # the workers die with their driver (parent-death signal), the resource tracker with its pipe: within
+        # milliseconds; the wait ends as soon as they are gone, so only a worker left behind waits the 120 s
+        deadline = time.monotonic() + 120
         while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert workers and not [pid for pid in workers if alive(pid)]
@@ -318,7 +322,7 @@ def test_kill_9_and_restart_give_the_uninterrupted_records(tmp_path):
     assert 3 <= intact < total, f"the kill came too late ({intact}/{total} records): make the sweep longer"
     with open(results, "ab") as f:
         f.write(b'{"code_version":"git torn","dims":{"N":1')  # and a torn write on top
-    again = subprocess.run([*command, "--workers", "1"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    again = processes.run([*command, "--workers", "1"], env=env, cwd=ROOT, capture_output=True, text=True, cpu=300)
     assert again.returncode == 0, again.stderr
     doc = json.loads(again.stdout)
     assert doc["done_before"] == intact and doc["computed"] == total - intact and doc["repaired_bytes"] > 0

@@ -182,9 +182,9 @@ def test_derive_bulk_plot_says_where_it_went_and_draws_the_gaussian_equivalent_o
 
 
 def test_derive_spike_says_what_its_errors_mean_and_the_digits_they_leave():
-    from derive.cli.commands.spike import render
-    from derive.cli.documents import MODEL_ASSUMPTIONS, spike_document
     from derive.model.spec import Model
+    from derive.report.documents import MODEL_ASSUMPTIONS, spike_document
+    from derive.report.text import spike_text as render
 
     doc = spike_document(Model(delta="1/4", gamma=1, T=1, weights="mean", signs="iid", mu2=3, centered=True), 6)
     assert "_error" not in render(doc)  # exact at one nonzero weight: no error to explain
@@ -202,7 +202,7 @@ def test_derive_spike_says_what_its_errors_mean_and_the_digits_they_leave():
 
 
 TEXT_FORMS = [
-    (derive_main, ["weights", "--scheme", "causal", "--T", "4", "--signs", "iid"]),
+    (derive_main, ["weights", "--weights", "causal", "--T", "4", "--signs", "iid"]),
     (derive_main, ["bulk", "--delta", "1", "--gamma", "1", "--kappa", "1", "--x", "1/2:2:3"]),
     (derive_main, ["spike", "--delta", "1/2", "--gamma", "1/4", "--alpha", "7/32", "--kappa", "1/8", "--mu2", "3/2"]),
     (verify_main, ["mc", "--d", "40", "--V", "80", "--N", "160", "--T", "2", "--signs", "iid", "--weights", "mean",
@@ -227,7 +227,7 @@ def test_verify_formula_says_what_its_values_are_to(capsys):
 
 
 def test_derive_formulas_says_how_to_read_its_list():
-    from derive.cli.commands.formulas import render
+    from derive.report.text import formulas_text
 
-    text = render([{"claim": "C6", "name": "a weight", "lhs": "w_s", "sympy": "1/T"}])
+    text = formulas_text([{"claim": "C6", "name": "a weight", "lhs": "w_s", "sympy": "1/T"}])
     assert text.startswith("[C6] a weight\n    w_s = 1/T\nhow to read it:\n  [claim] name, then the formula: exact")

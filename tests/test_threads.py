@@ -2,12 +2,12 @@
 and a sweep's records do not depend on the thread variables of the environment."""
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 from threadpoolctl import threadpool_limits
 
+import processes
 from derive.errors import ParameterError
 from verify.sweeps import executors
 from verify.sweeps.results import read_results, result_lines
@@ -31,8 +31,8 @@ print(json.dumps({"inside": inside, "after": after}))
 
 def test_the_limit_reaches_libraries_loaded_before_and_inside_the_block():
     env = {**os.environ, **{name: "2" for name in BLAS_THREAD_VARIABLES}}
-    out = json.loads(subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True,
-                                    check=True, timeout=120).stdout)
+    out = json.loads(processes.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True,
+                                   check=True, cpu=120).stdout)
     assert len(out["inside"]) >= 2 and set(out["inside"]) == {1}
     # NumPy's BLAS, loaded before the block, gets its 2 threads back
     assert [n for name, n in out["after"].items() if "64_" in name] == [2]

@@ -9,7 +9,7 @@ import mpmath
 from hypothesis import given, settings
 from hypothesis.strategies import integers, sampled_from
 
-from derive.cli.documents import spike
+from derive.report.documents import spike
 from derive.gaussian.outliers import outliers_at
 
 from strategies import near_thresholds, ratios, scales

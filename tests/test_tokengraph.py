@@ -1,14 +1,14 @@
-"""The rank of the token matrix and the atom at zero of the model's spectrum (derive/vocabulary/tokengraph.py): the closed
-forms at T' = 1 and 2, and Monte Carlo ranks for several T, weights and sign families."""
+"""The rank of the token matrix and the atom at zero of the model's spectrum (derive/vocabulary/limit/tokengraph.py):
+the closed forms at T' = 1 and 2, and Monte Carlo ranks for several T, weights and sign families."""
 import mpmath
 import numpy as np
 import pytest
 import sympy as sp
 
 from derive.model.pooling import pooling
-from derive.vocabulary.populations import PoissonPopulation
-from derive.vocabulary.silverstein import GeneralizedMP
-from derive.vocabulary.tokengraph import atom_at_zero, rank_fraction
+from derive.vocabulary.limit.populations import PoissonPopulation
+from derive.vocabulary.limit.silverstein import GeneralizedMP
+from derive.vocabulary.limit.tokengraph import atom_at_zero, rank_fraction
 from tests.trial_cases import model as trial_model
 from verify.montecarlo.draw import draw, rung
 from verify.stats import mean_ci
@@ -23,7 +23,7 @@ def test_one_nonzero_weight_is_the_tokens_seen_at_least_once(d, g):
         expected = (1 - mpmath.exp(-mpmath.mpf(lam.p) / lam.q)) / (mpmath.mpf(lam.p) / lam.q)
         assert abs(rank_fraction(d, g, [1]) - expected) < mpmath.mpf(10) ** -28
         assert abs(rank_fraction(d, g, [0, 1, 0]) - expected) < mpmath.mpf(10) ** -28
-        # the same atom as the T = 1 law's (derive/vocabulary/silverstein.py), derived from the population instead
+        # the same atom as the T = 1 law's (derive/vocabulary/limit/silverstein.py), derived from the population instead
         assert abs(atom_at_zero(d, g, [1]) - GeneralizedMP(Q(d), PoissonPopulation(lam)).atom_at_zero()) < 1e-28
 
 

@@ -1,4 +1,4 @@
-"""The finite vocabulary's bulk moments (derive/vocabulary/tokenreuse.py), each against an independent route: series of the
+"""The finite vocabulary's bulk moments (derive/vocabulary/limit/tokenreuse.py), each against an independent route: series of the
 Poisson law, Narayana numbers, the polynomial method. (Monte Carlo of the model at T = 1 is the C1 ledger check's.)"""
 import math
 
@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 from derive.gaussian import freeprob
-from derive.vocabulary import tokenreuse
+from derive.vocabulary.limit import tokenreuse
 
 
 def _narayana_moments(c, n):

@@ -1,5 +1,5 @@
-"""The top of the model's bulk at T = 1 (derive/vocabulary/topbulk.py): the eigenvalue of a token seen k times against its
-large-count expansion from the Poisson moments, the law of the largest count against sampled counts, the
+"""The top of the model's bulk at T = 1 (derive/vocabulary/limit/topbulk.py): the eigenvalue of a token seen k times
+against its large-count expansion from the Poisson moments, the law of the largest count against sampled counts, the
 probability that the signal stays on top against the model's own token counts, and (slow)
 the top eigenvalue and the signal's place on top against Monte Carlo of the model on a ladder of d."""
 import mpmath
@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derive.vocabulary.populations import PoissonPopulation
-from derive.vocabulary.silverstein import GeneralizedMP
-from derive.vocabulary.signal import signal_outlier
-from derive.vocabulary.topbulk import (first_count_above, max_count_cdf, signal_on_top_probability, token_eigenvalue,
-                                       top_of_bulk)
+from derive.vocabulary.limit.populations import PoissonPopulation
+from derive.vocabulary.limit.silverstein import GeneralizedMP
+from derive.vocabulary.limit.signal import signal_outlier
+from derive.vocabulary.limit.topbulk import (first_count_above, max_count_cdf, signal_on_top_probability,
+                                             token_eigenvalue, top_of_bulk)
 
 
 def _law(delta, gamma):

@@ -1,4 +1,4 @@
-"""The moments of the model's own bulk law for any weights (derive/vocabulary/walks.py): one nonzero weight against the
+"""The moments of the model's own bulk law for any weights (derive/vocabulary/limit/walks.py): one nonzero weight against the
 exact T = 1 law, symbolic weights against numbers, the moments of D against traces of sampled token matrices, and
 the quadrature bounds of the Stieltjes transform against laws known in closed form. (The cavity against these
 moments: tests/test_cavity.py; the moments of S against sampled spectra: the slow test below.)"""
@@ -11,9 +11,9 @@ from sympy.functions.combinatorial.numbers import stirling
 
 from derive.errors import ParameterError
 from derive.symbols import delta, gamma
-from derive.vocabulary import tokenreuse, walks
-from derive.vocabulary.populations import PoissonPopulation
-from derive.vocabulary.silverstein import GeneralizedMP
+from derive.vocabulary.limit import tokenreuse, walks
+from derive.vocabulary.limit.populations import PoissonPopulation
+from derive.vocabulary.limit.silverstein import GeneralizedMP
 from verify.montecarlo.draw import mixing_matrix
 from verify.montecarlo.quadrature import token_draw
 from verify.stats import mean_ci

@@ -171,7 +171,7 @@ def weights(*, T: int, low=-2, high=2):
 
 @st.composite
 def _causal(draw, max_T):
-    mask = draw(st.sampled_from(["inclusive", "strict"]))
+    mask = draw(st.sampled_from(_schemes.MASKS))
     T = draw(st.integers(2 if mask == "strict" else 1, max_T))
     return T, draw(rationals(low=0, high=10, max_denominator=20)), mask
 
@@ -262,8 +262,8 @@ def _configs(draw, max_T, schemes, centered, near_threshold):
 
 def model_configs(*, max_T: int = MAX_T, schemes=SCHEMES, centered: bool | None = None, near_threshold: bool = True):
     """A model configuration as a dict: ``delta, gamma`` (``(0, 4]``), ``T`` (up to ``max_T``), ``signs``,
-    ``weights`` (a scheme), ``tau`` and ``mask`` (causal only), ``mu2`` (near the sample threshold half the
-    time), ``centered`` and the resolved :class:`derive.model.pooling.Pooling` (exact ``alpha``, ``kappa``, ``W``)."""
+    ``weights`` (a scheme), every scheme option by name (drawn from its examples where the scheme takes it, else
+    ``None``), ``mu2`` (near the sample threshold half the time), ``centered`` and the resolved :class:`derive.model.pooling.Pooling` (exact ``alpha``, ``kappa``, ``W``)."""
     if centered is not None and not isinstance(centered, bool):
         raise ParameterError("centered", f"must be True, False or None, got {centered!r}")
     _derive_thresholds()

@@ -2,11 +2,12 @@
 
 A command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and
 ``run(args) -> object`` (a JSON-ready document), and optionally ``exit_status(doc) -> int`` (the status once
-the document is printed; 0 without it), ``render(doc) -> str`` (its output without ``--json``) and ``EPILOG`` (text
-printed as written after the options of its ``--help``). Bad input, from argparse or from a
-:class:`ParameterError`, ends with exit status 2 and one line on stderr. SIGINT and SIGTERM end a command with
-one line on stderr and status 130 or 143 (128 plus the signal's number), once every ``with`` block on the way out
-has closed: worker processes stopped, partial files removed (:class:`derive.cli.stop.Interrupted`).
+the document is printed; 0 without it), ``render(doc) -> str`` (its output without ``--json``; ``derive``'s are
+in :mod:`derive.report.text`) and ``EPILOG`` (text printed as written after the options of its ``--help``). Bad
+input, from argparse or from a :class:`ParameterError`, ends with exit status 2 and one line on stderr. SIGINT and
+SIGTERM end a command with one line on stderr and status 130 or 143 (128 plus the signal's number), once every
+``with`` block on the way out has closed: worker processes stopped, partial files removed
+(:class:`derive.cli.stop.Interrupted`).
 """
 from __future__ import annotations
 
@@ -19,8 +20,7 @@ import sys
 
 from derive.errors import ParameterError
 
-__all__ = ["add_signs", "add_scheme", "scheme_options", "plain", "listed", "version", "readable", "with_provenance",
-           "run_cli"]
+__all__ = ["add_signs", "add_scheme", "scheme_options", "LAW_HELP", "add_law", "plain", "listed", "version", "run_cli"]
 
 
 def add_signs(p, *, required: bool = False, default: str | None = None, help: str = "sign family") -> None:
@@ -30,15 +30,14 @@ def add_signs(p, *, required: bool = False, default: str | None = None, help: st
     p.add_argument("--signs", required=required, default=default, metavar=listed(family_syntaxes()), help=help)
 
 
-def add_scheme(p, *, flag: str = "--weights", required: bool = False, default: str | None = None,
-               help: str | None = "weight scheme") -> None:
-    """The weight scheme's option (``flag``; ``help=None`` leaves it out, for a command whose scheme is fixed) and
+def add_scheme(p, *, required: bool = False, default: str | None = None, help: str | None = "weight scheme") -> None:
+    """The weight scheme's option ``--weights`` (``help=None`` leaves it out, for a command whose scheme is fixed) and
     every option of a scheme (``--tau``, ``--mask``), their forms and help from the catalogue of weight schemes
     (:mod:`derive.model.schemes`)."""
     from derive.model.schemes import CATALOGUE, OPTIONS, scheme_syntaxes
 
     if help is not None:
-        p.add_argument(flag, required=required, default=default, metavar=listed(scheme_syntaxes()), help=help)
+        p.add_argument("--weights", required=required, default=default, metavar=listed(scheme_syntaxes()), help=help)
     for o in OPTIONS:
         owners = " or ".join(s.name for s in CATALOGUE if o in s.options)
         p.add_argument(f"--{o.name}", default=None, metavar=listed(o.choices) if o.choices else None,
@@ -50,6 +49,24 @@ def scheme_options(args) -> dict:
     from derive.model.schemes import OPTIONS
 
     return {o.name: getattr(args, o.name) for o in OPTIONS}
+
+
+LAW_HELP = {
+    "finite-vocabulary": "the model's own law (the default; seconds to minutes the first time, then kept) with its "
+                         "Gaussian equivalent beside it",
+    "gaussian-equivalent": "the paper's law alone (pooled vectors replaced by Gaussian ones with the same covariance), "
+                           "at once",
+}
+"""What each law of :data:`derive.interface.LAWS` gives, as every ``--law`` help says it."""
+
+
+def add_law(p, *, default: str | None = None, more: str = "") -> None:
+    """The ``--law`` option of a command that computes a law: the same choices (:data:`derive.interface.LAWS`) and
+    help everywhere, followed by ``more`` (what the command adds)."""
+    from derive.interface import LAWS
+
+    p.add_argument("--law", default=default, metavar=listed(LAWS),
+                   help="; ".join(f"{law}: {LAW_HELP[law]}" for law in LAWS) + more)
 
 
 def plain(text: str | None) -> str | None:
@@ -108,53 +125,10 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _scalar(v) -> str:
-    return "-" if v is None else ("yes" if v is True else "no" if v is False else str(v))
-
-
-def _flat(v) -> bool:
-    return not isinstance(v, (dict, list, tuple))
-
-
-def readable(doc, indent: int = 0) -> str:
-    """A command's JSON document as indented ``name: value`` lines (the output without ``--json`` of a command
-    that has no table of its own): lists of numbers on one line, intervals as ``[a, b]``, no JSON or reprs.
-
-    >>> print(readable({"support": [["0", "1.5"]], "atom_at_zero": "0", "sample": {"outlier": True, "eigenvalue": None}}))
-    support: [0, 1.5]
-    atom_at_zero: 0
-    sample:
-      outlier: yes
-      eigenvalue: -
-    """
-    pad, lines = " " * indent, []
-    items = doc.items() if isinstance(doc, dict) else enumerate(doc)
-    for key, v in items:
-        label = f"{pad}{key}:" if isinstance(doc, dict) else f"{pad}-"
-        if _flat(v):
-            lines.append(f"{label} {_scalar(v)}")
-        elif all(_flat(x) for x in v if not isinstance(v, dict)) and not isinstance(v, dict):
-            lines.append(f"{label} {', '.join(_scalar(x) for x in v)}")
-        elif not isinstance(v, dict) and all(isinstance(x, (list, tuple)) and all(map(_flat, x)) for x in v):
-            lines.append(f"{label} {', '.join('[' + ', '.join(map(_scalar, x)) + ']' for x in v)}")
-        else:
-            lines.append(label)
-            lines.append(readable(v, indent + 2))
-    return "\n".join(lines)
-
-
 def _print_human(doc, out):
+    from derive.report.text import readable
+
     print(doc if isinstance(doc, str) else readable(doc), file=out)
-
-
-def with_provenance(doc):
-    """A command's JSON document with the ``"provenance"`` of the run (:func:`derive.cli.provenance.provenance`)
-    added as its last key; a document that is a list (``derive formulas``, ``verify claims``) is left as it is."""
-    if not isinstance(doc, dict) or "provenance" in doc:
-        return doc
-    from derive.cli.provenance import provenance
-
-    return {**doc, "provenance": provenance()}
 
 
 def run_cli(prog: str, description: str, command_modules: list[str], argv=None) -> int:
@@ -185,6 +159,8 @@ def run_cli(prog: str, description: str, command_modules: list[str], argv=None) 
         return 2
     try:
         if args.json:
+            from derive.report.provenance import with_provenance
+
             print(json.dumps(with_provenance(doc)))
         else:
             human = getattr(commands[args.command], "render", None)

@@ -77,8 +77,8 @@ class _Poly:
 @dataclass(frozen=True)
 class BulkLaw(Displayed):
     r"""The bulk law :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)` at exact parameters
-    (the Gaussian-equivalent law of the model; see :mod:`derive.vocabulary.tokenreuse` for the finite vocabulary's):
-    its cubic, discriminant, validated support and atom, and its density and Stieltjes transform.
+    (the Gaussian-equivalent law of the model; see :mod:`derive.vocabulary.limit.tokenreuse` for the finite
+    vocabulary's): its cubic, discriminant, validated support and atom, and its density and Stieltjes transform.
 
     The mpmath methods evaluate at the current precision (``with mpmath.workdps(P)``); the
     ``_float`` method is the vectorized float64 path.

@@ -318,8 +318,8 @@ class Outliers(Displayed):
 
     @cached_property
     def finite_size(self):
-        """At the model's dimension ``d``: :class:`derive.vocabulary.finite_size.FiniteSize`, computed when first asked
-        for (it samples token matrices: seconds); ``None`` in the limit."""
+        """At the model's dimension ``d``: :class:`derive.vocabulary.draw.finite_size.FiniteSize`, computed when first
+        asked for (it samples token matrices: seconds); ``None`` in the limit."""
         return None if self.at_d is None else self.at_d()
 
     def level(self, name: str) -> Level:

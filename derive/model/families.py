@@ -7,8 +7,10 @@ an exact ``R(T)`` (a ``T x T`` list of lists of rationals) and ``sample(rng, N, 
 :class:`UserFamily`, which certifies its ``R`` (symmetric, unit diagonal, realizable by ``+-1`` variables:
 :mod:`derive.model.realizable`) and checks what its sampler returns.
 
-Adding a family is one class here (and its tests): the command lines' choices and help, the Hypothesis strategies
-and every check are made from :data:`CATALOGUE` (notes/architecture.md counts the files).
+Adding a family is one class here (and its tests): the command lines' choices and help, the notation's list, the
+Hypothesis strategies, the catalogue's tests and every check are made from :data:`CATALOGUE`, and the optimality
+results (:mod:`derive.model.optimality`) take every family whose class gives a block form or a table
+(notes/architecture.md counts the files).
 
 >>> [cls.syntax for cls in CATALOGUE]
 ['iid', 'prefix:L', 'suffix:L', 'markov:r', 'gauss:rho', 'file:PATH']
@@ -37,6 +39,8 @@ class IID(SignFamily):
     """Independent fair signs: ``R = I``."""
 
     kind, syntax, summary = "iid", "iid", "independent fair signs, R = I"
+    notation = "$R = I$"
+    toeplitz = True
     __slots__ = ()
 
     @classmethod
@@ -72,6 +76,8 @@ class IID(SignFamily):
 class _Block(SignFamily):
     """``L`` positions share one fair sign, the others are independent: ``R = 1_B 1_B^T`` on the block ``B``."""
 
+    shared_first: bool = True
+    """Whether the block ``B`` is the first ``L`` positions (else the last)."""
     __slots__ = ()
 
     @classmethod
@@ -106,8 +112,29 @@ class _Block(SignFamily):
         return [] if self.param == 1 else list(self._positions(T))
 
     @classmethod
+    def block_form(cls):
+        import sympy as sp
+
+        from derive.symbols import L, T
+
+        rest = T - L
+        shared, other = sp.OneMatrix(L, L), sp.Identity(rest)
+        if cls.shared_first:
+            return sp.BlockMatrix([[shared, sp.ZeroMatrix(L, rest)], [sp.ZeroMatrix(rest, L), other]]), (L, rest), 0
+        return sp.BlockMatrix([[other, sp.ZeroMatrix(rest, L)], [sp.ZeroMatrix(L, rest), shared]]), (rest, L), 1
+
+    def top_eigenvalue(self, T):
+        # R = J_L on the block and I elsewhere: eigenvalues L, 0 and 1, and L >= 1
+        self.check(T)
+        return int(self.param)
+
+    @classmethod
     def examples(cls, T):
         return tuple(str(L) for L in range(1, T + 1))
+
+    @classmethod
+    def tabulated(cls, T):
+        return cls.examples(T)
 
     def sample(self, rng, n, T):
         xi = _fair(rng, (n, T))
@@ -120,6 +147,7 @@ class Prefix(_Block):
     """The first ``L`` positions share one fair sign (the signal early in the sequence)."""
 
     kind, syntax, summary = "prefix", "prefix:L", "the first L positions share one fair sign, the rest are independent"
+    notation = "the first $L$ positions share one sign"
     __slots__ = ()
 
     @classmethod
@@ -138,6 +166,8 @@ class Suffix(_Block):
     """The last ``L`` positions share one fair sign (the signal late in the sequence)."""
 
     kind, syntax, summary = "suffix", "suffix:L", "the last L positions share one fair sign, the rest are independent"
+    notation = "the last $L$ positions share one sign"
+    shared_first = False
     __slots__ = ()
 
     @classmethod
@@ -155,6 +185,7 @@ class Suffix(_Block):
 class _Toeplitz(SignFamily):
     """A family whose ``R_ts`` depends on ``|t - s|`` only, with a parameter in ``[-1, 1]``."""
 
+    toeplitz = True
     __slots__ = ()
 
     def quadratic_form(self, w):
@@ -191,7 +222,16 @@ class Markov(_Toeplitz):
 
     kind, syntax = "markov", "markov:r"
     summary = "a stationary +-1 Markov chain keeping its sign with probability (1+r)/2, R_ts = r^|t-s|"
+    notation = "$R_{ts} = r^{|t-s|}$"
     __slots__ = ()
+
+    GRID = tuple(Fraction(k, 10) for k in range(-10, 11))
+    """The correlations ``r`` of an exact table: ``-1, -9/10, ..., 1``."""
+
+    @classmethod
+    def tabulated(cls, T):
+        # at T = 1, R = (1) for every r: nothing to tabulate
+        return tuple(str(r) for r in cls.GRID) if T >= 2 else ()
 
     @classmethod
     def parse(cls, spec, arg):
@@ -238,6 +278,8 @@ class Gauss(_Toeplitz):
 
     kind, syntax = "gauss", "gauss:rho"
     summary = "the signs of a Gaussian vector with Sigma_ts = rho^|t-s|, R = (2/pi) arcsin(Sigma)"
+    notation = ("the signs of a Gaussian vector with $\\Sigma_{ts} = \\rho^{|t-s|}$: "
+                "$R = \\frac{2}{\\pi}\\arcsin \\Sigma$")
     __slots__ = ()
 
     max_T = MAX_GAUSS_T
@@ -280,6 +322,7 @@ class File(SignFamily):
 
     kind, syntax = "file", "file:PATH"
     summary = "a user's R from a .npy or .csv file, certified realizable by +-1 variables"
+    notation = "a user's $R$ from a file"
     __slots__ = ("matrix", "mixture")
 
     def __init__(self, spec, matrix, mixture):
@@ -406,11 +449,8 @@ def family_syntaxes() -> tuple[str, ...]:
 
 
 def parse_signs(spec) -> SignFamily:
-    """The family of a spec (``iid``, ``prefix:L``, ``suffix:L``, ``markov:r``, ``gauss:rho``, ``file:PATH``: the
-    catalogue of :mod:`derive.model.families`).
-
-    ``gauss:rho`` is the sign of a Gaussian vector with ``Sigma_ts = rho^|t-s|``, so ``R = (2/pi) arcsin(Sigma)``;
-    ``file:PATH`` a user's ``R``, read once and certified realizable.
+    """The family of a spec, in one of the forms of the catalogue (:func:`family_syntaxes`; each class says what its
+    family is).
 
     >>> parse_signs("markov:1/2").param
     Fraction(1, 2)
@@ -457,7 +497,7 @@ def toeplitz_total(family: type):
 
     from derive.symbols import T as T_, s as s_, t as t_
 
-    if family not in (IID, Markov, Gauss):
+    if not getattr(family, "toeplitz", False):
         raise ParameterError("signs", f"{getattr(family, 'kind', family)!r} is not a family whose R depends on "
                                       f"|t - s| only")
     k = sp.Dummy("k", integer=True, positive=True)

@@ -2,9 +2,13 @@ r"""Claims C5 (optimal weights) and C7 (causal attention against mean pooling).
 
 The figure of merit of a weight vector is the Rayleigh quotient
 :math:`\alpha/\kappa = w^\top R w / \|w\|^2`. C5 is the Rayleigh-Ritz bound; its closed forms
-for the block families come from SymPy block matrices with symbolic sizes. C7 is settled by
-exact rational arithmetic over every ``T <= 64`` and every block length, and on a grid of
-Markov correlations by the exact polynomial :math:`\alpha(r)`.
+for the families whose ``R`` has a block form (:meth:`~derive.model.signs.SignFamily.block_form`) come from SymPy
+block matrices with symbolic sizes. C7 is settled by exact rational arithmetic on every family's table
+(:meth:`~derive.model.signs.SignFamily.tabulated`: every block length, a grid of correlations), with each family's
+exact :math:`w^\top R w`.
+
+What is particular to a family is asked of its class (its block form, its table, its top eigenvalue); nothing here
+names one, so a family added to the catalogue takes part where its class answers.
 """
 from __future__ import annotations
 
@@ -17,21 +21,19 @@ import sympy as sp
 from derive.model.attention import alpha, causal_weights, kappa, mean_weights
 from derive.errors import ParameterError
 from derive.symbols import Formula, named
+from derive.model.families import CATALOGUE
 from derive.model.signs import check_R
-from derive.symbols import L as L_, T as T_, r as r_
-from derive.numbers import check_count, check_digits, real_vector
+from derive.symbols import T as T_
+from derive.numbers import check_count, check_digits, exact_sum, real_vector
 
-__all__ = ["lam", "c", "i_", "lam_max", "MARKOV_GRID", "rayleigh_quotient", "rayleigh_gap", "top_eigenvalue",
-           "mean_block_quotient", "optimal_block_quotient", "block_alpha", "markov_alpha",
-           "compare_causal_vs_mean", "summarize", "winning_block_lengths", "formulas"]
+__all__ = ["lam", "c", "i_", "lam_max", "rayleigh_quotient", "rayleigh_gap", "top_eigenvalue",
+           "mean_block_quotient", "optimal_block_quotient", "compare_causal_vs_mean", "summarize",
+           "winning_block_lengths", "formulas"]
 
 lam = sp.IndexedBase("lamda", real=True)  # "lambda" is a Python keyword: its str would not parse
 c = sp.IndexedBase("c", real=True)
 i_ = sp.Symbol("i", integer=True, positive=True)
 lam_max = named("lambda_max", r"\lambda_{\max}", real=True)
-
-MARKOV_GRID = [Fraction(k, 10) for k in range(-10, 11)]
-"""The correlations ``r`` of the Markov comparison: ``-1, -9/10, ..., 1``."""
 
 
 def rayleigh_quotient(w, R: sp.Matrix) -> sp.Expr:
@@ -76,24 +78,22 @@ def top_eigenvalue(R: sp.Matrix, digits: int = 30) -> mpmath.mpf:
         return max(mpmath.eigsy(M, eigvals_only=True))
 
 
-def _block_kind(kind) -> str:
-    if not isinstance(kind, str) or kind not in ("prefix", "suffix"):
-        raise ParameterError("signs", f"no block form for {kind!r} (prefix, suffix)")
-    return kind
+def _names(kinds: list) -> str:
+    """``a, b and c``."""
+    return " and ".join(filter(None, [", ".join(kinds[:-1]), kinds[-1]])) if kinds else "none"
 
 
-def _block_family(kind: str):
-    """``R`` of ``prefix:L`` / ``suffix:L`` as a SymPy block matrix with symbolic ``T``, ``L``."""
-    M = T_ - L_
-    J, Z1, Z2 = sp.OneMatrix(L_, L_), sp.ZeroMatrix(L_, M), sp.ZeroMatrix(M, L_)
-    if kind == "prefix":
-        return sp.BlockMatrix([[J, Z1], [Z2, sp.Identity(M)]]), (L_, M)
-    return sp.BlockMatrix([[sp.Identity(M), Z2], [Z1, J]]), (M, L_)
+def _block_family(kind) -> type:
+    """The family of the catalogue named ``kind`` whose ``R`` has a block form."""
+    able = {cls.kind: cls for cls in CATALOGUE if cls.block_form() is not None}
+    if not isinstance(kind, str) or kind not in able:
+        raise ParameterError("signs", f"no block form for {kind!r} ({', '.join(able)})")
+    return able[kind]
 
 
 @lru_cache(maxsize=None)
-def _block_quotient(kind: str, weights_per_block) -> sp.Expr:
-    R, sizes = _block_family(kind)
+def _block_quotient(family: type, weights_per_block) -> sp.Expr:
+    R, sizes, _ = family.block_form()
     w = sp.BlockMatrix([[weights_per_block[k] * sp.OneMatrix(n, 1)] for k, n in enumerate(sizes)])
     a = sp.block_collapse(w.T * R * w)[0, 0]
     k = sp.block_collapse(w.T * w)[0, 0]
@@ -101,68 +101,33 @@ def _block_quotient(kind: str, weights_per_block) -> sp.Expr:
 
 
 def mean_block_quotient(kind: str) -> sp.Expr:
-    r""":math:`\alpha/\kappa` of mean pooling for ``prefix:L`` (or ``suffix:L``), symbolic in ``T, L``:
+    r""":math:`\alpha/\kappa` of mean pooling for a family whose ``R`` has a block form (``prefix:L``, ``suffix:L``),
+    symbolic in ``T, L``:
 
     .. math:: \frac{\alpha}{\kappa}\Big|_{w = 1/T} = \frac{L^2 + T - L}{T}.
 
     >>> mean_block_quotient("prefix")
     (L**2 - L + T)/T
     """
-    return _block_quotient(_block_kind(kind), (1 / T_, 1 / T_))
+    family = _block_family(kind)
+    return _block_quotient(family, (1 / T_,) * len(family.block_form()[1]))
 
 
 def optimal_block_quotient(kind: str) -> sp.Expr:
-    r""":math:`\alpha/\kappa` of the top eigenvector :math:`1_B/L` of ``prefix:L`` / ``suffix:L``: :math:`L`.
+    r""":math:`\alpha/\kappa` of the top eigenvector :math:`1_B/L` of a family whose ``R`` has a block form
+    (``prefix:L``, ``suffix:L``): :math:`L`.
 
     >>> optimal_block_quotient("suffix")
     L
     """
-    kind = _block_kind(kind)
-    w = (1 / L_, 0) if kind == "prefix" else (0, 1 / L_)
-    return _block_quotient(kind, w)
-
-
-def block_alpha(w, block) -> Fraction:
-    r""":math:`\alpha` for ``R = 1_B 1_B^T`` on ``B`` and ``I`` elsewhere:
-    :math:`(\sum_{t\in B} w_t)^2 + \sum_{t\notin B} w_t^2` (the block product of ``w^T R w``).
-
-    >>> block_alpha([Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)], range(2))
-    Fraction(5, 8)
-    """
-    w = _exact_weights(w)
-    try:
-        inside = {check_count(t, "block", high=len(w) - 1) for t in block}
-    except TypeError:
-        raise ParameterError("block", f"must be a sequence of positions, got {block!r}") from None
-    return sum((x for t, x in enumerate(w) if t in inside), Fraction(0)) ** 2 + sum(
-        (x * x for t, x in enumerate(w) if t not in inside), Fraction(0))
-
-
-def _exact_weights(w) -> list[Fraction]:
-    """Weights as exact fractions (the C7 tables are exact)."""
-    w = real_vector(w, "weights")
-    if not all(x.is_Rational for x in w):
-        raise ParameterError("weights", "must be exact rationals")
-    return [Fraction(int(x.p), int(x.q)) for x in w]
-
-
-def markov_alpha(w) -> sp.Poly:
-    r""":math:`\alpha(r)` for ``R_ts = r^{|t-s|}``, grouped by lag:
-    :math:`\alpha(r) = \sum_{k=0}^{T-1} (2 - \delta_{k0})\, r^k \sum_t w_t w_{t+k}`.
-
-    >>> markov_alpha([Fraction(1, 2), Fraction(1, 2)]).as_expr()
-    r/2 + 1/2
-    """
-    w = _exact_weights(w)
-    n = len(w)
-    coeffs = [(1 if k == 0 else 2) * sum((w[t] * w[t + k] for t in range(n - k)), Fraction(0)) for k in range(n)]
-    return sp.Poly([sp.Rational(q.numerator, q.denominator) for q in reversed(coeffs)], r_)
+    family = _block_family(kind)
+    _, sizes, shared = family.block_form()
+    return _block_quotient(family, tuple(1 / n if i == shared else 0 for i, n in enumerate(sizes)))
 
 
 @lru_cache(maxsize=None)
-def _weights(scheme: str, n: int) -> tuple[Fraction, ...]:
-    w = mean_weights(n) if scheme == "mean" else causal_weights(n, 0, scheme)
-    return tuple(Fraction(int(x.p), int(x.q)) for x in w)
+def _weights(scheme: str, n: int) -> tuple:
+    return tuple(mean_weights(n) if scheme == "mean" else causal_weights(n, 0, scheme))
 
 
 def _schemes(n: int):
@@ -178,34 +143,36 @@ def compare_causal_vs_mean(family_kind: str, T_max: int = 64) -> list[dict]:
     r"""C7, exactly: :math:`\alpha/\kappa` of causal attention (``tau = 0``, both masks; the strict
     weights hold for every ``tau``) against mean pooling.
 
-    ``prefix``/``suffix``: every ``T <= T_max`` and every ``L``; ``markov``: ``T`` in
-    ``2..T_max`` and ``r`` on :data:`MARKOV_GRID`. One row per (family, T, mask) with exact
-    ``p/q`` strings, the optimum :math:`\lambda_{max}` (exact for the block families) and
-    ``winner`` in ``causal | mean | tie``.
+    For every ``T <= T_max``, on each argument of the family's table at that ``T``
+    (:meth:`~derive.model.signs.SignFamily.tabulated`: every ``L`` of ``prefix:L`` and ``suffix:L``, the grid of
+    ``r`` of ``markov:r`` from ``T = 2``). One row per (family, T, mask) with exact ``p/q`` strings, the optimum
+    :math:`\lambda_{max}` where the family knows it exactly (the block families) and ``winner`` in
+    ``causal | mean | tie``.
 
     >>> rows = compare_causal_vs_mean("prefix", 3)
     >>> [(r["family"], r["T"], r["mask"], r["causal"], r["mean"], r["winner"]) for r in rows if r["T"] == 3 and r["mask"] == "strict"]
     [('prefix:1', 3, 'strict', '1', '1', 'tie'), ('prefix:2', 3, 'strict', '8/5', '5/3', 'mean'), ('prefix:3', 3, 'strict', '8/5', '3', 'mean')]
     """
-    if not isinstance(family_kind, str) or family_kind not in ("prefix", "suffix", "markov"):
-        raise ParameterError("signs", f"C7 is tabulated for prefix, suffix and markov, not {family_kind!r}")
+    # every family with a table has one at T = 2, the shortest sequence with a correlation
+    able = {cls.kind: cls for cls in CATALOGUE if cls.tabulated(2)}
+    if not isinstance(family_kind, str) or family_kind not in able:
+        raise ParameterError("signs", f"C7 is tabulated for {_names(list(able))}, not {family_kind!r}")
+    cls = able[family_kind]
     T_max = check_count(T_max, "T_max", low=1)
     rows = []
-    for n in range(1 if family_kind != "markov" else 2, T_max + 1):
-        if family_kind == "markov":
-            polys = {sch: markov_alpha(_weights(sch, n)) for sch in _schemes(n)}
-            for r in MARKOV_GRID:
-                q = {sch: Fraction(str(p.eval(sp.Rational(r.numerator, r.denominator)))) / sum(x * x for x in _weights(sch, n))
-                     for sch, p in polys.items()}
-                for mask in _schemes(n)[1:]:
-                    rows.append(_row(f"markov:{r}", n, mask, q[mask], q["mean"], None))
-            continue
-        for L in range(1, n + 1):
-            block = range(L) if family_kind == "prefix" else range(n - L, n)
-            q = {sch: block_alpha(_weights(sch, n), block) / sum(x * x for x in _weights(sch, n)) for sch in _schemes(n)}
+    for n in range(1, T_max + 1):
+        for arg in cls.tabulated(n):
+            family = cls.parse(f"{cls.kind}:{arg}", arg)
+            q = {sch: _fraction(family.quadratic_form(_weights(sch, n)) / exact_sum(_weights(sch, n), 2))
+                 for sch in _schemes(n)}
+            optimum = family.top_eigenvalue(n)
             for mask in _schemes(n)[1:]:
-                rows.append(_row(f"{family_kind}:{L}", n, mask, q[mask], q["mean"], max(L, 1)))
+                rows.append(_row(family.spec, n, mask, q[mask], q["mean"], optimum))
     return rows
+
+
+def _fraction(x: sp.Rational) -> Fraction:
+    return Fraction(int(x.p), int(x.q))
 
 
 def _row(family, n, mask, causal, mean, optimum):
@@ -246,9 +213,10 @@ def winning_block_lengths(rows: list[dict]) -> dict:
     >>> winning_block_lengths(compare_causal_vs_mean("prefix", 8))["strict"][8]
     [2, 5]
     """
+    blocks = {cls.kind for cls in CATALOGUE if cls.block_form() is not None}
     wins = {}
     for row in _rows(rows):
-        if row["family"].partition(":")[0] not in ("prefix", "suffix"):
+        if row["family"].partition(":")[0] not in blocks:
             raise ParameterError("rows", f"not a block-family row: {row['family']!r}")
         L = int(row["family"].split(":")[1])
         wins.setdefault(row["mask"], {}).setdefault(row["T"], [])
@@ -271,12 +239,17 @@ def formulas() -> list[Formula]:
                    f"{src}:rayleigh_gap", claim="C5")]
     schemes = (("mean pooling", mean_block_quotient, r"w = \mathbf{1}/T", "mean"),
                ("the top eigenvector of $R$", optimal_block_quotient, r"w = \mathbf{1}_B/L", "top"))
+    blocks = [cls for cls in CATALOGUE if cls.block_form() is not None]
     for what, quotient, weights, plain in schemes:
-        # prefix:L and suffix:L are mirror images: one entry when their quotients agree
-        kinds = ("prefix", "suffix") if quotient("prefix") != quotient("suffix") else ("prefix",)
-        for kind in kinds:
-            families = f"{kind}:$L$" if len(kinds) == 2 else "prefix:$L$ and suffix:$L$"
-            out.append(Formula(f"$\\alpha/\\kappa$ of {what} on {families}", quotient(kind),
+        # mirror images (prefix:L and suffix:L) whose quotients agree make one entry
+        groups = {}
+        for cls in blocks:
+            groups.setdefault(quotient(cls.kind), []).append(cls)
+        for value, group in groups.items():
+            kind = group[0].kind
+            families = " and ".join(f"{cls.kind}:${sp.latex(cls.parameter())}$" for cls in group)
+            out.append(Formula(f"$\\alpha/\\kappa$ of {what} on {families}", value,
                                f"$1 \\le L \\le T$, {families} ($L = 1$: $R = I$)", f"{src}:{quotient.__name__}",
-                               named(f"rho_{plain}_{kind}", rf"\frac{{\alpha}}{{\kappa}}\Big|_{{{weights}}}"), claim="C5"))
+                               named(f"rho_{plain}_{kind}", rf"\frac{{\alpha}}{{\kappa}}\Big|_{{{weights}}}"),
+                               claim="C5"))
     return out

@@ -3,7 +3,8 @@ written and read, its options (the causal scheme's ``tau`` and ``mask``), its we
 family, what they cost, and its colour in figures.
 
 Adding a scheme is one class here (and its tests): the command lines' ``--weights`` choices and the options with
-their help, :class:`derive.Model`'s keywords, the Hypothesis strategies, figure colours and cache keys are made from
+their help, :class:`derive.Model`'s keywords, the documents' option fields and their text form, the notation's list,
+the Hypothesis strategies and the fuzz tests' values, figure captions and colours and cache keys are made from
 :data:`CATALOGUE` (notes/architecture.md counts the files).
 
 >>> [s.name for s in CATALOGUE]
@@ -21,7 +22,7 @@ from derive.errors import ParameterError
 from derive.numbers import check_range, parse_fraction
 
 __all__ = ["Option", "Scheme", "Mean", "Causal", "Softmax", "Optimal", "Given", "CATALOGUE", "OPTIONS", "parse_scheme",
-           "scheme_syntaxes", "MASKS", "MASK_HELP"]
+           "scheme_syntaxes", "MASKS", "MASK_HELP", "MASK_REMARKS"]
 
 MASKS = ("inclusive", "strict")
 """The masks of causal attention: keys ``s <= t`` or ``s < t``."""
@@ -30,6 +31,10 @@ MASK_HELP = ("inclusive (keys s <= t; the default) or strict (keys s < t). The p
              "w_t ~ H_{T-1} - H_{t-1} (C6) are the strict mask's, at any tau; the inclusive mask gives "
              "H_T - H_{t-1} at tau = 0")
 """The help of ``--mask``: the default, and which mask the paper's harmonic form holds for."""
+
+MASK_REMARKS = (("inclusive", "the default; the paper's harmonic form H_{T-1} - H_{t-1} is the strict mask's"),
+                ("strict", "the paper's harmonic form H_{T-1} - H_{t-1}"))
+"""What each mask is, beside it in a text form."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,11 @@ class Option:
     choices: tuple | None = None
     examples: tuple = ()
     """Values that property tests draw, simplest first (the ``choices`` where there are)."""
+    refused: tuple = ()
+    """Texts the command lines refuse for it besides those that are no value of its kind at all (out of its range, near
+    misses of its choices): the fuzz tests draw them."""
+    remarks: tuple = ()
+    """``(value, remark)`` pairs: what a value means where a text form prints it beside the value."""
 
     def text(self, value) -> str | None:
         """The value as a cache key or a document writes it."""
@@ -63,12 +73,15 @@ def _mask(value) -> str:
 
 class Scheme:
     """A weight scheme with its options, checked. Each class of the catalogue sets ``name``, ``syntax`` (how a
-    spec is written), ``summary``, ``color`` and ``options`` and implements :meth:`weights`; schemes compare by
-    value and are hashable."""
+    spec is written), ``summary``, ``notation``, ``color`` and ``options`` and implements :meth:`weights`; schemes
+    compare by value and are hashable."""
 
     name: str = ""
     syntax: tuple = ()
     summary: str = ""
+    notation: str = ""
+    """What the scheme is in the notation (``docs/notation.md``, the formula sheet): a phrase, mathematics between
+    dollars; empty for one listed by its syntax alone."""
     color: str = "tab:gray"
     options: tuple = ()
     drawn: bool = True
@@ -108,6 +121,15 @@ class Scheme:
         return self.name
 
     @property
+    def caption(self) -> str:
+        """The weights as a figure's caption names them: the spec, then each option's value.
+
+        >>> parse_scheme("1/2,1/2").caption
+        '1/2,1/2 weights'
+        """
+        return f"{self.spec} weights" + "".join(f", {k}={v}" for k, v in self.values.items())
+
+    @property
     def memo_key(self) -> dict | None:
         """Everything the weights depend on besides ``T`` and the signs, as text (a cache key), or ``None`` when the
         scheme is not named by text (weights read from a file that may change)."""
@@ -133,7 +155,9 @@ class Scheme:
 
     def law(self, T: int):
         """The law of the weights of a scheme computed from the tokens (``softmax``: their ``d -> oo`` law, whose
-        ``random`` says whether they still vary from sequence to sequence there); ``None`` for fixed weights."""
+        ``random`` says whether they still vary from sequence to sequence there, with their ``mean``,
+        ``kappa_moments``, ``error``, ``alpha(family)`` and ``describes``, what the law is and assumes, which the
+        documents state); ``None`` for fixed weights."""
         return None
 
 
@@ -141,6 +165,7 @@ class Mean(Scheme):
     """Mean pooling, :math:`w_t = 1/T`."""
 
     name, syntax, summary, color = "mean", ("mean",), "mean pooling, w_t = 1/T", "tab:blue"
+    notation = "$w_t = 1/T$"
     __slots__ = ()
 
     def weights(self, T, family, digits):
@@ -150,10 +175,11 @@ class Mean(Scheme):
 
 
 TAU = Option("tau", _tau, Fraction(0), "attention temperature tau >= 0 (default 0)",
-             examples=tuple(Fraction(k, 4) for k in range(17)))
+             examples=tuple(Fraction(k, 4) for k in range(17)), refused=("-1", "701", "1e9", "-1e-9"))
 """The attention temperature, shared by the causal and softmax schemes."""
 
-MASK = Option("mask", _mask, "inclusive", MASK_HELP, MASKS, MASKS)
+MASK = Option("mask", _mask, "inclusive", MASK_HELP, MASKS, MASKS, refused=("both", "", "STRICT", "inclusive ", "none"),
+              remarks=MASK_REMARKS)
 """The causal mask, shared by the causal and softmax schemes."""
 
 
@@ -171,6 +197,11 @@ class _Attention(Scheme):
     def mask(self) -> str:
         return self.values["mask"]
 
+    @property
+    def caption(self):
+        # the mask first: it names the form of the weights, tau only scales them
+        return f"{self.spec} weights ({self.mask} mask, tau={self.tau})"
+
 
 class Causal(_Attention):
     """The ``d -> oo`` limit of parameter-free causal self-attention (:func:`derive.model.attention.causal_weights`):
@@ -178,6 +209,7 @@ class Causal(_Attention):
 
     name, syntax, color = "causal", ("causal",), "tab:orange"
     summary = "the d -> oo limit of causal self-attention (--tau, --mask)"
+    notation = "the $d \\to \\infty$ limit of causal self-attention"
     __slots__ = ()
 
     def check(self, T, family, digits):
@@ -199,6 +231,8 @@ class Softmax(_Attention):
 
     name, syntax, color = "softmax", ("softmax",), "tab:red"
     summary = "causal softmax attention with scores tau <x_t, x_s>/sqrt(d): random weights per sequence (--tau, --mask)"
+    notation = ("causal softmax attention at the transformer's scores $\\tau \\langle x_t, x_s \\rangle/\\sqrt{d}$: "
+                "each sequence its own random weights, $w$ their mean")
     scores = "1/sqrt(d)"
     __slots__ = ()
 
@@ -230,6 +264,7 @@ class Optimal(Scheme):
     """The top eigenvector of ``R``, the maximizer of :math:`\\alpha/\\kappa` (claim C5)."""
 
     name, syntax, summary, color = "optimal", ("optimal",), "the top eigenvector of R (needs the signs)", "tab:green"
+    notation = "the top eigenvector of $R$"
     __slots__ = ()
 
     def check(self, T, family, digits):
@@ -247,6 +282,7 @@ class Given(Scheme):
     ``.npy``/``.csv`` file (``file:PATH``, read once, exactly)."""
 
     name, syntax, summary, color = "given", ("file:PATH", "w1,...,wT"), "the user's weights", "tab:purple"
+    notation = "the user's weights, from a file or typed"
     drawn = False
     __slots__ = ("exact", "path")
 
@@ -359,9 +395,10 @@ def load_weights_file(path, T) -> tuple:
 
 
 def parse_scheme(weights, T=None, parameter: str = "weights", **options) -> Scheme:
-    """A scheme from its spec (``mean``, ``causal``, ``optimal``, ``file:PATH``, ``1/2,1/3,1/6``) and its options
-    (``tau``, ``mask``; ``None`` for the default), or from explicit weights (a sequence of rationals); ``parameter``
-    is the name an error gives the spec (``derive weights`` calls it ``scheme``).
+    """A scheme from its spec (in a form of :func:`scheme_syntaxes`: ``causal``, ``1/2,1/3,1/6``, ...) and its
+    options (keywords named as in :data:`OPTIONS`; ``None`` for the default), or from explicit weights (a sequence of
+    rationals); ``parameter`` is the name an error gives the spec (``scheme`` where ``derive weights`` was given
+    ``--scheme``, the older name of ``--weights``).
 
     >>> parse_scheme("causal", tau="1/2").tau, parse_scheme([1, "1/2"]).exact, parse_scheme("1/2,1/4").spec
     (Fraction(1, 2), (Fraction(1, 1), Fraction(1, 2)), '1/2,1/4')

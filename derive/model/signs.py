@@ -53,15 +53,22 @@ class SignFamily:
     (:class:`UserFamily`). Families compare by their kind and spec.
 
     Each class of the catalogue sets ``kind`` (its name in a spec), ``syntax`` (how a spec is written, ``markov:r``),
-    ``summary`` (one line of help), and implements :meth:`parse` and :meth:`sample`; ``R`` comes from the class's
-    symbolic entry :meth:`entry` unless it overrides :meth:`R`.
+    ``summary`` (one line of help), ``notation`` (the same in the notation's mathematics), and implements
+    :meth:`parse` and :meth:`sample`; ``R`` comes from the class's symbolic entry :meth:`entry` unless it overrides
+    :meth:`R`.
     """
 
     kind: str = ""
     syntax: str = ""
     summary: str = ""
+    notation: str = ""
+    """What the family is in the notation (``docs/notation.md``, the formula sheet): a phrase, mathematics between
+    dollars; empty for one listed by its syntax alone."""
     max_T: int = MAX_T
     """The longest sequence the family's ``R`` and sampler are offered for."""
+    toeplitz: bool = False
+    """Whether ``R_ts`` depends on ``|t - s|`` only (then :func:`derive.model.families.toeplitz_total` sums its entry in
+    closed form)."""
 
     __slots__ = ("spec", "param")
 
@@ -171,6 +178,25 @@ class SignFamily:
                 if R[i, j] != (1 if (i == j or (i in B and j in B)) else 0):
                     return None
         return B
+
+    @classmethod
+    def block_form(cls):
+        r"""``R`` in blocks of symbolic sizes where it is :math:`1_B 1_B^\top` on one block ``B`` of positions and the
+        identity elsewhere, for every ``T`` and parameter: ``(R, sizes, shared)``, a SymPy ``BlockMatrix``, the sizes of
+        its diagonal blocks (in ``T`` and :meth:`parameter`) and the index of ``B`` among them; ``None`` (the default)
+        for a family without that form. The optimality results of :mod:`derive.model.optimality` are derived on it."""
+        return None
+
+    def top_eigenvalue(self, T: int):
+        """The top eigenvalue of ``R(T)`` in closed form, or ``None`` (the default) where the family knows none."""
+        return None
+
+    @classmethod
+    def tabulated(cls, T: int) -> tuple[str, ...]:
+        """The arguments (after the colon) of an exact table of the family at length ``T``, over which claim C7
+        compares causal attention with mean pooling: every parameter where there are finitely many, else a grid;
+        ``()`` (the default) for a family no table covers."""
+        return ()
 
     def sample(self, rng, n: int, T: int):
         """``n`` sign vectors of length ``T`` (an ``(n, T)`` int8 array of ``+-1``) with this law, drawn from the

@@ -38,6 +38,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 
@@ -203,6 +204,11 @@ class SoftmaxLaw:
     (:math:`S_k` the sum of the entries of ``R``'s leading ``k x k`` block), and :math:`E\|w\|^4` from
     :func:`_fourth_moment`.
     """
+
+    describes: ClassVar[str] = (
+        "the d -> oo law of causal softmax attention at scores tau <x_t, x_s>/sqrt(d) (distinct tokens; the scores of "
+        "distinct tokens i.i.d. N(0, tau^2), independent of the signs and of the table)")
+    """What the law is the law of, and what it assumes (the documents' ``assumptions`` begin with it)."""
 
     T: int
     tau: Fraction

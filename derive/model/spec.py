@@ -59,12 +59,11 @@ class Model(Displayed):
 
     * ``delta = d/V > 0`` and ``gamma = d/N >= 0`` (``0``: the population level), or the sizes ``d, V, N`` of a
       Monte Carlo run (``V`` even), from which ``delta, gamma`` follow;
-    * ``T``, ``signs`` (a spec of the catalogue :mod:`derive.model.families`: ``iid``, ``prefix:L``, ``suffix:L``,
-      ``markov:r``, ``gauss:rho``, ``file:PATH``; a :class:`~derive.model.signs.SignFamily`; or your own object with
-      ``name``, ``R(T)`` and ``sample(rng, N, T)``), ``weights`` (a spec of the catalogue
-      :mod:`derive.model.schemes`: ``mean``, ``causal``, ``optimal``, ``file:PATH``, ``1/2,1/3,1/6``; a
-      :class:`~derive.model.schemes.Scheme`; or ``T`` rationals) with the scheme's options (``tau`` and ``mask`` for
-      ``causal``);
+    * ``T``, ``signs`` (a spec in a form of the catalogue :mod:`derive.model.families`, such as ``iid`` or
+      ``markov:1/2``; a :class:`~derive.model.signs.SignFamily`; or your own object with ``name``, ``R(T)`` and
+      ``sample(rng, N, T)``), ``weights`` (a spec in a form of the catalogue :mod:`derive.model.schemes`, such as
+      ``causal`` or ``1/2,1/3,1/6``; a :class:`~derive.model.schemes.Scheme`; or ``T`` rationals) with the scheme's
+      options as keywords (:data:`~derive.model.schemes.OPTIONS`: ``mask="strict"``);
     * ``mu2 >= 0`` and ``centered`` (the covariance :math:`S_c` instead of the raw ``S``);
     * or, without ``T`` and ``weights``, the pooling scalars themselves: ``alpha = w^T R w``, ``kappa = ||w||^2``
       and ``sum_w = W`` (the Gaussian-equivalent law only).

@@ -19,11 +19,11 @@ MODULES = [
     "derive.model.optimality",
     "derive.gaussian.freeprob",
     "derive.gaussian.spikes",
-    "derive.vocabulary.tokenreuse",
-    "derive.vocabulary.silverstein",
-    "derive.vocabulary.tokengraph",
-    "derive.vocabulary.signal",
-    "derive.vocabulary.finite_size",
+    "derive.vocabulary.limit.tokenreuse",
+    "derive.vocabulary.limit.silverstein",
+    "derive.vocabulary.limit.tokengraph",
+    "derive.vocabulary.limit.signal",
+    "derive.vocabulary.draw.finite_size",
 ]
 
 CLAIMS = {

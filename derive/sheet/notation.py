@@ -3,9 +3,13 @@ documentation's page ``docs/notation.md`` (:func:`notation_markdown`; ``tests/te
 shows exactly this text).
 
 Each entry is a symbol and its meaning, mathematics between dollars (LaTeX in the sheet, rendered as math by
-Markdown viewers), the rest plain text.
+Markdown viewers), the rest plain text. The sign families and the weight schemes are listed from their catalogues
+(:mod:`derive.model.families`, :mod:`derive.model.schemes`: each entry's ``syntax`` and ``notation``), so that an
+entry added there is listed here.
 """
 from __future__ import annotations
+
+from derive.model import families, schemes
 
 __all__ = ["MODEL", "NOTATION", "notation_markdown", "notation_latex"]
 
@@ -21,6 +25,13 @@ MODEL = (
 )
 """The model of PAPER.md in one paragraph."""
 
+
+def _listed(syntax: tuple, notation: str) -> str:
+    """A catalogue entry as the notation lists it: its forms, and what it is where it says."""
+    forms = " or ".join(f"`{form}`" for form in syntax)
+    return f"{forms} ({notation})" if notation else forms
+
+
 NOTATION = (
     ("d, V, N, T", "embedding dimension, vocabulary size (even), number of sequences, sequence length (fixed)"),
     ("\\delta = d/V", "the embedding dimension over the vocabulary size"),
@@ -29,13 +40,12 @@ NOTATION = (
     ("\\mu_2 = \\|\\mu\\|^2", "the signal strength (`mu2` on the command line); $u = \\mu/\\|\\mu\\|$ the direction to "
                              "recover"),
     ("R", "the positional correlation of the signs, $R = \\mathbb{E}\\xi\\xi^\\top$, $R_{tt} = 1$; sign families "
-          "`iid` ($R = I$), `prefix:L` and `suffix:L` (the first or last $L$ positions share one sign), `markov:r` "
-          "($R_{ts} = r^{|t-s|}$), `gauss:rho`, `file:PATH`"),
-    ("w \\in \\mathbb{R}^T", "the pooling weights (normalized to $\\sum_t w_t = 1$ in every output): `mean`, "
-                             "`causal` (the $d \\to \\infty$ limit of causal self-attention), `optimal` (the top "
-                             "eigenvector of $R$), `file:PATH`"),
+          + ", ".join(_listed((cls.syntax,), cls.notation) for cls in families.CATALOGUE)),
+    ("w \\in \\mathbb{R}^T", "the pooling weights (normalized to $\\sum_t w_t = 1$ in every output): "
+                             + ", ".join(_listed(s.syntax, s.notation) for s in schemes.CATALOGUE)),
     ("\\tau", "the attention temperature: scores $\\tau \\langle x_t, x_s \\rangle / d$, softmax over the causal "
-              "window, outputs averaged over positions"),
+              "window, outputs averaged over positions"
+              + "".join(f"; `{s.name}` scales the scores by `{s.scores}` instead" for s in schemes.CATALOGUE if s.scores)),
     ("\\text{mask}", "the causal window: `inclusive` (keys $s \\le t$; the tools' default) or `strict` ($s < t$). The "
                      "paper's harmonic weights $w_t \\propto H_{T-1} - H_{t-1}$ are the strict mask's (any $\\tau$); "
                      "the inclusive mask gives $H_T - H_{t-1}$ at $\\tau = 0$"),

@@ -59,7 +59,8 @@ MAX_SPECIAL_ARGUMENT = 1000
 (``H(10**4)`` takes a second and has 4,300 digits)."""
 
 EXPRESSION_SECONDS = 10
-"""Time budget of each step of work on a user's expression: reading it, proving it, evaluating it at one point."""
+"""Time budget of each step of work on a user's expression (reading it, proving it, evaluating it at one point), in
+seconds of this process's CPU time: on a busy machine the same step gets the same verdict, only later."""
 
 FUNCTIONS = {
     "sqrt": sp.sqrt, "exp": sp.exp, "log": sp.log, "Abs": sp.Abs, "Min": sp.Min, "Max": sp.Max,
@@ -268,9 +269,10 @@ class OutOfTime(BaseException):
 
 @contextmanager
 def time_budget(seconds: float):
-    """Raise :class:`OutOfTime` in the block once it has run ``seconds`` (a ``SIGALRM`` timer, restored after;
-    only in the main thread of a process with that signal: elsewhere the static bounds of :func:`check_work`
-    alone apply)."""
+    """Raise :class:`OutOfTime` in the block once it has used ``seconds`` of this process's CPU time (a ``SIGPROF``
+    timer, ``ITIMER_PROF``: the clock would make a verdict depend on the machine's load; restored after; only in
+    the main thread of a process with that signal: elsewhere the static bounds of :func:`check_work` alone
+    apply)."""
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -280,17 +282,17 @@ def time_budget(seconds: float):
         if armed[0]:
             raise OutOfTime(seconds)
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    outer = signal.setitimer(signal.ITIMER_REAL, seconds)
-    start = time.monotonic()
+    previous = signal.signal(signal.SIGPROF, expire)
+    outer = signal.setitimer(signal.ITIMER_PROF, seconds)
+    start = time.process_time()
     try:
         yield
     finally:
         armed[0] = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
         if outer[0]:  # a timer of the caller's own, resumed with what is left of it
-            signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer[0] - (time.monotonic() - start)), outer[1])
+            signal.setitimer(signal.ITIMER_PROF, max(1e-3, outer[0] - (time.process_time() - start)), outer[1])
 
 
 def parse_user_expression(text, symbols: dict, parameter: str = "expr", exact: dict | None = None) -> sp.Expr:
@@ -329,7 +331,8 @@ def parse_user_expression(text, symbols: dict, parameter: str = "expr", exact: d
     except ParameterError:
         raise
     except OutOfTime:
-        raise ParameterError(parameter, f"reading {text.strip()[:60]!r} took more than {EXPRESSION_SECONDS} s") from None
+        raise ParameterError(parameter, f"reading {text.strip()[:60]!r} took more than {EXPRESSION_SECONDS} s of CPU "
+                                        "time") from None
     except (SyntaxError, TypeError, ValueError, AttributeError, ZeroDivisionError, RecursionError) as exc:
         raise ParameterError(parameter, f"not an expression: {text.strip()[:60]!r} ({type(exc).__name__})") from None
     # a Symbol is also a Boolean to SymPy, so only "not an Expr" tells a relation or true/false from a bare symbol

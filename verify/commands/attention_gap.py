@@ -1,6 +1,6 @@
 """``verify attention-gap``: real causal softmax attention against its limit weights, on the same data."""
-from derive.cli.reading import reading
 from derive.numbers import json_reals
+from derive.report.reading import reading
 from verify.commands.ladder import MC_DIGITS, add_ladder_arguments, fits_lines, ladder_options
 from verify.progress import progress
 

@@ -33,7 +33,8 @@ class Ledger(list):
 
 def add_arguments(p):
     p.add_argument("--quick", action="store_true",
-                   help="half the trials of the full run, at the same sizes (about a minute on 2 cores; the full run about 90 s)")
+                   help="half the trials of the full run, at the same sizes (about 140 CPU-seconds on 2 cores, 300 the "
+                        "first time; the full run 430 the first time; wall times: docs/ledger.md)")
     p.add_argument("--notes", default="claims.md",
                    help="where to write the readable ledger (default claims.md in the working folder; '' for nowhere); "
                         "its evidence goes beside it, in claims.json")
@@ -80,7 +81,7 @@ def run(args):
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
     if args.notes:
-        from derive.cli.provenance import provenance
+        from derive.report.provenance import provenance
         from verify.ledger.figures import FIGURES
 
         notes, evidence = Path(args.notes), _evidence_path(args.notes)

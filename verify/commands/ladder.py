@@ -1,8 +1,8 @@
 """``verify ladder``: the signal outlier of Monte Carlo against the derived limit over a ladder of d."""
 
 from derive.cli.kit import add_scheme, add_signs, listed, scheme_options
-from derive.cli.reading import reading
 from derive.numbers import check_count, json_reals
+from derive.report.reading import reading
 from verify.commands.options import add_max_memory
 from verify.montecarlo.trials import PATHS
 from verify.progress import progress

@@ -5,8 +5,9 @@ import sys
 
 import numpy as np
 
-from derive.cli.kit import add_scheme, add_signs, listed, scheme_options
+from derive.cli.kit import add_law, add_scheme, add_signs, listed, scheme_options
 from derive.errors import ParameterError
+from derive.interface import LAWS
 from derive.numbers import check_count, check_digits, format_real
 from verify.commands.options import add_max_memory
 from verify.montecarlo.memory import MAX_MU2, check_trials, set_max_memory
@@ -32,11 +33,8 @@ def add_arguments(p):
     p.add_argument("--path", default="auto", metavar=listed(PATHS),
                    help="eigensolver (default auto: dense when small, else mixed; mixed: float32 Lanczos, float64-certified)")
     p.add_argument("--digits", default=30, help="significant digits of the theory's reals")
-    p.add_argument("--law", default="finite-vocabulary", metavar="{finite-vocabulary,gaussian-equivalent}",
-                   help="the law of the theory printed beside the simulation: the model's own limit (the default; for "
-                        "T >= 2 seconds of quenched populations the first time, then kept) with its Gaussian "
-                        "equivalent beside it, or the Gaussian equivalent alone (milliseconds). The verdict judges "
-                        "each draw against its own conditional prediction either way")
+    add_law(p, default="finite-vocabulary", more=". The theory beside the simulation; the verdict judges each draw "
+                                                  "against its own conditional prediction either way")
     add_max_memory(p)
     p.add_argument("--plot", default=None, metavar="PATH",
                    help="also draw the top eigenvalues and overlaps of each seed against the theory (PNG)")
@@ -45,7 +43,7 @@ def add_arguments(p):
 def pooling_inputs(model, digits: int) -> dict:
     """What the command needs of the model's pooling (:func:`derive.interface.weights`): the weights as floats (the
     Monte Carlo) and as 12-digit text (the report), and ``alpha``, ``kappa``, ``W`` as exact ``p/q`` text, an
-    irrational one as the rational :func:`derive.cli.documents.spike` reads it. Kept between runs by
+    irrational one as the rational :func:`derive.report.documents.spike` reads it. Kept between runs by
     :func:`derive.cache.memo` unless a file gave the weights or ``R``, so a repeated query needs no SymPy."""
     def compute():
         from derive.interface import weights
@@ -81,7 +79,7 @@ def model_theory(model, digits: int) -> dict:
                   mu2=model.mu2, centered=model.centered)
 
     def compute():
-        from derive.cli.randomweights import spike_document
+        from derive.report.randomweights import spike_document
 
         return spike_document(limit, digits)
 
@@ -95,9 +93,6 @@ def model_theory(model, digits: int) -> dict:
                               "digits": digits}, compute)
 
 
-LAWS = ("finite-vocabulary", "gaussian-equivalent")
-"""The laws ``--law`` offers for ``theory`` (:data:`derive.interface.LAWS`, named here: the parser imports no SymPy)."""
-
 LEVEL, POWER = 0.95, 0.8
 """The level of the verdicts' intervals and the power their smallest detectable difference is stated at."""
 
@@ -105,7 +100,7 @@ LEVEL, POWER = 0.95, 0.8
 def judged(diff: np.ndarray, scale: float, d: int) -> dict:
     r"""Monte Carlo minus its conditional prediction over the seeds (``diff``, NaN where it does not apply): its mean,
     Student-t interval at :data:`LEVEL`, and a verdict. Given the draw's tokens the prediction is exact up to
-    :math:`O(1/d)` (the deterministic equivalents of :mod:`derive.vocabulary.conditional`), so a difference within
+    :math:`O(1/d)` (the deterministic equivalents of :mod:`derive.vocabulary.draw.outliers`), so a difference within
     ``scale/d`` of zero (``scale`` the quantity's own size) is not a departure at one ``d``: ``agrees`` when the
     interval holds 0, ``departs`` when it stays more than ``scale/d`` away from it, ``inconclusive`` between the two
     or with fewer than two seeds. ``min_detectable``: the smallest difference the run detects with probability
@@ -205,7 +200,7 @@ def verdict(verdicts: dict, fmt, exact_to: str = "O(1/d)") -> dict:
 
 
 def run(args):
-    from derive.cli.provenance import provenance
+    from derive.report.provenance import provenance
     from derive.model.spec import Model
     from verify.montecarlo.trials import run_trials
     from verify.stats import mean_ci
@@ -238,7 +233,7 @@ def run(args):
         # sequence's weights, the model's own law saying it is not derived), whichever law was asked
         theory = model_theory(model, digits)
     else:
-        from derive.cli.documents import spike
+        from derive.report.documents import spike
 
         theory = spike(model.delta, model.gamma, pool["alpha"], pool["kappa"], model.mu2, sum_w=pool["W"],
                        centered=model.centered, digits=digits)
@@ -267,7 +262,7 @@ def run(args):
     conditional, judgements = conditional_summary(model, pool["weights"], run, fmt)
     made = provenance()
     if args.plot:
-        from derive.cli.plot import model_caption
+        from derive.report.plot import model_caption
         from verify.figures import mc_figure
 
         mc_figure(args.plot, tops, overlaps, theory, f"Monte Carlo: {model_caption(model)}, d={d}, V={V}, N={N}, "
@@ -294,8 +289,8 @@ def run(args):
 def render(doc) -> str:
     """The document's fields, then how to read its numbers: Monte Carlo's digits and intervals, the theory's digits,
     and what the conditional comparison is."""
-    from derive.cli.kit import readable
-    from derive.cli.reading import CI95, DIGITS, MONTE_CARLO, NO_VALUE, reading
+    from derive.report.text import readable
+    from derive.report.reading import CI95, DIGITS, MONTE_CARLO, NO_VALUE, reading
 
     return "\n".join([readable(doc), reading(
         MONTE_CARLO, CI95, "top_eigenvalues: one row per seed, largest first; overlap: |u_hat^T u|^2 of the top "

@@ -31,8 +31,9 @@ def add_arguments(p):
     p.add_argument("--summarize", metavar="RESULTS", help="summarize a results file instead of running a sweep")
     p.add_argument("--figures", help="with --summarize: folder of the figures (default: the results file's folder)")
     p.add_argument("--skip-model-limit", action="store_true",
-                   help="with --summarize: leave out the model's own finite-vocabulary limit (seconds to a minute per "
-                        "grid point not yet in the derivation cache) and compare with the Gaussian-equivalent law only")
+                   help="with --summarize: leave out the model's own finite-vocabulary limit (18 to 28 CPU-seconds per "
+                        "grid point at T = 4 to 8 not yet in the derivation cache; docs/sweeps.md) and compare with the "
+                        "Gaussian-equivalent law only")
     add_max_memory(p)
 
 
@@ -137,7 +138,7 @@ def _limit_line(stats: dict) -> str:
 
 
 def _summary_text(doc) -> str:
-    from derive.cli.reading import reading
+    from derive.report.reading import reading
 
     lines = [f"{doc['results']}: {doc['tasks']['done']}/{doc['tasks']['total']} tasks, sweep {doc['sweep_hash'][:12]}",
              _limit_line(doc["model_limit"])]

@@ -135,7 +135,7 @@ def check_formula(quantity_name, expr, *, where=None, mc: bool = False, digits: 
         expected, got = values(at)
     except OutOfTime:
         raise ParameterError("expr", f"evaluating {str(user)[:60]!r} at one point took more than {EXPRESSION_SECONDS} s "
-                                     "(a value too large or too small for its functions?)") from None
+                                     "of CPU time (a value too large or too small for its functions?)") from None
     if found is not None and proof is not None:
         # a proof and a counterexample cannot both stand: the implicit proof's branch is the wrong root here
         proof = None

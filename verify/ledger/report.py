@@ -48,7 +48,7 @@ def verdict_table(records: list[dict]) -> str:
 
 
 def provenance_line(p: dict) -> str:
-    """A :func:`derive.cli.provenance.provenance` record as one sentence of a report.
+    """A :func:`derive.report.provenance.provenance` record as one sentence of a report.
 
     >>> provenance_line({"package": "attention-rmt", "version": "0.1.0", "commit": None, "source": "ab12",
     ...                  "python": "3.11.7", "libraries": {"sympy": "1.14.0"}})

@@ -1,11 +1,11 @@
 """Each trial's conditional prediction: the model's outliers given the trial's own tokens
-(:mod:`derive.vocabulary.conditional`), as the numbers a Monte Carlo comparison puts next to the trial's. Loads
+(:mod:`derive.vocabulary.draw.outliers`), as the numbers a Monte Carlo comparison puts next to the trial's. Loads
 neither SymPy nor SciPy (a ``verify mc`` process from a warm derivation cache)."""
 from __future__ import annotations
 
-from derive.vocabulary.conditional import (EXACT_BELOW, conditional_outliers, conditional_prediction,
-                                           quadrature_transforms)
-from derive.vocabulary.tokenmatrix import TokenMatrix
+from derive.vocabulary.draw.outliers import EXACT_BELOW, conditional_outliers, conditional_prediction
+from derive.vocabulary.draw.quadrature import quadrature_transforms
+from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 from verify.montecarlo.draw import balanced_signs
 
 __all__ = ["CONDITIONAL_LAW", "conditional_observables", "conditional_row"]
@@ -20,7 +20,7 @@ def conditional_observables(tokens, weights, V: int, d: int, mu2: float, centere
     outlier's ``eigenvalue`` and ``overlap`` (NaN and 0 where the draw has none), the raw ``S``'s ``mean_eigenvalue``
     (NaN without it), how many eigenvalues stand ``above`` the bulk's edge besides the signal's, and the mean squared
     overlap with ``u`` of an eigenvector at that edge, ``edge_overlap``
-    (:func:`derive.vocabulary.conditional.edge_weight` over ``d``).
+    (:func:`derive.vocabulary.draw.outliers.edge_weight` over ``d``).
 
     >>> import numpy as np
     >>> o = conditional_observables(np.arange(8)[:, None] % 4, [1.0], 4, 2, 0.0, True)   # no signal: u like any
@@ -39,7 +39,7 @@ def conditional_row(tokens, weights, V: int, d: int, mu2: float, centered: bool,
     ``(signal eigenvalue, signal overlap, mean-outlier eigenvalue)``, NaN for an outlier the draw does not have (its
     overlap then 0).
 
-    ``probes``: where :func:`derive.vocabulary.conditional.conditional_prediction` would use its Lanczos quadrature, as
+    ``probes``: where :func:`derive.vocabulary.draw.outliers.conditional_prediction` would use its Lanczos quadrature, as
     many Rademacher probes of :math:`S_0` instead of its default. The signal outlier's location :math:`t(1 - S_0)` and
     overlap :math:`(1 - S_0 - tS_0')/(\mu_2 tS_1')` are linear in :math:`S_0` at the root ``t`` (which :math:`S_1`,
     exact along ``s``, fixes), and each probe's estimate of :math:`S_0` is unbiased: fewer probes add zero-mean noise

@@ -33,12 +33,13 @@ import numpy as np
 from derive.errors import ParameterError
 from derive.model.signs import SignFamily
 from derive.numbers import check_count, parse_fraction
-# the class signs are derive's (the finite-size expectation samples with the same classes)
-from derive.vocabulary.finite_size import class_signs as balanced_signs, sizes
+# the class signs, the sizes at a dimension and the tokens given the signs are derive's: the finite-size expectation
+# samples the same law
+from derive.vocabulary.draw.sampling import class_signs as balanced_signs, sample_tokens, sizes
 from verify.montecarlo.signs import sample_signs
 
-__all__ = ["trial_model", "trial_weights", "attends", "given_weights", "Draw", "draw", "drawn_tokens", "balanced_signs", "sample_table", "sample_sequences",
-           "mixing_matrix", "pooled", "ratios", "rung", "streams"]
+__all__ = ["trial_model", "trial_weights", "attends", "given_weights", "Draw", "draw", "drawn_tokens", "balanced_signs",
+           "sample_table", "sample_sequences", "mixing_matrix", "pooled", "ratios", "rung", "streams"]
 
 # ----------------------------------------------------------------------------------------------
 # validation
@@ -183,19 +184,15 @@ def sample_table(rng: np.random.Generator, d: int, V: int, mu2: float, out: np.n
     return out
 
 
-def sample_sequences(rng: np.random.Generator, family: SignFamily, s: np.ndarray, N: int, T: int):
+def sample_sequences(rng: np.random.Generator, family: SignFamily, V: int, N: int, T: int):
     r"""``N`` sign vectors and their tokens: ``(xi, tokens)``, both ``(N, T)`` arrays.
 
-    ``xi`` (int8) has the family's law; ``tokens[n, t]`` (int64) is uniform over
-    :math:`\{v : s_v = \xi_{n,t}\}`, independently across ``(n, t)`` given ``xi``.
+    ``xi`` (int8) has the family's law (:func:`verify.montecarlo.signs.sample_signs`); ``tokens[n, t]`` (int64) is
+    uniform over the class :math:`\{v : s_v = \xi_{n,t}\}` of :func:`balanced_signs`, independently across ``(n, t)``
+    given ``xi`` (:func:`derive.vocabulary.draw.sampling.sample_tokens`).
     """
     xi = sample_signs(family, rng, N, T)
-    plus, minus = np.flatnonzero(s > 0), np.flatnonzero(s < 0)
-    if len(plus) != len(minus):
-        raise ParameterError("s", f"the classes must be balanced, got {len(plus)} and {len(minus)}")
-    within = rng.integers(0, len(plus), size=(N, T))
-    tokens = np.where(xi > 0, plus[within], minus[within])
-    return xi, tokens
+    return xi, sample_tokens(rng, xi, V)
 
 
 def mixing_matrix(tokens: np.ndarray, weights, V: int):
@@ -252,7 +249,7 @@ def draw(model, seed, table: np.ndarray | None = None, weights=None) -> Draw:
     table_rng, seq_rng, start_rng = streams(seed, 3)
     E = sample_table(table_rng, model.d, model.V, float(model.mu2), table)
     s = balanced_signs(model.V)
-    xi, tokens = sample_sequences(seq_rng, model.signs, s, model.N, model.T)
+    xi, tokens = sample_sequences(seq_rng, model.signs, model.V, model.N, model.T)
     if w is None:
         from verify.montecarlo.attention import sequence_attention_weights
 
@@ -266,7 +263,7 @@ def drawn_tokens(model, seed) -> np.ndarray:
     have their own stream): what a prediction conditional on the tokens needs."""
     model = trial_model(model)
     _, seq_rng, _ = streams(seed, 3)
-    return sample_sequences(seq_rng, model.signs, balanced_signs(model.V), model.N, model.T)[1]
+    return sample_sequences(seq_rng, model.signs, model.V, model.N, model.T)[1]
 
 
 def _positive(delta, gamma) -> tuple[Fraction, Fraction]:
@@ -288,7 +285,7 @@ def ratios(delta, gamma):
 
 def rung(d: int, delta, gamma) -> tuple[int, int]:
     """``(V, N)`` for dimension ``d``: ``V`` the even integer nearest ``d/delta``, ``N`` the integer
-    nearest ``d/gamma``, halves rounded up (exact arithmetic; :func:`derive.vocabulary.finite_size.sizes`, the rule of
+    nearest ``d/gamma``, halves rounded up (exact arithmetic; :func:`derive.vocabulary.draw.sampling.sizes`, the rule of
     ``derive spike --d`` too); the rule of every study, sweep and ledger check.
 
     >>> rung(30, "1/2", "1/3"), rung(5, "2", "2")

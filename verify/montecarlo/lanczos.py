@@ -54,7 +54,7 @@ from functools import cached_property
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.vocabulary.tokenmatrix import PaddedColumns
+from derive.vocabulary.draw.tokenmatrix import PaddedColumns
 from verify.montecarlo.orthogonalize import reorthogonalize
 
 __all__ = ["ENGINES", "INVARIANT_ULPS", "MAX_STRIDE", "TOL", "TOL_FLOAT32",
@@ -267,8 +267,8 @@ class Mixing:
         return PaddedColumns(np.ascontiguousarray(self.rows.T, dtype=np.intp), np.ascontiguousarray(self.values.T), self.V)
 
     def apply(self, Y: np.ndarray) -> np.ndarray:
-        """:math:`M Y/N` in NumPy (:meth:`derive.vocabulary.tokenmatrix.PaddedColumns.gram_times`; the compiled loop
-        of :func:`verify.montecarlo.kernels.mix` serves the numba engine's steps)."""
+        """:math:`M Y/N` in NumPy (:meth:`derive.vocabulary.draw.tokenmatrix.PaddedColumns.gram_times`; the compiled
+        loop of :func:`verify.montecarlo.kernels.mix` serves the numba engine's steps)."""
         Y = np.asarray(Y, dtype=np.float64)
         block = Y.reshape(self.V, -1)
         out = self._columns.gram_times(block) / self.N

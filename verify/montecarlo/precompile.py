@@ -8,8 +8,8 @@ solvers once on a tiny draw, for every table type and engine path, fills the cac
 (``tests/conftest.py`` does it while the test workers collect, ``notes/benchmarks.md`` measures what it saves):
 
     python -m verify.montecarlo.precompile solvers     # verify.montecarlo.kernels
-    python -m verify.montecarlo.precompile cavity      # derive.vocabulary.cavity
-    python -m verify.montecarlo.precompile signfield   # derive.vocabulary.signfield
+    python -m verify.montecarlo.precompile cavity      # derive.vocabulary.limit.cavity
+    python -m verify.montecarlo.precompile signfield   # derive.vocabulary.limit.signfield
 """
 from __future__ import annotations
 
@@ -48,17 +48,17 @@ def compile_solvers() -> None:
 
 
 def compile_cavity() -> None:
-    """The population dynamics of the model's bulk (:mod:`derive.vocabulary.cavity`) at one point, tiny settings."""
-    from derive.vocabulary.cavity import Settings, densities
+    """The population dynamics of the model's bulk (:mod:`derive.vocabulary.limit.cavity`) at one point, tiny settings."""
+    from derive.vocabulary.limit.cavity import Settings, densities
 
     densities([0.5], [0.5, 0.5], 0.5, 1.0, Settings(population=64, replicas=1, stages=1, stage_sweeps=1,
                                                     average_sweeps=1, rounds=1), threads=1)
 
 
 def compile_signfield() -> None:
-    """The quenched populations of the model's outlier at several nonzero weights (:mod:`derive.vocabulary.signfield`)
+    """The quenched populations of the model's outlier at several nonzero weights (:mod:`derive.vocabulary.limit.signfield`)
     at one complex point, with correlated signs, so that the field's linear systems are compiled too."""
-    from derive.vocabulary.signfield import quenched
+    from derive.vocabulary.limit.signfield import quenched
 
     quenched(np.array([0.5, 0.5]), np.array([[1.0, 0.5], [0.5, 1.0]]), 0.5, 0.5, 64, 0, 64).solve(1.0 + 0.01j)
 

@@ -14,7 +14,7 @@ eigenvalues they copy.
 *The conditional law.* Given ``D``, :math:`S = \frac1V ZDZ^\top` has the deterministic equivalent of Silverstein's
 equation with population the spectrum of ``D``: :math:`m(z) = -1/t`, ``t`` the root of :math:`t(1 - S_0(t)) = z`,
 :math:`S_0(t) = \frac1\delta(1 + \zeta g^A_D(\zeta))`, :math:`\zeta = t/\delta`
-(:mod:`derive.vocabulary.cavity` for the limit), found by Newton's method continued from :math:`z + i(1 + |z|)`
+(:mod:`derive.vocabulary.limit.cavity` for the limit), found by Newton's method continued from :math:`z + i(1 + |z|)`
 down to ``z``.
 
 *Errors of a draw's estimate.* The probes' spread (Hutchinson: variance :math:`\frac{2}{V^2}\sum_{i\ne j}
@@ -32,7 +32,7 @@ from scipy.linalg import eigh_tridiagonal
 
 from derive.errors import ParameterError
 from derive.model.spec import parse_signs
-from verify.montecarlo.draw import balanced_signs, sample_sequences, streams
+from verify.montecarlo.draw import sample_sequences, streams
 
 __all__ = ["token_draw", "Quadrature", "lanczos_quadrature", "conditional_stieltjes"]
 
@@ -43,7 +43,7 @@ def token_draw(V: int, N: int, weights, seed: int) -> tuple[np.ndarray, np.ndarr
     :math:`\sum_t w_t \mathbf e_{\text{tokens}[n, t]}` (:func:`verify.montecarlo.draw.mixing_matrix`)."""
     w = np.array([float(x) for x in weights if float(x) != 0.0])
     rng, = streams(seed, 1)
-    _, tokens = sample_sequences(rng, parse_signs("iid"), balanced_signs(V), N, len(w))
+    _, tokens = sample_sequences(rng, parse_signs("iid"), V, N, len(w))
     return np.ascontiguousarray(tokens), w
 
 

@@ -215,6 +215,14 @@ class Trials:
     path: str
 
 
+def _seeds(seeds, seed0) -> tuple[int, int]:
+    """The number of trials (an integer >= 1) and the root seed of their ``SeedSequence`` (an integer >= 0)."""
+    K = positive_int(seeds, "seeds")
+    if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
+        raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
+    return K, int(seed0)
+
+
 def run_trials(model, *, k=3, path="auto", seeds=1, seed0=0, spectrum=False, dtype=np.float64,
                progress: bool | None = None, engine="numba", weights=None) -> Trials:
     """``seeds`` independent trials of :func:`run_trial` (same arguments); trial ``j`` uses
@@ -227,14 +235,12 @@ def run_trials(model, *, k=3, path="auto", seeds=1, seed0=0, spectrum=False, dty
     model = trial_model(model)
     w = given_weights(model, weights)
     k = _check_k(k, model.d, model.N)
-    K = positive_int(seeds, "seeds")
-    if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
-        raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
+    K, seed0 = _seeds(seeds, seed0)
     spectrum = _flag(spectrum, "spectrum")
     chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
     check_trials(model.d, model.V, model.N, model.T, K, model.signs, _scheme_bytes(model), memory_model(chosen, dtype))
     engine = choose_engine(engine, chosen, K, model.d, model.V)
-    children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
+    children = tuple(np.random.SeedSequence(seed0).spawn(K))
     results = []
     with progress_bar("verify.montecarlo", enabled=progress, unit="trials") as report:
         for j, child in enumerate(children):
@@ -277,11 +283,9 @@ def run_axis(model, mu2s, *, k=3, path="auto", seeds=1, seed0=0, weights=None) -
     model = trial_model(model, mu2=0)
     w = given_weights(model, weights)
     k = _check_k(k, model.d, model.N)
-    K = positive_int(seeds, "seeds")
-    if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
-        raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
+    K, seed0 = _seeds(seeds, seed0)
     chosen = choose_axis_path(path, model.d, model.V, model.N, len(mu2s))
     check_trial(model.d, model.V, model.N, model.T, model.signs, _scheme_bytes(model), memory_model(chosen, axis=True))
-    children = tuple(np.random.SeedSequence(int(seed0)).spawn(K))
+    children = tuple(np.random.SeedSequence(seed0).spawn(K))
     axes = [solve_axis(draw(model, child, weights=w), mu2s, k, model.centered, chosen) for child in children]
     return AxisTrials(mu2s, np.array([a.values for a in axes]), np.array([a.overlaps for a in axes]), children, chosen)

@@ -1,12 +1,12 @@
 r"""``derive spike --d`` against Monte Carlo of the model: the expectation at the user's ``d`` over sampled token
-matrices (:mod:`derive.vocabulary.finite_size`) beside the same quantities measured on independent trials.
+matrices (:mod:`derive.vocabulary.draw.finite_size`) beside the same quantities measured on independent trials.
 
 Monte Carlo solves each trial on an axis of :math:`\mu_2` (:func:`verify.montecarlo.trials.run_axis`: one draw, every
 :math:`\mu_2`, centered :math:`S_c`), so that the top of the bulk is the top eigenvalue at :math:`\mu_2 = 0` of the same
 draw. Per :math:`\mu_2` it compares
 
 * the mean top eigenvalue and the mean squared overlap of the top eigenvector with ``u``
-  (:meth:`derive.vocabulary.finite_size.DrawOutlier.at`);
+  (:meth:`derive.vocabulary.draw.finite_size.DrawOutlier.at`);
 * the fraction of draws whose top eigenvector has squared overlap above :data:`TAU`, and per draw the smallest
   :math:`\mu_2` at which it does (the overlap threshold, interpolated on the axis; derived: by bisection on each
   draw's overlap), beside the derived :math:`\mu_{2,c}` (where the signal's eigenvalue reaches the top of the bulk)
@@ -51,7 +51,7 @@ def model(case: dict, d: int, mu2=0):
 def monte_carlo(case: dict, d: int, seeds: int, seed0: int = 1) -> dict:
     """``seeds`` trials of the case at ``d`` on its axis (and at :math:`\\mu_2 = 0`): ``top0`` (``K``), ``top`` and
     ``overlap`` (``K x len(mu2s)``) of the top eigenpair of :math:`S_c`, and each trial's ``tokens``."""
-    from derive.vocabulary.finite_size import sizes
+    from derive.vocabulary.draw.sampling import sizes
     from verify.montecarlo.draw import drawn_tokens, trial_weights
     from verify.montecarlo.trials import run_axis
 
@@ -64,10 +64,11 @@ def monte_carlo(case: dict, d: int, seeds: int, seed0: int = 1) -> dict:
 
 
 def same_draws(case: dict, d: int, mc: dict) -> list:
-    """The :class:`derive.vocabulary.finite_size.DrawOutlier` of each Monte Carlo trial's own token matrix."""
-    from derive.vocabulary.conditional import spectral_measures
-    from derive.vocabulary.finite_size import class_signs, draw_outlier
-    from derive.vocabulary.tokenmatrix import TokenMatrix
+    """The :class:`derive.vocabulary.draw.finite_size.DrawOutlier` of each Monte Carlo trial's own token matrix."""
+    from derive.vocabulary.draw.finite_size import draw_outlier
+    from derive.vocabulary.draw.sampling import class_signs
+    from derive.vocabulary.draw.spectrum import spectral_measures
+    from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 
     V = mc["V"]
     return [draw_outlier(spectral_measures(TokenMatrix.from_tokens(t, mc["weights"], V), class_signs(V), d, True), True)
@@ -76,8 +77,8 @@ def same_draws(case: dict, d: int, mc: dict) -> list:
 
 def overlap_threshold(o, tau: float = TAU, high: float = 1e4) -> float:
     """The smallest :math:`\\mu_2` at which the draw's signal stands above the bulk with squared overlap at least
-    ``tau`` (:class:`derive.vocabulary.finite_size.DrawOutlier`; the overlap increases with :math:`\\mu_2` above the
-    threshold), by bisection; ``mu2_critical`` at ``tau = 0``."""
+    ``tau`` (:class:`derive.vocabulary.draw.finite_size.DrawOutlier`; the overlap increases with :math:`\\mu_2` above
+    the threshold), by bisection; ``mu2_critical`` at ``tau = 0``."""
     if tau <= 0:
         return o.mu2_critical
     lo, hi = 0.0, max(2 * o.mu2_critical, 1.0)
@@ -108,7 +109,7 @@ def compare(case: dict, d: int, seeds: int, draws: int, seed0: int = 1, seed: in
     """Monte Carlo (``seeds`` trials) and the derived expectation (``draws`` token matrices) of one case at ``d``: the
     top of the bulk, the overlap thresholds, and per :math:`\\mu_2` the rows of the module docstring, each ``(mean,
     standard error)``."""
-    from derive.vocabulary.finite_size import sample_draws
+    from derive.vocabulary.draw.finite_size import sample_draws
 
     mc = monte_carlo(case, d, seeds, seed0)
     own = same_draws(case, d, mc)

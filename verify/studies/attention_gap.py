@@ -26,13 +26,11 @@ import dataclasses
 import numpy as np
 
 from derive.numbers import parse_rational
+from derive.model.spec import parse_signs
 from verify.montecarlo.attention import CHUNK, attention_weights, sequence_attention_weights
-from verify.montecarlo.draw import balanced_signs, sample_sequences, sample_table
-from verify.montecarlo.draw import ratios, rung
-from verify.studies.finite_size import fit, ladder, rung_seeds, scheme_prediction, summary
-from derive.model.spec import Model, parse_signs
-from verify.montecarlo.draw import draw
-from verify.montecarlo.trials import choose_path, solve
+from verify.montecarlo.draw import draw, ratios, sample_sequences, sample_table
+from verify.montecarlo.trials import solve
+from verify.studies.finite_size import fit, ladder, rungs, scheme_prediction, summary
 
 __all__ = ["paired_trial", "attention_gap", "weight_deviation"]
 
@@ -73,7 +71,7 @@ def attention_gap(ds, delta, gamma, T: int, signs: str, tau, mask: str, mu2, see
     r"""The attention-vs-limit study of the module docstring over the ladder ``ds`` at fixed
     :math:`\delta`, :math:`\gamma` (:func:`verify.montecarlo.draw.rung`); trial ``j`` of rung ``d`` uses
     ``rung_seeds(seed0, d, seeds)[j]``, and the centered covariance is used throughout. ``report(done, total)``,
-    if given, hears of each paired trial (in units of ``d^2``, as :func:`verify.studies.finite_size.outlier_ladder`).
+    if given, hears of each paired trial (:func:`verify.studies.finite_size.rungs`).
 
     ``scaling``: the scores' (:data:`SCALINGS`). At ``1/sqrt(d)`` the limit is the softmax scheme's: each sequence's
     weights drawn from their limit law on the same draw, the prediction the Gaussian-equivalent law with per-sequence
@@ -91,18 +89,12 @@ def attention_gap(ds, delta, gamma, T: int, signs: str, tau, mask: str, mu2, see
     w, predicted, _ = scheme_prediction(scheme, T, signs, delta, gamma, mu2, True, tau=str(tau), mask=mask)
     tau = float(parse_rational(tau, "tau"))
     law = None if scaling == "1/d" else (T, tau, mask)
+
+    def trial(model, seed, chosen):
+        return paired_trial(model, w, seed, tau, mask, chosen, scaling, law)
+
     rows = []
-    total, done = sum(d * d for d in ds) * seeds, 0
-    for d in ds:
-        V, N = rung(d, delta, gamma)
-        model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=mu2)
-        chosen = choose_path(path, False, d, V, N)
-        trials = []
-        for child in rung_seeds(seed0, d, seeds):
-            trials.append(paired_trial(model, w, child, tau, mask, chosen, scaling, law))
-            done += d * d
-            if report is not None:
-                report(done, total)
+    for d, V, N, _, trials in rungs(ds, delta, gamma, T, signs, mu2, seeds, seed0, path, trial, report):
         row = {"d": d, "V": V, "N": N}
         for key in ("weight_bias", "weight_spread"):
             row[key] = summary([t[key] for t in trials])
@@ -135,7 +127,7 @@ def weight_deviation(d: int, T: int, tau: float, mask: str, limit, n: int = 400,
     V = max(2 * d, 64)
     rng = np.random.default_rng(seed)
     E = sample_table(rng, d, V, mu2)
-    _, tokens = sample_sequences(rng, parse_signs(signs), balanced_signs(V), n, T)
+    _, tokens = sample_sequences(rng, parse_signs(signs), V, n, T)
     X = np.transpose(E[:, tokens], (1, 2, 0))
     W = attention_weights(X, tau, mask, scaling)
     limit = np.asarray(limit, dtype=float)

@@ -15,7 +15,7 @@ import numpy as np
 
 from derive.errors import ParameterError
 from derive.model.spec import parse_signs
-from verify.montecarlo.draw import balanced_signs, mixing_matrix, pooled, sample_sequences, sample_table
+from verify.montecarlo.draw import mixing_matrix, pooled, sample_sequences, sample_table
 
 __all__ = ["ridge_fit", "accuracy", "accuracy_curves"]
 
@@ -41,7 +41,7 @@ def accuracy_curves(weights: dict, mu2_grid, d: int, V: int, N: int, T: int, sig
     test sequences, so differences between schemes are not blurred by sampling noise.
     """
     out = {name: np.zeros((seeds, len(mu2_grid))) for name in weights}
-    family, s = parse_signs(signs), balanced_signs(V)
+    family = parse_signs(signs)
     block = family.block(T)
     if not block:
         raise ParameterError("signs", f"the label is the sign of a block of positions (prefix:L or suffix:L with "
@@ -51,8 +51,8 @@ def accuracy_curves(weights: dict, mu2_grid, d: int, V: int, N: int, T: int, sig
         for j, mu2 in enumerate(mu2_grid):
             rng = np.random.default_rng([*child.generate_state(2), j])
             E = sample_table(rng, d, V, mu2)
-            xi_train, tok_train = sample_sequences(rng, family, s, N, T)
-            xi_test, tok_test = sample_sequences(rng, family, s, N // 2, T)
+            xi_train, tok_train = sample_sequences(rng, family, V, N, T)
+            xi_test, tok_test = sample_sequences(rng, family, V, N // 2, T)
             for name, w in weights.items():
                 kappa = float(np.dot(w, w))
                 beta = ridge_fit(pooled(E, mixing_matrix(tok_train, w, V)), xi_train[:, label].astype(float), kappa)

@@ -2,7 +2,7 @@ r"""Monte Carlo of the model against each draw's conditional prediction (issue 2
 
 For each case, at each ``d`` (``V, N`` by :func:`verify.montecarlo.draw.rung`), ``verify mc`` (the command's own
 function) gives per seed the signal outlier (the top-``k`` eigenpair most aligned with ``u``) and the prediction
-conditional on the draw's tokens (:mod:`derive.vocabulary.conditional`); the table has the Monte Carlo mean, the
+conditional on the draw's tokens (:mod:`derive.vocabulary.draw.outliers`); the table has the Monte Carlo mean, the
 mean conditional prediction, and Monte Carlo minus conditional with its Student-t 95% interval, beside the Gaussian
 equivalent (``derive spike`` without ``--T``). ``python -m verify.studies.conditional_ladder`` prints the tables of
 notes/finite_vocabulary.md.

@@ -16,7 +16,7 @@ import numpy as np
 
 from derive.errors import ParameterError
 from derive.numbers import check_count, parse_rational
-from derive.cli.documents import outliers_document
+from derive.report.documents import outliers_document
 from derive.model.spec import parse_signs
 from derive import Model, spike, weights
 from derive.model.schemes import OPTIONS
@@ -25,7 +25,7 @@ from verify.montecarlo.memory import check_trials
 from verify.montecarlo.trials import choose_path, solve
 from verify.stats import finite_size_fit, mean_ci
 
-__all__ = ["MAX_LADDER_D", "summary", "ladder", "rung_seeds", "scheme_prediction", "fit", "outlier_ladder"]
+__all__ = ["MAX_LADDER_D", "summary", "ladder", "rung_seeds", "rungs", "scheme_prediction", "fit", "outlier_ladder"]
 
 
 MAX_LADDER_D = 10**7
@@ -65,6 +65,25 @@ def rung_seeds(seed0: int, d: int, seeds: int) -> list:
     return np.random.SeedSequence(int(seed0), spawn_key=(int(d),)).spawn(int(seeds))
 
 
+def rungs(ds, delta, gamma, T: int, signs, mu2, seeds: int, seed0: int, path: str, trial, report=None):
+    """The trials of each rung of the ladder ``ds``: ``(d, V, N, path, [trial(model, seed, path), ...])`` a rung, with
+    ``V, N`` from :func:`verify.montecarlo.draw.rung`, the solver ``path`` chosen for its sizes, and trial ``j`` seeded
+    by ``rung_seeds(seed0, d, seeds)[j]``. ``report(done, total)``, if given, hears of each trial in units of ``d^2``,
+    the cost of a trial, so that a progress bar's estimate of the time left holds across rungs."""
+    total, done = sum(d * d for d in ds) * seeds, 0
+    for d in ds:
+        V, N = rung(d, delta, gamma)
+        model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=mu2)
+        chosen = choose_path(path, False, d, V, N)
+        results = []
+        for child in rung_seeds(seed0, d, seeds):
+            results.append(trial(model, child, chosen))
+            done += d * d
+            if report is not None:
+                report(done, total)
+        yield d, V, N, chosen, results
+
+
 def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, centered: bool, **options):
     """The weights of ``scheme`` (floats) and the Gaussian-equivalent spike prediction ``(eigenvalue, overlap)`` they
     give (:func:`derive.spike`); ``ParameterError`` on ``mu2`` if the prediction has no signal outlier."""
@@ -90,24 +109,17 @@ def fit(rows: list[dict], get) -> dict:
 def outlier_ladder(ds, delta, gamma, T: int, signs: str, scheme: str, mu2, *, centered: bool = True, seeds: int = 8,
                    seed0: int = 0, path: str = "auto", report=None, **options) -> dict:
     """The finite-size study of the module docstring; trial ``j`` of rung ``d`` uses
-    ``rung_seeds(seed0, d, seeds)[j]``. ``report(done, total)``, if given, hears of each trial (in units of
-    ``d^2``, the cost of a trial, so that a progress bar's estimate of the time left holds across rungs)."""
+    ``rung_seeds(seed0, d, seeds)[j]``. ``report(done, total)``, if given, hears of each trial (:func:`rungs`)."""
     ds = ladder(ds)
     delta, gamma = ratios(delta, gamma)
     ds = ladder(ds, delta, gamma, T, seeds, signs)
     w, predicted, theory = scheme_prediction(scheme, T, signs, delta, gamma, mu2, centered, **options)
+
+    def trial(model, seed, chosen):
+        return solve(draw(model, seed, weights=w), 1, centered, chosen)
+
     rows = []
-    total, done = sum(d * d for d in ds) * seeds, 0
-    for d in ds:
-        V, N = rung(d, delta, gamma)
-        model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=mu2)
-        chosen = choose_path(path, False, d, V, N)
-        results = []
-        for child in rung_seeds(seed0, d, seeds):
-            results.append(solve(draw(model, child, weights=w), 1, centered, chosen))
-            done += d * d
-            if report is not None:
-                report(done, total)
+    for d, V, N, chosen, results in rungs(ds, delta, gamma, T, signs, mu2, seeds, seed0, path, trial, report):
         row = {"d": d, "V": V, "N": N, "path": chosen}
         for i, name in enumerate(("eigenvalue", "overlap")):
             err = np.array([(r.top_eigenvalues[0], r.overlaps[0])[i] for r in results]) - predicted[i]

@@ -14,7 +14,7 @@ import sympy as sp
 import derive
 from derive import Model
 from derive.gaussian import bulk
-from derive.vocabulary.signal import signal_outlier
+from derive.vocabulary.limit.signal import signal_outlier
 from verify.montecarlo.draw import rung
 from verify.montecarlo.trials import run_trials
 from verify.stats import mean_ci

@@ -4,9 +4,9 @@ conditional on large sampled token matrices; and how many digits the cavity dens
 ``python -m verify.studies.large_instance`` prints the tables of notes/finite_vocabulary.md (about an hour on this
 machine; ``--quick`` runs a small version). All at :math:`\delta = \gamma = 1`, weights normalized to sum 1.
 
-* *Moments.* :math:`g_D(-2\kappa)` and :math:`m_S(-4\kappa)` from the cavity (:func:`derive.vocabulary.cavity.resolvent`,
-  :func:`derive.vocabulary.cavity.stieltjes`) against the Gauss/Gauss–Radau brackets of the exact moments
-  (:mod:`derive.vocabulary.walks`), and the shift a 1% error of the cavity coupling would make.
+* *Moments.* :math:`g_D(-2\kappa)` and :math:`m_S(-4\kappa)` from the cavity (:func:`derive.vocabulary.limit.cavity.resolvent`,
+  :func:`derive.vocabulary.limit.cavity.stieltjes`) against the Gauss/Gauss–Radau brackets of the exact moments
+  (:mod:`derive.vocabulary.limit.walks`), and the shift a 1% error of the cavity coupling would make.
 * *Large instance.* Per draw (``V = N``, a few draws), the law of ``S`` given ``D`` by stochastic Lanczos quadrature
   (:mod:`verify.montecarlo.quadrature`) at :math:`z = x + i\eta`, :math:`\eta \to 0`; the draws' mean and its 99%
   Student-t interval, the quadrature's truncation error (half the steps against all), and the cavity at the same
@@ -25,7 +25,7 @@ import numpy as np
 import sympy as sp
 
 from derive import Model, weights
-from derive.vocabulary import cavity, walks
+from derive.vocabulary.limit import cavity, walks
 from verify.montecarlo.quadrature import conditional_stieltjes, lanczos_quadrature, token_draw
 from verify.stats import mean_ci
 
@@ -81,8 +81,8 @@ def reference(T, scheme, mask, V: int, draws: int, probes: int, steps: int, poin
 
 
 def cavity_at(z: complex, weights) -> tuple[complex, list]:
-    """The cavity's :math:`m(z)` and the errors of its two parts: :func:`~derive.vocabulary.cavity.stieltjes` off
-    the axis; on it :math:`-1/t` of :func:`~derive.vocabulary.cavity.densities`, whose error is stated for the
+    """The cavity's :math:`m(z)` and the errors of its two parts: :func:`~derive.vocabulary.limit.cavity.stieltjes` off
+    the axis; on it :math:`-1/t` of :func:`~derive.vocabulary.limit.cavity.densities`, whose error is stated for the
     density only (the imaginary part :math:`\\pi\\rho`; NaN for the real part)."""
     if z.imag > 0:
         found = cavity.stieltjes(z, weights, 1, 1, cavity.Settings(replicas=8))

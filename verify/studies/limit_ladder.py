@@ -1,4 +1,4 @@
-r"""The model's signal outlier along a ladder of ``d``, against its limit (:mod:`derive.vocabulary.outlier`; the exact
+r"""The model's signal outlier along a ladder of ``d``, against its limit (:mod:`derive.vocabulary.limit.outlier`; the exact
 law at ``T = 1``) and its Gaussian equivalent: Monte Carlo of the model (:func:`verify.montecarlo.trials.run_trials`),
 centered and raw.
 

@@ -1,10 +1,10 @@
-r"""The model's limit of the signal outlier (:func:`derive.vocabulary.outlier.limit_spike`) against independent
+r"""The model's limit of the signal outlier (:func:`derive.vocabulary.limit.outlier.limit_spike`) against independent
 references at points spread over ``T``, weight schemes, sign families, centered and raw ``S``, near and far from the
 threshold: the table of notes/finite_vocabulary.md.
 
 The references, per point and dimension ``d`` (``V, N`` by :func:`verify.montecarlo.draw.rung`), come from one
 ``verify mc`` run (the command's own function): each draw's prediction conditional on its token matrix
-(:mod:`derive.vocabulary.conditional`, exact up to :math:`O(1/d)` for that draw), and dense or certified Lanczos Monte
+(:mod:`derive.vocabulary.draw.outliers`, exact up to :math:`O(1/d)` for that draw), and dense or certified Lanczos Monte
 Carlo of the model (the signal's eigenpair: the top-``k`` one most aligned with ``u``). The conditional means along
 ``d`` are fitted by weighted least squares :math:`L + b/d`; ``L`` is compared with the limit.
 
@@ -121,12 +121,12 @@ def references(path) -> dict:
 
 
 def limit(name: str, error=None) -> dict:
-    """The model's limit at point ``name`` (:func:`derive.vocabulary.outlier.limit_spike` at the error sought
-    ``error``, default :data:`derive.vocabulary.outlier.ERROR`), with the time it took (seconds, wall and CPU)."""
+    """The model's limit at point ``name`` (:func:`derive.vocabulary.limit.outlier.limit_spike` at the error sought
+    ``error``, default :data:`derive.vocabulary.limit.outlier.ERROR`), with the time it took (seconds, wall and CPU)."""
     import time
 
     import derive
-    from derive.vocabulary.outlier import ERROR, limit_spike
+    from derive.vocabulary.limit.outlier import ERROR, limit_spike
 
     m = _model(name)
     p = derive.weights(m)

@@ -2,7 +2,7 @@ r"""Where the Gaussian equivalent will do: the Kolmogorov distance between the m
 :math:`\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)` over :math:`(\delta, \gamma, T, \text{weights})`, against
 the resolution of a Monte Carlo at ``d = 2000``, and the figures of notes/finite_vocabulary.md.
 
-Both laws are known (:mod:`derive.vocabulary.law`, :mod:`derive.gaussian.bulk`), so the map is computed from theory; the
+Both laws are known (:mod:`derive.vocabulary.limit.law`, :mod:`derive.gaussian.bulk`), so the map is computed from theory; the
 resolution is what one draw at ``d = 2000`` shows of its own law: ``d * KS`` of about 10 (measured at ``T = 1, 2, 8``,
 notes/finite_vocabulary.md), so :data:`RESOLUTION` = 0.005.
 """
@@ -13,8 +13,8 @@ import sympy as sp
 
 from derive import Model, weights
 from derive.gaussian import bulk
-from derive.vocabulary.floatview import float_view
-from derive.vocabulary.law import vocabulary_law
+from derive.vocabulary.limit.floatview import float_view
+from derive.vocabulary.limit.law import vocabulary_law
 
 __all__ = ["RESOLUTION", "MAP_GRID", "ge_distribution", "distance", "regime_map", "regime_figure", "map_table", "t1_figure", "main"]
 

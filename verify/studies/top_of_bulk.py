@@ -1,4 +1,4 @@
-r"""The top of the model's bulk at ``T = 1`` against Monte Carlo (derive/vocabulary/topbulk.py): the largest eigenvalue of the
+r"""The top of the model's bulk at ``T = 1`` against Monte Carlo (derive/vocabulary/limit/topbulk.py): the largest eigenvalue of the
 centered ``S_c`` against the eigenvalue :math:`\psi(c_M)` of the draw's most used token, on a ladder of ``d``; and
 whether the top eigenvector still carries the signal.
 
@@ -10,10 +10,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from derive.vocabulary.populations import PoissonPopulation
-from derive.vocabulary.silverstein import GeneralizedMP
-from derive.vocabulary.signal import signal_outlier
-from derive.vocabulary.topbulk import first_count_above, signal_on_top_probability, token_eigenvalue, top_of_bulk
+from derive.vocabulary.limit.populations import PoissonPopulation
+from derive.vocabulary.limit.silverstein import GeneralizedMP
+from derive.vocabulary.limit.signal import signal_outlier
+from derive.vocabulary.limit.topbulk import first_count_above, signal_on_top_probability, token_eigenvalue, top_of_bulk
 from derive import Model
 from verify.montecarlo.draw import draw, rung
 from verify.montecarlo.trials import solve
@@ -36,8 +36,8 @@ def _trial(d, delta, gamma, mu2, seed, k):
 
 def bulk_top_ladder(delta, gamma, sizes, seeds, seed0: int = 0) -> list[dict]:
     r"""Per ``d``: the mean top eigenvalue of ``S_c`` (no signal) with its 95% interval, the predicted
-    :math:`E\,\psi(c_M)` (:func:`derive.vocabulary.topbulk.top_of_bulk`), the mean largest count against its predicted mean, and
-    the mean and largest :math:`|\lambda_1 - \psi(c_M)|` given the draw's own ``M``."""
+    :math:`E\,\psi(c_M)` (:func:`derive.vocabulary.limit.topbulk.top_of_bulk`), the mean largest count against its
+    predicted mean, and the mean and largest :math:`|\lambda_1 - \psi(c_M)|` given the draw's own ``M``."""
     law = _law(delta, gamma)
     rows = []
     for d, K in zip(sizes, seeds):
@@ -60,7 +60,7 @@ def bulk_top_ladder(delta, gamma, sizes, seeds, seed0: int = 0) -> list[dict]:
 
 def recovery_ladder(delta, gamma, mu2, sizes, seeds, seed0: int = 0) -> dict:
     r"""Per ``d``: the fraction of draws whose top eigenvalue is the signal's (no token seen :math:`k^*` or more
-    times, :func:`derive.vocabulary.topbulk.signal_on_top_probability`), the mean overlap of the top eigenvector, and the mean
+    times, :func:`derive.vocabulary.limit.topbulk.signal_on_top_probability`), the mean overlap of the top eigenvector, and the mean
     overlap of the eigenvector of the eigenvalue nearest the derived outlier :math:`\ell` (among the top 4)."""
     law = _law(delta, gamma)
     with mpmath.workdps(15):

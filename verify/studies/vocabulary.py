@@ -3,10 +3,10 @@ draw's realized token counts, and the ladders in ``d``.
 
 Three laws are compared with the eigenvalues of one draw of ``S_c``:
 
-* the finite-vocabulary limit law (:mod:`derive.vocabulary.law`); its Kolmogorov distance to a draw is
+* the finite-vocabulary limit law (:mod:`derive.vocabulary.limit.law`); its Kolmogorov distance to a draw is
   :math:`O(d^{-1/2})`, the fluctuation of the token counts (the number of tokens never seen, for one, has
   standard deviation of order :math:`\sqrt V`);
-* the law of the draw's own token counts (:class:`derive.vocabulary.populations.CountPopulation`): given the counts only
+* the law of the draw's own token counts (:class:`derive.vocabulary.limit.populations.CountPopulation`): given the counts only
   the Gaussian table is random, and the distance is :math:`O(1/d)` (rigidity), so ``d * KS`` stays flat;
 * the Gaussian-equivalent law :math:`\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)` of C1, whose distance
   does not shrink where the two laws differ.
@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derive.vocabulary.populations import CountPopulation
-from derive.vocabulary.silverstein import GeneralizedMP
+from derive.vocabulary.limit.populations import CountPopulation
+from derive.vocabulary.limit.silverstein import GeneralizedMP
 from verify.montecarlo.draw import Draw
 
 __all__ = ["ZERO_TOLERANCE", "ks_distance", "realized_law"]

@@ -91,7 +91,7 @@ def interval(values, low: float = -math.inf, high: float = math.inf) -> dict:
 
 def _critical(x, error=None):
     """A threshold ``mu2_critical`` as text: 15 digits, or the digits its error leaves."""
-    from derive.cli.documents import estimate
+    from derive.report.documents import estimate
 
     return None if x is None else estimate(x, error, 15)
 
@@ -260,13 +260,13 @@ def _critical_curves(params: dict, gamma: list[float]):
 
 
 def _caption(params: dict) -> str:
-    """The parameters a sweep figure shares, as :func:`derive.cli.plot.model_caption` states them: the weights with
-    the causal mask and ``tau`` they were computed with.
+    """The parameters a sweep figure shares, as :func:`derive.report.plot.model_caption` states them: the weights with
+    the options they were computed with.
 
     >>> _caption({"delta": "1/2", "T": 8, "signs": "prefix:3", "weights": "causal", "mask": "strict", "centered": True})
     'delta=1/2, T=8, causal weights (strict mask, tau=0), prefix:3, centered S_c'
     """
-    from derive.cli.plot import model_caption
+    from derive.report.plot import model_caption
 
     return model_caption(point_model({**params, "mu2": None}, delta=params["delta"]))
 
@@ -461,10 +461,10 @@ ERROR_DIGITS = 2
 
 def _estimates_as_text(points: list[dict], fits: list[dict]) -> None:
     """Each law's value that carries an error written to the digits that error leaves (at most :data:`MC_DIGITS`),
-    and the error to :data:`ERROR_DIGITS`, in place (:func:`derive.cli.documents.estimate`)."""
+    and the error to :data:`ERROR_DIGITS`, in place (:func:`derive.report.documents.estimate`)."""
     import mpmath
 
-    from derive.cli.documents import estimate
+    from derive.report.documents import estimate
 
     for p in points:
         for entry in p["theory"].values():

@@ -282,7 +282,7 @@ def read_results(path) -> Scan:
 
 
 def _header(sweep: Sweep) -> dict:
-    from derive.cli.provenance import provenance
+    from derive.report.provenance import provenance
 
     # the provenance of the run that created the file (package, commit, source hash, Python and library versions):
     # the records name the code version that wrote each

@@ -87,7 +87,7 @@ def run_group(jobs: tuple) -> list[dict]:
 
 
 def _run_group(jobs: tuple) -> list[dict]:
-    r"""Run the tasks of one cell (jobs that differ only in ``mu2``, :meth:`verify.sweeps.spec.Sweep.groups`):
+    r"""Run the tasks of one cell (jobs that differ only in ``mu2``, :meth:`verify.sweeps.spec.Sweep.cells`):
     one outcome per job, each the requested outputs (``result``), this worker's ``code_version`` and
     ``timing`` (its share of the group's wall and CPU seconds, and the group's size).
 
@@ -136,7 +136,7 @@ def run_sweep(sweep: Sweep, path, executor, *, max_tasks: int | None = None, log
               resume: str | None = None) -> dict:
     """Run the tasks of ``sweep`` not yet in the results file ``path`` on ``executor``
     (:mod:`verify.sweeps.executors`), cell by cell; with ``max_tasks``, the first cells whose missing tasks reach
-    it (:meth:`Sweep.groups`: a batch stops at a cell boundary). A partly done cell (an interrupted run) is solved
+    it (:meth:`Sweep.cells`: a batch stops at a cell boundary). A partly done cell (an interrupted run) is solved
     once for its missing tasks, which get the records an uninterrupted run writes; no record is changed. Returns
     what was done; progress goes to ``log`` (default: standard error). A run stopped by a signal or by a failure that is not the input's says on ``log``, once the file is
     closed, how many tasks the file keeps and how to go on (``resume``: the command that does); a refused input

@@ -600,30 +600,6 @@ class Sweep:
         on the whole axis (:func:`verify.sweeps.run.run_group`)."""
         return self._mu2_axis
 
-    def groups(self, tasks, max_tasks: int | None = None) -> list[tuple]:
-        """The jobs of ``tasks`` gathered by cell (:meth:`draw_key`), cells in order of first appearance; with
-        ``max_tasks``, only the first cells whose tasks reach it (whole cells: a cell is one solve on the whole
-        ``mu2`` axis, whatever number of its tasks it writes, so a batch that split cells would solve them again).
-
-        >>> sweep = Sweep({"sweep": {"seeds": 2, "outputs": ["overlaps"]}, "model": {"d": 8, "delta": "1/2",
-        ...     "gamma": "1/2", "T": 2, "signs": "iid", "weights": "mean"}, "grid": {"mu2": [1, 2, 3]}})
-        >>> [len(g) for g in sweep.groups(sweep.tasks())], [len(g) for g in sweep.groups(sweep.tasks(), 4)]
-        ([3, 3], [3, 3])
-        >>> [[job.key for job in g] for g in sweep.groups(sweep.tasks(), 3)]
-        [[(0, 0), (1, 0), (2, 0)]]
-        """
-        cells = {}
-        for task in tasks:
-            cells.setdefault(self.draw_key(task), []).append(task)
-        if max_tasks is not None:
-            chosen, count = {}, 0
-            for key, cell in cells.items():
-                if count >= max_tasks:
-                    break
-                chosen[key], count = cell, count + len(cell)
-            cells = chosen
-        return [tuple(self.job(task) for task in cell) for cell in cells.values()]
-
     def record(self, task: Task, outcome: dict) -> dict:
         """The results-file record of a finished task."""
         return {"task": list(task.key), "point": task.point, "dims": dimensions(self.params(task.point)), **outcome}

@@ -1,10 +1,11 @@
 """``derive bulk``: the limiting spectral law of S, the model's own (with ``--T``) or its Gaussian equivalent."""
 import sys
 
-from derive.cli.kit import add_scheme, add_signs, scheme_options
+from derive.cli.kit import add_law, add_scheme, add_signs, scheme_options
 from derive.errors import ParameterError
 from derive.files import check_output_target
 from derive.numbers import check_count, check_digits, parse_fraction
+from derive.report.text import bulk_text as render
 from derive.resources import bulk_parameters, check_density_work, check_points
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
@@ -18,9 +19,7 @@ def add_arguments(p):
     p.add_argument("--delta", required=True, help="d/V (> 0)")
     p.add_argument("--gamma", required=True, help="d/N (> 0)")
     p.add_argument("--kappa", default=None, help="||w||^2 (> 0), for the Gaussian-equivalent law (without --T)")
-    p.add_argument("--law", default=None, metavar="{finite-vocabulary,gaussian-equivalent}",
-                   help="with --T: the model's own law with its Gaussian equivalent beside it (default), or the "
-                        "Gaussian-equivalent law kappa (MP_delta boxtimes MP_gamma) alone, at the weights' kappa")
+    add_law(p, more=" (kappa (MP_delta boxtimes MP_gamma) at the weights' kappa). With --T only")
     p.add_argument("--T", default=None, help="sequence length: the model's own law, with --weights")
     add_scheme(p, help="with --T: the weight scheme")
     add_signs(p, help="with --T: sign family (needed by --weights optimal only)")
@@ -67,7 +66,9 @@ def run(args):
             raise ParameterError("kappa", "is ||w||^2 of --weights with --T: omit it (the document holds the "
                                           "Gaussian-equivalent law at that kappa; --law gaussian-equivalent gives it alone)")
         if args.weights is None:
-            raise ParameterError("weights", "is required with --T (mean, causal, optimal, file:PATH)")
+            from derive.model.schemes import scheme_syntaxes
+
+            raise ParameterError("weights", f"is required with --T ({', '.join(scheme_syntaxes())})")
         model = Model(delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
                       **scheme_options(args))
         return _document(model, args.x, digits, args.plot, args.law)
@@ -86,54 +87,12 @@ def _document(model, x: str, digits: int, plot: str | None, law: str | None = No
     if plot:
         check_output_target(plot, "plot")
     # imported once the input is read (SymPy loads with it): bad input is refused at once
-    from derive.cli.randomweights import bulk_document
+    from derive.report.randomweights import bulk_document
 
     doc = bulk_document(model, points, digits, law)
     if plot:
-        from derive.cli.plot import bulk_plot
+        from derive.report.plot import bulk_plot
 
         bulk_plot(doc, points, model, plot)
         print(f"wrote {plot}: the density at the {len(points)} points of --x", file=sys.stderr)
     return doc
-
-
-def render(doc) -> str:
-    """The law's fields, then its density beside each point, then how to read the numbers.
-
-    >>> print(render({"law": "gaussian-equivalent", "support": [["0", "4"]], "atom_at_zero": "0", "x": ["1", "2"],
-    ...               "density": ["0.28", "0.18"], "warning": None}))  # doctest: +NORMALIZE_WHITESPACE
-    law: gaussian-equivalent
-    support: [0, 4]
-    atom_at_zero: 0
-    warning: -
-    x  density
-    1  0.28
-    2  0.18
-    how to read it:
-      reals: to --digits significant digits (default 30), each correct to the digits shown
-    """
-    from derive.cli.kit import readable
-    from derive.cli.reading import DIGITS, reading
-
-    fields = {k: v for k, v in doc.items() if k not in ("x", "density", "density_error", "gaussian_equivalent")}
-    ge = doc.get("gaussian_equivalent")
-    width = max(len(x) for x in ["x", *doc["x"]])
-    error = doc.get("density_error")
-    header = "density" if error is None else f"density (± {error})"
-    columns = [doc["density"]] + ([ge["density"]] if ge else [])
-    widths = [max(len(v) for v in [header, *doc["density"]])]
-    rows = [f"{'x':<{width}}  {header:<{widths[0]}}" + ("  Gaussian equivalent" if ge else "")]
-    rows += [f"{x:<{width}}  " + "  ".join(f"{v:<{widths[0]}}" if i == 0 else v for i, v in enumerate(values))
-             for x, *values in zip(doc["x"], *columns)]
-    if ge:
-        rows.append(readable({"gaussian_equivalent": {k: v for k, v in ge.items() if k not in ("x", "density")}}))
-    if doc.get("weights_law"):  # random weights per sequence (softmax): derive/cli/randomweights.py
-        estimated = ("density: the Gaussian equivalent with each sequence's own weights, each value shown only to the "
-                     f"digits its error leaves; density_error {error}: three standard errors over 8 batches of the "
-                     "weights' draws; Gaussian equivalent: the paper's law at the mean kappa")
-        return "\n".join([readable(fields), *rows, reading(DIGITS, estimated)])
-    estimated = None if error is None else (
-        f"density: a cavity estimate, each value shown only to the digits its error leaves (fewer than --digits may "
-        f"ask); density_error {error} is the largest error, three standard errors over independent replicas plus the "
-        f"last round's change")
-    return "\n".join([readable(fields), *rows, reading(DIGITS, estimated)])

@@ -2,6 +2,7 @@
 import sys
 
 from derive.files import check_output_target, write_file
+from derive.report.text import formulas_text as render
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -27,15 +28,3 @@ def run(args):
         write_file(args.out, formula_sheet(formulas), "out")
         print(f"wrote {args.out}: the formula sheet (a complete LaTeX document)", file=sys.stderr)
     return [record(f) for f in formulas]
-
-
-def render(doc):
-    lines = []
-    for f in doc:
-        equation = f["sympy"] if f["lhs"] is None else f"{f['lhs']} = {f['sympy']}"
-        lines += [f"[{f['claim']}] {f['name']}", f"    {equation}"]
-    from derive.cli.reading import reading
-
-    return "\n".join(lines + [reading(
-        "[claim] name, then the formula: exact, in SymPy's syntax (harmonic(k) = H_k); --json adds its LaTeX, its "
-        "assumptions and where it is derived; --latex writes the formula sheet")])

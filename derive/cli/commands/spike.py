@@ -1,9 +1,11 @@
 """``derive spike``: the signal outlier (claims C2-C4) and every further outlier, as derived: for the model's own
-``S`` with ``--T --weights --signs`` (finite vocabulary), else for Gaussian-equivalent pooled vectors."""
+``S`` with ``--T --weights --signs`` (finite vocabulary; ``--law gaussian-equivalent`` for the paper's law of those
+weights alone), else for Gaussian-equivalent pooled vectors."""
 from __future__ import annotations
 
-from derive.cli.kit import add_scheme, add_signs, scheme_options
+from derive.cli.kit import add_law, add_scheme, add_signs, scheme_options
 from derive.errors import ParameterError
+from derive.report.text import spike_text as render
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
@@ -22,6 +24,7 @@ def add_arguments(p):
     p.add_argument("--T", default=None, help="sequence length: the model's own S, with --weights and --signs")
     add_scheme(p, help="with --T: the weight scheme")
     add_signs(p, help="with --T: the sign family")
+    add_law(p, more=". With --T only")
     from derive.resources import DRAWS, MAX_DRAWS, SEED
 
     p.add_argument("--d", default=None, help="the model's dimension: adds finite_size, the expectation at that d over "
@@ -35,7 +38,7 @@ def add_arguments(p):
 
 
 def run(args):
-    from derive.cli.randomweights import spike_document
+    from derive.report.randomweights import spike_document
     from derive.model.spec import Model
     from derive.numbers import check_digits
 
@@ -47,10 +50,15 @@ def run(args):
                 raise ParameterError(name.replace("_", "-"), "follows from --weights for the model's own S: omit it")
         if args.weights is None or args.signs is None:
             raise ParameterError("weights" if args.weights is None else "signs", "is required with --T")
+        if args.law == "gaussian-equivalent":
+            # the paper's law alone is the instant answer: nothing of the model's own law may run
+            for name in ("d", "error"):
+                if getattr(args, name) is not None:
+                    raise ParameterError(name, "belongs to the model's own law: drop --law gaussian-equivalent")
         model = Model(d=args.d, delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
                       mu2=args.mu2, centered=args.centered, **scheme_options(args))
-        return spike_document(model, digits, **at_d, error=_error(args.error))
-    for name in ("weights", "signs", *scheme_options(args), "error"):
+        return spike_document(model, digits, **at_d, error=_error(args.error), law=args.law)
+    for name in ("weights", "signs", *scheme_options(args), "error", "law"):
         if getattr(args, name) is not None:
             raise ParameterError(name, "belongs to the model's own S: give --T with it")
     if args.d is not None:
@@ -81,27 +89,3 @@ def _at_d(args) -> dict:
         return {}
     return {"draws": DRAWS if args.draws is None else check_count(args.draws, "draws", low=1, high=MAX_DRAWS),
             "seed": SEED if args.seed is None else check_count(args.seed, "seed", low=0, high=2**63 - 1)}
-
-
-def render(doc) -> str:
-    """The document's fields, then how to read its numbers: the digits, the errors of the estimated levels."""
-    from derive.cli.kit import readable
-    from derive.cli.reading import DIGITS, NO_VALUE, estimates, reading
-
-    if doc.get("weights_law"):  # random weights per sequence (softmax): derive/cli/randomweights.py
-        from derive.cli.randomweights import READING
-
-        return "\n".join([readable(doc), reading(DIGITS, NO_VALUE, *READING)])
-    return "\n".join([readable(doc), reading(
-        DIGITS, NO_VALUE, "overlap: the limit of |u_hat^T u|^2, the squared cosine of the outlier's eigenvector with u",
-        *(estimates(doc[level], level) for level in ("population", "sample")),
-        "bulk_mass_above: the share of the bulk's eigenvalues above the outlier (d times it: how many to expect)"
-        if doc["sample"].get("bulk_mass_above") is not None else None,
-        "gaussian_equivalent: the paper's law for the same weights and signs (pooled vectors replaced by Gaussian ones "
-        "with the same covariance)" if "gaussian_equivalent" in doc else None,
-        "difference: the model's sample level minus the Gaussian equivalent's, in units of the model's stated error "
-        "(beyond +-1: the two laws differ by more than that error) or, where the model's value is exact, absolute"
-        if "difference" in doc else None,
-        "finite_size: at that d, over the sampled token matrices: each mean to the digits its standard error leaves, "
-        "sd the spread over the draws; outlier_probability: the share of draws whose signal eigenvalue is on top, "
-        "overlap: that of the top eigenvector" if doc.get("finite_size") is not None else None)])

@@ -1,5 +1,5 @@
 """C1: the bulk law. The claimed law is the Gaussian equivalent; the model's own law is derived in
-derive/vocabulary/law.py (notes/finite_vocabulary.md). :func:`evidence_c1` computes the evidence, :func:`rule_c1`
+derive/vocabulary/limit/law.py (notes/finite_vocabulary.md). :func:`evidence_c1` computes the evidence, :func:`rule_c1`
 decides from it alone."""
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import numpy as np
 import sympy as sp
 
 from derive.gaussian import bulk
-from derive.vocabulary import tokenreuse
+from derive.vocabulary.limit import tokenreuse
 from derive import weights
-from derive.vocabulary.cavity import Settings
-from derive.vocabulary.floatview import float_view
+from derive.vocabulary.limit.cavity import Settings
+from derive.vocabulary.limit.floatview import float_view
 from derive.gaussian.regime import GAUSSIAN_REUSE
-from derive.vocabulary.law import vocabulary_law
+from derive.vocabulary.limit.law import vocabulary_law
 from verify.ledger.checks.common import DELTA, GAMMA, SIGNS, T, pool, scheme_floats, theory, trials
 from derive.model.spec import Model
 from verify.montecarlo.draw import draw, rung

@@ -229,12 +229,12 @@ def outcome(comparison: dict, target: dict = TARGET, resolution: float = 1.0) ->
 def unbounded_support_note() -> str:
     """The qualification of the outlier claims by the model's own bulk at fixed ``T`` (finite vocabulary): its support
     is unbounded, so the signal's outlier stops being the top eigenvalue as ``d`` grows. The numbers are those of the
-    exact ``T = 1`` law (:mod:`derive.vocabulary.topbulk`) at the issue's case ``delta = 1/4, gamma = 1, mu2 = 3``."""
+    exact ``T = 1`` law (:mod:`derive.vocabulary.limit.topbulk`) at the issue's case ``delta = 1/4, gamma = 1, mu2 = 3``."""
     import sympy as sp
 
-    from derive.vocabulary.law import vocabulary_law
-    from derive.vocabulary.signal import signal_outlier
-    from derive.vocabulary.topbulk import signal_on_top_probability
+    from derive.vocabulary.limit.law import vocabulary_law
+    from derive.vocabulary.limit.signal import signal_outlier
+    from derive.vocabulary.limit.topbulk import signal_on_top_probability
 
     law = vocabulary_law("1/4", "1", [sp.Integer(1)]).diagonal()
     with mpmath.workdps(20):
@@ -242,7 +242,7 @@ def unbounded_support_note() -> str:
         on_top = {d: mpmath.nstr(signal_on_top_probability(law, ell, d), 2) for d in (2000, 10**5, 10**6)}
     return ("At fixed T the model's own bulk (finite vocabulary) has unbounded support: a token seen k times puts an "
             "eigenvalue near gamma k + 1, and the largest count grows like log d / log log d, so the signal's outlier "
-            "is the top eigenvalue only with a probability that tends to 0 (exact at T = 1, derive.vocabulary.topbulk: at delta "
+            "is the top eigenvalue only with a probability that tends to 0 (exact at T = 1, derive.vocabulary.limit.topbulk: at delta "
             f"= 1/4, gamma = 1, mu2 = 3 the outlier at {mpmath.nstr(ell, 5)} is on top with probability "
             + ", ".join(f"{p} at d = {d}" for d, p in on_top.items())
             + "); u is then recovered by the eigenvector of the eigenvalue nearest the derived location, not by the "

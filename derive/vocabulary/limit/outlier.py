@@ -1,8 +1,8 @@
 r"""The model's signal outlier in the limit for any weights and sign family: the equations of
-:mod:`derive.vocabulary.signal` with the token matrix's two transforms from the quenched cavity populations of
-:mod:`derive.vocabulary.signfield`.
+:mod:`derive.vocabulary.limit.signal` with the token matrix's two transforms from the quenched cavity populations of
+:mod:`derive.vocabulary.limit.signfield`.
 
-*The equations* (:func:`derive.vocabulary.signal.outlier_equations`): with :math:`\zeta = t/\delta`,
+*The equations* (:func:`derive.vocabulary.limit.signal.outlier_equations`): with :math:`\zeta = t/\delta`,
 :math:`S_0(t) = \frac1\delta(1 + \zeta g_D(\zeta))`, :math:`S_1(t) = \frac1\delta(1 + \zeta h_D(\zeta))`, the outlier is
 at a root of :math:`S_1(t) = -1/\mu_2` where :math:`x'(t) > 0`, :math:`x(t) = t(1 - S_0(t))`, at :math:`\ell = x(t)`,
 with squared overlap :math:`x'(t)/(\mu_2\,t\,S_1'(t))`.
@@ -49,14 +49,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.vocabulary import signfield
+from derive.vocabulary.limit import signfield
+from derive.vocabulary.limit.roottokens import RARE
 
 __all__ = ["Settings", "DEFAULT", "ERROR", "Point", "Curve", "LimitSpike", "limit_spike"]
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Tokens per replica; root tokens per average at 16 nonzero weights (:func:`derive.vocabulary.signfield.quenched`;
+    """Tokens per replica; root tokens per average at 16 nonzero weights (:func:`derive.vocabulary.limit.signfield.quenched`;
     :meth:`roots_for` gives more at fewer weights); replicas of the first batch and the most an error target may add
     (``max_replicas`` at :data:`ERROR`, growing as the square of a finer target); the relative imaginary part ``eta``
     on the real axis (``edge_eta`` where the lower end of a gap is sought); the scan's population, root tokens, step
@@ -92,7 +93,7 @@ ERROR = 1e-3
 class Point:
     r"""The transforms at a real ``t`` (real parts), the imaginary part of :math:`S_0`, whether the solves converged,
     the mass of the law of ``D`` above :math:`t/\delta`, and per class of root tokens of
-    :data:`derive.vocabulary.signfield.RARE` its share ``(S0, dS0, S1, dS1)`` of the transforms."""
+    :data:`derive.vocabulary.limit.roottokens.RARE` its share ``(S0, dS0, S1, dS1)`` of the transforms."""
 
     t: float
     S0: float
@@ -120,7 +121,7 @@ class Point:
         return not self.converged or self.im_S0 > 10 * self.eta * self.t * abs(self.dS0) + 1e-12
 
     def overlap(self, mu2: float) -> float:
-        from derive.vocabulary.signal import numeric
+        from derive.vocabulary.limit.signal import numeric
 
         return float(numeric()(self.t, mu2, self.S0, self.dS0, self.dS1)[1])
 
@@ -128,7 +129,7 @@ class Point:
         r"""The eigenvalue and the overlap with the root tokens rarer than ``RARE[k]`` left out of the transforms,
         the root moved by one Newton step of :math:`S_1 = -1/\mu_2` (:math:`S_0` moved along its slope): what the
         limit owes to tokens a dimension :math:`d \ll \delta/` ``RARE[k]`` does not hold."""
-        from derive.vocabulary.signal import numeric
+        from derive.vocabulary.limit.signal import numeric
 
         rare = np.sum(self.classes[k + 1:], axis=0)
         S0, dS0, S1, dS1 = np.array([self.S0, self.dS0, self.S1, self.dS1]) - rare
@@ -139,8 +140,8 @@ class Point:
 
 class Curve:
     """One quenched population as a function of real ``t`` (cached), its roots tilted towards the weighted degree
-    ``level`` (:meth:`derive.vocabulary.signfield.Quenched.solve`): the same roots at every ``t``, so that the curve is
-    smooth in ``t``. Each solve starts from the solutions at the nearest ``t`` solved before."""
+    ``level`` (:meth:`derive.vocabulary.limit.signfield.Quenched.solve`): the same roots at every ``t``, so that the
+    curve is smooth in ``t``. Each solve starts from the solutions at the nearest ``t`` solved before."""
 
     def __init__(self, q: signfield.Quenched, delta: float, eta: float, level: float):
         self.q, self.delta, self.eta, self.level = q, delta, eta, level
@@ -178,8 +179,8 @@ class LimitSpike:
     """The signal outlier in the limit: whether it exists, its location and squared overlap with their errors, the
     root ``t``, ``mu2_critical`` with its error, the mass of the law above the outlier (``d`` times it: the expected
     number of bulk eigenvalues above it at dimension ``d``), each replica's ``(eigenvalue, overlap)``, and ``rare``:
-    for each class bound ``q`` of :data:`derive.vocabulary.signfield.RARE`, ``(q, eigenvalue, overlap)`` with the root
-    tokens rarer than ``q`` left out (:meth:`Point.without_rare`), what a dimension with ``d / delta`` well below
+    for each class bound ``q`` of :data:`derive.vocabulary.limit.roottokens.RARE`, ``(q, eigenvalue, overlap)`` with the
+    root tokens rarer than ``q`` left out (:meth:`Point.without_rare`), what a dimension with ``d / delta`` well below
     ``1 / q`` sees of the limit."""
 
     outlier: bool
@@ -400,7 +401,7 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error)
                            start=coarse.t)
             out.update(ell=(coarse.x, fine.x), overlap=(coarse.overlap(mu2), fine.overlap(mu2)), t=fine.t,
                        dx=min(coarse.dx, fine.dx), above=fine.above,
-                       rare=[fine.without_rare(mu2, k) for k in range(len(signfield.RARE))])
+                       rare=[fine.without_rare(mu2, k) for k in range(len(RARE))])
         if gap is not None:
             curve = Curve(q, delta, s.edge_eta, gap[1].t / delta)
             coarse = _edge(curve, gap[0].t, gap[1].t)
@@ -428,7 +429,7 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error)
                                     "exists")
     ell, ell_err = _estimate([f["ell"] for f in found])
     ov, ov_err = _estimate([f["overlap"] for f in found])
-    rare = tuple((q, *np.mean([f["rare"][k] for f in found], axis=0).tolist()) for k, q in enumerate(signfield.RARE))
+    rare = tuple((q, *np.mean([f["rare"][k] for f in found], axis=0).tolist()) for k, q in enumerate(RARE))
     return LimitSpike(True, ell, ell_err, ov, ov_err, float(np.mean([f["t"] for f in found])), mu2_critical,
                       mu2_critical_error, float(np.mean([f["above"] for f in found])) / delta,
                       tuple((f["ell"][1], f["overlap"][1]) for f in found), rare)

@@ -124,7 +124,7 @@ def fourth_moment_excess() -> sp.Expr:
 
 
 def formulas() -> list[Formula]:
-    src = "derive/vocabulary/tokenreuse.py"
+    src = "derive/vocabulary/limit/tokenreuse.py"
     return [
         Formula("fourth moment of the claimed bulk law", bulk_moments("claimed")[3], "$\\kappa = 1$",
                 f"{src}:bulk_moments", named("m4_claimed", r"m_4^{\mathrm{claimed}}"), claim="C1"),

@@ -5,12 +5,12 @@ generalized Marchenko–Pastur law with population :math:`\nu_D` (notes/finite_v
 
 * one nonzero weight (``T = 1`` among others): ``D`` is diagonal, :math:`\nu_D` the law of :math:`w_t^2 n/\lambda`,
   :math:`n \sim \mathrm{Poisson}(\lambda)`, :math:`\lambda = N/V = \delta/\gamma`, and the law is exact to any
-  precision (:mod:`derive.vocabulary.silverstein`);
-* more nonzero weights: the density from the cavity equations of ``D`` (:mod:`derive.vocabulary.cavity`), an estimate with an
+  precision (:mod:`derive.vocabulary.limit.silverstein`);
+* more nonzero weights: the density from the cavity equations of ``D`` (:mod:`derive.vocabulary.limit.cavity`), an estimate with an
   error bar (about three digits), deterministic (the solver seeds itself from its input);
-* the atom at zero exactly for every ``T`` and weights (:mod:`derive.vocabulary.tokengraph`).
+* the atom at zero exactly for every ``T`` and weights (:mod:`derive.vocabulary.limit.tokengraph`).
 
-The class signs do not enter the bulk (:mod:`derive.vocabulary.tokengraph`); the weights do, beyond :math:`\kappa`.
+The class signs do not enter the bulk (:mod:`derive.vocabulary.limit.tokengraph`); the weights do, beyond :math:`\kappa`.
 """
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ from functools import lru_cache
 import mpmath
 import sympy as sp
 
-from derive.vocabulary import tokengraph
+from derive.vocabulary.limit import tokengraph
 from derive.errors import ParameterError
 from derive.numbers import Displayed, check_range, parse_rational, real_vector
-from derive.vocabulary.populations import PoissonPopulation
-from derive.vocabulary.silverstein import GeneralizedMP
+from derive.vocabulary.limit.populations import PoissonPopulation
+from derive.vocabulary.limit.silverstein import GeneralizedMP
 
 __all__ = ["VocabularyLaw", "Distribution", "vocabulary_law"]
 
@@ -64,7 +64,7 @@ class VocabularyLaw(Displayed):
 
     @property
     def atom_at_zero(self) -> mpmath.mpf:
-        """The mass at zero at the current precision (:func:`derive.vocabulary.tokengraph.atom_at_zero`)."""
+        """The mass at zero at the current precision (:func:`derive.vocabulary.limit.tokengraph.atom_at_zero`)."""
         return tokengraph.atom_at_zero(self.delta, self.gamma, self.weights)
 
     def check_work(self, reach=0, name: str = "x") -> None:
@@ -111,7 +111,7 @@ class VocabularyLaw(Displayed):
     def densities(self, xs) -> list:
         """The density at each point of ``xs`` (a sequence of finite reals: text such as ``"0.5"`` is one point
         only inside a list) and its error: exact at the current precision (error ``None``) for one nonzero weight, else
-        the cavity estimate and its error bar (:func:`derive.vocabulary.cavity.densities`)."""
+        the cavity estimate and its error bar (:func:`derive.vocabulary.limit.cavity.densities`)."""
         from derive.resources import check_points
 
         # a NaN had walked the gaps for ever (no cluster lies beyond it), and "0.5" was read character by character
@@ -125,7 +125,7 @@ class VocabularyLaw(Displayed):
             with mpmath.workdps(mpmath.mp.dps + 10):
                 at = [mpmath.mpf(p.p) / p.q if p.is_Rational else mpmath.mpf(sp.N(p, mpmath.mp.dps)) for p in points]
             return [(L.density(x), None) for x in at]
-        from derive.vocabulary import cavity
+        from derive.vocabulary.limit import cavity
 
         points = [float(x) for x in points]
         found = cavity.densities(points, [float(w) for w in self.weights], float(self.delta), float(self.gamma))
@@ -134,8 +134,8 @@ class VocabularyLaw(Displayed):
 
     def distribution(self, nodes: int = 96, upper=None, settings=None) -> "Distribution":
         r"""The distribution function, tabulated once in float64. One nonzero weight: the exact one
-        (:meth:`derive.vocabulary.floatview.FloatView.cdf`, error 0). More: the atom plus the cavity density
-        (:func:`derive.vocabulary.cavity.densities` with ``settings``) integrated by the trapezoid rule on ``nodes`` points
+        (:meth:`derive.vocabulary.limit.floatview.FloatView.cdf`, error 0). More: the atom plus the cavity density
+        (:func:`derive.vocabulary.limit.cavity.densities` with ``settings``) integrated by the trapezoid rule on ``nodes`` points
         :math:`x_j = u_j^2 x_{\max}` in :math:`u` (:math:`2ux_{\max}\rho` is bounded at a hard edge) and on 18
         more below the first, logarithmic down to :math:`10^{-9}` of it, in :math:`\log x` (weights small at some
         positions make ``D`` nearly singular: a mass of order 0.1 can lie below :math:`10^{-3}`);
@@ -149,7 +149,7 @@ class VocabularyLaw(Displayed):
         if self.exact:
             return Distribution(None, None, self.diagonal(), 0.0, 0.0)
         from derive.gaussian import bulk
-        from derive.vocabulary import cavity
+        from derive.vocabulary.limit import cavity
 
         with mpmath.workdps(15):
             atom = float(self.atom_at_zero)
@@ -196,7 +196,7 @@ class Distribution:
 
         xs = np.asarray(xs, dtype=float)
         if self.exact is not None:
-            from derive.vocabulary.floatview import float_view
+            from derive.vocabulary.limit.floatview import float_view
 
             return float_view(self.exact).cdf(xs)
         x, F = self.table

@@ -7,7 +7,7 @@ method: Gauss–Legendre quadrature on :math:`[s, \max(s, 0) + L]` (the Airy fun
 cut),
 :math:`\det(\delta_{ij} - \sqrt{w_i}K_1(x_i, x_j)\sqrt{w_j})`, exponentially convergent in the number of nodes.
 
-*Its use* (:mod:`derive.vocabulary.finite_size`): where a density vanishes as :math:`\rho(x) \approx \frac K\pi\sqrt{E - x}`
+*Its use* (:mod:`derive.vocabulary.draw.finite_size`): where a density vanishes as :math:`\rho(x) \approx \frac K\pi\sqrt{E - x}`
 at its right edge ``E`` (the law of the ``d`` eigenvalues of a real sample-covariance matrix), the largest eigenvalue
 is :math:`E + (Kd)^{-2/3}\,\mathrm{TW}_1` (the GOE's semicircle has :math:`K = 1`; for sample covariances with a
 general population: El Karoui 2007, Lee and Schnelli 2016).

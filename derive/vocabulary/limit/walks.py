@@ -2,7 +2,7 @@ r"""The moments of the model's own bulk law for any weights: the closed walks on
 exactly by expanding the cavity equations of ``D`` in powers of :math:`1/\zeta`.
 
 *The walks.* :math:`\frac1V\operatorname{tr}D^k` tends to :math:`E(D^k)_{oo}` on the limit of the token graph seen from a
-token ``o``: the two-type Galton–Watson tree of :mod:`derive.vocabulary.cavity` (a token in
+token ``o``: the two-type Galton–Watson tree of :mod:`derive.vocabulary.limit.cavity` (a token in
 :math:`K_t \sim \mathrm{Poisson}(\lambda)` sequences at position ``t``, :math:`\lambda = N/V`, a sequence holding a
 token at each position, weights :math:`w_t`; cycles are :math:`O(1/V)` rare). With :math:`u = 1/\zeta`,
 :math:`X = -uF` and :math:`Y_t = -B_t`, the cavity equations become the first-return decompositions of the closed walks
@@ -29,9 +29,9 @@ is exact after :math:`\lfloor n/2\rfloor + 1` rounds (one more round is run and 
 
 *The bulk of S.* :math:`S = \frac1V ZDZ^\top` in law, so its ``V``-space law is the free Poisson law of rate
 :math:`\delta` (every free cumulant :math:`\delta`) :math:`\boxtimes\,\nu_D`, and the ``d``-space moments are those over
-:math:`\delta` (:mod:`derive.vocabulary.tokenreuse`); raw and centered ``S`` share this limit.
+:math:`\delta` (:mod:`derive.vocabulary.limit.tokenreuse`); raw and centered ``S`` share this limit.
 
-*Checks* (tests/test_walks.py): one nonzero weight gives the Poisson moments of :mod:`derive.vocabulary.tokenreuse`;
+*Checks* (tests/test_walks.py): one nonzero weight gives the Poisson moments of :mod:`derive.vocabulary.limit.tokenreuse`;
 the moments of ``D`` against :math:`\frac1V\operatorname{tr}D^k` of sampled token matrices and those of ``S`` against
 sampled spectra; the cavity's transforms far from the support against :func:`stieltjes_gauss` and :func:`stieltjes_bounds`.
 """
@@ -50,7 +50,7 @@ from derive.errors import ParameterError
 from derive.gaussian import freeprob as fp
 from derive.numbers import check_count, parse_rational, real_number
 from derive.symbols import delta, gamma
-from derive.vocabulary import tokenreuse
+from derive.vocabulary.limit import tokenreuse
 
 __all__ = ["token_matrix_moments", "bulk_moments", "fourth_moment_excess", "stieltjes_gauss", "stieltjes_bounds"]
 
@@ -81,7 +81,7 @@ def bulk_moments(weights, n: int = 6, at=None) -> tuple:
     r"""Moments :math:`m_0 = 1, m_1, \dots, m_n` of the model's own bulk law of ``S`` (``d``-space, raw or centered)
     for pooling ``weights`` (as given), in :math:`\delta, \gamma` or at ``at = (delta, gamma)``:
     :math:`\delta\, m_k = m_k\bigl(\mathrm{MP}^{\mathrm{free}}_\delta \boxtimes \nu_D\bigr)`
-    (:func:`derive.vocabulary.tokenreuse.d_space_moments`).
+    (:func:`derive.vocabulary.limit.tokenreuse.d_space_moments`).
 
     >>> bulk_moments([1, 0], 3)   # one nonzero weight: the T = 1 law
     (1, 1, delta + gamma + 1, delta**2 + 3*delta*gamma + 3*delta + gamma**2 + 3*gamma + 1)

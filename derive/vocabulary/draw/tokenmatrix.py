@@ -1,7 +1,7 @@
 r"""A draw's token matrix as a sparse operator, in NumPy alone (a ``verify mc`` process loads no SciPy).
 
 ``A`` (``V x N``): :math:`A_{vn}` the sum of the weights of the positions of sequence ``n`` that hold token ``v``, so
-that the pooled vectors are :math:`EA` and :math:`D = \frac VN AA^\top` (:mod:`derive.vocabulary.conditional`). It is
+that the pooled vectors are :math:`EA` and :math:`D = \frac VN AA^\top` (:mod:`derive.vocabulary.draw.spectrum`). It is
 kept as its nonzero entries sorted by row, and for products as :class:`PaddedColumns`: an ``L x N`` table of each
 column's rows and values (``L`` the most entries of a column, at most ``T``), whose products run NumPy's loops along
 ``N``. The Lanczos quadrature of a ``verify mc`` trial applies :math:`AA^\top` to some 300 vectors, and the solver's

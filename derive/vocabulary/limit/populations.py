@@ -1,4 +1,4 @@
-r"""The populations of Silverstein's equation (:mod:`derive.vocabulary.silverstein`): discrete laws of the scaled
+r"""The populations of Silverstein's equation (:mod:`derive.vocabulary.limit.silverstein`): discrete laws of the scaled
 token counts, the diagonal of ``D`` when one weight is nonzero.
 
 * :class:`PoissonPopulation`: the limit, :math:`\kappa n/\lambda` with :math:`n \sim \mathrm{Poisson}(\lambda)`;

@@ -1,16 +1,18 @@
-r"""The gaps of a generalized Marchenko–Pastur law between two atoms of its population, in float64 (NumPy alone).
+r"""The gaps of a generalized Marchenko–Pastur law between two atoms of its population, and its right edge past the last
+one, in float64 (NumPy alone).
 
 Between two consecutive atoms :math:`c_k < c_{k+1}` the function :math:`C(t) = 1 - x'(t)` of Silverstein's equation
 is convex and tends to :math:`+\infty` at both ends, so the interval holds at most one gap, :math:`\{C < 1\}`:
 :func:`convex_gaps` finds the minimum of ``C`` on many intervals at once and, where it is below 1, both crossings.
-Shared by :mod:`derive.vocabulary.silverstein` (the limit law's float path) and :mod:`derive.vocabulary.conditional`
-(one draw's law).
+Past the last atom ``C`` falls from :math:`+\infty` to 0, and its crossing of 1 is the right edge (:func:`right_edge`).
+Shared by :mod:`derive.vocabulary.limit.silverstein` (the limit law's float path) and the law conditional on one draw
+(:mod:`derive.vocabulary.draw.spectrum`, :mod:`derive.vocabulary.draw.quadrature`, :mod:`derive.vocabulary.draw.bulk`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["crossing", "convex_gaps"]
+__all__ = ["crossing", "convex_gaps", "right_edge"]
 
 
 def crossing(C, left, right, decreasing: bool) -> np.ndarray:
@@ -55,3 +57,15 @@ def convex_gaps(C, lo: np.ndarray, hi: np.ndarray, points: int = 64) -> tuple[np
     tmin = (a + b) / 2
     index = np.flatnonzero(C(tmin) < 1)
     return index, crossing(C, lo[index], tmin[index], True), crossing(C, tmin[index], hi[index], False)
+
+
+def right_edge(C, top: float) -> float:
+    """The right edge in ``t``: the crossing of ``C = 1`` past the top pole ``top``, where ``C`` falls from ``+inf`` to 0.
+
+    >>> round(right_edge(lambda t: 1 / (t - 1) ** 2, 1.0), 12)   # one atom at 1: C = 1 at t = 2
+    2.0
+    """
+    far = 2 * top
+    while C(far) >= 1:
+        far *= 2
+    return float(crossing(C, [top], [far], True)[0])

@@ -2,11 +2,11 @@ r"""The model at the user's dimension ``d``: over sampled token matrices, whethe
 whole bulk, and its eigenvalue, overlap and threshold.
 
 *Why the limit is not enough.* At fixed ``T`` a token used many times is a spike of the token matrix
-:math:`D = \frac VN AA^\top` (:mod:`derive.vocabulary.conditional`): one eigenvalue of the noise part
+:math:`D = \frac VN AA^\top` (:mod:`derive.vocabulary.draw.spectrum`): one eigenvalue of the noise part
 :math:`B = \frac1V ZDZ^\top` of ``S`` standing above the rest. The most used token of ``V = d/\delta`` is used about
 :math:`\log V/\log\log V` times, so the top of the bulk grows with ``d`` (at ``T = 1``:
-:mod:`derive.vocabulary.topbulk`) and the smallest :math:`\mu_2` at which the signal's eigenvalue stands above it creeps
-up with ``d``, away from the limit's.
+:mod:`derive.vocabulary.limit.topbulk`) and the smallest :math:`\mu_2` at which the signal's eigenvalue stands above it
+creeps up with ``d``, away from the limit's.
 
 *One draw* (:func:`draw_outlier`), from the exact spectral measures of its ``D`` (atoms :math:`c_i`, masses
 :math:`p_i` over all directions, :math:`q_i` along the class signs ``s``), whose deterministic equivalents are exact up
@@ -23,10 +23,10 @@ to :math:`O(1/d)` given ``D``:
 * The *top of the bulk* is :math:`x(t_\text{top})`, :math:`t_\text{top}` the larger of the bulk's right edge
   :math:`t_e` (where :math:`x' = 0`) and the largest token spike; :math:`x(t) = t(1 - S_0(t))` with :math:`S_0` of the
   bulk. At the soft edge its mean is lower by the Tracy–Widom shift :math:`E[\mathrm{TW}_1](Kd)^{-2/3}`
-  (:mod:`derive.vocabulary.tracywidom`; ``K`` from the square root of the density there), about 0.02 at
+  (:mod:`derive.vocabulary.draw.tracywidom`; ``K`` from the square root of the density there), about 0.02 at
   ``d = 1000``, which Monte Carlo resolves (:attr:`DrawOutlier.expected_top`).
 * The *threshold*: the signal's root of :math:`\tilde S_1(t) = -1/\mu_2`, :math:`\tilde S_1` the transform along ``s``
-  of the bulk and the aligned spikes (:func:`derive.vocabulary.signal.outlier_equations`), lies above
+  of the bulk and the aligned spikes (:func:`derive.vocabulary.limit.signal.outlier_equations`), lies above
   :math:`t_\text{top}` iff :math:`\mu_2 > \mu_{2,c}`, where (:func:`threshold`)
 
   .. math:: \mu_{2,c} = -\frac1{\tilde S_1(t_\text{top})}
@@ -40,7 +40,7 @@ to :math:`O(1/d)` given ``D``:
   window of :math:`\mu_2` of order :math:`V^{-1/2}`.
 
 *Over draws* (:func:`finite_size`): ``draws`` token matrices sampled from the model (sign vectors of the family,
-tokens uniform in their class; :func:`sample_token_matrix`), seeded by ``seed``: the probability that the signal's
+tokens uniform in their class; :func:`derive.vocabulary.draw.sampling.sample_token_matrix`), seeded by ``seed``: the probability that the signal's
 outlier stands above the bulk, the mean and spread of the top eigenvalue (over the draws that have the outlier), of the
 squared overlap of the top eigenvector with ``u`` (over all draws), of :math:`\mu_{2,c}` and of the top of the bulk.
 Each draw's ``D`` is eigen-decomposed (the smaller of :math:`AA^\top` and :math:`A^\top A`, cost
@@ -59,7 +59,6 @@ import math
 import numbers
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -67,13 +66,13 @@ import numpy as np
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
 from derive.resources import DRAWS, MAX_DRAWS, SEED
-from derive.vocabulary.conditional import SpectralMeasures, _root, edge_curvature, functions as conditional_functions, spectral_measures
-from derive.vocabulary.tracywidom import tracy_widom_moments
-from derive.vocabulary.tokenmatrix import TokenMatrix
+from derive.vocabulary.draw.outliers import edge_curvature, increasing_root
+from derive.vocabulary.draw.sampling import class_signs, sample_token_matrix, sizes
+from derive.vocabulary.draw.spectrum import SpectralMeasures, functions as conditional_functions, spectral_measures
+from derive.vocabulary.draw.tracywidom import tracy_widom_moments
 
-__all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold",
-           "sizes", "check_sizes", "class_signs", "sample_token_matrix", "DrawOutlier", "draw_outlier",
-           "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
+__all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold", "check_sizes",
+           "DrawOutlier", "draw_outlier", "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
 
 THREADS = 2
 """Draws computed side by side (each with one BLAS thread; LAPACK releases the GIL)."""
@@ -105,7 +104,7 @@ def _expressions() -> dict:
     import sympy as sp
 
     from derive.symbols import mu2
-    from derive.vocabulary.signal import S1, outlier_equations
+    from derive.vocabulary.limit.signal import S1, outlier_equations
 
     s1 = sp.Symbol("s1")
     (root,) = sp.solve(outlier_equations()["equation"].subs(S1, s1), mu2)
@@ -118,7 +117,7 @@ def _functions() -> dict:
 
 
 def threshold(s1) -> float:
-    r"""The signal strength at which the root of :math:`S_1(t) = -1/\mu_2` (:func:`derive.vocabulary.signal.outlier_equations`)
+    r"""The signal strength at which the root of :math:`S_1(t) = -1/\mu_2` (:func:`derive.vocabulary.limit.signal.outlier_equations`)
     reaches a point where :math:`S_1 = s_1 < 0`: :math:`\mu_2 = -1/s_1`, solved by SymPy from the equation.
 
     >>> threshold(-0.25)
@@ -129,7 +128,7 @@ def threshold(s1) -> float:
 
 def formulas() -> list:
     from derive.symbols import Formula, named
-    from derive.vocabulary.signal import S1, t
+    from derive.vocabulary.limit.signal import S1, t
 
     ((s1,), root), = _expressions().values()
     top = named("t_top", r"t_{\mathrm{top}}")
@@ -138,28 +137,11 @@ def formulas() -> list:
                    r"right edge and the largest token spike; the signal's outlier is the top eigenvalue of $S$ iff "
                    r"$\mu_2 > \mu_{2,c}$")
     return [Formula("the signal's threshold at dimension d, given D", root.subs(s1, S1.subs(t, top)), assumptions,
-                    "derive/vocabulary/finite_size.py:threshold", lhs=named("mu2_c", r"\mu_{2,c}"), claim="C2-C4")]
+                    "derive/vocabulary/draw/finite_size.py:threshold", lhs=named("mu2_c", r"\mu_{2,c}"), claim="C2-C4")]
 
 
 # ----------------------------------------------------------------------------------------------
-# sizes and sampling
-
-
-def sizes(d: int, delta, gamma) -> tuple[int, int]:
-    """``(V, N)`` at dimension ``d``: ``V`` the even integer nearest ``d/delta``, ``N`` the integer nearest ``d/gamma``,
-    halves rounded up (exact arithmetic; the rule of ``verify``'s studies).
-
-    >>> sizes(1000, Fraction(1, 2), 4), sizes(5, 2, 2)
-    ((2000, 250), (2, 3))
-    """
-    delta, gamma = Fraction(delta), Fraction(gamma)
-    V = 2 * math.floor(d / (2 * delta) + Fraction(1, 2))
-    N = math.floor(d / gamma + Fraction(1, 2))
-    if V < 2:
-        raise ParameterError("delta", f"d/delta = {d}/{delta} gives no vocabulary (V < 2)")
-    if N < 1:
-        raise ParameterError("gamma", f"d/gamma = {d}/{gamma} gives no sequences (N < 1)")
-    return V, N
+# the sizes one call can meet
 
 
 def check_sizes(d: int, V: int, N: int, T: int, draws: int, diagonal: bool) -> None:
@@ -186,30 +168,6 @@ def check_sizes(d: int, V: int, N: int, T: int, draws: int, diagonal: bool) -> N
     if draws * n**3 > MAX_WORK:
         raise ParameterError("draws", f"{draws} draws of min(V, N) = {n} exceed the work limit: at most "
                                       f"{MAX_WORK // n**3} at d = {d}")
-
-
-def class_signs(V: int) -> np.ndarray:
-    """The class signs: ``+1`` on the first ``V/2`` tokens, ``-1`` on the rest (tokens are exchangeable).
-
-    >>> class_signs(4)
-    array([ 1.,  1., -1., -1.])
-    """
-    return np.repeat([1.0, -1.0], V // 2)
-
-
-def sample_token_matrix(rng: np.random.Generator, family, weights, V: int, N: int) -> TokenMatrix:
-    r"""One draw's token matrix: ``N`` sign vectors by ``family``'s own sampler (:mod:`derive.model.families`), then at each position a token
-    uniform in the class :math:`\{v : s_v = \xi_{n,t}\}` of :func:`class_signs`, entries the ``weights``.
-
-    >>> from derive.model.families import parse_signs
-    >>> A = sample_token_matrix(np.random.default_rng(0), parse_signs("prefix:2"), [0.5, 0.5], 6, 4)
-    >>> A.shape, bool(np.allclose(A.transpose_times(class_signs(6)).ravel() ** 2, 1.0))  # one class per sequence
-    ((6, 4), True)
-    """
-    weights = np.asarray(weights, dtype=float)
-    xi = family.sample(rng, N, len(weights))
-    within = rng.integers(0, V // 2, size=xi.shape)
-    return TokenMatrix.from_tokens(np.where(xi > 0, within, V // 2 + within), weights, V)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -239,8 +197,8 @@ class DrawOutlier:
     @property
     def expected_top(self) -> float:
         r"""The mean largest eigenvalue of the bulk part given the draw: at a soft edge :math:`x(t_e) +
-        E[\mathrm{TW}_1]\,(Kd)^{-2/3}` (:func:`derive.vocabulary.tracywidom.tracy_widom_moments`), at a token spike its
-        eigenvalue."""
+        E[\mathrm{TW}_1]\,(Kd)^{-2/3}` (:func:`derive.vocabulary.draw.tracywidom.tracy_widom_moments`), at a token spike
+        its eigenvalue."""
         return self.top + tracy_widom_moments()[0] * self.scale if self.edge else self.top
 
     def at(self, mu2: float) -> tuple[bool, float, float]:
@@ -256,7 +214,7 @@ class DrawOutlier:
         if not mu2 > 0 or (self.t_last == self.t_edge and S1(self.t_edge) > -1 / mu2):
             return False, self.expected_top, 0.0
         a = self.t_last if self.t_last == self.t_edge else self.t_last * (1 + 1e-14)
-        tr = _root(lambda tv: float(S1(tv)) + 1 / mu2, a, math.inf)
+        tr = increasing_root(lambda tv: float(S1(tv)) + 1 / mu2, a, math.inf)
         s0, ds0 = self.bulk.S0(tr, 1)
         ds1 = float(S1(tr, 1)[1])
         f = conditional_functions()
@@ -264,21 +222,21 @@ class DrawOutlier:
             float(f["overlap"](tr, mu2, s0, ds0, ds1))
 
 
-def _peel(m: SpectralMeasures, noise: np.ndarray) -> np.ndarray:
+def _peel(m: SpectralMeasures, noise: np.ndarray) -> tuple[np.ndarray, list]:
     """``noise`` less the runs of clusters at the top of its bulk that hold fewer than :data:`TW_RUN` eigenvalues (a few
-    tokens used equally often): those are token spikes, many of one value."""
+    tokens used equally often): those are token spikes, many of one value. Returns it with the gaps of its bulk."""
     while True:
         gaps = m.subset(noise).gaps()
         if len(gaps) == 1:
-            return noise
+            return noise, gaps
         run = noise & (m.c > gaps[-2][1])
         if m.V * float(np.sum(m.p[run])) >= TW_RUN:
-            return noise
+            return noise, gaps
         noise = noise & ~run
 
 
 def draw_outlier(measures: SpectralMeasures, centered: bool) -> DrawOutlier:
-    r"""The :class:`DrawOutlier` of one draw's exact spectral measures (:func:`derive.vocabulary.conditional.spectral_measures`;
+    r"""The :class:`DrawOutlier` of one draw's exact spectral measures (:func:`derive.vocabulary.draw.spectrum.spectral_measures`;
     ``centered``: of :math:`S_c`, without the raw ``S``'s mean atom): the module docstring's top of the bulk and
     threshold. Atoms leave the bulk as spikes (:attr:`SpectralMeasures.spikes`) or in small runs at its top
     (:data:`TW_RUN`); each is aligned with ``s`` when :math:`q_a/p_a > V^{\text{ALIGNED}}`, else a token spike. At the
@@ -308,14 +266,14 @@ def draw_outlier(measures: SpectralMeasures, centered: bool) -> DrawOutlier:
         mean = None
     noise = np.ones(m.c.size, dtype=bool)
     noise[spikes] = False
-    noise = _peel(m, noise)
+    noise, gaps = _peel(m, noise)
     others = np.ones(m.c.size, dtype=bool)
     if mean is not None:
         others[mean] = False
     aligned = ~noise & others & (m.q > m.p * V**ALIGNED)
     token = ~noise & others & ~aligned
     bulk, signal, full = m.subset(noise), m.subset(noise | aligned), m.subset(others)
-    t_edge = bulk.gaps()[-1][0]
+    t_edge = gaps[-1][0]
     t_top = max(t_edge, float(m.c[token].max(initial=0.0)))
     t_last = max(t_edge, float(m.c[~noise & others & (m.q > 0)].max(initial=0.0)))
     K = math.sqrt(2 / -edge_curvature(bulk, t_edge)) / t_edge**2
@@ -448,7 +406,7 @@ def finite_size(m, draws: int = DRAWS, seed: int = SEED, threads: int = THREADS)
     :func:`sample_draws`) at its ``mu2``, for ``S`` or :math:`S_c` (``m.centered``).
 
     At one nonzero weight ``D`` is diagonal: the top of the bulk is the eigenvalue of the most used token
-    (:func:`derive.vocabulary.topbulk.top_of_bulk` gives its law).
+    (:func:`derive.vocabulary.limit.topbulk.top_of_bulk` gives its law).
 
     >>> from derive.model.spec import Model
     >>> m = Model(d=200, delta="1/2", gamma="1/2", T=1, weights="mean", signs="iid", mu2=6)

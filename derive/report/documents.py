@@ -41,15 +41,17 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
 
 
 def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: int | None = None,
-                   error=None) -> dict:
+                   error=None, law: str | None = None) -> dict:
     r"""The document of ``derive spike`` for the model ``m``: :func:`derive.interface.spike` with every real to
     ``digits``, the working precision raised until two precisions agree on every reported real. The model's own
     sample level (``law: finite-vocabulary``) is derived once per question and kept between runs
     (:func:`derive.cache.memo`): at one nonzero weight its windows of ``mu2`` take a root search in every gap; at more,
-    the quenched populations of :func:`derive.vocabulary.outlier.limit_spike` take seconds, and each estimate is
+    the quenched populations of :func:`derive.vocabulary.limit.outlier.limit_spike` take seconds, and each estimate is
     printed to the digits its error leaves, with the error beside it (``eigenvalue_error``, ...; ``error`` is the error
     sought there: :func:`derive.interface.vocabulary_sample`). With the model's
     dimension ``d``, ``finite_size`` is :func:`finite_size_document` of ``draws`` token matrices sampled from ``seed``.
+    ``law="gaussian-equivalent"`` gives the Gaussian equivalent of the model's weights alone (no finite-vocabulary
+    work: milliseconds).
 
     >>> doc = spike_document(Model(delta="1/4", gamma=1, T=1, weights="mean", signs="iid", mu2=3, centered=True), 8)
     >>> doc["law"], doc["sample"]["eigenvalue"], doc["sample"]["overlap"], doc["bulk"]["right_edge"]
@@ -59,25 +61,30 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
     from derive.gaussian.regime import gaussian_equivalent_warning
 
     digits = check_digits(digits)
+    if law not in (None, *interface.LAWS):
+        raise ParameterError("law", f"must be one of {', '.join(interface.LAWS)}, got {law!r}")
     if m.d is not None:
         at_d = {"finite_size": finite_size_document(interface.finite_size(m, draws, seed), digits)}
         m = m.replace(d=None, V=None, N=None, delta=m.delta, gamma=m.gamma)
     else:
         at_d = {}
-    if interface.model_law(m) and m.need("gamma").gamma == 0:
+    own = interface.model_law(m) and law != "gaussian-equivalent"
+    if own and m.need("gamma").gamma == 0:
         raise ParameterError("gamma", "must be > 0, got 0")
-    own = interface.model_law(m)
 
     with mpmath.workdps(digits):
         doc = outliers_document(interface.spike(m, law="gaussian-equivalent"), digits)
     paper = {"law": "gaussian-equivalent", **{level: dict(doc[level]) for level in ("population", "sample")}}
     if not own:
         doc["law"] = "gaussian-equivalent"
-        doc["warning"] = gaussian_equivalent_warning(m.delta, m.gamma) if m.gamma > 0 else None
-        return doc | at_d
-    law = interface.bulk(m)
-    if law.exact:
-        key = {"delta": str(law.delta), "gamma": str(law.gamma), "weights": [str(w) for w in law.weights],
+        # weights given, the paper's law asked for: the warning points back to the model's own law
+        weighted = interface.model_law(m)
+        hint = ("drop --law for the model's own law",) if weighted else ()
+        doc["warning"] = gaussian_equivalent_warning(m.delta, m.gamma, *hint) if m.gamma > 0 else None
+        return doc | at_d | (attention_options(m, digits) if weighted else {})
+    own_law = interface.bulk(m)
+    if own_law.exact:
+        key = {"delta": str(own_law.delta), "gamma": str(own_law.gamma), "weights": [str(w) for w in own_law.weights],
                "mu2": str(m.mu2), "digits": digits}
         doc["sample"] = memo("model-spike-sample", key, lambda: _sample(m, digits), lambda v: shaped(v, _EXACT_SAMPLE))
         doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
@@ -89,7 +96,7 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
                 x["law"] = "gaussian-equivalent"
     doc["bulk"]["right_edge"] = "inf"
     doc["assumptions"] = MODEL_ASSUMPTIONS
-    doc["law"] = law.law
+    doc["law"] = own_law.law
     doc["warning"] = None
     doc["gaussian_equivalent"] = paper
     doc["difference"] = difference(doc["sample"], paper["sample"])
@@ -97,11 +104,11 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
 
 
 def finite_size_document(r, digits: int = 30) -> dict:
-    """A :class:`derive.vocabulary.finite_size.FiniteSize` as the ``finite_size`` object of ``derive spike``: each mean
+    """A :class:`derive.vocabulary.draw.finite_size.FiniteSize` as the ``finite_size`` object of ``derive spike``: each mean
     to the digits its standard error over the draws leaves (:func:`estimate`), each spread (``sd``, over the draws) to
     two digits; ``eigenvalue`` over the draws with the outlier (``null`` if none), ``overlap`` over all.
 
-    >>> from derive.vocabulary.finite_size import Spread, FiniteSize
+    >>> from derive.vocabulary.draw.finite_size import Spread, FiniteSize
     >>> one = Spread(3.2374, 0.4703, 0.0588, 64)
     >>> doc = finite_size_document(FiniteSize(1000, 2000, 250, 64, 0, 4.0, 0.9375, 0.0303, None, one, one, one, ()))
     >>> doc["outlier_probability"], doc["eigenvalue"], doc["mu2_critical"]
@@ -140,12 +147,13 @@ def difference(own: dict, paper: dict) -> dict:
 
 
 def attention_options(m: Model, digits: int = 30) -> dict:
-    """The options of every weight scheme (:data:`derive.model.schemes.OPTIONS`, by name) with what the weights of ``m``
-    were computed with (``None`` for an option its scheme does not take), named in every document that depends on
-    them (INTERFACE.md): ``{"mask": ..., "tau": ...}``, the reals to ``digits``.
+    """The options of every weight scheme (:data:`derive.model.schemes.OPTIONS`, by name, in the order of their names)
+    with what the weights of ``m`` were computed with (``None`` for an option its scheme does not take), named in
+    every document that depends on them (INTERFACE.md), the reals to ``digits``.
 
-    >>> attention_options(Model(T=4, weights="causal")), attention_options(Model(T=4, weights="mean"))
-    ({'mask': 'inclusive', 'tau': '0'}, {'mask': None, 'tau': None})
+    >>> causal = attention_options(Model(T=4, weights="causal", mask="strict"))
+    >>> causal["mask"], causal["tau"], set(attention_options(Model(T=2, weights=["1/2", "1/2"])).values())
+    ('strict', '0', {None})
     """
     from derive.model.schemes import OPTIONS
 

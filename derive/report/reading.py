@@ -1,7 +1,8 @@
 """What the text form of a document (a command's output without ``--json``) says about its numbers: how many digits
 they carry, what their errors and intervals are, so that it can be read without the notes.
 
-Each command's ``render`` ends with :func:`reading` of the lines that apply to its document.
+Each text form (:mod:`derive.report.text`, and the ``render`` of each ``verify`` command) ends with :func:`reading`
+of the lines that apply to its document.
 """
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ independent of ``Z``); :math:`u^\top G ZDs/V \to 0` (odd in ``Z``); and, by the 
 
 .. math:: k(m) = \frac1V s^\top D(I + \delta m D)^{-1} s .
 
-*The transforms.* In the variable :math:`t = -1/m` of :mod:`derive.vocabulary.silverstein` and :math:`\zeta = t/\delta`,
-both the bulk and the signal are read from the resolvent of ``D``:
+*The transforms.* In the variable :math:`t = -1/m` of :mod:`derive.vocabulary.limit.silverstein` and
+:math:`\zeta = t/\delta`, both the bulk and the signal are read from the resolvent of ``D``:
 
 .. math:: S_0(t) = \frac1\delta\Bigl(1 + \zeta\,\frac1V\operatorname{tr}(D-\zeta)^{-1}\Bigr),\qquad
           S_1(t) = \frac1\delta\Bigl(1 + \zeta\,\frac1V s^\top(D-\zeta)^{-1}s\Bigr),
@@ -40,7 +40,8 @@ import mpmath
 import sympy as sp
 
 from derive.symbols import Formula, delta, m, mu2, named
-from derive.vocabulary.silverstein import _GUARD, S0, beyond, crossing, t, x_of_t
+from derive.vocabulary.limit.crossings import beyond, crossing
+from derive.vocabulary.limit.silverstein import _GUARD, S0, t, x_of_t
 
 __all__ = ["S1", "zeta", "determinant", "k_of_t", "outlier_equations", "one_weight_equations", "plain_equations",
            "numeric", "Spike", "signal_outlier", "signal_windows", "formulas"]
@@ -173,7 +174,7 @@ def _delta(law) -> mpmath.mpf:
 
 def signal_outlier(law, mu2) -> Spike:
     r"""The signal outlier of strength ``mu2`` on the exact law ``law`` (a
-    :class:`~derive.vocabulary.silverstein.GeneralizedMP`: one nonzero weight, or one draw's counts), by
+    :class:`~derive.vocabulary.limit.silverstein.GeneralizedMP`: one nonzero weight, or one draw's counts), by
     :func:`one_weight_equations`: the root of
     :math:`S_0(t) = -1/\mu_2` in an interval :math:`(c_k, c_{k+1})` is an outlier where it lies in that
     interval's gap (:math:`x' > 0`); the largest one is returned.
@@ -256,7 +257,7 @@ def _beyond_outliers(law, k: int, mu2) -> bool:
 
 def formulas() -> list[Formula]:
     e = outlier_equations()
-    src = "derive/vocabulary/signal.py:outlier_equations"
+    src = "derive/vocabulary/limit/signal.py:outlier_equations"
     ell = named("ell", r"\ell")
     cos2 = named("cos2_u", r"|\hat u^\top u|^2")
     assumptions = (r"the model's own $S$ (finite vocabulary, any weights), given the token matrix $D$: "
@@ -264,10 +265,10 @@ def formulas() -> list[Formula]:
                    r"$t$ a root in a gap of the bulk ($x'(t) > 0$)")
     one = one_weight_equations()
     single = r"; one nonzero weight: $D$ diagonal and independent of the signs, so $S_1 = S_0$"
-    one_src = "derive/vocabulary/signal.py:one_weight_equations"
+    one_src = "derive/vocabulary/limit/signal.py:one_weight_equations"
     return [
         Formula("the co-resolvent term along the class signs", k_of_t(), assumptions,
-                "derive/vocabulary/signal.py:k_of_t", lhs=named("k_t", "k"), claim="C2-C4"),
+                "derive/vocabulary/limit/signal.py:k_of_t", lhs=named("k_t", "k"), claim="C2-C4"),
         Formula("the model's signal outlier, its equation", e["equation"], assumptions, src, claim="C2-C4"),
         Formula("the model's signal outlier, its location", e["location"], assumptions, src, lhs=ell, claim="C2-C4"),
         Formula("the model's signal outlier, its squared overlap", e["overlap"], assumptions, src, lhs=cos2, claim="C2-C4"),

@@ -13,9 +13,9 @@ dynamics and folded into Silverstein's equation.
 
 all :math:`X_u, Y_{t,j}` independent, and :math:`g_D(\zeta) = \frac1V\operatorname{tr}(D-\zeta)^{-1} = E X` (a token's
 full resolvent has the same law as its cavity one: a Poisson number of sequences, less one, is Poisson). At one
-nonzero weight :math:`Y = -1` and :math:`X = 1/(w^2 K/\lambda - \zeta)`: the exact law of :mod:`derive.vocabulary.silverstein`.
+nonzero weight :math:`Y = -1` and :math:`X = 1/(w^2 K/\lambda - \zeta)`: the exact law of :mod:`derive.vocabulary.limit.silverstein`.
 
-*The fold.* With :math:`t = -1/m` (:mod:`derive.vocabulary.silverstein`),
+*The fold.* With :math:`t = -1/m` (:mod:`derive.vocabulary.limit.silverstein`),
 :math:`S_0(t) = \frac1\delta\bigl(1 + \zeta\, g_D(\zeta)\bigr)` at :math:`\zeta = t/\delta`, and the density at a
 real ``x`` is :math:`\operatorname{Im}t/(\pi|t|^2)` at the root of :math:`t(1 - S_0(t)) = x` in :math:`\mathbb C^+`.
 Inside the support :math:`\operatorname{Im}\zeta > 0`: the Gaussian table regularizes the sparse resolvent, and no
@@ -411,8 +411,8 @@ def stieltjes(z, weights, delta, gamma, settings: Settings = DEFAULT, threads: i
     while the population relaxes, then corrected after each round of averaging with :math:`g_D` linearized;
     :class:`Transform` over ``settings.replicas`` replicas.
 
-    >>> from derive.vocabulary.populations import PoissonPopulation
-    >>> from derive.vocabulary.silverstein import GeneralizedMP
+    >>> from derive.vocabulary.limit.populations import PoissonPopulation
+    >>> from derive.vocabulary.limit.silverstein import GeneralizedMP
     >>> m = stieltjes(-1 + 1j, [1.0], 1, 1)   # one weight: the exact T = 1 law
     >>> exact = complex(GeneralizedMP(1, PoissonPopulation(1)).stieltjes(-1 + 1j))
     >>> abs(m.value.real - exact.real) <= m.error and abs(m.value.imag - exact.imag) <= m.error < 1e-4

@@ -1,11 +1,11 @@
-r"""The float64 view of a generalized Marchenko–Pastur law (:class:`~derive.vocabulary.silverstein.GeneralizedMP`):
+r"""The float64 view of a generalized Marchenko–Pastur law (:class:`~derive.vocabulary.limit.silverstein.GeneralizedMP`):
 density, support, runs of clusters and distribution function on NumPy arrays, for histograms and Kolmogorov distances.
 
 The gaps, the left edge and the masses of the runs of clusters are the mpmath law's (exact separation); the density
-comes from the float64 root of Silverstein's equation (:func:`~derive.vocabulary.silverstein.solve_float`, error about
-``1e-9``); the distribution function from it by quadrature, scaled to each run's exact mass.
+comes from the float64 root of Silverstein's equation (:func:`~derive.vocabulary.limit.silverstein.solve_float`, error
+about ``1e-9``); the distribution function from it by quadrature, scaled to each run's exact mass.
 
->>> from derive.vocabulary.populations import PoissonPopulation
+>>> from derive.vocabulary.limit.populations import PoissonPopulation
 >>> V = float_view(GeneralizedMP(sp.Integer(1), PoissonPopulation(sp.Integer(1))))
 >>> [round(float(x), 6) for x in V.density(np.array([0.5, 100.0]))], round(float(V.cdf(np.array([100.0]))[0]), 9)
 ([0.304194, 0.0], 1.0)
@@ -20,8 +20,8 @@ import numpy as np
 import sympy as sp
 
 from derive.errors import ParameterError
-from derive.vocabulary.silverstein import (Gap, GeneralizedMP, _compiled, float_population, scan_float, solve_float,
-                                           x_float)
+from derive.vocabulary.limit.silverstein import (Gap, GeneralizedMP, _compiled, float_population, scan_float,
+                                                 solve_float, x_float)
 
 __all__ = ["FloatView", "float_view"]
 
@@ -34,7 +34,7 @@ class FloatView:
 
     def support(self) -> tuple[float, tuple]:
         """``(left edge, (Gap, ...))`` in float64: the left edge (at 20 digits) and the gaps of
-        :func:`~derive.vocabulary.silverstein.scan_float`."""
+        :func:`~derive.vocabulary.limit.silverstein.scan_float`."""
         return _support(self.law)
 
     def density(self, xs) -> np.ndarray:
@@ -103,7 +103,7 @@ class FloatView:
         smooth at square-root edges, and at a left edge so close to 0 that the density behaves as :math:`x^{-1/2}`
         above it), scaled to the run's mass. Computed once per ``nodes`` (a Kolmogorov distance calls it per draw).
 
-        >>> from derive.vocabulary.populations import PoissonPopulation
+        >>> from derive.vocabulary.limit.populations import PoissonPopulation
         >>> L = GeneralizedMP(sp.Integer(1), PoissonPopulation(sp.Integer(1)))
         >>> round(float(sum(F[-1] for _, F in float_view(L).cdf_table(64))) + float(L.atom_at_zero()), 12)
         1.0

@@ -19,15 +19,16 @@ and everything else is derived from :math:`S_0` (:func:`summand`, :func:`x_of_t`
   atoms with :math:`x'(t) > 0`; between two consecutive atoms :math:`1 - x'(t)` is a convex function of ``t``, so
   each such interval holds at most one gap;
 * atom at zero :math:`\max(0, 1 - (1 - p_0)/\delta)` (``p_0`` the mass of :math:`\tau = 0`; the rank of ``S``);
-* the signal outlier of the model's ``S``: :mod:`derive.vocabulary.signal` (at one nonzero weight
-  :func:`~derive.vocabulary.signal.signal_outlier` on this law).
+* the signal outlier of the model's ``S``: :mod:`derive.vocabulary.limit.signal` (at one nonzero weight
+  :func:`~derive.vocabulary.limit.signal.signal_outlier` on this law).
 
 *Precision.* The series over the atoms is truncated at an index ``K`` chosen so that a proven bound of the
 tail (the population's tail mass times the supremum of the summand over the atoms left out) is below the
 working precision; the same bound, divided by :math:`|x'(t)|`, bounds the error it causes in the root ``t``.
-Populations: :mod:`derive.vocabulary.populations`. The float64 evaluation (the first guesses of the mpmath solver,
+Populations: :mod:`derive.vocabulary.limit.populations`. The float64 evaluation (the first guesses of the mpmath solver,
 the fast scan for gaps) is here too (:func:`solve_float`, :func:`scan_float`); the float64 view of a law (density,
-distribution function on arrays) is :mod:`derive.vocabulary.floatview`.
+distribution function on arrays) is :mod:`derive.vocabulary.limit.floatview`; the ends of a gap are crossings of
+:math:`C = 1` next to an atom's pole (:mod:`derive.vocabulary.limit.crossings`).
 
 *Caches.* A law is an immutable value; what is derived from it once (its atoms at a precision, its gaps, its left
 edge, its float64 population and gap scan) is kept by module functions keyed on the law
@@ -45,10 +46,11 @@ import sympy as sp
 from derive.errors import ParameterError
 from derive.symbols import Formula, named
 from derive.symbols import delta, m, z
-from derive.vocabulary.gaps import convex_gaps
+from derive.vocabulary.limit.crossings import beyond, crossing, near
+from derive.vocabulary.limit.gaps import convex_gaps
 
 __all__ = ["t", "c", "summand", "S0", "x_of_t", "silverstein_equation", "Gap", "GeneralizedMP", "float_population",
-           "solve_float", "scan_float", "x_float", "crossing", "near", "beyond", "formulas"]
+           "solve_float", "scan_float", "x_float", "formulas"]
 
 t = sp.Symbol("t")
 """The variable :math:`t = -1/m`."""
@@ -131,7 +133,7 @@ class GeneralizedMP:
 
     mpmath methods work at the current precision; the ``_float`` ones are vectorized float64.
 
-    >>> from derive.vocabulary.populations import PoissonPopulation
+    >>> from derive.vocabulary.limit.populations import PoissonPopulation
     >>> L = GeneralizedMP(sp.Integer(1), PoissonPopulation(sp.Integer(1)))
     >>> with mpmath.workdps(15):
     ...     print(mpmath.nstr(L.atom_at_zero(), 12), mpmath.nstr(L.density("1/2"), 12))
@@ -424,7 +426,7 @@ def solve_float(law: GeneralizedMP, zs: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=256)
 def scan_float(law: GeneralizedMP) -> tuple:
     """Every gap ``k >= 1`` of ``law`` between two atoms of its float64 population, found in float64 at once
-    (:func:`derive.vocabulary.gaps.convex_gaps`, a grid of 256 points per interval). Returns the gaps as :class:`Gap` of floats. A gap narrower
+    (:func:`derive.vocabulary.limit.gaps.convex_gaps`, a grid of 256 points per interval). Returns the gaps as :class:`Gap` of floats. A gap narrower
     than a 256th of its interval may be missed; the density there is zero on a set of that width."""
     cs, ps = float_population(law)
     f, d = _compiled(1)[1], float(law.delta)
@@ -447,71 +449,8 @@ def x_float(law: GeneralizedMP, tv: np.ndarray) -> np.ndarray:
     return (tv * (1 - ps @ f[0](cs[:, None], tv[None, :], d))).real
 
 
-def near(f, pole, inner, value, above: bool):
-    """A point between ``inner`` and ``pole`` where ``f`` (monotone, infinite at the pole) is beyond ``value``:
-    above it if ``above``, else below. The distance to the pole is halved until it is."""
-    step = inner - pole
-    for _ in range(mpmath.mp.prec):
-        step /= 8
-        point = pole + step
-        if (mpmath.re(f(point)) > value) == above:
-            return point
-    raise ArithmeticError(f"no point beyond {value} found near {pole}")
-
-
-def beyond(f, start, value):
-    """A point past ``start`` where ``f`` (increasing to a limit above ``value``) exceeds ``value``."""
-    point = 2 * start
-    while f(point) <= value:
-        point *= 2
-    return point
-
-
-def crossing(f, a, b, value, pole=None):
-    r"""The crossing of ``f = value`` in ``[a, b]`` for an ``f`` that crosses it once there: the Anderson–Björck
-    bracketing method (the functions here have poles at the ends of their intervals, where Newton's steps
-    overshoot), until the bracket is below the working precision relative to ``t``. Given the ``pole`` beside the
-    bracket nearest to the crossing, the method runs in :math:`u = 1/(t - \mathrm{pole})`, in which
-    :math:`C \approx A + K/(t - c)^2` is a quadratic near the atom (and ``C'`` a cubic): in ``t`` a crossing
-    :math:`10^{-12}` from an atom took 350 evaluations, the bracket shrinking by a few per cent a step, and a ``derive
-    spike`` at one nonzero weight 40 s instead of 8.
-
-    >>> with mpmath.workdps(30):
-    ...     print(mpmath.nstr(crossing(lambda t: 1 / (t - 1) ** 2, "1.5", 3, 1, pole=1), 25))
-    2.0
-    """
-    a, b = mpmath.mpf(a), mpmath.mpf(b)
-    tol = mpmath.mpf(2) ** (-mpmath.mp.prec + 6) * max(abs(a), abs(b), 1)
-    if pole is None:
-        to_t = from_t = lambda v: v  # noqa: E731
-    else:
-        pole = mpmath.mpf(pole)
-        to_t = lambda u: pole + 1 / u  # noqa: E731
-        from_t = lambda t: 1 / (t - pole)  # noqa: E731
-    g = lambda v: mpmath.re(f(to_t(v))) - value  # noqa: E731
-    lo, hi = from_t(a), from_t(b)
-    glo, ghi = g(lo), g(hi)
-    for _ in range(8 * mpmath.mp.prec):
-        if abs(to_t(hi) - to_t(lo)) <= tol or ghi == 0:
-            break
-        z = hi - ghi * (hi - lo) / (ghi - glo)
-        if z == hi:
-            break  # the secant step no longer moves at the working precision
-        gz = g(z)
-        if gz * ghi < 0:
-            lo, glo = hi, ghi
-        else:
-            m = 1 - gz / ghi
-            glo *= m if m > 0 else mpmath.mpf(1) / 2
-        hi, ghi = z, gz
-    x = to_t(hi)
-    if not min(a, b) <= x <= max(a, b):
-        raise ArithmeticError("the root left its bracket")
-    return x
-
-
 def formulas() -> list[Formula]:
-    src = "derive/vocabulary/silverstein.py"
+    src = "derive/vocabulary/limit/silverstein.py"
     hyp = (r"$S = \frac1V \sum_v \tau_v z_v z_v^\top$, $z_v \sim N(0, I_d)$ independent of $\tau_v \sim H$, "
            r"$d/V \to \delta$; $t = -1/m$")
     return [

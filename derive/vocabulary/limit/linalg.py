@@ -1,7 +1,6 @@
-r"""The generic linear algebra of the quenched populations (:mod:`derive.vocabulary.signfield`), in numba: a small
-Hermitian positive definite solve, Anderson mixing of a fixed-point iteration, and restarted GMRES for an operator
-given as a function; and the Gauss quadrature rules of a symmetric operator by Lanczos (the conditional law of a large
-draw, :mod:`derive.vocabulary.conditional`).
+r"""The generic linear algebra of the quenched populations (:mod:`derive.vocabulary.limit.signfield`), in numba: a
+small Hermitian positive definite solve, Anderson mixing of a fixed-point iteration, and restarted GMRES for an operator
+given as a function.
 
 Each is written as plain loops, in the order of operations the populations' results were made with, so that moving
 them here changed no digit. GMRES runs its outer loop in Python (numba cannot cache a compiled function that takes
@@ -14,7 +13,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["hermitian_solve", "anderson_work", "anderson_step", "norm", "gmres", "AGAIN", "gauss_rules"]
+__all__ = ["hermitian_solve", "anderson_work", "anderson_step", "norm", "gmres"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -256,54 +255,3 @@ def gmres(apply, b, x0, tol: float, restart: int = 40, max_restarts: int = 50):
                 break
         _correct(x, V, H, g, k)
     return x, bool(norm(_residual(b, apply(x))) <= tol * bnorm)
-
-
-AGAIN = 0.5**0.5
-"""A second Gram-Schmidt pass of the quadrature's Lanczos runs when the first leaves less than this fraction of the
-norm (Kahan and Parlett's "twice is enough", the solver's :data:`verify.montecarlo.orthogonalize.REORTHOGONALIZE_AGAIN`)."""
-
-
-def gauss_rules(apply, X: np.ndarray, steps: int, vectors: bool = False):
-    r"""The Gauss quadrature rule of ``D`` at each column of ``X`` (Golub and Welsch 1969; Golub and Meurant,
-    *Matrices, Moments and Quadrature*): ``steps`` Lanczos steps with full reorthogonalization give the Jacobi matrix,
-    whose eigenvalues are the nodes and whose eigenvectors' squared first components times :math:`\|x\|^2` the weights;
-    a column whose Krylov space is exhausted stops there (its rule is then exact). Returns ``[(nodes, weights), ...]``,
-    with ``vectors`` also the Ritz vectors (``V x nodes``) of each.
-
-    A diagonal matrix's rule at a vector with every component 1 has its diagonal as nodes, each of weight 1:
-
-    >>> [(nodes, weights)] = gauss_rules(lambda q: np.array([[1.0], [2.0], [4.0]]) * q, np.ones((3, 1)), 3)
-    >>> nodes.round(12).tolist(), weights.round(12).tolist()
-    ([1.0, 2.0, 4.0], [1.0, 1.0, 1.0])
-    """
-    V, m = X.shape
-    steps = min(steps, V)
-    norms = np.linalg.norm(X, axis=0)
-    Q = np.zeros((m, steps, V))  # column i's basis in Q[i, :j]
-    alpha, beta = np.zeros((steps, m)), np.zeros((steps, m))
-    length = np.full(m, steps)
-    q, previous, scale = X / norms, np.zeros_like(X), 0.0
-    for j in range(steps):
-        Q[:, j] = q.T
-        w = apply(q)
-        alpha[j] = np.sum(q * w, axis=0)
-        w = w - alpha[j] * q - (beta[j - 1] * previous if j else 0)
-        before = np.linalg.norm(w, axis=0)
-        basis = Q[:, : j + 1]
-        for _ in range(2):  # twice only when the first pass cancels much of w ("twice is enough")
-            w -= np.matmul(np.matmul(basis, w.T[:, :, None]).transpose(0, 2, 1), basis)[:, 0].T
-            beta[j] = np.linalg.norm(w, axis=0)
-            if np.all(beta[j] >= AGAIN * before):
-                break
-            before = beta[j]
-        scale = max(scale, float(np.max(np.abs(alpha[: j + 1]))))
-        stop = (beta[j] <= 1e-10 * scale) & (length == steps)
-        length[stop] = j + 1
-        previous, q = q, w / np.where(beta[j] > 1e-10 * scale, beta[j], np.inf)
-    rules = []
-    for i in range(m):
-        n = length[i]
-        nodes, Y = np.linalg.eigh(np.diag(alpha[:n, i]) + np.diag(beta[: n - 1, i], 1) + np.diag(beta[: n - 1, i], -1))
-        rule = (nodes, norms[i] ** 2 * Y[0] ** 2)
-        rules.append(rule + ((Q[i, :n].T @ Y),) if vectors else rule)
-    return rules

@@ -4,7 +4,7 @@ sequence's own weights (:mod:`derive.gaussian.random_weights`), every estimate p
 with the error beside it. The model's own law (finite vocabulary) is derived for fixed weights only; the documents say
 so (``own_law``).
 
-:func:`weights_document`, :func:`spike_document` and :func:`bulk_document` are those of :mod:`derive.cli.documents`
+:func:`weights_document`, :func:`spike_document` and :func:`bulk_document` are those of :mod:`derive.report.documents`
 for every model, with these documents for a model whose weights are random (the commands and ``verify mc`` call
 them).
 """
@@ -14,35 +14,27 @@ import mpmath
 
 from derive.numbers import format_real
 
-__all__ = ["ASSUMPTIONS", "OWN_LAW", "READING", "weights_document", "weights_fields", "spike_document", "bulk_document"]
+__all__ = ["ASSUMPTIONS", "OWN_LAW", "assumptions", "weights_document", "weights_fields", "spike_document", "bulk_document"]
 
-ASSUMPTIONS = ("weights: the d -> oo law of causal softmax attention at scores tau <x_t, x_s>/sqrt(d) (distinct tokens; "
-               "the scores of distinct tokens i.i.d. N(0, tau^2), independent of the signs and of the table), "
-               "expectations over its draws; population level: the covariance's law, exact in the limit d/V -> delta "
-               "at alpha = E[w^T R w], kappa = E||w||^2; sample level: Gaussian-equivalent pooled vectors "
-               "a_n m + sqrt(b_n) Sigma^{1/2} g_n with each sequence's (a_n, b_n) = (w_n^T xi_n, ||w_n||^2), "
-               "d/N -> gamma (the bulk MP_delta boxtimes GMP(gamma, law of b), the outlier from the joint law of "
-               "(w^T R w, ||w||^2))")
+ASSUMPTIONS = ("population level: the covariance's law, exact in the limit d/V -> delta at alpha = E[w^T R w], "
+               "kappa = E||w||^2; sample level: Gaussian-equivalent pooled vectors a_n m + sqrt(b_n) Sigma^{1/2} g_n "
+               "with each sequence's (a_n, b_n) = (w_n^T xi_n, ||w_n||^2), d/N -> gamma (the bulk MP_delta boxtimes "
+               "GMP(gamma, law of b), the outlier from the joint law of (w^T R w, ||w||^2))")
+"""The assumptions of the random-weight law beyond the weights' own (:func:`assumptions`)."""
 
 OWN_LAW = ("not derived: the model's own law (finite vocabulary, tokens reused a Poisson number of times) is derived for "
            "weights shared by every sequence; with random weights the token matrix carries each sequence's weights as "
            "random marks of its edges, which the cavity populations do not sample")
 
 
-READING = ("law: the Gaussian equivalent with each sequence's own weights (the model's own law is not derived for "
-           "them: own_law)",
-           "population: the fixed-weight law at alpha = E[w^T R w], kappa = E||w||^2 (exact in the limit), each real to "
-           "the digits the quadrature error of alpha and kappa leaves",
-           "sample, bulk: *_error is three standard errors over 8 batches of the draws of the weights' limit law (the "
-           "draws' error in their means removed by a control variate); each estimate shown to the digits its error "
-           "leaves",
-           "gaussian_equivalent: the paper's formula at the mean scalars, as if every sequence had the same weights; "
-           "difference: the random-weight law minus it, in units of the former's stated error")
-"""How to read the ``derive spike`` document of random weights (its text form)."""
+def assumptions(law) -> str:
+    """The ``assumptions`` of a document of random weights: what the weights' law (``law``, a scheme's
+    :meth:`~derive.model.schemes.Scheme.law`) is and assumes, then :data:`ASSUMPTIONS`."""
+    return f"weights: {law.describes}, expectations over its draws; {ASSUMPTIONS}"
 
 
 def _est(value, error, digits):
-    from derive.cli.documents import estimate
+    from derive.report.documents import estimate
 
     if value is None:
         return None
@@ -57,10 +49,10 @@ def _random(m) -> bool:
 
 
 def weights_document(m, digits: int = 30) -> dict:
-    """:func:`derive.cli.documents.weights_document` with, for a scheme with a law of its weights, its
+    """:func:`derive.report.documents.weights_document` with, for a scheme with a law of its weights, its
     :func:`weights_fields`."""
     from derive import interface
-    from derive.cli.documents import weights_document as fixed
+    from derive.report.documents import weights_document as fixed
 
     doc = fixed(m, digits)
     p = interface.weights(m, digits)
@@ -68,9 +60,9 @@ def weights_document(m, digits: int = 30) -> dict:
 
 
 def spike_document(m, digits: int = 30, **options) -> dict:
-    """:func:`derive.cli.documents.spike_document`, or for random weights :func:`_random_spike`."""
+    """:func:`derive.report.documents.spike_document`, or for random weights :func:`_random_spike`."""
     from derive import interface
-    from derive.cli.documents import spike_document as fixed
+    from derive.report.documents import spike_document as fixed
 
     if not _random(m):
         return fixed(m, digits, **options)
@@ -80,9 +72,9 @@ def spike_document(m, digits: int = 30, **options) -> dict:
 
 
 def bulk_document(m, points: list, digits: int = 30, law: str | None = None) -> dict:
-    """:func:`derive.cli.documents.bulk_document`, or for random weights :func:`_random_bulk`."""
+    """:func:`derive.report.documents.bulk_document`, or for random weights :func:`_random_bulk`."""
     from derive import interface
-    from derive.cli.documents import bulk_document as fixed
+    from derive.report.documents import bulk_document as fixed
 
     if not _random(m):
         return fixed(m, points, digits, law)
@@ -129,7 +121,7 @@ def _random_spike(m, digits: int) -> dict:
     (``gaussian_equivalent``: the fixed-weight formula at :math:`\\alpha = E[w^\\top Rw], \\kappa = E\\|w\\|^2`), and
     their difference."""
     from derive import interface
-    from derive.cli.documents import attention_options, outliers_document
+    from derive.report.documents import attention_options, outliers_document
     from derive.gaussian.random_weights import BATCHES, DRAWS, SEED
 
     p = interface.weights(m.need("signs"))
@@ -160,7 +152,7 @@ def _random_spike(m, digits: int) -> dict:
            "other_outliers": [{"cause": x.cause, "level": x.level, "eigenvalue": _est(x.eigenvalue, errors.get(
                "eigenvalue") if x.level == "sample" else rel * x.eigenvalue, digits), "overlap": "0"}
                for x in o.other_outliers],
-           "assumptions": ASSUMPTIONS,
+           "assumptions": assumptions(p.law),
            "own_law": OWN_LAW,
            "draws": DRAWS, "batches": BATCHES, "seed": SEED,
            "warning": "the model's own law with random weights is not derived (own_law); this is the Gaussian "
@@ -192,7 +184,7 @@ def _random_bulk(m, points: list, digits: int) -> dict:
     import numpy as np
 
     from derive import interface
-    from derive.cli.documents import _gaussian_bulk, attention_options
+    from derive.report.documents import _gaussian_bulk, attention_options
     from derive.gaussian.random_weights import BATCHES, DRAWS, SEED
 
     law = interface.bulk(m, law="gaussian-equivalent")
@@ -211,6 +203,6 @@ def _random_bulk(m, points: list, digits: int) -> dict:
             "stieltjes": "1 - K(e) = gamma (1 - J(et)), z = -(1 - K(e))/(e et), m(z) = -J(et)/z, with "
                          "J(et) = int dMP_delta(s)/(1 + et s), K(e) = E[1/(1 + e ||w||^2)]",
             "kappa_moments": [_est(x, p.law.error or None, digits) for x in p.law.kappa_moments],
-            "assumptions": ASSUMPTIONS, "own_law": OWN_LAW, "draws": DRAWS, "batches": BATCHES, "seed": SEED,
+            "assumptions": assumptions(p.law), "own_law": OWN_LAW, "draws": DRAWS, "batches": BATCHES, "seed": SEED,
             "gaussian_equivalent": {**fixed, "law": "gaussian-equivalent at the mean kappa (the paper's law, as if "
                                                     "every sequence had the same ||w||^2)"}} | attention_options(m, digits)

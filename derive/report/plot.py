@@ -17,12 +17,7 @@ def model_caption(m) -> str:
     parts = [f"{name}={getattr(m, name)}" for name in ("delta", "gamma", "d", "V", "N", "T", "kappa", "alpha", "mu2")
              if getattr(m, name) is not None and not (name in ("d", "V", "N") and m.delta is not None)]
     if m.weights is not None:
-        scheme = m.weights
-        values = scheme.values
-        # the mask first: it names the form of the weights, tau only scales them
-        extra = f" ({values['mask']} mask, tau={values['tau']})" if set(values) == {"mask", "tau"} else "".join(
-            f", {k}={v}" for k, v in values.items())
-        parts.append(f"{scheme.spec} weights{extra}")
+        parts.append(m.weights.caption)
     if m.signs is not None:
         parts.append(m.signs.name)
     if m.mu2 is not None or m.centered:

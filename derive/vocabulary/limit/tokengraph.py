@@ -166,7 +166,7 @@ def atom_at_zero(delta, gamma, weights) -> mpmath.mpf:
 
 
 def formulas() -> list[Formula]:
-    src = "derive/vocabulary/tokengraph.py"
+    src = "derive/vocabulary/limit/tokengraph.py"
     hyp = (r"$A$: $V \times N$, columns with $T'$ nonzero weights at uniform tokens, $N T'/V \to r'$; "
            "Coja-Oghlan et al. (2020) rank formula")
     return [

@@ -16,8 +16,8 @@ exact counts are multinomial). ``M`` concentrates on one or two integers near th
 
 .. math:: \lambda_{\max}(S) = \gamma M + 1 + O(1/M) \sim \gamma\,\frac{\log d}{\log\log d}\to\infty .
 
-Consequence for the signal: its outlier :math:`\ell` (:func:`derive.vocabulary.signal.signal_outlier`) sits in a gap
-between the clusters of counts :math:`k^*-1` and :math:`k^*`. The top eigenvalue is the signal's iff no token is
+Consequence for the signal: its outlier :math:`\ell` (:func:`derive.vocabulary.limit.signal.signal_outlier`) sits in a
+gap between the clusters of counts :math:`k^*-1` and :math:`k^*`. The top eigenvalue is the signal's iff no token is
 seen :math:`k^*` or more times, probability :math:`\exp(-V P(n \ge k^*))\to 0`: as :math:`d\to\infty` the top
 eigenvector is a token's (overlap with ``u`` of order :math:`1/d`), and ``u`` is recovered by the eigenvector of
 the eigenvalue nearest :math:`\ell`, whose overlap keeps its limit (the gap is free of eigenvalues with probability
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import mpmath
 
-from derive.vocabulary.silverstein import GeneralizedMP
+from derive.vocabulary.limit.silverstein import GeneralizedMP
 
 __all__ = ["token_eigenvalue", "max_count_cdf", "top_of_bulk", "first_count_above", "signal_on_top_probability"]
 
@@ -37,7 +37,7 @@ def token_eigenvalue(law: GeneralizedMP, k: int) -> mpmath.mpf:
     p_jc_j/(c_j - c_k))`, the sum cut where the tail mass is below the working precision (its terms are bounded by
     :math:`p_j c_j/(c_j - c_k) \le (k+1)p_j` beyond ``k``).
 
-    >>> from derive.vocabulary.populations import PoissonPopulation
+    >>> from derive.vocabulary.limit.populations import PoissonPopulation
     >>> L = GeneralizedMP(1, PoissonPopulation(1))
     >>> with mpmath.workdps(15):
     ...     print(mpmath.nstr(token_eigenvalue(L, 6), 6), mpmath.nstr(token_eigenvalue(L, 40), 6))
@@ -53,7 +53,7 @@ def token_eigenvalue(law: GeneralizedMP, k: int) -> mpmath.mpf:
 def max_count_cdf(law: GeneralizedMP, m: int, V: int) -> mpmath.mpf:
     r""":math:`P(M \le m) = P(n \le m)^V` for the largest of ``V`` independent Poisson counts.
 
-    >>> from derive.vocabulary.populations import PoissonPopulation
+    >>> from derive.vocabulary.limit.populations import PoissonPopulation
     >>> L = GeneralizedMP(1, PoissonPopulation(1))
     >>> with mpmath.workdps(15):
     ...     print(mpmath.nstr(max_count_cdf(L, 0, 3), 6), mpmath.nstr(mpmath.exp(-3), 6))
@@ -67,7 +67,7 @@ def top_of_bulk(law: GeneralizedMP, d: int) -> dict:
     count ``M`` (the integers with probability above :math:`10^{-4}`, the tail beyond :math:`1 - 10^{-6}` lumped
     on the last), its mean, and :math:`E\,\psi(c_M)`.
 
-    >>> from derive.vocabulary.populations import PoissonPopulation
+    >>> from derive.vocabulary.limit.populations import PoissonPopulation
     >>> L = GeneralizedMP(1, PoissonPopulation(1))
     >>> with mpmath.workdps(15):
     ...     r = top_of_bulk(L, 1000)
@@ -93,7 +93,7 @@ def first_count_above(law: GeneralizedMP, x) -> int:
     r"""The smallest count ``k`` whose token eigenvalue :math:`\psi(c_k)` lies above ``x`` (:math:`\psi(c_k)`
     increases with ``k`` beyond the mode).
 
-    >>> from derive.vocabulary.populations import PoissonPopulation
+    >>> from derive.vocabulary.limit.populations import PoissonPopulation
     >>> L = GeneralizedMP("1/4", PoissonPopulation("1/4"))
     >>> with mpmath.workdps(15):
     ...     first_count_above(L, "5.857")
@@ -113,7 +113,7 @@ def signal_on_top_probability(law: GeneralizedMP, ell, d: int) -> mpmath.mpf:
     :math:`V = d/\delta`: :math:`\exp(-V P(n \ge k^*))` (Poissonized), the probability that the signal's outlier at
     ``ell`` is the top eigenvalue.
 
-    >>> from derive.vocabulary.populations import PoissonPopulation
+    >>> from derive.vocabulary.limit.populations import PoissonPopulation
     >>> L = GeneralizedMP("1/4", PoissonPopulation("1/4"))
     >>> with mpmath.workdps(15):
     ...     print(mpmath.nstr(signal_on_top_probability(L, "5.857", 2000), 4))

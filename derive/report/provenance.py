@@ -1,8 +1,8 @@
 """What produced a result: the package's version, the git commit of its checkout, a hash of the code that ran, and
 the versions of Python and of the libraries the numbers depend on.
 
-:func:`provenance` is the one place every JSON document of the command lines (``"provenance"``), the claims
-ledger (``claims.md``, ``claims.json``) and any other output take it from. It is cheap (a few milliseconds): the
+:func:`provenance` is the one place every JSON document of the command lines (``"provenance"``, added by
+:func:`with_provenance`), the claims ledger (``claims.md``, ``claims.json``) and any other output take it from. It is cheap (a few milliseconds): the
 versions are read from the names of the installed distributions' metadata folders, not by importing the libraries
 or through :mod:`importlib.metadata` (which reads every distribution, some 60 to 250 ms), and the commit from the
 files of the ``.git`` folder, without running ``git``.
@@ -16,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["LIBRARIES", "provenance", "installed_versions", "git_commit", "source_hash"]
+__all__ = ["LIBRARIES", "provenance", "with_provenance", "installed_versions", "git_commit", "source_hash"]
 
 LIBRARIES = ("sympy", "mpmath", "numpy", "scipy", "numba")
 """The libraries whose versions a result records: the ones that derive (SymPy), evaluate (mpmath) and draw and
@@ -136,3 +136,15 @@ def provenance() -> dict:
     return {"package": PACKAGE, "version": versions.get(_normal(PACKAGE)), "commit": git_commit(),
             "source": source_hash(), "python": ".".join(map(str, sys.version_info[:3])),
             "libraries": {name: versions.get(_normal(name)) for name in LIBRARIES}}
+
+
+def with_provenance(doc):
+    """A command's JSON document with the ``"provenance"`` of the run (:func:`provenance`) added as its last key; a
+    document that is a list (``derive formulas``, ``verify claims``) is left as it is.
+
+    >>> list(with_provenance({"law": "exact"})), with_provenance([1])
+    (['law', 'provenance'], [1])
+    """
+    if not isinstance(doc, dict) or "provenance" in doc:
+        return doc
+    return {**doc, "provenance": provenance()}

@@ -1,5 +1,5 @@
 r"""The resolvent of the token matrix along the class signs, :math:`h_D(\zeta) = \lim \frac1V s^\top(D-\zeta)^{-1}s`:
-the cavity equations of :mod:`derive.vocabulary.cavity` with a source (Gaussian belief propagation), solved on a
+the cavity equations of :mod:`derive.vocabulary.limit.cavity` with a source (Gaussian belief propagation), solved on a
 quenched population.
 
 *The field.* Solve :math:`L\phi = b` on the token–sequence tree, :math:`L = \begin{pmatrix}-\zeta & \sqrt sA\\
@@ -13,7 +13,7 @@ by its class sign (:math:`H_v = s_v\phi_v`), a sequence entered at ``t`` and lef
 .. math:: H \overset{d}{=} X\Bigl(1 + s\sum_t\sum_{j=1}^{K_t} Y_{t,j}\,w_t\sum_{u\ne t}\xi^{(j)}_t\xi^{(j)}_u\,w_u
           H_{u,j}\Bigr),\qquad \frac1V s^\top(D-\zeta)^{-1}s \to E H,
 
-``X, Y`` the variances of :mod:`derive.vocabulary.cavity` (:math:`K_t\sim\mathrm{Poisson}(\lambda)`,
+``X, Y`` the variances of :mod:`derive.vocabulary.limit.cavity` (:math:`K_t\sim\mathrm{Poisson}(\lambda)`,
 :math:`\lambda = N/V`), :math:`H_{u,j}` the field of the token at position ``u`` of the ``j``-th sequence, jointly
 distributed with its :math:`X_u`.
 
@@ -35,8 +35,8 @@ nonzero weight (no partner ``u``).
 of ``D`` with eigenvalue about :math:`\alpha = w^\top Rw`) the sum over paths diverges and iterating the equation
 (population dynamics) blows up, while :math:`h_D` is its analytic continuation, finite. So the population is
 *quenched*: ``P`` tokens, each with stratified Poisson numbers of child sequences per position (as
-:func:`derive.vocabulary.cavity._stratified_counts`), each sequence with ``T'`` random partner tokens, fixed once. On
-it ``X`` is the fixed point of the cavity map (iterated with Anderson mixing, :func:`_fixed_point`; at real
+:func:`derive.vocabulary.limit.cavity._stratified_counts`), each sequence with ``T'`` random partner tokens, fixed once.
+On it ``X`` is the fixed point of the cavity map (iterated with Anderson mixing, :func:`_fixed_point`; at real
 ``zeta`` a small imaginary part ``eta`` keeps it off the quenched structure's own poles), and :math:`\bar H` the
 solution of the sparse linear system :math:`(I - \mathcal L)\bar H = X` (GMRES), which is the analytic continuation
 wherever 1 is not an eigenvalue of :math:`\mathcal L`. The derivatives in ``zeta`` solve the linear systems of the
@@ -44,13 +44,13 @@ differentiated equations, :math:`\partial X = X^2(1 + s\sum w^2\sum\partial Y)`,
 :math:`\partial Y_t = Y_t^2s\sum_{u\ne t}w_u^2\partial X_u`,
 :math:`\partial\bar H = \partial X\,\bar H/X + Xs\sum(\partial Y\,F + Y\,\partial F)`. The quenched population is a
 random directed graph of ``P`` tokens, tree-like up to distances of order :math:`\log P`: its averages are the tree's
-up to a sampling error of order :math:`P^{-1/2}`, estimated by independent replicas.
+up to a sampling error of order :math:`P^{-1/2}`, estimated by independent replicas. The averages are taken over
+root tokens whose children are drawn from the population (:mod:`derive.vocabulary.limit.roottokens`).
 
 *Determinism.* A replica's population is drawn from a seed made of the parameters and the replica's index only.
 """
 from __future__ import annotations
 
-import math
 import zlib
 from dataclasses import dataclass, field
 
@@ -58,10 +58,10 @@ import numba
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.vocabulary.cavity import _index, _next
-from derive.vocabulary.linalg import anderson_step, anderson_work, gmres
+from derive.vocabulary.limit.linalg import anderson_step, anderson_work, gmres
+from derive.vocabulary.limit.roottokens import rarity_classes, root_averages, root_counts, tilt
 
-__all__ = ["RARE", "Quenched", "Transforms", "quenched", "transforms", "replica_seed"]
+__all__ = ["Quenched", "Transforms", "quenched", "transforms", "replica_seed"]
 
 _TOL = 1e-10
 _J, _L = 0, 1  # the two linear maps: the Jacobian of the cavity map (for dX), the field's (for H)
@@ -74,7 +74,8 @@ class Transforms:
     whose pivot :math:`\operatorname{Re}(1/X)` is positive (the mass of the law of ``D`` above
     :math:`\operatorname{Re}\zeta`), the population's ``X`` and the solutions ``dX, H, dH`` of the linear systems
     (``H, dH`` ``None`` where the field is ``X`` or was not asked for; a later solve starts from them), and per class
-    of root tokens of :data:`RARE` the row ``(mass, g, dg, h, dh)`` of its share of the averages."""
+    of root tokens of :data:`~derive.vocabulary.limit.roottokens.RARE` the row ``(mass, g, dg, h, dh)`` of its share of
+    the averages."""
 
     zeta: complex
     g: complex
@@ -129,8 +130,8 @@ _DEPTH = 6
 @numba.njit(cache=True, nogil=True)
 def _fixed_point(X, partners, ptr, node, pos, w2, s, zeta, tol, max_iterations):
     r"""Iterate the cavity map :math:`F` in place until the largest relative change is below ``tol``; whether it was
-    reached. The iterates are Anderson-mixed (:func:`derive.vocabulary.linalg.anderson_step`, the last :data:`_DEPTH`
-    residuals). Near an edge of the bulk the plain iteration contracts by a factor within 1% of 1 on some
+    reached. The iterates are Anderson-mixed (:func:`derive.vocabulary.limit.linalg.anderson_step`, the last
+    :data:`_DEPTH` residuals). Near an edge of the bulk the plain iteration contracts by a factor within 1% of 1 on some
     populations (2560 iterations measured, against about 100 mixed); the fixed point is the same, since a mixed step is
     kept only where it stays in the closed upper half-plane that the map preserves (else the plain step is taken and the
     history restarts), and convergence is judged, as before, on one plain application of the map."""
@@ -251,153 +252,6 @@ def _sequence_fields(X, dX, H, dH, partners, w2, C, s):
     return out
 
 
-@numba.njit(cache=True, nogil=True)
-def _roots(fields, w2, s, zeta, K, weight, rarity, seed):
-    r"""The averages over root tokens of :math:`X, \partial X, \bar H, \partial\bar H`, of
-    :math:`1\{\operatorname{Re}(1/X) > 0\}` and of 1, root ``m`` with the counts ``K[m]`` and the weight
-    ``weight[m]`` (:func:`_root_counts`), its child sequences drawn from the population's (:func:`_sequence_fields`);
-    one row per class of :data:`RARE` (``rarity[m]``: :func:`_rarity`), whose sum is the average over all roots."""
-    P, n, _ = fields.shape
-    state = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) | np.uint64(1)], dtype=np.uint64)
-    out = np.zeros((len(RARE) + 1, 6), dtype=np.complex128)
-    samples = K.shape[0]
-    for m in range(samples):
-        a = 0j
-        da = 0j
-        b = 0j
-        db = 0j
-        for t in range(n):
-            for _ in range(K[m, t]):
-                c = _index(state, P)
-                a += w2[t] * fields[c, t, 0]
-                da += w2[t] * fields[c, t, 1]
-                b += fields[c, t, 2]
-                db += fields[c, t, 3]
-        pivot = -zeta - s * a
-        x = 1.0 / pivot
-        dx = x * x * (1.0 + s * da)
-        row = out[rarity[m]]
-        row[0] += weight[m] * x
-        row[1] += weight[m] * dx
-        row[2] += weight[m] * x * (1.0 + s * b)
-        row[3] += weight[m] * (dx * (1.0 + s * b) + x * s * db)
-        if pivot.real > 0:
-            row[4] += weight[m]
-        row[5] += weight[m]
-    return out / samples
-
-
-RARE = (1e-3, 1e-4, 1e-5, 1e-6)
-r"""The classes of root tokens by the tail probability :math:`P(\sum_tw_t^2K_t \ge a)` of their weighted degree
-``a``: at least ``1e-3``, then each decade down to ``1e-6``, then below. A token class of probability ``p`` is present
-at dimension ``d`` only where :math:`d/\delta \gg 1/p`: what the limit owes to the rarer classes, a finite ``d`` does
-not see (:attr:`Transforms.classes`)."""
-
-
-def _rarity(K: np.ndarray, weight: np.ndarray, w2: np.ndarray) -> np.ndarray:
-    """Each root's class of :data:`RARE`: the tail probability of its weighted degree, estimated from the roots
-    themselves (their weights make the tilted half count at its Poisson mass)."""
-    a = K @ w2
-    values, inverse = np.unique(-a, return_inverse=True)  # descending weighted degrees
-    tail = np.cumsum(np.bincount(inverse, weights=weight, minlength=values.size)) / K.shape[0]
-    return np.searchsorted(-np.asarray(RARE), -tail[inverse], side="right").astype(np.int64)
-
-
-@numba.njit(cache=True, nogil=True)
-def _poisson_cdf(lam):
-    """The Poisson(``lam``) distribution function on ``0..lam + 40 sqrt(lam) + 60`` (the masses from the mode outward
-    in logarithms, so that a large ``lam`` does not underflow)."""
-    size = int(lam + 40 * np.sqrt(lam) + 60)
-    mode = int(lam)
-    logp = np.empty(size)
-    logp[mode] = mode * np.log(lam) - lam - math.lgamma(mode + 1.0) if lam > 0 else 0.0
-    for k in range(mode + 1, size):
-        logp[k] = logp[k - 1] + np.log(lam / k)
-    for k in range(mode - 1, -1, -1):
-        logp[k] = logp[k + 1] - np.log(lam / (k + 1))
-    return np.cumsum(np.exp(logp))
-
-
-@numba.njit(cache=True, nogil=True)
-def _binomial_quantile(k, p, u):
-    """The ``u``-quantile of Binomial(``k``, ``p``) (summing the masses; ``k`` is a root's count, tens at most)."""
-    if p >= 1.0:
-        return k
-    mass = (1.0 - p) ** k
-    cdf = mass
-    j = 0
-    while u > cdf and j < k:
-        mass *= (k - j) / (j + 1.0) * p / (1.0 - p)
-        j += 1
-        cdf += mass
-    return j
-
-
-@numba.njit(cache=True, nogil=True)
-def _stratified_column(state, m):
-    """The ``m`` stratified uniforms :math:`(j + U_j)/m`, shuffled."""
-    out = np.empty(m)
-    for j in range(m):
-        out[j] = (j + (_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)) / m
-    for j in range(m - 1, 0, -1):
-        i = _index(state, j + 1)
-        out[i], out[j] = out[j], out[i]
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _root_counts(lam, tilted, samples, seed):
-    r"""The roots' counts per position and their weights: half of the roots with Poisson(``lam``) counts per position,
-    half with Poisson(``tilted[t]``). Independent Poisson counts are a Poisson total split by successive binomials;
-    each half draws the total and every binomial at its own column of stratified uniforms (a Latin hypercube): the
-    total, on which a root's ``X`` mostly depends, and each position's share, on which the field depends, carry
-    their laws with no sampling error. The weight of ``K`` is :math:`p(K)/(\frac12p(K) + \frac12\tilde p(K))`, so
-    that the weighted mean estimates the mean over the Poisson law."""
-    state = np.array([np.uint64(seed) * np.uint64(0xD1B54A32D192ED03) | np.uint64(1)], dtype=np.uint64)
-    n = tilted.shape[0]
-    half = samples // 2
-    K = np.zeros((2 * half, n), dtype=np.int64)
-    for part in range(2):
-        means = np.full(n, lam) if part == 0 else tilted.copy()
-        table = _poisson_cdf(means.sum())
-        u = np.empty((n, half))
-        for t in range(n):
-            u[t] = _stratified_column(state, half)
-        for j in range(half):
-            left = min(np.searchsorted(table, u[0, j]), table.shape[0] - 1)
-            rest = means.sum()
-            for t in range(n - 1):
-                k = _binomial_quantile(left, means[t] / rest, u[t + 1, j])
-                K[part * half + j, t] = k
-                left -= k
-                rest -= means[t]
-            K[part * half + j, n - 1] = left
-    logs = np.log(tilted / lam)
-    shift = (tilted - lam).sum()
-    weight = np.empty(2 * half)
-    for m in range(2 * half):
-        r = -shift
-        for t in range(n):
-            r += K[m, t] * logs[t]
-        weight[m] = 1.0 / (0.5 + 0.5 * np.exp(r))
-    return K, weight
-
-
-def _tilt(lam: float, a: np.ndarray, level: float) -> np.ndarray:
-    r"""The tilted Poisson means :math:`\lambda e^{\theta a_t}` whose weighted degree :math:`\sum_t a_tK_t` has mean
-    ``level`` (:math:`\theta = 0` where the plain mean already reaches it): the tokens whose eigenvalue lies near
-    ``level`` are then sampled as often as the typical ones."""
-    if lam * a.sum() >= level:
-        return np.full(a.size, lam)
-    lo, hi = 0.0, 1.0
-    while lam * (a * np.exp(hi * a)).sum() < level:
-        hi *= 2
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if lam * (a * np.exp(mid * a)).sum() < level else (lo, mid)
-    return lam * np.exp(hi * a)
-
-
 @dataclass(frozen=True)
 class Quenched:
     """A quenched population: ``P`` tokens; their child sequences (edges) sorted by token (``ptr``), each with its
@@ -419,14 +273,14 @@ class Quenched:
         return int(self.partners.shape[0])
 
     def _roots_at(self, lam: float, tilted: np.ndarray):
-        """The roots' counts and weights (:func:`_root_counts`) for the tilted means ``tilted``, drawn once per
+        """The roots' counts and weights (:func:`root_counts`) for the tilted means ``tilted``, drawn once per
         population and tilt: a curve evaluates every ``t`` at one tilt."""
         cache = self.__dict__.setdefault("roots", {})
         key = tuple(tilted.tolist())
         if key not in cache:
             cache.clear()  # one tilt at a time: the arrays hold samples x T' counts
-            K, weight = _root_counts(lam, tilted, self.samples, self.seed)
-            cache[key] = K, weight, _rarity(K, weight, self.w**2)
+            K, weight = root_counts(lam, tilted, self.samples, self.seed)
+            cache[key] = K, weight, rarity_classes(K, weight, self.w**2)
         return cache[key]
 
     def solve(self, zeta: complex, start=None, level: float | None = None, tol: float = _TOL,
@@ -457,9 +311,8 @@ class Quenched:
 
         dX, ok1 = solve(_J, X * X, None if start is None else start.dX)
         correlated = bool(np.any(C != 0))
-        if not with_field:
-            H, dH, ok2, ok3 = X, dX, True, True
-        elif correlated:
+        field = with_field and correlated
+        if field:
             H, ok2 = solve(_L, X, None if start is None or start.H is None else start.H)
             dH, ok3 = solve(_L, _field_rhs(dX, H, X, Y, *args, C, self.s),
                             None if start is None or start.dH is None else start.dH)
@@ -467,20 +320,19 @@ class Quenched:
             H, dH, ok2, ok3 = X, dX, True, True
         lam = 1 / self.s
         fields = _sequence_fields(X, dX, H, dH, self.partners, w2, C, self.s)
-        K, weight, rarity = self._roots_at(lam, _tilt(lam, self.s * w2, zeta.real if level is None else float(level)))
-        classes = _roots(fields, w2, self.s, zeta, K, weight, rarity, self.seed)
-        if not (with_field or not correlated):
+        K, weight, rarity = self._roots_at(lam, tilt(lam, self.s * w2, zeta.real if level is None else float(level)))
+        classes = root_averages(fields, w2, self.s, zeta, K, weight, rarity, self.seed)
+        if correlated and not with_field:
             classes[:, 2:4] = np.nan
         means = classes.sum(axis=0)
         return Transforms(zeta, complex(means[0]), complex(means[1]), complex(means[2]), complex(means[3]),
-                          bool(ok and ok1 and ok2 and ok3), float(means[4].real), X, dX,
-                          H if with_field and correlated else None, dH if with_field and correlated else None,
-                          classes[:, [5, 0, 1, 2, 3]])
+                          bool(ok and ok1 and ok2 and ok3), float(means[4].real), X, dX, H if field else None,
+                          dH if field else None, classes[:, [5, 0, 1, 2, 3]])
 
 
 def _stratified_poisson(rng: np.random.Generator, lam: float, shape) -> np.ndarray:
     """Poisson(``lam``) counts at the stratified quantiles :math:`(j + U_j)/P` of each row, shuffled: the population
-    carries the Poisson law with no sampling error in the counts (as :func:`derive.vocabulary.cavity._stratified_counts`)."""
+    carries the Poisson law with no sampling error in the counts (as :func:`derive.vocabulary.limit.cavity._stratified_counts`)."""
     from scipy.stats import poisson
 
     n, P = shape
