@@ -227,10 +227,13 @@ def run(args):
     if args.law not in LAWS:
         raise ParameterError("law", f"must be one of {', '.join(LAWS)}, got {args.law!r}")
     pool = pooling_inputs(model, digits)
+    from derive.interface import random_weights
     from verify.montecarlo.draw import attends
-    if args.law == "finite-vocabulary" or attends(model):
-        # weights computed from the tokens: derive's theory for them is their own (the Gaussian equivalent with each
-        # sequence's weights, the model's own law saying it is not derived), whichever law was asked
+
+    if args.law == "finite-vocabulary" or random_weights(model):
+        # weights that vary from sequence to sequence in the limit have one law derived: the Gaussian equivalent with
+        # each sequence's weights (the model's own law saying it is not derived), whichever law was asked; attention
+        # whose limit weights are shared by every sequence has the laws of those weights
         theory = model_theory(model, digits)
     else:
         from derive.report.documents import spike
