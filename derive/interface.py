@@ -25,7 +25,8 @@ from derive.errors import ParameterError
 from derive.model.spec import Model
 from derive.numbers import check_digits
 
-__all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "bulk", "spike", "finite_size", "model_law", "vocabulary_sample", "agreeing"]
+__all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "bulk", "spike", "finite_size", "model_law", "random_weights",
+           "vocabulary_sample", "agreeing"]
 
 MAX_WORKING_DIGITS = 4000
 """Highest working precision :func:`agreeing` tries before a result is declared undecided (a point closer to a
@@ -60,6 +61,22 @@ def _pooling(m: Model, digits):
     return pooling(m.weights, m.T, m.signs, digits=digits)
 
 
+def random_weights(m: Model) -> bool:
+    """Whether the weights of ``m`` vary from sequence to sequence (the ``softmax`` scheme's strict mask at ``tau > 0``):
+    then the Gaussian-equivalent law is that of :mod:`derive.gaussian.random_weights`, and the model's own law (finite
+    vocabulary), derived for fixed weights, is not available."""
+    law = _model(m).weights.law(m.need("T").T) if m.weights is not None else None
+    return law is not None and law.random
+
+
+def _refuse_own_law(m: Model, what: str) -> None:
+    if random_weights(m):
+        raise ParameterError("law", f"the model's own law (finite vocabulary) is derived for weights shared by every "
+                                    f"sequence; the {m.weights.name} scheme's vary from sequence to sequence: "
+                                    f"law='gaussian-equivalent' gives {what} for Gaussian pooled vectors with each "
+                                    f"sequence's own weights")
+
+
 def model_law(m: Model) -> bool:
     """Whether ``m`` describes its pooling by weights (so the model's own law applies), not by scalars alone."""
     return _model(m).weights is not None
@@ -80,10 +97,15 @@ def bulk(m: Model, law: str = "finite-vocabulary"):
     if law == "finite-vocabulary":
         from derive.vocabulary.limit.law import vocabulary_law
 
+        _refuse_own_law(m, "the bulk")
         return vocabulary_law(m.delta, m.gamma, weights(m.need("weights")).weights)
     if law == "gaussian-equivalent":
         from derive.gaussian.bulk import law as gaussian_law
 
+        if random_weights(m):
+            from derive.gaussian.random_weights import pooling_law
+
+            return pooling_law(m.delta, m.gamma, weights(m.need("signs")))
         return gaussian_law(m.delta, m.gamma, _scalars(m)["kappa"])
     raise ParameterError("law", f"must be one of {', '.join(LAWS)}, got {law!r}")
 
@@ -167,6 +189,8 @@ def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int 
     from derive.gaussian.outliers import outliers_at
 
     m = _model(m).need("delta", "gamma", "mu2")
+    if m.weights is not None and random_weights(m):
+        return _random_spike(m, law)
     s = _scalars(m)
     if s["alpha"] is None:
         raise ParameterError("signs", "is required: alpha = w^T R w needs the sign family")
@@ -184,6 +208,23 @@ def spike(m: Model, law: str | None = None, draws: int | None = None, seed: int 
     exact = bulk(m).exact
     return replace(o, sample=vocabulary_sample(m, error), right_edge=mpmath.inf, law="finite-vocabulary",
                    other_outliers=tuple(x for x in o.other_outliers if x.level == "population" or not exact), **at_d)
+
+
+def _random_spike(m: Model, law):
+    """:func:`spike` for weights that vary from sequence to sequence (:func:`derive.gaussian.random_weights.outliers`):
+    the Gaussian-equivalent law with each sequence's own weights, the only one derived for them."""
+    from derive.gaussian.random_weights import outliers
+
+    if law == "finite-vocabulary":
+        _refuse_own_law(m, "the outliers")
+    if law not in (None, "gaussian-equivalent"):
+        raise ParameterError("law", f"must be one of {', '.join(LAWS)}, got {law!r}")
+    if m.d is not None:
+        raise ParameterError("d", "the expectation at dimension d samples token matrices pooled with fixed weights; the "
+                                  f"{m.weights.name} scheme's vary from sequence to sequence (verify mc runs them)")
+    if m.gamma == 0:
+        raise ParameterError("gamma", "must be > 0 for weights that vary from sequence to sequence")
+    return outliers(m.delta, m.gamma, weights(m.need("signs")), m.mu2, m.centered)
 
 
 def finite_size(m: Model, draws: int | None = None, seed: int | None = None):

@@ -125,7 +125,7 @@ def test_weights_files(tmp_path):
 
 
 def test_finite_d_attention_approaches_the_limit_like_inverse_sqrt_d():
-    from verify.montecarlo.attention import weight_deviation
+    from verify.studies.attention_gap import weight_deviation
 
     # The score fluctuations <z_t, z_s>/d and ||z||^2/d - 1 have standard deviation ~ d^(-1/2) and the
     # weights are smooth in the scores, so the mean per-sequence max deviation D(d) ~ C d^(-1/2) with

@@ -27,6 +27,15 @@ COMMANDS = [
                 "--mu2", "2", "--seeds", "2"]),
     ("verify", ["ladder", "--d", "40,80", "--seeds", "2", "--weights", "causal", "--mask", "strict"]),
     ("verify", ["attention-gap", "--d", "40,80", "--seeds", "2"]),
+    # a scheme whose weights vary from sequence to sequence: its law's documents
+    ("derive", ["weights", "--weights", "softmax", "--T", "4", "--tau", "1", "--mask", "strict", "--signs", "iid"]),
+    ("derive", ["spike", "--delta", "1/2", "--gamma", "1/4", "--T", "4", "--weights", "softmax", "--tau", "1", "--mask",
+                "strict", "--signs", "iid", "--mu2", "3", "--digits", "6"]),
+    ("derive", ["bulk", "--delta", "1/2", "--gamma", "1/4", "--T", "4", "--weights", "softmax", "--tau", "1", "--mask",
+                "strict", "--signs", "iid", "--x", "1", "--digits", "6"]),
+    ("verify", ["mc", "--d", "40", "--V", "80", "--N", "160", "--T", "3", "--signs", "iid", "--weights", "softmax",
+                "--tau", "1", "--mask", "strict", "--mu2", "3", "--seeds", "2"]),
+    ("verify", ["attention-gap", "--d", "40,80", "--seeds", "2", "--scaling", "1/sqrt(d)", "--mask", "strict"]),
     ("verify", ["formula", "--quantity", "weights.causal", "--expr", "(harmonic(T-1)-harmonic(t-1))/(T-1)",
                 "--examples", "20"]),
 ]

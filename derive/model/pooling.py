@@ -54,6 +54,17 @@ class Pooling(Displayed):
     kappa: sp.Expr
     W: sp.Expr
     note: str | None = None
+    law: object = None
+    r"""For a scheme whose weights vary from sequence to sequence (``softmax``): their law
+    (:class:`derive.model.softmax.SoftmaxLaw`); ``weights`` are then their mean, ``alpha`` and ``kappa`` the expectations
+    :math:`E[w^\top Rw]` and :math:`E\|w\|^2`, within ``errors``."""
+    errors: dict | None = None
+    """Absolute errors of ``alpha`` and ``kappa`` where they are computed numerically (``None``: exact)."""
+
+    @property
+    def kappa_moments(self) -> tuple:
+        r""":math:`(E\|w\|^2, E\|w\|^4)` over the sequences (:math:`(\kappa, \kappa^2)` for fixed weights)."""
+        return self.law.kappa_moments if self.law is not None else (self.kappa, self.kappa ** 2)
 
     @property
     def R(self) -> sp.Matrix | None:
@@ -74,7 +85,15 @@ def pooling(scheme, T_value, signs=None, *, digits: int = 30, **options) -> Pool
     ((1/2, 1/2), 1, 1/2, 1)
     """
     family = as_family(signs)
+    if isinstance(scheme, str):  # parsed once here (a file's weights are read once), its law asked of the scheme
+        scheme = parse_scheme(scheme, check_T(T_value) if family is None else family.check(T_value), **options)
+        options = {}
     w, note = scheme_weights(scheme, T_value, family, digits, **options)
+    law = scheme.law(len(w)) if isinstance(scheme, Scheme) else None
+    if law is not None and law.random:
+        a, a_error = law.alpha(family) if family is not None else (None, None)
+        return Pooling(tuple(w), family, a, sp.Float(law.kappa, 17), sum_w(w), note, law,
+                       {"alpha": a_error, "kappa": law.error})
     k = kappa(w)
     # weights that nearly cancel (1e300, 1, -1e300, 1) sum to 1 only with huge entries: every law and simulation
     # downstream works in kappa's documented range, and float64 overflows far sooner
@@ -83,4 +102,4 @@ def pooling(scheme, T_value, signs=None, *, digits: int = 30, **options) -> Pool
         raise ParameterError("weights", f"normalized to sum 1 they have kappa = |w|^2 = {sp.N(k, 6)}, outside "
                                         f"[{low}, {high}], the documented range of kappa (do they nearly cancel?)")
     a = family.quadratic_form(w) if family is not None else None
-    return Pooling(tuple(w), family, a, k, sum_w(w), note)
+    return Pooling(tuple(w), family, a, k, sum_w(w), note, law)

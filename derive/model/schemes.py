@@ -8,7 +8,7 @@ the Hypothesis strategies and the fuzz tests' values, figure captions and colour
 :data:`CATALOGUE` (notes/architecture.md counts the files).
 
 >>> [s.name for s in CATALOGUE]
-['mean', 'causal', 'optimal', 'given']
+['mean', 'causal', 'softmax', 'optimal', 'given']
 >>> parse_scheme("causal", mask="strict")
 Causal(tau=Fraction(0, 1), mask='strict')
 """
@@ -21,7 +21,7 @@ from typing import Callable
 from derive.errors import ParameterError
 from derive.numbers import check_range, parse_fraction
 
-__all__ = ["Option", "Scheme", "Mean", "Causal", "Optimal", "Given", "CATALOGUE", "OPTIONS", "parse_scheme",
+__all__ = ["Option", "Scheme", "Mean", "Causal", "Softmax", "Optimal", "Given", "CATALOGUE", "OPTIONS", "parse_scheme",
            "scheme_syntaxes", "MASKS", "MASK_HELP", "MASK_REMARKS"]
 
 MASKS = ("inclusive", "strict")
@@ -86,6 +86,10 @@ class Scheme:
     options: tuple = ()
     drawn: bool = True
     """Whether property tests draw this scheme by its name (not one that needs a user's data)."""
+    scores: str | None = None
+    """For attention computed from the tokens at a finite ``d`` (``softmax``): the scale of its scores,
+    ``"1/sqrt(d)"``; a Monte Carlo trial then pools each sequence with its own attention weights
+    (:attr:`tau`, :attr:`mask`). ``None``: the weights are the same for every sequence."""
 
     __slots__ = ("values",)
 
@@ -150,6 +154,18 @@ class Scheme:
 
         return normalized(w, "weights"), note
 
+    def trial_bytes(self, d: int, N: int, T: int) -> int:
+        """Bytes a Monte Carlo trial of ``d, N, T`` holds for this scheme's weights beyond the trial's own (0: the ``T``
+        weights are shared)."""
+        return 0
+
+    def law(self, T: int):
+        """The law of the weights of a scheme computed from the tokens (``softmax``: their ``d -> oo`` law, whose
+        ``random`` says whether they still vary from sequence to sequence there, with their ``mean``,
+        ``kappa_moments``, ``error``, ``alpha(family)`` and ``describes``, what the law is and assumes, which the
+        documents state); ``None`` for fixed weights."""
+        return None
+
 
 class Mean(Scheme):
     """Mean pooling, :math:`w_t = 1/T`."""
@@ -164,17 +180,19 @@ class Mean(Scheme):
         return mean_weights(T), None
 
 
-class Causal(Scheme):
-    """The ``d -> oo`` limit of parameter-free causal self-attention (:func:`derive.model.attention.causal_weights`):
-    scores ``tau <x_t, x_s>/d``, a softmax over the causal window (``mask``), outputs averaged."""
+TAU = Option("tau", _tau, Fraction(0), "attention temperature tau >= 0 (default 0)",
+             examples=tuple(Fraction(k, 4) for k in range(17)), refused=("-1", "701", "1e9", "-1e-9"))
+"""The attention temperature, shared by the causal and softmax schemes."""
 
-    name, syntax, color = "causal", ("causal",), "tab:orange"
-    summary = "the d -> oo limit of causal self-attention (--tau, --mask)"
-    notation = "the $d \\to \\infty$ limit of causal self-attention"
-    options = (Option("tau", _tau, Fraction(0), "attention temperature tau >= 0 (default 0)",
-                      examples=tuple(Fraction(k, 4) for k in range(17)), refused=("-1", "701", "1e9", "-1e-9")),
-               Option("mask", _mask, "inclusive", MASK_HELP, MASKS, MASKS,
-                      refused=("both", "", "STRICT", "inclusive ", "none"), remarks=MASK_REMARKS))
+MASK = Option("mask", _mask, "inclusive", MASK_HELP, MASKS, MASKS, refused=("both", "", "STRICT", "inclusive ", "none"),
+              remarks=MASK_REMARKS)
+"""The causal mask, shared by the causal and softmax schemes."""
+
+
+class _Attention(Scheme):
+    """A scheme of causal attention: options ``tau`` and ``mask``."""
+
+    options = (TAU, MASK)
     __slots__ = ()
 
     @property
@@ -190,6 +208,16 @@ class Causal(Scheme):
         # the mask first: it names the form of the weights, tau only scales them
         return f"{self.spec} weights ({self.mask} mask, tau={self.tau})"
 
+
+class Causal(_Attention):
+    """The ``d -> oo`` limit of parameter-free causal self-attention (:func:`derive.model.attention.causal_weights`):
+    scores ``tau <x_t, x_s>/d``, a softmax over the causal window (``mask``), outputs averaged."""
+
+    name, syntax, color = "causal", ("causal",), "tab:orange"
+    summary = "the d -> oo limit of causal self-attention (--tau, --mask)"
+    notation = "the $d \\to \\infty$ limit of causal self-attention"
+    __slots__ = ()
+
     def check(self, T, family, digits):
         from derive.resources import check_exact_causal_T
 
@@ -199,6 +227,43 @@ class Causal(Scheme):
         from derive.model.attention import causal_weights
 
         return causal_weights(T, self.tau, self.mask, digits), None
+
+
+class Softmax(_Attention):
+    """Causal softmax attention at the transformer's scaling, scores ``tau <x_t, x_s>/sqrt(d)``
+    (:mod:`derive.model.softmax`): as ``d -> oo`` the strict mask gives every sequence its own random weights (their
+    mean is the harmonic weights), the inclusive mask mean pooling (``tau > 0``). ``weights`` are the mean weights;
+    :meth:`law` the law of a sequence's weights."""
+
+    name, syntax, color = "softmax", ("softmax",), "tab:red"
+    summary = "causal softmax attention with scores tau <x_t, x_s>/sqrt(d): random weights per sequence (--tau, --mask)"
+    notation = ("causal softmax attention at the transformer's scores $\\tau \\langle x_t, x_s \\rangle/\\sqrt{d}$: "
+                "each sequence its own random weights, $w$ their mean")
+    scores = "1/sqrt(d)"
+    __slots__ = ()
+
+    def check(self, T, family, digits):
+        from derive.model.softmax import MAX_T, MAX_TAU
+
+        if self.tau > MAX_TAU:
+            raise ParameterError("tau", f"the softmax scheme's law is computed for tau <= {MAX_TAU}, got {self.tau}")
+        if T > MAX_T:
+            raise ParameterError("T", f"the softmax scheme's law is computed for T <= {MAX_T}, got {T}")
+        if self.mask == "strict" and T < 2:
+            raise ParameterError("T", "the strict mask needs T >= 2 (position 1 has no key)")
+
+    def weights(self, T, family, digits):
+        return list(self.law(T).mean), None
+
+    def trial_bytes(self, d, N, T):
+        """The ``N x T`` attention weights and three chunks of the sequences' tokens, each at most ``2^22`` floats
+        (:func:`verify.montecarlo.attention.sequence_attention_weights`)."""
+        return 8 * N * T + 3 * 8 * min(512 * T * d, 1 << 22)
+
+    def law(self, T):
+        from derive.model.softmax import softmax_law
+
+        return softmax_law(T, self.tau, self.mask)
 
 
 class Optimal(Scheme):
@@ -292,7 +357,7 @@ class Given(Scheme):
         return [sp.Rational(x.numerator, x.denominator) for x in self.exact], None
 
 
-CATALOGUE = (Mean, Causal, Optimal, Given)
+CATALOGUE = (Mean, Causal, Softmax, Optimal, Given)
 """The weight schemes, in the order ``--help`` lists them."""
 
 OPTIONS = tuple({o.name: o for s in CATALOGUE for o in s.options}.values())
@@ -308,7 +373,7 @@ def scheme_syntaxes() -> tuple[str, ...]:
     """How each scheme is written (``--help`` and errors list them).
 
     >>> scheme_syntaxes()
-    ('mean', 'causal', 'optimal', 'file:PATH', 'w1,...,wT')
+    ('mean', 'causal', 'softmax', 'optimal', 'file:PATH', 'w1,...,wT')
     """
     return tuple(form for s in CATALOGUE for form in s.syntax)
 

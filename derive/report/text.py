@@ -9,7 +9,19 @@ from __future__ import annotations
 
 from derive.report.reading import DIGITS, NO_VALUE, estimates, reading
 
-__all__ = ["readable", "weights_text", "bulk_text", "spike_text", "formulas_text"]
+__all__ = ["readable", "weights_text", "bulk_text", "spike_text", "formulas_text", "RANDOM_WEIGHTS_READING"]
+
+RANDOM_WEIGHTS_READING = (
+    "law: the Gaussian equivalent with each sequence's own weights (the model's own law is not derived for them: "
+    "own_law)",
+    "population: the fixed-weight law at alpha = E[w^T R w], kappa = E||w||^2 (exact in the limit), each real to the "
+    "digits the quadrature error of alpha and kappa leaves",
+    "sample, bulk: *_error is three standard errors over 8 batches of the draws of the weights' limit law (the draws' "
+    "error in their means removed by a control variate); each estimate shown to the digits its error leaves",
+    "gaussian_equivalent: the paper's formula at the mean scalars, as if every sequence had the same weights; "
+    "difference: the random-weight law minus it, in units of the former's stated error")
+"""How to read the ``derive spike`` document of a scheme whose weights vary from sequence to sequence
+(:mod:`derive.report.randomweights`)."""
 
 
 def _scalar(v) -> str:
@@ -64,6 +76,9 @@ def weights_text(doc: dict) -> str:
         lines.append(", ".join(options))
     if doc["note"]:
         lines.append(f"note: {doc['note']}")
+    if doc.get("kappa_moments"):  # a scheme with a law of its weights (derive.report.randomweights.weights_fields)
+        lines += [f"weights: {doc['weights_are']}", f"kappa_moments (E||w||^2, E||w||^4) = {doc['kappa_moments']}",
+                  f"errors: {doc['errors']}"]
     scale = "to unit norm (the note says why)" if "unit norm" in (doc["note"] or "") else "to sum 1"
     return "\n".join(lines + [reading(f"w: normalized {scale}, exact rationals where they exist, else reals", DIGITS)])
 
@@ -95,6 +110,11 @@ def bulk_text(doc: dict) -> str:
              for x, *values in zip(doc["x"], *columns)]
     if ge:
         rows.append(readable({"gaussian_equivalent": {k: v for k, v in ge.items() if k not in ("x", "density")}}))
+    if doc.get("weights_law"):  # random weights per sequence: derive.report.randomweights
+        estimated = ("density: the Gaussian equivalent with each sequence's own weights, each value shown only to the "
+                     f"digits its error leaves; density_error {error}: three standard errors over 8 batches of the "
+                     "weights' draws; Gaussian equivalent: the paper's law at the mean kappa")
+        return "\n".join([readable(fields), *rows, reading(DIGITS, estimated)])
     estimated = None if error is None else (
         f"density: a cavity estimate, each value shown only to the digits its error leaves (fewer than --digits may "
         f"ask); density_error {error} is the largest error, three standard errors over independent replicas plus the "
@@ -104,6 +124,8 @@ def bulk_text(doc: dict) -> str:
 
 def spike_text(doc: dict) -> str:
     """The document's fields, then how to read its numbers: the digits, the errors of the estimated levels."""
+    if doc.get("weights_law"):  # random weights per sequence: derive.report.randomweights
+        return "\n".join([readable(doc), reading(DIGITS, NO_VALUE, *RANDOM_WEIGHTS_READING)])
     return "\n".join([readable(doc), reading(
         DIGITS, NO_VALUE, "overlap: the limit of |u_hat^T u|^2, the squared cosine of the outlier's eigenvector with u",
         *(estimates(doc[level], level) for level in ("population", "sample")),

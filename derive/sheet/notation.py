@@ -44,7 +44,8 @@ NOTATION = (
     ("w \\in \\mathbb{R}^T", "the pooling weights (normalized to $\\sum_t w_t = 1$ in every output): "
                              + ", ".join(_listed(s.syntax, s.notation) for s in schemes.CATALOGUE)),
     ("\\tau", "the attention temperature: scores $\\tau \\langle x_t, x_s \\rangle / d$, softmax over the causal "
-              "window, outputs averaged over positions"),
+              "window, outputs averaged over positions"
+              + "".join(f"; `{s.name}` scales the scores by `{s.scores}` instead" for s in schemes.CATALOGUE if s.scores)),
     ("\\text{mask}", "the causal window: `inclusive` (keys $s \\le t$; the tools' default) or `strict` ($s < t$). The "
                      "paper's harmonic weights $w_t \\propto H_{T-1} - H_{t-1}$ are the strict mask's (any $\\tau$); "
                      "the inclusive mask gives $H_T - H_{t-1}$ at $\\tau = 0$"),

@@ -8,11 +8,16 @@ __all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
 
 NAME = "attention-gap"
 HELP = ("outlier and overlap of S_c pooled by real causal attention vs by its d -> oo limit weights, over a ladder of d "
-        "(--tau defaults to 1 here)")
+        "(--tau defaults to 1 here); --scaling 1/sqrt(d) for the transformer's scores (the softmax scheme's limit)")
 
 
 def add_arguments(p):
+    from verify.studies.attention_gap import SCALINGS
+
     add_ladder_arguments(p, weights=False)
+    p.add_argument("--scaling", default="1/d", choices=SCALINGS,
+                   help="the scores' scaling: tau <x_t, x_s>/d (the paper's; default) or /sqrt(d) (the transformer's: "
+                        "each sequence's own random weights in the limit)")
 
 
 def run(args):
@@ -20,7 +25,8 @@ def run(args):
     from verify.studies.attention_gap import attention_gap  # here: every parser is built before one command runs
 
     with progress("attention-gap") as report:
-        return json_reals(attention_gap(**ladder_options(args), tau=args.tau or "1", mask=mask, report=report), MC_DIGITS)
+        return json_reals(attention_gap(**ladder_options(args), tau=args.tau or "1", mask=mask, report=report,
+                                        scaling=args.scaling), MC_DIGITS)
 
 
 def render(doc) -> str:

@@ -18,6 +18,7 @@ from verify.ledger.checks.c6 import check_c6
 from verify.ledger.checks.c7 import check_c7
 from verify.ledger.checks.c8 import check_c8
 from verify.ledger.checks.c9 import check_c9, histogram_ladder
+from verify.ledger.checks.c10 import check_c10
 from verify.ledger.checks.common import FULL, QUICK
 from verify.ledger.records import Claim
 from verify.ledger.statements import STATEMENTS
@@ -40,4 +41,7 @@ CLAIMS = [
     Claim("C8", STATEMENTS["C8"], check_c8, cost=0.8),
     Claim("C9", STATEMENTS["C9"], check_c9, needs=("C2", "C4"),
           prepare=histogram_ladder, cost=4.8),
+    Claim("C10", "beyond the paper: at the transformer's scaling, scores tau <x_t, x_s>/sqrt(d), causal attention "
+                 "still lowers the sample-level threshold below mean pooling's for early-signal families (prefix:L), "
+                 "as it does at the paper's 1/d (C7)", check_c10, cost=7),
 ]

@@ -25,6 +25,11 @@ FIGURES = (
                                         "and the optimal scheme on prefix:3, T = 8"),
     ("accuracy.png", ("C8",), "Ridge classification accuracy: prefix:3, where the claimed order holds, and suffix:2, "
                               "where causal attention falls below mean pooling as alpha/kappa says"),
+    ("c10_thresholds.png", ("C10",), "The sample-level threshold mu2 (Gaussian-equivalent, centered S_c, T = 8, "
+                                     "delta = 1/2, gamma = 1/4) against tau for causal attention at scores "
+                                     "tau <x_t, x_s>/d and /sqrt(d), both masks, beside mean pooling's; at 1/sqrt(d) "
+                                     "the strict mask's weights are random per sequence (its error bars: three "
+                                     "standard errors, smaller than the line)"),
 )
 """The ledger's figures (file name, the claims each illustrates, caption), in the order :func:`draw_figures`
 draws them; ``claims.md`` shows each under its claims."""
@@ -50,6 +55,8 @@ def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
         paths.append(figures.accuracy_figure(
             folder, a["families"], f"ridge classification (C8), T={T}, d={a['d']}, V={a['V']}, N={a['N']} "
                                    f"(N/2 test), {a['seeds']} paired seeds, 95% intervals; causal: strict mask, tau=0"))
+    if "c10_thresholds" in artifacts:
+        paths.append(_threshold_figure(folder, artifacts["c10_thresholds"]))
     d = cfg["d"]
     V, N = rung(d, DELTA, GAMMA)
     curves, points = {}, {}
@@ -93,3 +100,30 @@ def draw_figures(cfg: dict, results: dict, report=None) -> list[str]:
                                       f"mean pooling, centered $S_c$, {SIGNS}, T={T}, $\\delta$={DELTA}, d={dd}, "
                                       "one draw per column; thresholds: Gaussian-equivalent theory"))
     return paths
+
+
+def _threshold_figure(folder, thresholds: dict) -> str:
+    """C10's figure: for each family a panel of the sample threshold against ``tau``, both masks at both scalings, and
+    mean pooling's as a line."""
+    from fractions import Fraction
+
+    import matplotlib.pyplot as plt
+
+    from verify import figures
+
+    fig, axes = plt.subplots(1, len(thresholds), figsize=(4.6 * len(thresholds), 3.6), squeeze=False)
+    styles = {("1/d", "strict"): ("tab:orange", "-", "o"), ("1/d", "inclusive"): ("tab:orange", "--", "s"),
+              ("1/sqrt(d)", "strict"): ("tab:red", "-", "o"), ("1/sqrt(d)", "inclusive"): ("tab:red", "--", "s")}
+    for ax, (signs, t) in zip(axes[0], thresholds.items()):
+        tau = [float(Fraction(x)) for x in t["tau"]]
+        for (scaling, mask), (color, line, marker) in styles.items():
+            values = t[scaling][mask]
+            errors = t["1/sqrt(d) strict error"] if (scaling, mask) == ("1/sqrt(d)", "strict") else None
+            ax.errorbar(tau, values, yerr=errors, color=color, ls=line, marker=marker, ms=3.5, lw=1.2,
+                        label=f"{mask}, scores /{'d' if scaling == '1/d' else 'sqrt(d)'}")
+        ax.axhline(t["mean"], color=figures.SCHEME_COLORS["mean"], lw=1.2, ls=":", label="mean pooling")
+        ax.set_title(f"{signs}, T = 8", fontsize=9)
+        ax.set_xlabel(r"$\tau$")
+        ax.set_ylabel(r"sample threshold $\mu_2^{(N)}$")
+    axes[0][0].legend(fontsize=7)
+    return figures.save(fig, folder, "c10_thresholds.png")

@@ -11,7 +11,10 @@ One trial draws
   :math:`\{v : s_v = \xi_{n,t}\}`, independent across positions given :math:`\xi_n`;
 * the pooled vectors :math:`c_n = \sum_t w_t e_{v_{n,t}} = E a_n`, where the columns
   :math:`a_n = \sum_t w_t \mathbf e_{v_{n,t}}` of the sparse ``V x N`` matrix :math:`A` hold the
-  weights at the drawn tokens (a token drawn twice in a sequence carries the sum of its weights).
+  weights at the drawn tokens (a token drawn twice in a sequence carries the sum of its weights). A scheme
+  whose attention is computed from the tokens (``softmax``: scores :math:`\tau\langle x_t, x_s\rangle/\sqrt d`
+  at the trial's own ``d``) gives each sequence its own weights, from the drawn table
+  (:func:`verify.montecarlo.attention.sequence_attention_weights`), unless weights are given.
 
 Randomness: a trial's seed (an integer or a :class:`numpy.random.SeedSequence`) is split into three
 independent streams, for the table, the sequences and the eigensolver's starting vector, so the
@@ -35,8 +38,8 @@ from derive.numbers import check_count, parse_fraction
 from derive.vocabulary.draw.sampling import class_signs as balanced_signs, sample_tokens, sizes
 from verify.montecarlo.signs import sample_signs
 
-__all__ = ["trial_model", "trial_weights", "Draw", "draw", "drawn_tokens", "balanced_signs", "sample_table", "sample_sequences",
-           "mixing_matrix", "pooled", "ratios", "rung", "streams"]
+__all__ = ["trial_model", "trial_weights", "attends", "given_weights", "Draw", "draw", "drawn_tokens", "balanced_signs",
+           "sample_table", "sample_sequences", "mixing_matrix", "pooled", "ratios", "rung", "streams"]
 
 # ----------------------------------------------------------------------------------------------
 # validation
@@ -104,6 +107,18 @@ def trial_weights(model, weights=None) -> np.ndarray:
     if not np.any(w):
         raise ParameterError("weights", "are all zero")
     return w
+
+
+def attends(model) -> bool:
+    """Whether a trial of ``model`` pools each sequence with the attention computed from its own tokens (a scheme with
+    ``scores``: ``softmax``), not with weights shared by every sequence."""
+    return getattr(model.weights, "scores", None) is not None
+
+
+def given_weights(model, weights=None):
+    """What a trial hands :func:`draw`: ``None`` where the draw computes each sequence's weights (:func:`attends`,
+    no ``weights`` given), else :func:`trial_weights`."""
+    return None if weights is None and attends(model) else trial_weights(model, weights)
 
 
 def _seed_sequence(seed) -> np.random.SeedSequence:
@@ -226,14 +241,20 @@ class Draw:
 
 def draw(model, seed, table: np.ndarray | None = None, weights=None) -> Draw:
     """Everything random in one trial of ``model`` (a :class:`derive.Model` with its sizes, sign family and ``mu2``),
-    from ``seed`` (see the module docstring), pooled with ``weights`` (:func:`trial_weights`); the table drawn into
-    ``table`` if given (:func:`sample_table`'s ``out``)."""
+    from ``seed`` (see the module docstring), pooled with ``weights`` (:func:`trial_weights`; without them, a scheme
+    that :func:`attends` pools each sequence with its attention on the drawn table); the table drawn into ``table`` if
+    given (:func:`sample_table`'s ``out``)."""
     model = trial_model(model)
-    w = trial_weights(model, weights)
+    w = given_weights(model, weights)
     table_rng, seq_rng, start_rng = streams(seed, 3)
     E = sample_table(table_rng, model.d, model.V, float(model.mu2), table)
     s = balanced_signs(model.V)
     xi, tokens = sample_sequences(seq_rng, model.signs, model.V, model.N, model.T)
+    if w is None:
+        from verify.montecarlo.attention import sequence_attention_weights
+
+        scheme = model.weights
+        w = sequence_attention_weights(E, tokens, float(scheme.tau), scheme.mask, scaling=scheme.scores)
     return Draw(E, s, xi, tokens, w, start_rng.standard_normal(model.d))
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from derive.errors import ParameterError
 from verify.montecarlo.dense import dense_top
-from verify.montecarlo.draw import Draw, draw, positive_int, trial_model, trial_weights
+from verify.montecarlo.draw import Draw, draw, given_weights, positive_int, trial_model
 from verify.montecarlo.lanczos import Mixing, implicit_top, mixed_top
 from verify.montecarlo.memory import check_trial, check_trials
 from verify.montecarlo.mu2_axis import Axis, Pencil, axis_top, check_mu2s, dense_axis_top
@@ -177,13 +177,18 @@ def run_trial(model, *, k=3, path="auto", seed=0, spectrum=False, dtype=np.float
     same seed gives the same numbers.
     """
     model = trial_model(model)
-    w = trial_weights(model, weights)
+    w = given_weights(model, weights)
     k = _check_k(k, model.d, model.N)
     spectrum = _flag(spectrum, "spectrum")
     chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
-    check_trial(model.d, model.V, model.N, model.T, model.signs, solver=memory_model(chosen, dtype))
+    check_trial(model.d, model.V, model.N, model.T, model.signs, _scheme_bytes(model), memory_model(chosen, dtype))
     engine = choose_engine(engine, chosen, 1, model.d, model.V)
     return solve(draw(model, seed, weights=w), k, model.centered, chosen, spectrum, dtype, engine)
+
+
+def _scheme_bytes(model) -> int:
+    """What the model's weight scheme holds in a trial (its ``trial_bytes``: ``softmax``'s attention weights)."""
+    return 0 if model.weights is None else model.weights.trial_bytes(model.d, model.N, model.T)
 
 
 def _flag(value, name: str) -> bool:
@@ -228,12 +233,12 @@ def run_trials(model, *, k=3, path="auto", seeds=1, seed0=0, spectrum=False, dty
     it once the run has lasted :data:`verify.progress.DELAY` seconds.
     """
     model = trial_model(model)
-    w = trial_weights(model, weights)
+    w = given_weights(model, weights)
     k = _check_k(k, model.d, model.N)
     K, seed0 = _seeds(seeds, seed0)
     spectrum = _flag(spectrum, "spectrum")
     chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
-    check_trials(model.d, model.V, model.N, model.T, K, model.signs, solver=memory_model(chosen, dtype))
+    check_trials(model.d, model.V, model.N, model.T, K, model.signs, _scheme_bytes(model), memory_model(chosen, dtype))
     engine = choose_engine(engine, chosen, K, model.d, model.V)
     children = tuple(np.random.SeedSequence(seed0).spawn(K))
     results = []
@@ -276,11 +281,11 @@ def run_axis(model, mu2s, *, k=3, path="auto", seeds=1, seed0=0, weights=None) -
     and agree with :func:`run_trials` at each ``mu2`` to ``1e-8``."""
     mu2s = check_mu2s(mu2s)
     model = trial_model(model, mu2=0)
-    w = trial_weights(model, weights)
+    w = given_weights(model, weights)
     k = _check_k(k, model.d, model.N)
     K, seed0 = _seeds(seeds, seed0)
     chosen = choose_axis_path(path, model.d, model.V, model.N, len(mu2s))
-    check_trial(model.d, model.V, model.N, model.T, model.signs, solver=memory_model(chosen, axis=True))
+    check_trial(model.d, model.V, model.N, model.T, model.signs, _scheme_bytes(model), memory_model(chosen, axis=True))
     children = tuple(np.random.SeedSequence(seed0).spawn(K))
     axes = [solve_axis(draw(model, child, weights=w), mu2s, k, model.centered, chosen) for child in children]
     return AxisTrials(mu2s, np.array([a.values for a in axes]), np.array([a.overlaps for a in axes]), children, chosen)

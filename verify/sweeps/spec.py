@@ -499,6 +499,12 @@ class Sweep:
         from verify.montecarlo.draw import trial_weights
         from verify.montecarlo.trials import choose_axis_path, memory_model
 
+        if point_model(params).weights.scores is not None:
+            # one draw solved along the mu2 axis pools with weights that do not depend on mu2; attention computed from
+            # the table does (the signal's share of its scores)
+            raise ParameterError("weights", f"the {params['weights']} scheme pools each sequence with its own attention, "
+                                            "which depends on mu2: sweeps pool one draw with fixed weights along the mu2 "
+                                            "axis (verify mc runs it)")
         w = point_pooling(params).weights
         try:
             model = Model(d=dims["d"], V=dims["V"], N=dims["N"], T=dims["T"], signs=params["signs"], mu2=params["mu2"])

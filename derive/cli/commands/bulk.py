@@ -87,7 +87,7 @@ def _document(model, x: str, digits: int, plot: str | None, law: str | None = No
     if plot:
         check_output_target(plot, "plot")
     # imported once the input is read (SymPy loads with it): bad input is refused at once
-    from derive.report.documents import bulk_document
+    from derive.report.randomweights import bulk_document
 
     doc = bulk_document(model, points, digits, law)
     if plot:

@@ -39,7 +39,7 @@ def add_arguments(p):
 
 
 def run(args):
-    from derive.report.documents import spike_document
+    from derive.report.randomweights import spike_document
     from derive.model.spec import Model
     from derive.numbers import check_digits
 

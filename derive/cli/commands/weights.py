@@ -24,7 +24,7 @@ def add_arguments(p):
 
 def run(args):
     # imported here, not at the top: the command line builds every command's parser before running one
-    from derive.report.documents import weights_document
+    from derive.report.randomweights import weights_document
     from derive.model.signs import check_T
     from derive.model.schemes import parse_scheme
     from derive.model.spec import Model

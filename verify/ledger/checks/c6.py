@@ -20,7 +20,7 @@ def evidence_c6(cfg: dict) -> dict:
     """The derived limit weights of both masks against the claimed harmonic form (exact, ``T`` up to 32), and
     real attention against its limit over a ladder of ``d`` with the fitted rate of its deviation."""
     from derive.model.attention import causal_weights
-    from verify.montecarlo.attention import weight_deviation
+    from verify.studies.attention_gap import weight_deviation
 
     def normalized(v):
         return [x / sum(v) for x in v]
