@@ -296,6 +296,26 @@ CASES = [
          env=(("ATTENTION_RMT_CACHE_DIR", "{tmp}/cache-forged"),), leaves=(("absent", "{tmp}/ran"),)),
     Case("spike with an empty cache variable", _spike(), "answered",
          env=(("ATTENTION_RMT_CACHE_DIR", ""), ("XDG_CACHE_HOME", "{tmp}/xdg")), leaves=(("empty", "{tmp}/cwd"),)),
+    # issue 44: the model's own law inside older commands; work at a limit's edge; signals inside kernels
+    Case("spike --d 4 (no bulk at that d)", ("derive", "spike", "--delta", "4", "--gamma", "4", "--mu2", "4", "--T", "8",
+                                             "--weights", "mean", "--signs", "iid", "--d", "4", "--draws", "4", "--json")),
+    Case("spike --d 2", ("derive", "spike", "--delta", "1", "--gamma", "1", "--mu2", "4", "--T", "2", "--weights",
+                         "mean", "--signs", "iid", "--d", "2", "--json")),
+    Case("spike --digits 1000 --d 40", ("derive", "spike", "--delta", "1", "--gamma", "1", "--mu2", "4", "--T", "2",
+                                        "--weights", "mean", "--signs", "iid", "--d", "40", "--digits", "1000", "--json"),
+         "either", fast=False),
+    Case("weights optimal anti-correlated", _w("optimal", 4, "--signs", "markov:-1/10"), "answered"),
+    Case("weights 1,-1 and 0,0 name the same parameter", _w("1,-1", 2)),
+    Case("spike --T 1e5 --d 40", ("derive", "spike", "--delta", "1/2", "--gamma", "4", "--mu2", "4", "--T", "100000",
+                                  "--weights", "mean", "--signs", "iid", "--d", "40", "--draws", "2", "--json"),
+         "either", fast=False),
+    Case("spike --T 2000 causal --d 40", ("derive", "spike", "--delta", "1/2", "--gamma", "4", "--mu2", "4", "--T",
+                                          "2000", "--weights", "causal", "--signs", "iid", "--d", "40", "--draws", "2",
+                                          "--json"), "either", fast=False),
+    Case("mc --V 2", _mc(V="2"), "either", fast=False),
+    Case("mc gauss T 200 at d 4", _mc(d="4", V="6", N="10", T="200", signs="gauss:1/2"), "either", fast=False),
+    Case("SIGTERM to mc in the root-token kernel", _mc(mu2="1000000", seeds="3", law="finite-vocabulary"), "stopped",
+         fast=False, stop="SIGTERM", after=8.0),
     # an output beyond a file-size limit or on a full disk
     Case("bulk plot beyond the size limit", ("derive", "bulk", "--delta", "1/2", "--gamma", "1/4", "--kappa", "1/8", "--x",
                                              "0.1,0.5,1", "--plot", "{tmp}/fs-plot/b.png", "--json"),
@@ -522,7 +542,68 @@ API_CASES = [
               "expr") for name, expr in (("Rational(1, 0)", "Rational(1, 0)"), ("Max()", "Max()"),
                                          ("1998 plus signs", "+" * 1998 + "1"))],
     ApiCase("pooling optimal markov 1e-900", "derive.model.pooling:pooling", ("optimal", 4, "markov:1e-900"), (), None),
+    # issue 44: user objects that never end, lie or change; numbers too long to print
+    ApiCase("Model weights itertools.count(1)", "derive.model.spec:Model", (),
+            (("T", 4), ("weights", __import__("itertools").count(1))), "weights"),
+    ApiCase("Model weights a set", "derive.model.spec:Model", (), (("T", 2), ("weights", {1, 2})), "weights"),
+    ApiCase("Model weights 5000-digit integer", "derive.model.spec:Model", (), (("weights", [10**5000, 1]),), "weights"),
+    ApiCase("weights digits=[1]", "attack_cases:pooled_digits", ([1],), (), "digits"),
+    ApiCase("pooling optimal markov:-1/10", "derive.model.pooling:pooling", ("optimal", 4, "markov:-1/10"), (), None),
+    *[ApiCase(f"user sampler that {how}", "attack_cases:user_sample", (how,), (), "signs")
+      for how in ("ignores its rng", "is not its R")],
+    ApiCase("user family changed after use", "attack_cases:changed_family", (), (), None),
+    ApiCase("sweep grid naming mu2 twice", "verify.sweeps.spec:normalize", (
+        {"model": {"d": 8, "delta": "1/2", "gamma": "1/2", "T": 2, "signs": "iid", "weights": "mean"},
+         "grid": [["mu2", [1, 2]], ["mu2", [3]]]},), (), "grid.mu2"),
 ]
+
+
+def pooled_digits(digits):
+    """The pooling of a small model at ``digits``: a malformed precision reaches the cache key otherwise."""
+    import derive
+
+    return derive.weights(derive.Model(T=2, weights="optimal", signs="markov:1/2"), digits=digits)
+
+
+class _Family:
+    name = "attack"
+
+    def __init__(self, r=0.0, how=None):
+        self.r, self.how = r, how
+
+    def R(self, T):
+        return [[1 if t == u else self.r for u in range(T)] for t in range(T)]
+
+    def sample(self, rng, N, T):
+        import numpy as np
+
+        if self.how == "ignores its rng":
+            rng = np.random.default_rng()
+        xi = rng.choice([-1, 1], size=(N, T))
+        return np.repeat(xi[:, :1], T, axis=1) if self.how == "is not its R" else xi
+
+
+def user_sample(how):
+    """The first draw of a user's family whose sampler ``how`` (ignores its rng, or samples another law than its R)."""
+    import numpy as np
+
+    from derive.model.families import as_family
+
+    return as_family(_Family(how=how)).sample(np.random.default_rng(0), 4, 3)
+
+
+def changed_family():
+    """A user's family changed after a first answer: the second Model gets the new R's alpha, never the old one."""
+    import sympy as sp
+
+    import derive
+
+    family = _Family(r=sp.Rational(1, 2))
+    first = derive.weights(derive.Model(T=3, weights="mean", signs=family)).alpha
+    family.r = 0
+    second = derive.weights(derive.Model(T=3, weights="mean", signs=family)).alpha
+    if (first, second) != (sp.Rational(2, 3), sp.Rational(1, 3)):
+        raise AssertionError(f"alpha {first} then {second}; expected 2/3 (R with 1/2 off the diagonal), then 1/3 (R = I)")
 
 
 def law_densities(xs):

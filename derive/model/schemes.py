@@ -337,7 +337,7 @@ class Given(Scheme):
         return None
 
     @classmethod
-    def of(cls, weights, parameter: str = "weights") -> "Given":
+    def of(cls, weights, parameter: str = "weights", T: int | None = None) -> "Given":
         """Weights given as a sequence of reals (read exactly).
 
         >>> Given.of([1, "1/2"]).exact
@@ -345,7 +345,7 @@ class Given(Scheme):
         """
         if isinstance(weights, (bytes, dict)) or not hasattr(weights, "__iter__"):
             raise ParameterError(parameter, f"a scheme name or a sequence of reals, got {weights!r}")
-        return cls(exact_weights(weights, parameter))
+        return cls(exact_weights(weights, parameter, T))
 
     def check(self, T, family, digits):
         if len(self.exact) != T:
@@ -378,7 +378,7 @@ def scheme_syntaxes() -> tuple[str, ...]:
     return tuple(form for s in CATALOGUE for form in s.syntax)
 
 
-def exact_weights(weights, parameter: str = "weights") -> tuple:
+def exact_weights(weights, parameter: str = "weights", T: int | None = None) -> tuple:
     """A nonzero vector of reals read exactly (:class:`fractions.Fraction`), ``parameter`` named in an error.
 
     >>> exact_weights(["1/2", "0.25"])
@@ -391,10 +391,12 @@ def exact_weights(weights, parameter: str = "weights") -> tuple:
     if isinstance(weights, (set, frozenset, dict)) or not hasattr(weights, "__iter__"):
         raise ParameterError(parameter, f"must be a sequence (ordered, one entry per position), got "
                                         f"{type(weights).__name__}")
-    # an endless iterator (itertools.count()) is read no further than the longest sequence there is
-    values = tuple(parse_fraction(w, parameter) for w in islice(weights, MAX_T + 1))
-    if len(values) > MAX_T:
-        raise ParameterError(parameter, f"more than T = {MAX_T} entries (the longest sequence supported)")
+    # an endless iterator (itertools.count()) is read no further than T, or the longest sequence there is
+    most = MAX_T if T is None else T
+    values = tuple(parse_fraction(w, parameter) for w in islice(weights, most + 1))
+    if len(values) > most:
+        raise ParameterError(parameter, f"more than {most} entries (" + ("the longest sequence supported)" if T is None
+                                                                        else f"T = {T})"))
     if not values or not any(values):
         raise ParameterError(parameter, "are all zero" if values else "are empty")
     return values
@@ -452,7 +454,7 @@ def parse_scheme(weights, T=None, parameter: str = "weights", **options) -> Sche
         else:
             raise ParameterError(parameter, f"unknown scheme {weights!r} ({', '.join(scheme_syntaxes())})")
     else:
-        scheme = Given.of(weights, parameter)
+        scheme = Given.of(weights, parameter, T)
     if isinstance(scheme, Given):
         for o in OPTIONS:
             if o.name in given:
