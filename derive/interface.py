@@ -285,19 +285,23 @@ def _limit_sample(m: Model, error=None):
     from derive.cache import memo, shaped
     from derive.gaussian.outliers import Level
     from derive.numbers import check_range, parse_fraction
+    from derive.resources import check_limit_work
     from derive.vocabulary.limit.outlier import ERROR, limit_spike
 
     p = weights(m.need("signs"))
     given = parse_fraction(error, "error") if isinstance(error, str) else error
     sought = ERROR if error is None else float(check_range(given, "error", low=0, low_open=True))
+    check_limit_work(sum(1 for w in p.weights if w != 0))
 
     def compute():
         r = limit_spike(m.delta, m.gamma, p.weights, p.R, m.mu2, error=sought)
         return {name: getattr(r, name) for name in _LIMIT_FIELDS}
 
     stored = {name: (float, None) for name in _LIMIT_FIELDS} | {"outlier": bool}
+    # a family named by its spec is keyed by it: the text of a T x T R is T^2 strings
+    family = {"signs": m.signs.memo_key} if m.signs.memo_key is not None else {"R": [str(x) for x in p.R]}
     r = memo("limit-spike", {"delta": str(m.delta), "gamma": str(m.gamma), "weights": [str(w) for w in p.weights],
-                             "R": [str(x) for x in p.R], "mu2": str(m.mu2), "error": repr(sought)}, compute,
+                             **family, "mu2": str(m.mu2), "error": repr(sought)}, compute,
           lambda v: shaped(v, stored))
     real = lambda name: None if r[name] is None else mpmath.mpf(r[name])  # noqa: E731
     return Level(r["outlier"], real("eigenvalue"), real("overlap"), real("mu2_critical"), None,

@@ -23,7 +23,7 @@ __all__ = ["DRAWS", "SEED", "MAX_DRAWS", "RATIO_RANGE", "MAX_RATIO_PRODUCT", "KA
            "MAX_EIGEN_REFINEMENT_WORK", "MAX_SERIES_SECONDS", "SERIES_RATES", "series_atoms", "series_seconds",
            "check_series_work", "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", 
            "bulk_parameters", "check_spike_ranges", "check_documented_range", "check_exact_causal_T", "check_points",
-           "check_density_work", "check_output"]
+           "check_density_work", "check_output", "LIMIT_SECONDS_PER_WEIGHT", "MAX_LIMIT_SECONDS", "check_limit_work"]
 
 RATIO_RANGE = (Fraction(1, 10**12), Fraction(10**12))
 """The range of ``delta`` and ``gamma`` accepted, together with :data:`MAX_RATIO_PRODUCT`: the support
@@ -227,6 +227,34 @@ def check_series_work(lam, dps: int, reach: float = 0.0, reach_name: str = "x") 
     hint = "; the Gaussian equivalent (--law gaussian-equivalent) is close at large reuse" if name == "gamma" else ""
     raise ParameterError(name, f"the model's exact law at reuse N/V = {lam:.4g} and {dps} working digits would take "
                                f"more than {MAX_SERIES_SECONDS} s ({why}){hint}")
+
+
+LIMIT_SECONDS_PER_WEIGHT = 0.9
+"""Seconds of one core the model's own limit at several nonzero weights (quenched cavity populations, one sign field
+per position) takes per nonzero weight, cold, measured with ``derive spike --delta 1/2 --gamma 4 --mu2 4 --weights
+mean --signs iid``: 13 CPU-s at ``T = 16``, 56 at ``T = 64`` (linear: the populations sweep every position)."""
+
+MAX_LIMIT_SECONDS = 600
+"""Most seconds of one core the model's own limit may be estimated to take before it starts (ten minutes: ``T`` up
+to about 650 nonzero weights). Beyond it ``T = 2000`` and ``T = 10^5`` had run for hours, deaf to everything but a
+signal."""
+
+
+def check_limit_work(nonzero: int) -> None:
+    """Refuse the model's own limit at ``nonzero`` nonzero weights when :data:`LIMIT_SECONDS_PER_WEIGHT` puts it beyond
+    :data:`MAX_LIMIT_SECONDS`, with the estimate and the law that answers at once.
+
+    >>> check_limit_work(2000)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: T: the model's own limit at 2000 nonzero weights would take about 1800 CPU-s (0.9 s per nonzero weight), more than 600; the paper's law answers at once (--law gaussian-equivalent), or use at most 666 nonzero weights
+    """
+    seconds = nonzero * LIMIT_SECONDS_PER_WEIGHT
+    if seconds > MAX_LIMIT_SECONDS:
+        raise ParameterError("T", f"the model's own limit at {nonzero} nonzero weights would take about {seconds:.0f} "
+                                  f"CPU-s ({LIMIT_SECONDS_PER_WEIGHT} s per nonzero weight), more than {MAX_LIMIT_SECONDS}; "
+                                  "the paper's law answers at once (--law gaussian-equivalent), or use at most "
+                                  f"{int(MAX_LIMIT_SECONDS / LIMIT_SECONDS_PER_WEIGHT)} nonzero weights")
 
 
 def check_points(n: int, name: str) -> None:

@@ -12,7 +12,7 @@ from derive.model.attention import kappa, sum_w
 from derive.model.schemes import Scheme, parse_scheme
 from derive.model.families import as_family
 from derive.model.signs import SignFamily, check_T
-from derive.numbers import Displayed, check_digits
+from derive.numbers import Displayed, Reals, check_digits
 from derive.resources import KAPPA_RANGE
 
 __all__ = ["scheme_weights", "Pooling", "pooling"]
@@ -89,10 +89,11 @@ def pooling(scheme, T_value, signs=None, *, digits: int = 30, **options) -> Pool
         scheme = parse_scheme(scheme, check_T(T_value) if family is None else family.check(T_value), **options)
         options = {}
     w, note = scheme_weights(scheme, T_value, family, digits, **options)
+    w = Reals(w)  # read once, by the scheme's normalization: trusted by every law below
     law = scheme.law(len(w)) if isinstance(scheme, Scheme) else None
     if law is not None and law.random:
         a, a_error = law.alpha(family) if family is not None else (None, None)
-        return Pooling(tuple(w), family, a, sp.Float(law.kappa, 17), sum_w(w), note, law,
+        return Pooling(w, family, a, sp.Float(law.kappa, 17), sum_w(w), note, law,
                        {"alpha": a_error, "kappa": law.error})
     k = kappa(w)
     # weights that nearly cancel (1e300, 1, -1e300, 1) sum to 1 only with huge entries: every law and simulation
@@ -102,4 +103,4 @@ def pooling(scheme, T_value, signs=None, *, digits: int = 30, **options) -> Pool
         raise ParameterError("weights", f"normalized to sum 1 they have kappa = |w|^2 = {sp.N(k, 6)}, outside "
                                         f"[{low}, {high}], the documented range of kappa (do they nearly cancel?)")
     a = family.quadratic_form(w) if family is not None else None
-    return Pooling(tuple(w), family, a, k, sum_w(w), note, law)
+    return Pooling(w, family, a, k, sum_w(w), note, law)

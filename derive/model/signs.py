@@ -14,18 +14,26 @@ from functools import lru_cache
 from derive.errors import ParameterError
 from derive.numbers import check_count, real_number
 
-__all__ = ["MAX_T", "check_T", "check_R", "SignFamily"]
+__all__ = ["MAX_T", "Length", "check_T", "check_R", "SignFamily"]
 
 MAX_T = 100_000
 
 
-def check_T(T) -> int:
-    """Validate a sequence length.
+class Length(int):
+    """A sequence length checked where it entered (:func:`check_T`, a :class:`~derive.Model`): trusted below."""
+
+    __slots__ = ()
+
+
+def check_T(T) -> Length:
+    """Validate a sequence length (a :class:`Length` already checked passes as it is).
 
     >>> check_T(8)
     8
     """
-    return check_count(T, "T", low=1, high=MAX_T)
+    if isinstance(T, Length):
+        return T
+    return Length(check_count(T, "T", low=1, high=MAX_T))
 
 
 def check_R(R, T: int | None = None):

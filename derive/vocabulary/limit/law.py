@@ -22,7 +22,7 @@ import sympy as sp
 
 from derive.vocabulary.limit import tokengraph
 from derive.errors import ParameterError
-from derive.numbers import Displayed, check_range, parse_rational, real_vector
+from derive.numbers import Displayed, check_range, exact_sum, parse_rational, real_vector
 from derive.vocabulary.limit.populations import PoissonPopulation
 from derive.vocabulary.limit.silverstein import GeneralizedMP
 
@@ -224,7 +224,7 @@ def vocabulary_law(delta, gamma, weights) -> VocabularyLaw:
     """
     d, g = (check_range(parse_rational(v, n), n, low=0, low_open=True) for v, n in ((delta, "delta"), (gamma, "gamma")))
     w = real_vector(weights, "weights")
-    total = sum(w)
+    total = exact_sum(w)
     if total == 0:
         raise ParameterError("weights", "sum to zero: they cannot be normalized to sum 1")
     tokengraph.nonzero_weights(w)
