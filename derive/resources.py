@@ -23,7 +23,7 @@ __all__ = ["DRAWS", "SEED", "MAX_DRAWS", "RATIO_RANGE", "MAX_RATIO_PRODUCT", "KA
            "MAX_EIGEN_REFINEMENT_WORK", "MAX_SERIES_SECONDS", "SERIES_RATES", "series_atoms", "series_seconds",
            "check_series_work", "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", 
            "bulk_parameters", "check_spike_ranges", "check_documented_range", "check_exact_causal_T", "check_points",
-           "check_density_work", "check_output", "LIMIT_SECONDS_PER_WEIGHT", "MAX_LIMIT_SECONDS", "check_limit_work"]
+           "check_density_work", "check_output", "LIMIT_SECONDS_PER_WEIGHT", "MAX_LIMIT_SECONDS", "limit_cpu_budget", "check_limit_work"]
 
 RATIO_RANGE = (Fraction(1, 10**12), Fraction(10**12))
 """The range of ``delta`` and ``gamma`` accepted, together with :data:`MAX_RATIO_PRODUCT`: the support
@@ -238,6 +238,17 @@ MAX_LIMIT_SECONDS = 600
 """Most seconds of one core the model's own limit may be estimated to take before it starts (ten minutes: ``T`` up
 to about 650 nonzero weights). Beyond it ``T = 2000`` and ``T = 10^5`` had run for hours, deaf to everything but a
 signal."""
+
+
+def limit_cpu_budget(nonzero: int) -> float:
+    """CPU-seconds the model's own limit may spend at ``nonzero`` nonzero weights before it is refused: four times the
+    estimate of :data:`LIMIT_SECONDS_PER_WEIGHT`, and never less than two minutes (the slowest point measured,
+    ``T = 8``, causal, ``prefix:3``, took 41).
+
+    >>> limit_cpu_budget(4), limit_cpu_budget(100)
+    (120.0, 360.0)
+    """
+    return max(4 * nonzero * LIMIT_SECONDS_PER_WEIGHT, 120.0)
 
 
 def check_limit_work(nonzero: int) -> None:

@@ -43,6 +43,8 @@ them (:meth:`Point.without_rare`).
 """
 from __future__ import annotations
 
+import contextlib
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -162,6 +164,7 @@ class Curve:
         if known is None or (field and np.isnan(known.S1)):
             d = self.delta
             zeta = t * (1 + 1j * self.eta) / d
+            _budget.spend()
             near = min(self._solved, key=lambda u: abs(u - t), default=None)
             r = self.q.solve(zeta, self._solved[near] if near is not None else None, self.level, with_field=field)
             self._solved[t] = r
@@ -332,9 +335,40 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
         raise ParameterError("signs", f"R must be a finite {w.size} x {w.size} matrix")
     keep = w != 0
     alpha = float(w @ Rf @ w)
-    with threadpool_limits(1):  # the vectors are small: BLAS threads only contend (a 30-fold slowdown measured)
+    with threadpool_limits(1), _budget.running(int(keep.sum()), delta, gamma, mu2):
+        # the vectors are small: BLAS threads only contend (a 30-fold slowdown measured)
         return _limit_spike(delta, gamma, w[keep], Rf[np.ix_(keep, keep)], mu2, alpha, settings, threads,
                             _error_target(error))
+
+
+class _Budget:
+    """The CPU time the limit may spend: :func:`derive.resources.limit_cpu_budget` of its nonzero weights, checked
+    before each solve of the populations (every thread's time counts). The estimate before the start assumes the
+    reuse and signal strength it was measured at; where they differ (a reuse ``N/V`` of 40, ``mu2 = 10^6``) the work
+    had grown without bound, so past the budget the answer is refused, never awaited."""
+
+    def __init__(self):
+        self.deadline, self.what = None, ""
+
+    @contextlib.contextmanager
+    def running(self, nonzero: int, delta: float, gamma: float, mu2: float):
+        from derive.resources import limit_cpu_budget
+
+        seconds = limit_cpu_budget(nonzero)
+        self.deadline, self.what = time.process_time() + seconds, (
+            f"{nonzero} nonzero weights, delta = {delta:.6g}, gamma = {gamma:.6g}, mu2 = {mu2:.6g}: {seconds:.0f}")
+        try:
+            yield
+        finally:
+            self.deadline = None
+
+    def spend(self) -> None:
+        if self.deadline is not None and time.process_time() > self.deadline:
+            raise ParameterError("law", f"the model's own limit did not finish within its budget of CPU-seconds ({self.what}); "
+                                        "the paper's law answers at once (--law gaussian-equivalent)")
+
+
+_budget = _Budget()
 
 
 def _error_target(error) -> float | None:
