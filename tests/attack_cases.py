@@ -313,7 +313,7 @@ CASES = [
                                           "2000", "--weights", "causal", "--signs", "iid", "--d", "40", "--draws", "2",
                                           "--json"), "either", fast=False),
     Case("mc --V 2", _mc(V="2"), "either", fast=False),
-    Case("mc gauss T 200 at d 4", _mc(d="4", V="6", N="10", T="200", signs="gauss:1/2"), "either", fast=False),
+    Case("mc gauss T 200 at d 4", _mc(d="4", V="6", N="10", T="200", signs="gauss:1/2", k="1"), "either", fast=False),
     Case("SIGTERM to mc in the root-token kernel", _mc(mu2="1000000", seeds="3", law="finite-vocabulary"), "stopped",
          fast=False, stop="SIGTERM", after=8.0),
     # an output beyond a file-size limit or on a full disk
