@@ -220,6 +220,34 @@ def test_every_text_form_ends_saying_how_to_read_it(main, argv, capsys):
     assert re.search(r"digits|interval|exact", " ".join(block)), block
 
 
+def _unexplained(out: str) -> set[str]:
+    """The field names a text form prints that its "how to read it" does not name (the parameters under ``inputs``
+    are the command's own options, named by its --help; a ``*_error`` field is explained by ``*_error``)."""
+    printed, reading = out[:out.rindex("how to read it:")], out[out.rindex("how to read it:"):]
+    names, inputs = set(), None
+    for line in printed.splitlines():
+        found = re.match(r"( *)([A-Za-z_]\w*):", line)
+        if not found:
+            continue
+        depth, name = len(found.group(1)), found.group(2)
+        if inputs is not None and depth > inputs:
+            continue
+        inputs = depth if name == "inputs" else None
+        names.add(name)
+    named = lambda name: re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", reading)  # noqa: E731
+    return {n for n in names if not named(n) and not (n.endswith("_error") and "*_error" in reading)}
+
+
+@pytest.mark.parametrize("main,argv", [
+    (derive_main, ["spike", "--delta", "1/2", "--gamma", "1/4", "--T", "1", "--weights", "mean", "--signs", "iid",
+                   "--mu2", "3/2", "--d", "100", "--digits", "6"]),
+    TEXT_FORMS[3],
+], ids=["derive spike --d", "verify mc"])
+def test_every_field_a_text_form_prints_is_named_in_how_to_read_it(main, argv, capsys):
+    out, _ = _text(main, argv, capsys)
+    assert not _unexplained(out), _unexplained(out)
+
+
 def test_verify_formula_says_what_its_values_are_to(capsys):
     out, _ = _text(verify_main, ["formula", "--quantity", "sample.overlap", "--expr", "mu2/(mu2 + delta)", "--examples",
                                  "5"], capsys)
