@@ -181,6 +181,24 @@ def test_derive_bulk_plot_says_where_it_went_and_draws_the_gaussian_equivalent_o
     assert any(line.get_label() == "its Gaussian equivalent (kappa = 1)" for line in ax.get_lines())
 
 
+def test_derive_bulk_plot_without_x_draws_the_whole_support(monkeypatch, tmp_path, capsys):
+    from matplotlib.figure import Figure
+
+    drawn, savefig = [], Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (drawn.append(fig), savefig(fig, *a, **k))[1])
+    plot = tmp_path / "bulk.png"
+    # delta = gamma = kappa = 1: the support is [0, 27/4], the density positive inside it
+    _, err = _text(derive_main, ["bulk", "--delta", "1", "--gamma", "1", "--kappa", "1", "--digits", "6", "--plot",
+                                 str(plot)], capsys)
+    assert "points over the support (no --x)" in err and plot.exists()
+    (line,) = [ln for ln in drawn[0].axes[0].get_lines() if ln.get_label().startswith("density")]
+    x, y = line.get_xdata(), line.get_ydata()
+    # the whole support and some of beyond, the density drawn where it lives
+    assert x[0] < 0.1 and x[-1] > 27 / 4 and (y[x < 27 / 4] > 0).all() and (y[x > 6.8] == 0).all()
+    assert derive_main(["bulk", "--delta", "1", "--gamma", "1", "--kappa", "1"]) == 2
+    assert capsys.readouterr().err.startswith("derive: error: x: is required")
+
+
 def test_derive_spike_says_what_its_errors_mean_and_the_digits_they_leave():
     from derive.model.spec import Model
     from derive.report.documents import MODEL_ASSUMPTIONS, spike_document
