@@ -101,6 +101,17 @@ def test_the_formulas_page_lists_every_quantity_with_its_meaning():
     assert _between(DOCS / "formulas.md", "quantities") == "".join(f"- `{k}`: {v}\n" for k, v in QUANTITY_MEANINGS.items())
 
 
+def test_the_own_sign_family_example_prints_what_its_page_shows():
+    text = (DOCS / "python.md").read_text()
+    section = text[text.index("## Your own sign family"):text.index("## Jupyter")]
+    code, shown = re.findall(r"```(?:python)?\n(.*?)```", section, flags=re.S)[:2]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "docs/python.md", "exec"), {})
+    # exact rationals and a repr: the same text
+    assert out.getvalue().splitlines() == shown.splitlines()
+
+
 def test_the_python_example_prints_what_its_page_shows():
     text = (DOCS / "python.md").read_text()
     code, shown = re.findall(r"```(?:python)?\n(.*?)```", text, flags=re.S)[:2]

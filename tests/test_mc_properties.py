@@ -40,7 +40,7 @@ def test_outliers_match_the_derived_limits_across_the_parameter_space(case):
     p = _pooling(scheme, T, spec)
     # the derived outliers are those of the Gaussian-equivalent law, which the model follows when each pooled
     # vector spreads over several tokens (1/kappa >= 3) that are each reused several times (N T / V >= 4);
-    # outside, the finite vocabulary shows (PAPER.md, pitfalls)
+    # outside, the finite vocabulary shows
     assume(p.alpha > 0 and 1 / p.kappa >= 3 and T * delta / gamma >= 4)
     with mpmath.workdps(30):
         threshold = outliers_at(delta, gamma, p.alpha, p.kappa, 0, centered=True).sample.threshold

@@ -419,3 +419,23 @@ def test_a_quick_verdict_is_the_full_runs_or_inconclusive(claim):
         verdict = rule(make(full))["verdict"]
         quick = _blur(full, rng)
         assert rule(make(quick))["verdict"] in (verdict, "inconclusive"), (full, quick)
+
+
+# ------------------------------------------------------------------------------------------- reasons name their setting
+
+def test_c9s_reason_names_the_T_weights_and_d_it_rests_on():
+    # C1 "histograms fail at T=1 mean, T=2 mean" and C9 "every histogram's distance decays" had read as a
+    # contradiction: they rest on different T and d, which each reason now names from its evidence (C1's:
+    # tests/test_rules_c1.py)
+    c9 = _c9()
+    for key, h in c9["histograms"].items():
+        h.update(T=8, weights=key.split()[0], d=[100, 400], delta="1/2", gamma="1/4")
+    reason = rule_c9(c9)["reason"]
+    assert "T = 8 with mean and causal weights at d = 100 and 400, delta = 1/2, gamma = 1/4" in reason
+
+
+def test_c7s_reason_names_the_signs_the_weights_and_the_limit():
+    wins = {"strict": {n: [2, max(2, n - 3)] if n >= 4 else None for n in range(2, 9)}}
+    reason = rule_c7({"T_max": 8, "prefix_winning_L_range": wins})["reason"]
+    for part in ("prefix:L", "mean pooling", "2 <= T <= 8", "T = 8, strict mask: L from 2 to 5", "d -> oo"):
+        assert part in reason, part

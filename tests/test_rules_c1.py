@@ -43,6 +43,18 @@ def test_c1_corrected_when_the_claimed_law_is_off_and_the_model_law_holds():
     _check(rule_c1(_ev()), "corrected")
 
 
+def test_c1s_reason_names_the_T_weights_and_d_each_part_rests_on():
+    # beside C9's "every histogram's distance decays" (T = 8, d = 100 and 400) the failing histograms read as a
+    # contradiction until their T and d were named
+    ev = _ev()
+    for (key, h), T in zip(ev["histograms"].items(), (1, 2)):
+        h.update(T=T, weights="mean", d=600, delta="1", gamma="1")
+    ev["ladder_T1"].update(T=1, weights="mean", delta="1", gamma="1")
+    reason = rule_c1(ev)["reason"]
+    assert "histograms fail (T = 1 and 2 with mean weights at d = 600, delta = 1, gamma = 1)" in reason
+    assert "ladder (T = 1 with mean weights at d = 500, 1000 and 2000, delta = 1, gamma = 1)" in reason
+
+
 def test_c1_confirmed_when_moments_histograms_and_ladder_agree():
     ev = _hist(_ev(), gaussian_pass=True)
     ev["symbolic"]["fourth_moment_excess"] = "0"

@@ -701,3 +701,53 @@ def test_a_sweep_of_a_million_tasks_is_never_listed(tmp_path, monkeypatch):
     assert (doc["tasks"], doc["computed"], doc["cells"], doc["remaining"]) == (10**6, 100, 1, 10**6 - 100)
     summary = summarize(tmp_path / "big.jsonl", model_limit=False)
     assert summary["tasks"] == {"total": 10**6, "done": 100} and len(summary["points"]) == 100
+
+
+def test_a_cells_jobs_are_built_when_its_first_task_is_taken_not_before(tmp_path, monkeypatch):
+    # building every cell's jobs (each point's theory, for bulk_edge) before the first task had kept a sweep of 120
+    # cells 12 s from its first task, and a Ctrl-C then kept nothing: counted in jobs built, not in seconds
+    sweep = load_sweep(TINY)
+    built, job = [], Sweep.job
+    monkeypatch.setattr(Sweep, "job", lambda self, task: (built.append(task.key), job(self, task))[1])
+
+    class Watching(executors.InProcess):
+        def map_unordered(self, fn, items):
+            for i, group in enumerate(items):
+                # the cells taken so far, and no more, have their jobs
+                assert len(built) == sum(len(g) for g in taken) + len(group), (i, len(built))
+                taken.append(group)
+                yield group, fn(group)
+
+    taken = []
+    with Watching() as ex:
+        doc = run_sweep(sweep, tmp_path / "tiny.jsonl", ex, log=QUIET)
+    assert doc["cells"] == len(taken) > 1 and len(built) == doc["computed"] == sweep.task_count()
+
+
+def test_the_progress_bar_counts_its_time_from_the_works_start(monkeypatch, capsys):
+    # verify sweep --summarize's bar had said 24 s where its summary said 45 s: the bar appeared after the first model
+    # and counted from there; now it counts from report(0, n), where model_limits starts its clock
+    import verify.progress as progress_module
+
+    clock = [1000.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    report = progress_module.progress("work", unit="models")
+    clock[0] += 7.0                      # reading the input: not the work's
+    report(0, 2)
+    clock[0] += 30.0                     # the first model: the bar appears now
+    report(1, 2)
+    elapsed = report.bar.format_dict["elapsed"]
+    report.close()
+    assert 30.0 <= elapsed < 31.0        # tqdm's own clock (real time) adds the microseconds this test takes
+
+
+def test_the_model_limits_clock_starts_where_its_progress_starts(monkeypatch):
+    import verify.sweeps.report as report_module
+
+    sweep = load_sweep(TINY)
+    # each model's limit stubbed: the order of the reports is what is checked, not the limits
+    monkeypatch.setattr(report_module, "model_limit", lambda params: ({"law": "finite-vocabulary"}, 0.0))
+    calls = []
+    indices = sorted({task.key[:-1] for cell in sweep.cells(set()) for task in cell})
+    report_module.model_limits(sweep, indices, 1, lambda done, total: calls.append((done, total)))
+    assert calls[0][0] == 0 and calls[-1][0] == calls[-1][1] == calls[0][1] == len(calls) - 1

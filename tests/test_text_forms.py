@@ -181,6 +181,24 @@ def test_derive_bulk_plot_says_where_it_went_and_draws_the_gaussian_equivalent_o
     assert any(line.get_label() == "its Gaussian equivalent (kappa = 1)" for line in ax.get_lines())
 
 
+def test_derive_bulk_plot_without_x_draws_the_whole_support(monkeypatch, tmp_path, capsys):
+    from matplotlib.figure import Figure
+
+    drawn, savefig = [], Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (drawn.append(fig), savefig(fig, *a, **k))[1])
+    plot = tmp_path / "bulk.png"
+    # delta = gamma = kappa = 1: the support is [0, 27/4], the density positive inside it
+    _, err = _text(derive_main, ["bulk", "--delta", "1", "--gamma", "1", "--kappa", "1", "--digits", "6", "--plot",
+                                 str(plot)], capsys)
+    assert "points over the support (no --x)" in err and plot.exists()
+    (line,) = [ln for ln in drawn[0].axes[0].get_lines() if ln.get_label().startswith("density")]
+    x, y = line.get_xdata(), line.get_ydata()
+    # the whole support and some of beyond, the density drawn where it lives
+    assert x[0] < 0.1 and x[-1] > 27 / 4 and (y[x < 27 / 4] > 0).all() and (y[x > 6.8] == 0).all()
+    assert derive_main(["bulk", "--delta", "1", "--gamma", "1", "--kappa", "1"]) == 2
+    assert capsys.readouterr().err.startswith("derive: error: x: is required")
+
+
 def test_derive_spike_says_what_its_errors_mean_and_the_digits_they_leave():
     from derive.model.spec import Model
     from derive.report.documents import MODEL_ASSUMPTIONS, spike_document
@@ -218,6 +236,34 @@ def test_every_text_form_ends_saying_how_to_read_it(main, argv, capsys):
     block = out[out.rindex("how to read it:"):].splitlines()
     assert len(block) >= 2 and all(line.startswith("  ") for line in block[1:]), block
     assert re.search(r"digits|interval|exact", " ".join(block)), block
+
+
+def _unexplained(out: str) -> set[str]:
+    """The field names a text form prints that its "how to read it" does not name (the parameters under ``inputs``
+    are the command's own options, named by its --help; a ``*_error`` field is explained by ``*_error``)."""
+    printed, reading = out[:out.rindex("how to read it:")], out[out.rindex("how to read it:"):]
+    names, inputs = set(), None
+    for line in printed.splitlines():
+        found = re.match(r"( *)([A-Za-z_]\w*):", line)
+        if not found:
+            continue
+        depth, name = len(found.group(1)), found.group(2)
+        if inputs is not None and depth > inputs:
+            continue
+        inputs = depth if name == "inputs" else None
+        names.add(name)
+    named = lambda name: re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", reading)  # noqa: E731
+    return {n for n in names if not named(n) and not (n.endswith("_error") and "*_error" in reading)}
+
+
+@pytest.mark.parametrize("main,argv", [
+    (derive_main, ["spike", "--delta", "1/2", "--gamma", "1/4", "--T", "1", "--weights", "mean", "--signs", "iid",
+                   "--mu2", "3/2", "--d", "100", "--digits", "6"]),
+    TEXT_FORMS[3],
+], ids=["derive spike --d", "verify mc"])
+def test_every_field_a_text_form_prints_is_named_in_how_to_read_it(main, argv, capsys):
+    out, _ = _text(main, argv, capsys)
+    assert not _unexplained(out), _unexplained(out)
 
 
 def test_verify_formula_says_what_its_values_are_to(capsys):

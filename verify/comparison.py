@@ -44,8 +44,9 @@ POWER = 0.8
 """The probability with which a comparison detects an error of its ``min_detectable`` size."""
 
 POPULATION_LAW = "exact-population"
-"""The law of the population-level predictions: the covariance given the table, exact for the model of PAPER.md
-(finite vocabulary included) as ``d/V -> delta``; only the sample level is Gaussian-equivalent."""
+"""The law of the population-level predictions: the covariance given the table, exact for the paper's
+model (docs/notation.md, finite vocabulary included) as ``d/V -> delta``; only the sample level is
+Gaussian-equivalent."""
 
 TW_ORDER = 2 / 3
 """The order in ``1/d`` at which the top eigenvalue of a bulk without outlier approaches its edge."""

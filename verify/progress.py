@@ -18,7 +18,8 @@ _FORMAT = "{desc}: {percentage:3.0f}%|{bar:20}|{counts} {elapsed} elapsed, about
 
 
 class Progress:
-    """A callable ``report(done, total)`` drawing one bar; :meth:`close` ends it (also as a context manager)."""
+    """A callable ``report(done, total)`` drawing one bar; :meth:`close` ends it (also as a context manager). Its
+    elapsed time counts from its making, or from a report of 0 done before the bar shows (the work's start)."""
 
     def __init__(self, desc: str, enabled: bool | None = None, unit: str | None = None):
         self.desc, self.enabled, self.unit, self.bar = desc, enabled, unit, None
@@ -27,6 +28,11 @@ class Progress:
     def __call__(self, done: float, total: float) -> None:
         if self.enabled is False:
             return
+        if self.bar is None and done == 0:
+            # a report of nothing done marks where the work starts (after reading its input, say): the bar's elapsed
+            # time is then the work's, the time its caller states for it (verify sweep --summarize's bar had said 24 s
+            # where its summary said 45 s)
+            self.start = time.monotonic()
         if self.bar is None:
             # a run shorter than DELAY never loads tqdm (30 ms of a one-trial command)
             if self.enabled is None and time.monotonic() - self.start < DELAY:
@@ -35,6 +41,8 @@ class Progress:
             counts = f" {{n_fmt}}/{{total_fmt}} {self.unit}," if self.unit else ""
             self.bar = tqdm(total=total, desc=self.desc, file=sys.stderr, delay=0,
                             bar_format=_FORMAT.replace("{counts}", counts), mininterval=0.5)
+            # the bar appears DELAY seconds or more into the work; its elapsed time counts from the work's start
+            self.bar.start_t -= time.monotonic() - self.start
         self.bar.total = total
         self.bar.update(done - self.bar.n)
 

@@ -1,4 +1,5 @@
-r"""Where the Gaussian-equivalent laws will do for the model of PAPER.md, and the warning attached to their answers.
+r"""Where the Gaussian-equivalent laws will do for the paper's model (docs/notation.md), and the warning attached
+to their answers.
 
 Light on purpose (exact fractions, no SymPy): ``derive spike`` and ``derive bulk`` attach the warning to every
 Gaussian-equivalent answer, and their cold start imports no SymPy. The map behind the rule is computed in

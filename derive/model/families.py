@@ -1,4 +1,4 @@
-r"""The catalogue of sign families: one class per family of PAPER.md, each with how its spec is written and read,
+r"""The catalogue of sign families: one class per family of the paper, each with how its spec is written and read,
 its exact ``R`` (one symbolic entry :math:`R_{ts}`, or a user's file), :math:`w^\top R w` in closed form where it has
 one, its sampler of exactly that law and its costs.
 

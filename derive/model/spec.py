@@ -1,4 +1,5 @@
-r"""The model specification: every parameter of PAPER.md's model, read and checked once, exact and immutable.
+r"""The model specification: every parameter of the paper's model (docs/notation.md), read and checked once, exact and
+immutable.
 
 A :class:`Model` is built where a user's input enters (the command line, a Python call, a sweep file, the ledger's
 configuration) and passed down; the functions that take one trust it and parse nothing again. A sign family given
@@ -53,7 +54,7 @@ def _ratio(value, name: str, low_open: bool = True) -> Fraction:
 
 
 class Model(Displayed):
-    r"""The model of PAPER.md, its parameters exact (:class:`fractions.Fraction`) and checked once.
+    r"""The paper's model (docs/notation.md), its parameters exact (:class:`fractions.Fraction`) and checked once.
 
     Keywords (all optional; give what the question needs):
 

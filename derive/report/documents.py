@@ -133,13 +133,15 @@ def finite_size_document(r, digits: int = 30) -> dict:
 
 
 def difference(own: dict, paper: dict) -> dict:
-    """The model's sample level minus its Gaussian equivalent's, in units of the model's stated error where it has
-    one (``unit: "stated error"``), else as a plain difference (the model's value is exact: ``unit: "absolute"``);
-    ``None`` for an eigenvalue that one of the two laws does not have.
+    """The model's sample level minus its Gaussian equivalent's, for every quantity both laws give (``eigenvalue``,
+    ``overlap``, ``mu2_critical``), in units of the model's stated error where it has one (``unit: "stated
+    error"``), else as a plain difference (the model's value is exact: ``unit: "absolute"``); ``None`` for a value
+    that one of the two laws does not have.
 
-    >>> difference({"outlier": True, "eigenvalue": "1.50", "overlap": "0.60", "eigenvalue_error": "0.01",
-    ...             "overlap_error": "0.002"}, {"outlier": True, "eigenvalue": "1.45", "overlap": "0.61"})
-    {'eigenvalue': '5.0', 'overlap': '-5.0', 'unit': 'stated error'}
+    >>> difference({"outlier": True, "eigenvalue": "1.50", "overlap": "0.60", "mu2_critical": "0.025",
+    ...             "eigenvalue_error": "0.01", "overlap_error": "0.002", "mu2_critical_error": "0.0013"},
+    ...            {"outlier": True, "eigenvalue": "1.45", "overlap": "0.61", "mu2_critical": "0.0181822"})
+    {'eigenvalue': '5.0', 'overlap': '-5.0', 'mu2_critical': '5.2', 'unit': 'stated error'}
     """
     def one(name):
         if own.get(name) is None or paper.get(name) is None:
@@ -149,8 +151,12 @@ def difference(own: dict, paper: dict) -> dict:
         return format_real(gap / mpmath.mpf(error) if error else gap, 2 if error else 6)
 
     with mpmath.workdps(30):
-        return {"eigenvalue": one("eigenvalue"), "overlap": one("overlap"),
-                "unit": "stated error" if own.get("eigenvalue_error") or own.get("overlap_error") else "absolute"}
+        return {**{name: one(name) for name in _COMPARED},
+                "unit": "stated error" if any(own.get(f"{name}_error") for name in _COMPARED) else "absolute"}
+
+
+_COMPARED = ("eigenvalue", "overlap", "mu2_critical")
+"""The quantities of a sample level that both laws give, compared in ``difference``."""
 
 
 def attention_options(m: Model, digits: int = 30) -> dict:

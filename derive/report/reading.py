@@ -6,7 +6,7 @@ of the lines that apply to its document.
 """
 from __future__ import annotations
 
-__all__ = ["DIGITS", "NO_VALUE", "MONTE_CARLO", "CI95", "estimates", "reading"]
+__all__ = ["DIGITS", "NO_VALUE", "MONTE_CARLO", "CI95", "SPIKE_FIELDS", "keys", "glossary", "estimates", "reading"]
 
 DIGITS = "reals: to --digits significant digits (default 30), each correct to the digits shown"
 """The rounding of every derived real."""
@@ -17,6 +17,74 @@ MONTE_CARLO = "Monte Carlo reals: 10 significant digits, far finer than their sa
 """The rounding of Monte Carlo reals (their error is the interval's)."""
 
 CI95 = "ci95: the Student-t 95% interval of the mean over the seeds (- for one seed)"
+
+
+SPIKE_FIELDS = (
+    (("population", "sample"), "population, sample: the signal's outlier at the population level (N = oo) and at the "
+                               "sample level (d/N -> gamma, what a user's S has)"),
+    (("outlier",), "outlier: whether that outlier exists"),
+    (("eigenvalue",), "eigenvalue: the outlier's location (- without it)"),
+    (("overlap",), "overlap: the limit of |u_hat^T u|^2, the squared cosine of the outlier's eigenvector with u (0 "
+                   "without the outlier)"),
+    (("mu2_critical",), "mu2_critical: the smallest mu2 at which the outlier exists, all else fixed (0: it exists even "
+                        "at mu2 = 0)"),
+    (("mu2_windows",), "mu2_windows: the intervals of mu2 in which the outlier stands in a gap of the (unbounded) bulk "
+                       "(- at more than one nonzero weight, where the gaps are not searched)"),
+    (("bulk_mass_above",), "bulk_mass_above: the share of the bulk's eigenvalues above the outlier (d times it: how "
+                           "many to expect)"),
+    (("bulk", "right_edge", "population_right_edge"),
+     "bulk: right_edge, the sample bulk's right edge (inf: the model's own law is unbounded), and "
+     "population_right_edge, that of the population bulk kappa (1 + sqrt(delta))^2"),
+    (("other_outliers", "cause", "level"), "other_outliers: every further outlier, with its cause, its level "
+                                           "(population or sample), eigenvalue and overlap with u (empty: none)"),
+    (("assumptions",), "assumptions: what the limit assumes and how each level is computed"),
+    (("law",), "law: finite-vocabulary (the model's own S: tokens drawn from a vocabulary of V and reused) or "
+               "gaussian-equivalent (the paper's law: pooled vectors replaced by Gaussian ones with the same "
+               "covariance)"),
+    (("warning",), "warning: where the values are known to be off (-: nowhere known)"),
+    (("gaussian_equivalent",), "gaussian_equivalent: the paper's law for the same weights and signs, the same fields"),
+    (("difference", "unit"),
+     "difference: the model's sample level minus the Gaussian equivalent's (eigenvalue, overlap, mu2_critical), in the "
+     "unit stated: the model's stated error (beyond +-1: the two laws differ by more than that error) or, where the "
+     "model's value is exact, absolute"),
+    (("mask", "tau"), "mask, tau: the causal scheme's options the weights were computed with (- for a scheme without "
+                      "them)"),
+    (("finite_size", "method", "draws", "seed", "V", "N"),
+     "finite_size: what a user measures at that d (V, N: the sizes from delta and gamma; method: how it was computed, "
+     "over draws token matrices from seed)"),
+    (("outlier_probability", "outlier_probability_error"),
+     "outlier_probability (± outlier_probability_error): the chance that the signal's eigenvalue is the top one"),
+    (("signal_overlap", "top_of_bulk", "mean", "sd", "error"),
+     "at that d, eigenvalue and overlap are the top eigenvector's (what PCA returns), signal_overlap the signal's own "
+     "eigenvector's, wherever it sits, top_of_bulk the mean largest eigenvalue of the bulk; each a mean to the digits "
+     "its error leaves, error covering its truth (sampling and method), sd the spread over the draws"),
+)
+"""What each field of a ``derive spike`` document means, as ``(names, line)``: the line explains the names
+(:func:`glossary` keeps the lines of the names a document has)."""
+
+
+def keys(doc) -> set[str]:
+    """Every key of a document, at any depth (inside lists too).
+
+    >>> sorted(keys({"a": [{"b": 1}], "c": {"d": None}}))
+    ['a', 'b', 'c', 'd']
+    """
+    if isinstance(doc, dict):
+        return set(doc).union(*(keys(v) for v in doc.values()))
+    if isinstance(doc, (list, tuple)):
+        return set().union(*(keys(v) for v in doc))
+    return set()
+
+
+def glossary(doc, fields) -> list[str]:
+    """The lines of ``fields`` (``(names, line)`` pairs, e.g. :data:`SPIKE_FIELDS`) that explain a key ``doc`` has, in
+    the order of ``fields``: a text form explains what it prints and nothing else.
+
+    >>> glossary({"sample": {"outlier": True}}, SPIKE_FIELDS)[1]
+    'outlier: whether that outlier exists'
+    """
+    present = keys(doc)
+    return [line for names, line in fields if present & set(names)]
 
 
 def _digits(text: str) -> int:

@@ -7,7 +7,7 @@ command's parser); the catalogue of weight schemes is imported when :func:`weigh
 """
 from __future__ import annotations
 
-from derive.report.reading import DIGITS, NO_VALUE, estimates, reading
+from derive.report.reading import DIGITS, NO_VALUE, SPIKE_FIELDS, estimates, glossary, reading
 
 __all__ = ["readable", "weights_text", "bulk_text", "spike_text", "formulas_text", "RANDOM_WEIGHTS_READING"]
 
@@ -127,20 +127,8 @@ def spike_text(doc: dict) -> str:
     if doc.get("weights_law"):  # random weights per sequence: derive.report.randomweights
         return "\n".join([readable(doc), reading(DIGITS, NO_VALUE, *RANDOM_WEIGHTS_READING)])
     return "\n".join([readable(doc), reading(
-        DIGITS, NO_VALUE, "overlap: the limit of |u_hat^T u|^2, the squared cosine of the outlier's eigenvector with u",
-        *(estimates(doc[level], level) for level in ("population", "sample")),
-        "bulk_mass_above: the share of the bulk's eigenvalues above the outlier (d times it: how many to expect)"
-        if doc["sample"].get("bulk_mass_above") is not None else None,
-        "gaussian_equivalent: the paper's law for the same weights and signs (pooled vectors replaced by Gaussian ones "
-        "with the same covariance)" if "gaussian_equivalent" in doc else None,
-        "difference: the model's sample level minus the Gaussian equivalent's, in units of the model's stated error "
-        "(beyond +-1: the two laws differ by more than that error) or, where the model's value is exact, absolute"
-        if "difference" in doc else None,
-        "finite_size: what a user measures at that d (method: how it was computed): each mean to the digits its error "
-        "leaves, error covering its truth (sampling and method), sd the spread over the draws; outlier_probability: the "
-        "chance that the signal's eigenvalue is the top one; eigenvalue, overlap: the top eigenvector's (what PCA "
-        "returns); signal_overlap: the signal's own eigenvector's, wherever it sits"
-        if doc.get("finite_size") is not None else None)])
+        DIGITS, NO_VALUE, *glossary(doc, SPIKE_FIELDS),
+        *(estimates(doc[level], level) for level in ("population", "sample")))])
 
 
 def formulas_text(doc: list) -> str:

@@ -23,7 +23,7 @@ MODEL = (
     "$S$ recovers, $|\\hat u^\\top u|^2$, as $d, V, N \\to \\infty$ with $d/V \\to \\delta$, $d/N \\to \\gamma$ and "
     "$T$ fixed."
 )
-"""The model of PAPER.md in one paragraph."""
+"""The paper's model (docs/notation.md) in one paragraph."""
 
 
 def _listed(syntax: tuple, notation: str) -> str:

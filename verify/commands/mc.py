@@ -289,15 +289,53 @@ def run(args):
     }
 
 
-def render(doc) -> str:
-    """The document's fields, then how to read its numbers: Monte Carlo's digits and intervals, the theory's digits,
-    and what the conditional comparison is."""
-    from derive.report.text import readable
-    from derive.report.reading import CI95, DIGITS, MONTE_CARLO, NO_VALUE, reading
+MC_FIELDS = (
+    (("top_eigenvalues",), "top_eigenvalues: the top k eigenvalues of S (S_c with --centered), one row per seed, largest "
+                           "first"),
+    (("top_eigenvalue", "overlap", "overlaps_top_k"),
+     "top_eigenvalue, overlap: the mean over the seeds of the top eigenvalue and of |u_hat^T u|^2 of the top "
+     "eigenvector (mean, ci95); overlaps_top_k: the mean overlap of each of the top k eigenvectors"),
+    (("conditional", "S"), "conditional: each draw's own prediction given its token matrix (law: conditional; S: raw or "
+                           "centered), exact up to O(1/d)"),
+    (("per_seed", "edge_overlap", "above"),
+     "per_seed: for each seed the prediction's eigenvalue and overlap (- and 0 where the draw has no outlier), "
+     "edge_overlap (draws without it: the mean squared overlap with u of the bulk's top eigenvector) and above: how "
+     "many eigenvalues the prediction puts above the bulk's edge besides the signal's (spikes of tokens used many "
+     "times, the raw S's mean outlier; they may sit below the signal's)"),
+    (("mc_signal",), "mc_signal: Monte Carlo per seed: the eigenvalue and overlap of the top-k eigenpair most aligned "
+                     "with u (draws with the outlier), edge_overlap: that of the eigenvector below the above predicted "
+                     "ones (draws without)"),
+    (("mc_minus_conditional", "seeds"), "mc_minus_conditional: Monte Carlo minus the prediction, mean and ci95 over the "
+                                        "seeds it is over, whose ci95 should hold 0 up to O(1/d)"),
+    (("note",), "note: how the two are paired"),
+    (("verdict", "against"),
+     "verdict: Monte Carlo against the prediction (against: what is compared): agrees (the interval of the difference "
+     "holds 0), departs (it stays away from 0 by more than the prediction leaves out), inconclusive (between the two, "
+     "or fewer than two draws); top_of_bulk: that of draws without the outlier (- if all have it)"),
+    (("min_detectable", "level", "power"),
+     "min_detectable: the smallest difference each comparison detects with probability power at level"),
+    (("inputs", "given", "realized"),
+     "inputs: every parameter given (as typed) and realized (as used: delta = d/V, gamma = d/N, reuse = N T / V the "
+     "mean number of uses of a token, path the eigensolver chosen)"),
+    (("weights", "interval", "path"), "weights: the weights simulated; interval: how the intervals are made; path: the "
+                                      "eigensolver that ran"),
+    (("version", "commit"), "version, commit: the package and the git commit that ran"),
+)
+"""What each field of ``verify mc``'s own part of its document means (:func:`derive.report.reading.glossary`); its
+``theory`` is read as ``derive spike``'s (:data:`derive.report.reading.SPIKE_FIELDS`)."""
 
+
+def render(doc) -> str:
+    """The document's fields, then how to read each: Monte Carlo's digits and intervals, its own fields, and its
+    theory's fields as ``derive spike`` explains them."""
+    from derive.report.text import readable
+    from derive.report.reading import (CI95, DIGITS, MONTE_CARLO, NO_VALUE, SPIKE_FIELDS, estimates, glossary,
+                                       reading)
+
+    theory = doc["theory"]
+    own = {k: v for k, v in doc.items() if k != "theory"}
     return "\n".join([readable(doc), reading(
-        MONTE_CARLO, CI95, "top_eigenvalues: one row per seed, largest first; overlap: |u_hat^T u|^2 of the top "
-                           "eigenvector, overlaps_top_k: of each of the top k",
-        f"theory: the derived limit ({doc['theory'].get('law')} law); its {DIGITS}",
-        "conditional: each draw's own prediction given its token matrix (exact up to O(1/d)); mc_minus_conditional: "
-        "Monte Carlo minus it, whose ci95 should hold 0 up to O(1/d)", NO_VALUE)])
+        MONTE_CARLO, CI95, NO_VALUE, *glossary(own, MC_FIELDS),
+        f"theory: the derived limit ({theory.get('law')} law), its fields as derive spike prints them; its {DIGITS}",
+        *(f"theory {line}" for line in glossary(theory, SPIKE_FIELDS)),
+        *(estimates(theory[level], f"theory {level}") for level in ("population", "sample") if level in theory))])

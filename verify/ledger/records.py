@@ -19,7 +19,8 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["VERDICTS", "Claim", "Result", "prepare", "prepare_part", "evaluate", "run_claim", "run_ledger", "check_workers", "errored", "decide"]
+__all__ = ["VERDICTS", "Claim", "Result", "prepare", "prepare_part", "evaluate", "run_claim", "run_ledger", "check_workers", "errored", "decide",
+           "setting"]
 
 VERDICTS = ("confirmed", "corrected", "refuted", "inconclusive")
 
@@ -145,6 +146,30 @@ def decide(verdict: str, reason: str, corrected: str | None = None) -> dict:
     if verdict == "corrected":
         out["corrected"] = corrected or ""
     return out
+
+
+def setting(entries) -> str:
+    """The ``T``, weights, ``d`` and ratios that evidence ``entries`` (dicts with ``T``, ``weights``, ``d``, ``delta``,
+    ``gamma`` where recorded; a ``d`` may be a list, a ladder's) rest on, as a reason names them: each value once, in
+    the entries' order, so that two reasons about different settings cannot read as one contradicting the other.
+
+    >>> setting([{"T": 1, "weights": "mean", "d": 600, "delta": "1"}, {"T": 2, "weights": "mean", "d": 600}])
+    'T = 1 and 2 with mean weights at d = 600, delta = 1'
+    >>> setting([{"T": 8, "weights": w, "d": [100, 400]} for w in ("mean", "causal", "optimal")])
+    'T = 8 with mean, causal and optimal weights at d = 100 and 400'
+    """
+    def values(name):
+        seen = []
+        for e in entries:
+            for v in (e.get(name) if isinstance(e.get(name), list) else [e.get(name)]):
+                if v is not None and str(v) not in seen:
+                    seen.append(str(v))
+        return ", ".join(seen[:-1]) + " and " + seen[-1] if len(seen) > 1 else "".join(seen)
+
+    T, weights, d = values("T"), values("weights"), values("d")
+    ratios = "".join(f", {name} = {values(name)}" for name in ("delta", "gamma") if values(name))
+    return ((f"T = {T}" if T else "") + (f" with {weights} weights" if weights else "") + (f" at d = {d}" if d else "")
+            + ratios).strip()
 
 
 def run_claim(claim: Claim, config: dict, prior: dict | None = None) -> dict:

@@ -37,7 +37,7 @@ STATEMENTS = {
     "C9": "empirical eigenvalue histograms match the bulk density and the predicted outlier locations; alignment "
           "curves and detectability thresholds match the formulas",
 }
-"""Each claim of PAPER.md as summarized."""
+"""Each claim of the paper as summarized."""
 
 
 def claimed_mu2_critical() -> sp.Expr:

@@ -1,4 +1,5 @@
-r"""The draw of one trial of the model of PAPER.md: validated parameters, table, sequences, mixing matrix.
+r"""The draw of one trial of the paper's model (docs/notation.md): validated parameters, table, sequences, mixing
+matrix.
 
 One trial draws
 

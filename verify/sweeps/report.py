@@ -158,12 +158,15 @@ def model_limits(sweep: Sweep, indices, workers: int = 1, report=None) -> tuple[
     processes (this one for 1), with
     ``report(done, total)`` after each. The statistics: ``points``, ``models``, ``workers``, ``seconds`` (wall),
     ``slowest_seconds`` (one model's longest)."""
-    start = time.perf_counter()
     params = {index: sweep.params(sweep.point(index)) for index in indices}
     models = {}
     for index, p in params.items():
         models.setdefault(_ratio_model(p), p)
     jobs = list(models.items())
+    # the seconds stated are those of the progress bar: both from here (report's 0 marks the start)
+    start = time.perf_counter()
+    if report:
+        report(0, len(jobs))
     results = {}
     workers = max(1, min(workers, len(jobs)))
     if workers == 1:

@@ -15,6 +15,11 @@ HELP = ("the limiting spectral law of S: with --T and --weights the model's own 
         "Gaussian-equivalent kappa (MP_delta boxtimes MP_gamma); support, atom at 0, density")
 
 
+PLOT_POINTS = 60
+"""The points ``--plot`` draws without ``--x``: a smooth line (the plot joins more than 20 points by a line), at a cost
+the cavity density of the model's own law bears in seconds."""
+
+
 def add_arguments(p):
     p.add_argument("--delta", required=True, help="d/V (> 0)")
     p.add_argument("--gamma", required=True, help="d/N (> 0)")
@@ -23,11 +28,13 @@ def add_arguments(p):
     p.add_argument("--T", default=None, help="sequence length: the model's own law, with --weights")
     add_scheme(p, help="with --T: the weight scheme")
     add_signs(p, help="with --T: sign family (needed by --weights optimal only)")
-    p.add_argument("--x", required=True,
+    p.add_argument("--x", default=None,
                    help="the points of the density: X1,X2,... and/or grids start:stop:num (num points from start "
-                        "to stop, both included: 0:2:201), e.g. 0.01:1:100,1.5")
+                        "to stop, both included: 0:2:201), e.g. 0.01:1:100,1.5; required without --plot")
     p.add_argument("--plot", default=None, metavar="PATH",
-                   help="also draw the density at the points (PNG), with the law and its parameters in the title")
+                   help=f"also draw the density at the points (PNG), with the law and its parameters in the title; "
+                        f"without --x at {PLOT_POINTS} points over the support of the Gaussian equivalent (to 1.25 "
+                        f"times its right edge: the model's own law has a tail beyond it)")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
 
 
@@ -81,8 +88,33 @@ def run(args):
     return _document(Model(delta=delta, gamma=gamma, kappa=kappa), args.x, digits, args.plot)
 
 
-def _document(model, x: str, digits: int, plot: str | None, law: str | None = None) -> dict:
-    points = _points(x)
+def _support_grid(model) -> list:
+    """The points ``--plot`` draws without ``--x``: :data:`PLOT_POINTS` from the left end of the Gaussian equivalent's
+    support (at the model's ``kappa``, its weights' with ``T``) to 1.25 times its right end, the ends rounded to
+    three digits. A support that starts at 0 starts at 1/100 of the right end instead: the density may diverge at 0.
+
+    >>> from derive.model.spec import Model
+    >>> grid = _support_grid(Model(delta=1, gamma=1, kappa=1))   # the support [0, 27/4]
+    >>> len(grid), str(grid[0]), str(grid[-1])
+    (60, '211/2500', '211/25')
+    """
+    import sympy as sp
+
+    from derive import interface
+    from derive.gaussian.bulk import support
+
+    kappa = model.kappa if model.T is None else interface.weights(model).kappa
+    intervals, _ = support(model.delta, model.gamma, parse_fraction(str(kappa), "kappa"))
+    rounded = lambda v: parse_fraction(f"{float(v):.3g}", "x")  # noqa: E731
+    stop = rounded(1.25 * sp.N(intervals[-1][1]))
+    start = rounded(intervals[0][0]) if intervals[0][0] > 0 else stop / 100
+    return [start + (stop - start) * i / (PLOT_POINTS - 1) for i in range(PLOT_POINTS)]
+
+
+def _document(model, x: str | None, digits: int, plot: str | None, law: str | None = None) -> dict:
+    if x is None and not plot:
+        raise ParameterError("x", "is required: the points of the density (or --plot PATH, drawn over the support)")
+    points = _support_grid(model) if x is None else _points(x)
     check_density_work(len(points), digits)
     if plot:
         check_output_target(plot, "plot")
@@ -94,5 +126,6 @@ def _document(model, x: str, digits: int, plot: str | None, law: str | None = No
         from derive.report.plot import bulk_plot
 
         bulk_plot(doc, points, model, plot)
-        print(f"wrote {plot}: the density at the {len(points)} points of --x", file=sys.stderr)
+        where = "of --x" if x is not None else "over the support (no --x)"
+        print(f"wrote {plot}: the density at the {len(points)} points {where}", file=sys.stderr)
     return doc

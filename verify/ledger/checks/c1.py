@@ -14,6 +14,7 @@ from derive.vocabulary.limit.floatview import float_view
 from derive.gaussian.regime import GAUSSIAN_REUSE
 from derive.vocabulary.limit.law import vocabulary_law
 from verify.ledger.checks.common import DELTA, GAMMA, SIGNS, T, pool, scheme_floats, theory, trials
+from verify.ledger.records import setting
 from derive.model.spec import Model
 from verify.montecarlo.draw import draw, rung
 from verify.montecarlo.trials import solve
@@ -138,16 +139,19 @@ def rule_c1(evidence: dict) -> dict:
     if vague:
         return {"verdict": "inconclusive", "reason": "the model's law is known less accurately than the histograms "
                                                      f"resolve at {', '.join(vague)}"}
+    at = lambda keys: setting([hist[k] for k in keys])  # noqa: E731
     off = [why for why, yes in (("the fourth moment differs", not moments_agree),
-                                (f"histograms fail at {', '.join(failing)}", bool(failing)),
-                                (f"its T = 1 ladder grows {ladder['gaussian_growth']}-fold", grows)) if yes]
+                                (f"its histograms fail ({at(failing)})", bool(failing)),
+                                (f"its d * KS ladder ({setting([ladder | {'d': [r['d'] for r in rungs]}])}) grows "
+                                 f"{ladder['gaussian_growth']}-fold", grows)) if yes]
     if not off:
         return {"verdict": "confirmed", "reason": "the claimed law has the model's moments, passes every histogram "
                                                   "and its ladder stays flat"}
     if not model_failing and flat:
         return {"verdict": "corrected", "reason": f"the claimed law is off ({'; '.join(off)}); the model's law passes "
-                                                  "every histogram and its ladder is flat", "corrected": CORRECTED}
-    fails = ([f"histograms at {', '.join(model_failing)}"] if model_failing else []) + ([] if flat else ["its ladder"])
+                                                  f"every histogram ({at(hist)}) and its ladder is flat",
+                "corrected": CORRECTED}
+    fails = ([f"histograms at {at(model_failing)}"] if model_failing else []) + ([] if flat else ["its ladder"])
     return {"verdict": "refuted", "reason": f"the claimed law is off ({'; '.join(off)}) and the model's own law fails "
                                             f"too ({', '.join(fails)})"}
 

@@ -50,8 +50,13 @@ def rule_c7(evidence: dict) -> dict:
                  + "); it loses for L near T and ties at L = 1 (R = I); for suffix:L (signal late) it wins in "
                  f"{evidence.get('suffix_rows_where_causal_wins')} rows; for markov:r it wins for r in "
                  f"{evidence.get('markov_r_where_causal_wins', {}).get('strict')} (strict mask, on a grid of r)")
-    return decide("corrected", f"causal attention wins for {len(won)} of {len(cases)} (mask, T) cases, never for "
-                               "every early block length", corrected)
+    mask, per_T = max(ranges.items(), key=lambda kv: len(kv[1]))
+    last = max(per_T, key=int)
+    return decide("corrected", f"with the signal in the first L positions (prefix:L signs), causal attention beats mean "
+                               f"pooling (a larger alpha/kappa) for some L at {len(won)} of the {len(cases)} "
+                               f"(mask, T) pairs with 2 <= T <= {top}, but at no T for every L from 2 to T: only for L "
+                               f"up to some L_max(T) < T (T = {last}, {mask} mask: L from {per_T[last][0]} to "
+                               f"{per_T[last][1]}); exact, in the limit d -> oo", corrected)
 
 
 def check_c7(cfg: dict) -> dict:

@@ -10,7 +10,7 @@ from scipy import stats
 from verify.ledger.checks.c2 import fit_outcome
 from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, FULL, GAMMA, POINT_TARGET, SIGNS, TARGET, T,
                                          bulk_cdf, margin, outcome, pool, scheme_floats, theory, trials)
-from verify.ledger.records import decide
+from verify.ledger.records import decide, setting
 from verify.montecarlo.draw import rung
 from verify.studies.vocabulary import ks_distance
 
@@ -49,6 +49,7 @@ def histogram_ladder(cfg: dict) -> dict:
         se = math.sqrt(lo.var(ddof=1) / (K * lo.mean() ** 2) + hi.var(ddof=1) / (K * hi.mean() ** 2)) / math.log(r)
         half = float(stats.t.ppf(0.5 + AGREEMENT_LEVEL / 2, K - 1)) * se
         out[f"{scheme} ({'centered' if centered else 'raw'})"] = {
+            "T": T, "weights": scheme, "signs": SIGNS, "delta": str(DELTA), "gamma": str(GAMMA),
             "S": "centered" if centered else "raw", "d": [d // r, d], "outliers_removed": outliers,
             "ks_times_d": [float(lo.mean() * (d // r)), float(hi.mean() * d)], "rate": rate,
             "rate_ci": [rate - half, rate + half]}
@@ -132,7 +133,7 @@ def rule_c9(evidence: dict) -> dict:
     return decide("confirmed", f"{out['runs']} outlier runs ({out['raw_runs']} on the raw S) and {th['points']} "
                                "threshold points are within their targets, against the formulas and against the draws' "
                                "conditional predictions, and every histogram's distance to the claimed law decays at "
-                               "the rate of eigenvalue rigidity")
+                               f"the rate of eigenvalue rigidity ({setting(list(hist.values()))})")
 
 
 def check_c9(cfg: dict, needs: dict, histograms: dict | None = None) -> dict:
