@@ -175,3 +175,8 @@ def test_optimal_weights_of_an_anticorrelated_family_come_at_unit_norm():
     # markov:-1/10 at T = 4: R is persymmetric and its top eigenvector antisymmetric (the refused case)
     p = pooling("optimal", 4, "markov:-1/10")
     assert "unit norm" in p.note and abs(p.kappa - 1) < 1e-25 and abs(p.W) < 1e-25
+    # the model's own law takes them as scaled, not divided again by their (zero) sum: its kappa was 2.6e79
+    import derive
+
+    law = derive.bulk(derive.Model(delta="1/2", gamma="1/2", T=4, weights="optimal", signs="markov:-1/10"))
+    assert abs(law.kappa - 1) < 1e-25

@@ -22,7 +22,7 @@ import sympy as sp
 
 from derive.vocabulary.limit import tokengraph
 from derive.errors import ParameterError
-from derive.numbers import Displayed, check_range, exact_sum, parse_rational, real_vector
+from derive.numbers import Displayed, Reals, check_range, parse_rational, real_vector
 from derive.vocabulary.limit.populations import PoissonPopulation
 from derive.vocabulary.limit.silverstein import GeneralizedMP
 
@@ -215,7 +215,8 @@ def _diagonal(delta, lam, w2) -> GeneralizedMP:
 
 def vocabulary_law(delta, gamma, weights) -> VocabularyLaw:
     r"""The model's own law at exact ``delta, gamma > 0`` and ``weights`` (any reals, not all zero; normalized here
-    to sum 1 as the pooling schemes are, the law depending only on their ratios through :math:`w/\sum w`).
+    to sum 1 as the pooling schemes are, the law depending only on their ratios through :math:`w/\sum w`; a pooling's
+    :class:`~derive.numbers.Reals` are taken as their scheme scaled them).
 
     >>> L = vocabulary_law("1", "1", [1])
     >>> with mpmath.workdps(15):
@@ -223,9 +224,9 @@ def vocabulary_law(delta, gamma, weights) -> VocabularyLaw:
     1 1 0.3678794412 0.3041942063
     """
     d, g = (check_range(parse_rational(v, n), n, low=0, low_open=True) for v, n in ((delta, "delta"), (gamma, "gamma")))
-    w = real_vector(weights, "weights")
-    total = exact_sum(w)
-    if total == 0:
-        raise ParameterError("weights", "sum to zero: they cannot be normalized to sum 1")
+    from derive.model.attention import normalized
+
+    # a pooling's weights (Reals) come scaled by their scheme already: to sum 1, or to unit norm where they sum to zero
+    w = real_vector(weights, "weights") if isinstance(weights, Reals) else normalized(weights, "weights")
     tokengraph.nonzero_weights(w)
-    return VocabularyLaw(sp.Rational(d), sp.Rational(g), tuple(x / total for x in w))
+    return VocabularyLaw(sp.Rational(d), sp.Rational(g), tuple(w))
