@@ -21,7 +21,7 @@ from pathlib import Path
 from derive.errors import ParameterError
 
 __all__ = ["MAX_BYTES", "read_regular_file", "check_output_file", "check_output_folder", "check_output_target",
-           "make_folder", "replaced", "write_file"]
+           "make_folder", "replaced", "remove_pending", "write_file"]
 
 MAX_BYTES = 16 * 2**20
 """Largest user data file read (10^5 numbers of 100 characters each)."""
@@ -159,6 +159,20 @@ def make_folder(path, parameter: str) -> Path:
     return p
 
 
+_PENDING: set = set()
+"""The temporary files of :func:`replaced` still being written."""
+
+
+def remove_pending() -> None:
+    """Remove the temporary files still being written: a process about to end without unwinding (a stop signal that
+    the main thread could not take up in time, :mod:`derive.cli.stop`) leaves no partial file."""
+    for temporary in list(_PENDING):
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
 @contextmanager
 def replaced(path, parameter: str, mode: int | None = None):
     """A binary file whose content replaces ``path`` (its folders made as needed) when the block ends without
@@ -185,6 +199,7 @@ def replaced(path, parameter: str, mode: int | None = None):
         fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{p.name}.", suffix=".part")
     except OSError as exc:
         raise ParameterError(parameter, f"{path}: cannot be written ({exc.strerror or exc})") from None
+    _PENDING.add(temporary)
     try:
         with os.fdopen(fd, "wb") as f:
             yield f
@@ -192,7 +207,9 @@ def replaced(path, parameter: str, mode: int | None = None):
             os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
         os.replace(temporary, p)
+        _PENDING.discard(temporary)
     except BaseException as exc:
+        _PENDING.discard(temporary)
         try:
             os.unlink(temporary)
         except OSError:

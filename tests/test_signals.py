@@ -187,13 +187,16 @@ def test_a_signal_at_either_edge_of_a_run_is_a_clean_stop(module, stop, edge):
 KERNEL = """
 import sys
 from derive.cli.stop import run_stoppable
+from derive.files import replaced
 from derive.vocabulary.limit.roottokens import _binomial_quantile
 
 def run():
     _binomial_quantile(4, 0.5, 0.5)   # compiled (or loaded from numba's cache) before the long call
-    print("in the kernel", flush=True)
-    # (1/2)^k underflows to 0 for a huge k: the loop walks all 10^15 terms, in memory it already has
-    _binomial_quantile(10**15, 0.5, 0.5)
+    with replaced(sys.argv[1], "out") as f:
+        f.write(b"partial")
+        print("in the kernel", flush=True)
+        # (1/2)^k underflows to 0 for a huge k: the loop walks all 10^15 terms, in memory it already has
+        _binomial_quantile(10**15, 0.5, 0.5)
     return 0
 
 sys.exit(run_stoppable("kernel", run, program=True))
@@ -201,9 +204,9 @@ sys.exit(run_stoppable("kernel", run, program=True))
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_stops_a_numba_kernel_that_never_looks_at_python(stop):
+def test_a_signal_stops_a_numba_kernel_that_never_looks_at_python(stop, tmp_path):
     # the kernel runs for days without returning to the interpreter, so Python's own handler never runs: only stop's watchdog can end it. Without it the process outlives the hang timeout below.
-    p = subprocess.Popen([sys.executable, "-c", KERNEL], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    p = subprocess.Popen([sys.executable, "-c", KERNEL, str(tmp_path / "out.txt")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
         assert p.stdout.readline() == "in the kernel\n"
@@ -213,3 +216,4 @@ def test_a_signal_stops_a_numba_kernel_that_never_looks_at_python(stop):
     finally:
         p.kill()
     assert p.returncode == 128 + stop and err == f"kernel: interrupted by {signal.Signals(stop).name}\n"
+    assert list(tmp_path.iterdir()) == []  # the output being written is removed, not left partial
