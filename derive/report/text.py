@@ -140,7 +140,11 @@ def spike_text(doc: dict) -> str:
         "leaves, error covering its truth (sampling and method), sd the spread over the draws; outlier_probability: the "
         "chance that the signal's eigenvalue is the top one; eigenvalue, overlap: the top eigenvector's (what PCA "
         "returns); signal_overlap: the signal's own eigenvector's, wherever it sits"
-        if doc.get("finite_size") is not None else None)])
+        if doc.get("finite_size") is not None else None,
+        "at_dimension: the same at d = 1e3, 1e4, 1e5, 1e6 (V, N from delta, gamma; fewer draws than --d, errors "
+        "stated; unavailable: why a d is beyond the bounded cost or any method); warning: where they differ from the "
+        "limit by more than their errors (--no-dimensions skips them)"
+        if doc.get("at_dimension") is not None else None)])
 
 
 def formulas_text(doc: list) -> str:
