@@ -106,3 +106,42 @@ def test_the_switch_skips_the_voice_and_its_options_are_checked(monkeypatch, cap
         assert main(argv + extra + ["--json"]) == 2
         out, err = capsys.readouterr()
         assert out == "" and err.count("\n") == 1 and name in err, err
+
+
+def _verify(argv, capsys):
+    from verify.cli import main as verify_main
+
+    status = verify_main(argv + ["--json"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    return json.loads(out)
+
+
+def test_verify_mc_states_the_theory_at_its_own_d(capsys):
+    # T = 1, centered, delta = 1/4: at d = 200 (V = 800, N = 200) the model's law at that d against 64 independent
+    # Monte Carlo trials: the theory's error covers its truth and Monte Carlo's 95% interval its mean, so the two meet
+    # (verdict_at_d agrees) unless one of them fails. The limit (overlap 0.459) lies outside the run's interval
+    # [0.50, 0.56] (the finite-size shift, 0.07, is about five of its half-widths): the document says why
+    doc = _verify(["mc", "--d", "200", "--V", "800", "--N", "200", "--T", "1", "--signs", "iid", "--weights", "mean",
+                   "--mu2", "3", "--centered", "--seeds", "64"], capsys)
+    at_d, judged = doc["theory_at_d"], doc["verdict_at_d"]
+    assert (at_d["d"], at_d["V"], at_d["N"], at_d["method"], at_d["unavailable"]) == (200, 800, 200, "token counts", None)
+    for name, mc in (("eigenvalue", doc["top_eigenvalue"]), ("overlap", doc["overlap"])):
+        low, high = (float(x) for x in mc["ci95"])
+        mean, error = float(at_d[name]["mean"]), float(at_d[name]["error"])
+        assert low - error <= mean <= high + error, (name, mc, at_d[name])
+        assert judged[name] == "agrees"
+    low, high = (float(x) for x in doc["overlap"]["ci95"])
+    assert not low <= float(doc["theory"]["sample"]["overlap"]) <= high
+    assert "the limit's overlap 0.458995 lies outside" in judged["limit"]
+    assert "the limit is for d -> oo; at d = 200 (V = 800, N = 200) the model's law gives" in judged["limit"]
+
+
+def test_verify_mc_without_the_theory_at_its_d_says_why(capsys):
+    # d = 8 is below the 10 that what a user measures at d answers for: unavailable with that reason, verdicts
+    # inconclusive, and no value in its place
+    doc = _verify(["mc", "--d", "8", "--V", "32", "--N", "8", "--T", "1", "--signs", "iid", "--weights", "mean",
+                   "--mu2", "3", "--centered", "--seeds", "3"], capsys)
+    at_d = doc["theory_at_d"]
+    assert "from 10" in at_d["unavailable"] and at_d["overlap"] is None and at_d["d"] == 8
+    assert doc["verdict_at_d"]["eigenvalue"] == doc["verdict_at_d"]["overlap"] == "inconclusive"

@@ -39,7 +39,7 @@ from derive.errors import ParameterError
 from derive.vocabulary.draw.values import FIELDS
 
 __all__ = ["D_RANGE", "COUNT_DRAWS", "EIGENVALUE_BIAS", "OVERLAP_BIAS", "CHECKED", "MISSING", "VOICE_DIMENSIONS",
-           "VOICE_COUNT_DRAWS", "VOICE_SAMPLED_DRAWS", "VOICE_WORK", "Estimate", "AtDimension", "summarize",
+           "VOICE_COUNT_DRAWS", "VOICE_SAMPLED_DRAWS", "VOICE_WORK", "VOICE_TOKENS", "Estimate", "AtDimension", "summarize",
            "at_dimension", "voice_draws", "stored", "restored"]
 
 D_RANGE = (10, 10**9)
@@ -204,6 +204,11 @@ def at_dimension(m, draws: int | None = None, seed: int = 0) -> AtDimension:
     return summarize([draw_values(o, mu2, m.d) for o in sampled.outliers], m.d, V, N, "sampled token matrices", seed,
                      mu2)
 
+VOICE_TOKENS = 16 * 10**6
+"""Most tokens (``draws x N T``) the voice samples at one dimension (16 draws of a million tokens: about a second to
+draw; a long sequence at a small ``d``, ``T = 1e5``, would otherwise spend minutes drawing tokens for an answer given
+by default)."""
+
 
 def voice_draws(m, draws: int | None = None) -> int:
     r"""The draws of the default voice at the model's ``m.d`` (``draws`` if given, else :data:`VOICE_COUNT_DRAWS` at one
@@ -228,6 +233,9 @@ def voice_draws(m, draws: int | None = None) -> int:
     if one_weight(np.array(pooling(m.weights, m.T, m.signs).floats())) is not None:
         return VOICE_COUNT_DRAWS if draws is None else draws
     n = VOICE_SAMPLED_DRAWS if draws is None else draws
+    if n * N * m.T > VOICE_TOKENS:
+        raise ParameterError("d", f"{n} token matrices of N T = {N * m.T} tokens exceed the default voice's bound "
+                                  f"(draws x N T <= {VOICE_TOKENS:.1e}): derive spike --d {m.d} samples them")
     if min(V, N) > fs.MAX_EXACT:
         raise ParameterError("d", MISSING.format(limit=fs.MAX_EXACT) + f" (here min(V, N) = {min(V, N)})")
     if n * min(V, N) ** 3 > VOICE_WORK:
