@@ -95,6 +95,10 @@ def test_the_warning_names_from_where_the_limit_holds():
     rows = [entry(1000, "0.7"), entry(10**4, "0.61"), {"d": 10**5, "unavailable": "beyond the bound"}]
     assert dimension_warning(sample, rows) == "at d = 1e3 expect top overlap 0.7 +- 0.01 (limit 0.6); the limit needs d >~ 1e4"
     assert dimension_warning(sample, rows[1:]) is None
+    # the last computed d differs in its overlap alone, the larger ones unavailable: said so, and the limit's reason
+    # for a token on top (bulk_mass_above) not given for a difference it does not explain
+    text = dimension_warning(sample | {"bulk_mass_above": "1e-5"}, [rows[0], rows[2]])
+    assert text.endswith("; by d = 1e3 (the largest computed) the limit is not what a user measures"), text
 
 
 def test_the_switch_skips_the_voice_and_its_options_are_checked(monkeypatch, capsys):

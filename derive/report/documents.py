@@ -194,7 +194,7 @@ def dimension_warning(sample: dict, entries: list) -> str | None:
     'at d = 1e3 expect top overlap 0.7 +- 0.01 (limit 0.6); the limit needs d >~ 1e4'
     """
     claims = _limit_claims(sample)
-    rows, agrees = [], []
+    rows, agrees, last_off = [], [], []
     for entry in entries:
         if entry["unavailable"] is not None:
             continue
@@ -207,10 +207,11 @@ def dimension_warning(sample: dict, entries: list) -> str | None:
             else:
                 mean, err = entry[name]["mean"], entry[name]["error"]
             if abs(float(mean) - value) > float(err) + error:
-                off.append(f"{_NAMES[name]} {mean} +- {err} (limit {value:.4g})")
+                off.append((name, f"{_NAMES[name]} {mean} +- {err} (limit {value:.4g})"))
         agrees.append(not off)
+        last_off = [name for name, _ in off]
         if off:
-            rows.append(f"at d = {entry['d']:.0e} expect " + ", ".join(off))
+            rows.append(f"at d = {entry['d']:.0e} expect " + ", ".join(text for _, text in off))
     if not rows:
         return None
     text = "; ".join(rows).replace("e+0", "e")
@@ -220,9 +221,11 @@ def dimension_warning(sample: dict, entries: list) -> str | None:
         return f"{text}; the limit needs d >~ {available[first]['d']:.0e}".replace("e+0", "e")
     available = [x for x in entries if x["unavailable"] is None]
     last = available[-1]["d"]
-    text += f"; by d = {last:.0e} the limit is not what a user measures".replace("e+0", "e")
+    largest = " (the largest computed)" if last != entries[-1]["d"] else ""
+    text += f"; by d = {last:.0e}{largest} the limit is not what a user measures".replace("e+0", "e")
     mass = sample.get("bulk_mass_above")
-    if mass is not None and float(mass) > 0:
+    # the limit's own reason applies where the signal is not on top: tokens' eigenvalues above it
+    if mass is not None and float(mass) > 0 and "outlier_probability" in last_off:
         text += (f": the limit law puts a share bulk_mass_above = {float(mass):.2g} of the spectrum above the signal, "
                  f"about d times it eigenvalues ({last * float(mass):.2g} at d = {last:.0e}), so a token's eigenvector "
                  f"rather than the signal's is on top ever more often as d grows").replace("e+0", "e")

@@ -222,7 +222,7 @@ def voice_draws(m, draws: int | None = None) -> int:
     >>> voice_draws(Model(d=10**4, delta=1, gamma=1, T=2, weights="mean", signs="iid", mu2=6))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    derive.errors.ParameterError: d: for more than one nonzero weight the large-d method is not built: it needs the law of the token spikes ... (here min(V, N) = 10000)
+    derive.errors.ParameterError: d: more than one nonzero weight: only sampled token matrices, which need min(V, N) <= 4000 (here 10000); ...
     """
     from derive.model.pooling import pooling
     from derive.vocabulary.draw import finite_size as fs
@@ -233,11 +233,14 @@ def voice_draws(m, draws: int | None = None) -> int:
     if one_weight(np.array(pooling(m.weights, m.T, m.signs).floats())) is not None:
         return VOICE_COUNT_DRAWS if draws is None else draws
     n = VOICE_SAMPLED_DRAWS if draws is None else draws
+    if min(V, N) > fs.MAX_EXACT:
+        # MISSING in one line: the voice lists this reason at up to three dimensions
+        raise ParameterError("d", f"more than one nonzero weight: only sampled token matrices, which need min(V, N) <= "
+                                  f"{fs.MAX_EXACT} (here {min(V, N)}); the large-d method is not built (derive spike "
+                                  f"--d {m.d} says what it needs)")
     if n * N * m.T > VOICE_TOKENS:
         raise ParameterError("d", f"{n} token matrices of N T = {N * m.T} tokens exceed the default voice's bound "
                                   f"(draws x N T <= {VOICE_TOKENS:.1e}): derive spike --d {m.d} samples them")
-    if min(V, N) > fs.MAX_EXACT:
-        raise ParameterError("d", MISSING.format(limit=fs.MAX_EXACT) + f" (here min(V, N) = {min(V, N)})")
     if n * min(V, N) ** 3 > VOICE_WORK:
         raise ParameterError("d", f"{n} token matrices at min(V, N) = {min(V, N)} exceed the default voice's bound "
                                   f"(draws x min(V, N)^3 <= {VOICE_WORK:.1e}, about 5 CPU-seconds): derive spike --d "
