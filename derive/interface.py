@@ -25,8 +25,8 @@ from derive.errors import ParameterError
 from derive.model.spec import Model
 from derive.numbers import check_digits
 
-__all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "bulk", "spike", "finite_size", "model_law", "random_weights",
-           "vocabulary_sample", "agreeing"]
+__all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "bulk", "spike", "finite_size", "at_dimensions", "model_law",
+           "random_weights", "vocabulary_sample", "agreeing"]
 
 MAX_WORKING_DIGITS = 4000
 """Highest working precision :func:`agreeing` tries before a result is declared undecided (a point closer to a
@@ -245,7 +245,58 @@ def finite_size(m: Model, draws: int | None = None, seed: int | None = None):
     if m.weights is None or m.signs is None:
         raise ParameterError("d", "the expectation at dimension d samples token matrices: it needs the weights and "
                                   "the signs (--T, --weights, --signs)")
-    return at_dimension(m.need("mu2"), draws, SEED if seed is None else seed)
+    return _at_dimension(m.need("mu2"), draws, SEED if seed is None else seed)
+
+
+def _at_dimension(m: Model, draws: int | None, seed: int):
+    """:func:`~derive.vocabulary.draw.user_d.at_dimension`, kept between runs (:func:`derive.cache.memo`, whose key
+    changes with every source of ``derive``; the draws are seeded, so the stored result is the one computed) unless a
+    file or a user's object gave the weights or the signs (no string names them)."""
+    from derive.vocabulary.draw.user_d import at_dimension, restored, stored
+
+    scheme, family = m.weights.memo_key, m.signs.memo_key
+    if scheme is None or family is None:
+        return at_dimension(m, draws, seed)
+    from derive.cache import memo
+    from derive.vocabulary.draw.sampling import model_sizes
+
+    V, N = model_sizes(m)
+
+    def valid(v):
+        try:
+            return restored(v).d == m.d
+        except (TypeError, KeyError):
+            return False
+
+    key = {**scheme, "T": m.T, "signs": family, "d": m.d, "V": V, "N": N, "mu2": str(m.mu2), "centered": m.centered,
+           "draws": draws, "seed": seed}
+    return restored(memo("at-dimension", key, lambda: stored(at_dimension(m, draws, seed)), valid))
+
+
+def at_dimensions(m: Model, draws: int | None = None, seed: int | None = None) -> list:
+    r"""What a user measures at each of :data:`~derive.vocabulary.draw.user_d.VOICE_DIMENSIONS` (``V, N`` from the
+    model's ``delta, gamma``), beside the limit (``derive spike`` without ``--d``): a list of ``(d, AtDimension or
+    None, reason or None)``, each entry :func:`finite_size` of the model at that ``d`` with the voice's draws
+    (:func:`~derive.vocabulary.draw.user_d.voice_draws`) from ``seed``, or ``None`` with the reason where that ``d``
+    is beyond the voice's bounded cost or any method (never a guess).
+
+    >>> rows = at_dimensions(Model(delta=1, gamma=1, T=2, weights="mean", signs="iid", mu2=6), draws=2)
+    >>> [(d, r.method if r else None, why is not None) for d, r, why in rows]  # doctest: +NORMALIZE_WHITESPACE
+    [(1000, 'sampled token matrices', False), (10000, None, True), (100000, None, True), (1000000, None, True)]
+    """
+    from derive.resources import SEED
+    from derive.vocabulary.draw.user_d import VOICE_DIMENSIONS, voice_draws
+
+    m = _model(m).need("delta", "gamma", "T", "weights", "signs", "mu2")
+    rows = []
+    for d in VOICE_DIMENSIONS:
+        try:
+            at = m.replace(d=d, delta=m.delta, gamma=m.gamma)
+            rows.append((d, finite_size(at, voice_draws(at, draws), seed), None))
+        except ParameterError as e:
+            # the reason a d is out of reach (its sizes, its method, the voice's bound), never a value in its place
+            rows.append((d, None, e.reason))
+    return rows
 
 
 def _own_outlier(m: Model) -> bool:

@@ -29,6 +29,10 @@ if "ATTENTION_RMT_CACHE_DIR" not in os.environ:
     os.environ["ATTENTION_RMT_CACHE_DIR"] = tempfile.mkdtemp(prefix="attention-rmt-cache-")
     atexit.register(shutil.rmtree, os.environ["ATTENTION_RMT_CACHE_DIR"], True)
 
+# derive spike's default voice (at_dimension: what a user measures at d = 1e3 to 1e6, up to a minute of CPU cold) is
+# skipped by the many tests that ask for the limit alone; the tests of the voice ask for it (tests/test_voice.py)
+os.environ.setdefault("ATTENTION_RMT_DIMENSIONS", "off")
+
 # numba's kernels, compiled into its cache once while the test workers start and collect, so that no worker (nor a
 # command a test starts) compiles them again: on a fresh checkout every worker compiled the same kernels
 # (verify/montecarlo/precompile.py; notes/benchmarks.md measures the first run)

@@ -234,7 +234,11 @@ def test_verify_mc_answers_every_valid_input(bad_inputs, argv, digits):
     one_seed = argv[argv.index("--seeds") + 1] == "1"
     random = doc["theory"].get("weights_law") is not None
     for path in nulls(doc):
-        if path.startswith("$.theory"):
+        if path.startswith("$.theory_at_d"):
+            # the theory at the run's d: no warning, or no value at all where it is unavailable (then said why)
+            unavailable = doc["theory_at_d"]["unavailable"] is not None
+            assert path == "$.theory_at_d.warning" or (path == "$.theory_at_d.unavailable") != unavailable, path
+        elif path.startswith("$.theory"):
             assert "$" + path[len("$.theory"):] in allowed or (random and re.fullmatch(
                 r"\$\.theory\.(sample\.\w+_error|gaussian_equivalent\.(population|sample)\.(eigenvalue|mu2_critical)|"
                 r"difference\.(eigenvalue|overlap|mu2_critical))", path)), path
@@ -246,6 +250,9 @@ def test_verify_mc_answers_every_valid_input(bad_inputs, argv, digits):
                                 r"mc_signal\.(eigenvalue|overlap|edge_overlap)\[\d+\]|"
                                 r"mc_minus_conditional\.\w+\.(mean|ci95\[[01]\]))", path) or (
                 one_seed and path.endswith(("ci95[0]", "ci95[1]"))), path
+        elif path.startswith("$.verdict_at_d"):
+            # the limit inside the run's interval (or no interval): nothing to explain
+            assert path == "$.verdict_at_d.limit", path
         elif path.startswith("$.verdict"):
             # fewer than two draws enter a comparison: no detectable difference, and no top of the bulk to judge
             assert re.fullmatch(r"\$\.verdict\.(min_detectable\.\w+|top_of_bulk)", path), path

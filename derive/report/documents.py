@@ -14,7 +14,7 @@ from derive.model.spec import Model
 from derive.numbers import check_digits, format_exact, format_real
 
 __all__ = ["ASSUMPTIONS", "MODEL_ASSUMPTIONS", "spike", "spike_document", "outliers_document", "difference",
-           "finite_size_document", "weights_document", "bulk_document", "estimate", "attention_options"]
+           "finite_size_document", "at_dimension_document", "dimension_warning", "weights_document", "bulk_document", "estimate", "attention_options"]
 
 ASSUMPTIONS = ("population level exact in the limit d/V -> delta; sample level for "
                "Gaussian-equivalent pooled vectors with the same covariance, d/N -> gamma")
@@ -41,7 +41,7 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
 
 
 def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: int | None = None,
-                   error=None, law: str | None = None) -> dict:
+                   error=None, law: str | None = None, dimensions: bool = False) -> dict:
     r"""The document of ``derive spike`` for the model ``m``: :func:`derive.interface.spike` with every real to
     ``digits``, the working precision raised until two precisions agree on every reported real. The model's own
     sample level (``law: finite-vocabulary``) is derived once per question and kept between runs
@@ -50,7 +50,9 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
     printed to the digits its error leaves, with the error beside it (``eigenvalue_error``, ...; ``error`` is the error
     sought there: :func:`derive.interface.vocabulary_sample`). With the model's dimension ``d``, ``finite_size`` is
     :func:`finite_size_document` of what a user measures there (:func:`derive.interface.finite_size`: ``draws`` draws
-    of the token counts or matrices from ``seed``).
+    of the token counts or matrices from ``seed``). Without it, ``dimensions=True`` adds ``at_dimension``
+    (:func:`at_dimension_document`: the same at d = 1e3 to 1e6, ``draws`` at each from ``seed``) and its ``warning``
+    (:func:`dimension_warning`) where those differ from the limit by more than their errors.
     ``law="gaussian-equivalent"`` gives the Gaussian equivalent of the model's weights alone (no finite-vocabulary
     work: milliseconds).
 
@@ -101,6 +103,9 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
     doc["warning"] = None
     doc["gaussian_equivalent"] = paper
     doc["difference"] = difference(doc["sample"], paper["sample"])
+    if dimensions and not at_d:
+        at_d = {"at_dimension": at_dimension_document(interface.at_dimensions(m, draws, seed), digits)}
+        doc["warning"] = dimension_warning(doc["sample"], at_d["at_dimension"])
     return doc | at_d | attention_options(m, digits)
 
 
@@ -130,6 +135,101 @@ def finite_size_document(r, digits: int = 30) -> dict:
             "eigenvalue": one(r.eigenvalue), "overlap": one(r.overlap),
             "signal_overlap": one(r.signal_overlap, False), "top_of_bulk": one(r.top_of_bulk, False),
             "mu2_critical": one(r.mu2_critical), "warning": r.warning}
+
+
+_ESTIMATES = ("eigenvalue", "overlap", "signal_overlap", "top_of_bulk", "mu2_critical")
+
+
+def at_dimension_document(rows, digits: int = 30) -> list:
+    """The ``at_dimension`` list of ``derive spike`` (INTERFACE.md) from :func:`derive.interface.at_dimensions`: each
+    entry :func:`finite_size_document` of its ``d`` with ``"unavailable": null``, or, where that ``d`` is beyond the
+    voice's bounded cost or any method, the same keys null (``d`` apart) and ``unavailable`` the reason.
+
+    >>> at_dimension_document([(10**4, None, "beyond the bound")])[0]["unavailable"]
+    'beyond the bound'
+    """
+    out = []
+    for d, r, reason in rows:
+        if r is not None:
+            out.append(finite_size_document(r, digits) | {"unavailable": None})
+            continue
+        # the keys of an available entry, each null: a reader finds every field, and no number stands in for one
+        empty = {"d": d, "method": None, "draws": None, "V": None, "N": None, "seed": None,
+                 "outlier_probability": None, "outlier_probability_error": None}
+        out.append(empty | {name: None for name in _ESTIMATES} | {"warning": None, "unavailable": reason})
+    return out
+
+
+def _limit_claims(sample: dict) -> list:
+    """What the limit's sample level says a user measures, as ``(field, value, error)`` against the entries of
+    ``at_dimension``: with an outlier, the signal on top (probability 1), the top eigenvalue and overlap those of the
+    signal, and the signal's own overlap; without one, probability 0 and no overlap; the threshold either way."""
+    real = lambda name: float(sample[name]) if sample.get(name) is not None else None  # noqa: E731
+    error = lambda name: real(f"{name}_error") or 0.0  # noqa: E731
+    if sample["outlier"]:
+        claims = [("outlier_probability", 1.0, 0.0), ("eigenvalue", real("eigenvalue"), error("eigenvalue")),
+                  ("overlap", real("overlap"), error("overlap")), ("signal_overlap", real("overlap"), error("overlap"))]
+    else:
+        claims = [("outlier_probability", 0.0, 0.0), ("overlap", 0.0, 0.0), ("signal_overlap", 0.0, 0.0)]
+    if sample.get("mu2_critical") is not None:
+        claims.append(("mu2_critical", real("mu2_critical"), error("mu2_critical")))
+    return claims
+
+
+_NAMES = {"outlier_probability": "P(signal on top)", "eigenvalue": "top eigenvalue", "overlap": "top overlap",
+          "signal_overlap": "signal overlap", "mu2_critical": "mu2_critical"}
+
+
+def dimension_warning(sample: dict, entries: list) -> str | None:
+    """The ``warning`` of ``derive spike`` where what a user measures at a ``d`` of ``at_dimension`` differs from the
+    limit's ``sample`` level by more than the two errors together (:func:`_limit_claims`): at each such ``d`` the values
+    to expect, then from which ``d`` on the limit holds, or that it does not by the largest, with the limit's own
+    reason where it has one (``bulk_mass_above``: about ``d`` times it bulk eigenvalues above the signal). ``None``
+    where every available entry agrees with the limit.
+
+    >>> e = lambda x, err: {"mean": x, "error": err}
+    >>> row = lambda d, p, o: {"d": d, "unavailable": None, "outlier_probability": p, "outlier_probability_error": "0.01",
+    ...                        "overlap": e(o, "0.01"), "signal_overlap": e("0.6", "0.01")}
+    >>> dimension_warning({"outlier": True, "overlap": "0.6"}, [row(1000, "1", "0.7"), row(10**4, "1", "0.6")])
+    'at d = 1e3 expect top overlap 0.7 +- 0.01 (limit 0.6); the limit needs d >~ 1e4'
+    """
+    claims = _limit_claims(sample)
+    rows, agrees, last_off = [], [], []
+    for entry in entries:
+        if entry["unavailable"] is not None:
+            continue
+        off = []
+        for name, value, error in claims:
+            if name not in entry or value is None:
+                continue
+            if name == "outlier_probability":
+                mean, err = entry[name], entry["outlier_probability_error"]
+            else:
+                mean, err = entry[name]["mean"], entry[name]["error"]
+            if abs(float(mean) - value) > float(err) + error:
+                off.append((name, f"{_NAMES[name]} {mean} +- {err} (limit {value:.4g})"))
+        agrees.append(not off)
+        last_off = [name for name, _ in off]
+        if off:
+            rows.append(f"at d = {entry['d']:.0e} expect " + ", ".join(text for _, text in off))
+    if not rows:
+        return None
+    text = "; ".join(rows).replace("e+0", "e")
+    if agrees[-1]:
+        first = next(i for i in range(len(agrees)) if all(agrees[i:]))
+        available = [x for x in entries if x["unavailable"] is None]
+        return f"{text}; the limit needs d >~ {available[first]['d']:.0e}".replace("e+0", "e")
+    available = [x for x in entries if x["unavailable"] is None]
+    last = available[-1]["d"]
+    largest = " (the largest computed)" if last != entries[-1]["d"] else ""
+    text += f"; by d = {last:.0e}{largest} the limit is not what a user measures".replace("e+0", "e")
+    mass = sample.get("bulk_mass_above")
+    # the limit's own reason applies where the signal is not on top: tokens' eigenvalues above it
+    if mass is not None and float(mass) > 0 and "outlier_probability" in last_off:
+        text += (f": the limit law puts a share bulk_mass_above = {float(mass):.2g} of the spectrum above the signal, "
+                 f"about d times it eigenvalues ({last * float(mass):.2g} at d = {last:.0e}), so a token's eigenvector "
+                 f"rather than the signal's is on top ever more often as d grows").replace("e+0", "e")
+    return text
 
 
 def difference(own: dict, paper: dict) -> dict:

@@ -58,6 +58,10 @@ SPIKE_FIELDS = (
      "at that d, eigenvalue and overlap are the top eigenvector's (what PCA returns), signal_overlap the signal's own "
      "eigenvector's, wherever it sits, top_of_bulk the mean largest eigenvalue of the bulk; each a mean to the digits "
      "its error leaves, error covering its truth (sampling and method), sd the spread over the draws"),
+    (("at_dimension", "unavailable"),
+     "at_dimension: the same at d = 1e3, 1e4, 1e5, 1e6 (V, N from delta, gamma; fewer draws than --d, errors stated; "
+     "unavailable: why a d is beyond the bounded cost or any method); warning: where they differ from the limit by more "
+     "than their errors (--no-dimensions skips them)"),
 )
 """What each field of a ``derive spike`` document means, as ``(names, line)``: the line explains the names
 (:func:`glossary` keeps the lines of the names a document has)."""

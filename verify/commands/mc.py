@@ -199,6 +199,67 @@ def verdict(verdicts: dict, fmt, exact_to: str = "O(1/d)") -> dict:
     return out
 
 
+def theory_at_d(model, digits: int) -> dict:
+    """The model's own law at the run's ``d, V, N`` (``theory_at_d``): ``derive spike --d``'s ``finite_size`` with the
+    default voice's draws (:func:`derive.vocabulary.draw.user_d.voice_draws`: token counts in seconds at one nonzero
+    weight, a few token matrices where they fit its bound), ``"unavailable": null``; else every field null and
+    ``unavailable`` the reason (weights that vary from sequence to sequence, a ``d`` below 10, sizes beyond the bound)."""
+    from derive.interface import finite_size, random_weights
+    from derive.report.documents import at_dimension_document
+    from derive.vocabulary.draw.user_d import voice_draws
+
+    if random_weights(model):
+        return at_dimension_document([(model.d, None, "the expectation at d is derived for weights shared by every "
+                                                      "sequence; these vary from sequence to sequence")], digits)[0]
+    try:
+        row = (model.d, finite_size(model, voice_draws(model)), None)
+    except ParameterError as e:
+        # the reason this d is out of reach, never a value in its place
+        row = (model.d, None, e.reason)
+    return at_dimension_document([row], digits)[0]
+
+
+def verdict_at_d(at_d: dict, theory: dict, ev, ov, index: int, fmt) -> dict:
+    """Monte Carlo against the model's law at its own ``d`` (``theory_at_d``): the top eigenvalue's and the top
+    eigenvector's overlap (``index``: how many outliers of the limit stand above them, the raw ``S``'s mean outlier,
+    skipped) ``agrees`` where the run's 95% interval meets the theory's mean +- its error (which covers the truth),
+    ``departs`` where it does not, ``inconclusive`` without an interval (one seed) or without the theory at ``d``. And
+    ``limit``: where the limit (``theory.sample``) lies outside the run's interval, why (it is for ``d -> oo``) and what
+    to expect at this ``d`` instead; ``None`` where it lies inside."""
+    def judge(name, mc):
+        if at_d["unavailable"] is not None or at_d[name] is None or mc[1] is None:
+            return "inconclusive"
+        mean, error = float(at_d[name]["mean"]), float(at_d[name]["error"])
+        return "agrees" if mc[1] - error <= mean <= mc[2] + error else "departs"
+
+    out = {"eigenvalue": judge("eigenvalue", ev), "overlap": judge("overlap", ov),
+           "against": "theory_at_d: the model's own law at this d, V, N, its mean over draws +- an error that covers "
+                      "its truth, against Monte Carlo's 95% interval",
+           "index": index, "limit": None}
+    outside = []
+    for name, mc, limit in (("eigenvalue", ev, theory["sample"].get("eigenvalue")),
+                            ("overlap", ov, theory["sample"].get("overlap"))):
+        if limit is None or mc[1] is None or mc[1] <= float(limit) <= mc[2]:
+            continue
+        expect = (f"at d = {at_d['d']} (V = {at_d['V']}, N = {at_d['N']}) the model's law gives "
+                  f"{at_d[name]['mean']} +- {at_d[name]['error']} (theory_at_d)" if at_d["unavailable"] is None
+                  else f"the theory at this d is unavailable ({at_d['unavailable']})")
+        outside.append(f"the limit's {name} {float(limit):.6g} lies outside this run's ci95 [{fmt(mc[1])}, {fmt(mc[2])}]: the "
+                       f"limit is for d -> oo; {expect}")
+    out["limit"] = "; ".join(outside) or None
+    return out
+
+
+def _above(theory: dict, at_d: dict) -> int:
+    """How many outliers of the limit's sample level other than the signal's (the raw ``S``'s mean outlier) stand
+    above the top eigenvalue a user measures at ``d``: Monte Carlo's eigenpair at that index is the one compared."""
+    if at_d["unavailable"] is not None:
+        return 0
+    top = float(at_d["eigenvalue"]["mean"]) + float(at_d["eigenvalue"]["error"])
+    return sum(1 for x in theory.get("other_outliers", [])
+               if x.get("level") == "sample" and x.get("eigenvalue") is not None and float(x["eigenvalue"]) > top)
+
+
 def run(args):
     from derive.report.provenance import provenance
     from derive.model.spec import Model
@@ -263,6 +324,12 @@ def run(args):
                 "reuse": str(model.delta / model.gamma * T)}
     realized.update({name: str(value) for name, value in model.weights.values.items()})
     conditional, judgements = conditional_summary(model, pool["weights"], run, fmt)
+    at_d = theory_at_d(model, digits)
+    index = min(_above(theory, at_d), k - 1)
+    # the top after the limit's other outliers (the raw S's mean outlier) is what theory_at_d describes
+    ev_d = ev if index == 0 else mean_ci(tops[:, index], support=(0, math.inf))
+    ov_d = ov if index == 0 else mean_ci(overlaps[:, index], support=(0, 1))
+    ev_d, ov_d = (tuple(None if x is None or not math.isfinite(x) else x for x in c) for c in (ev_d, ov_d))
     made = provenance()
     if args.plot:
         from derive.report.plot import model_caption
@@ -279,6 +346,8 @@ def run(args):
         "theory": theory,
         "conditional": conditional,
         "verdict": verdict(judgements, fmt, "O(d^-1/2)" if attends(model) else "O(1/d)"),
+        "theory_at_d": at_d,
+        "verdict_at_d": verdict_at_d(at_d, theory, ev_d, ov_d, index, fmt),
         "inputs": {"given": given, "realized": realized},
         "weights": pool["weights_text"],
         "interval": "Student-t 95% over seeds (infinite for one seed: reported as null)",
@@ -319,6 +388,10 @@ MC_FIELDS = (
      "mean number of uses of a token, path the eigensolver chosen)"),
     (("weights", "interval", "path"), "weights: the weights simulated; interval: how the intervals are made; path: the "
                                       "eigensolver that ran"),
+    (("theory_at_d", "verdict_at_d", "limit", "index"),
+     "theory_at_d: what the model's law gives at this run's d, V, N (mean over draws +- an error covering its truth; "
+     "unavailable: why not); verdict_at_d: Monte Carlo's top eigenvalue and overlap against it (index: which eigenvalue "
+     "is the signal's); its limit: why the limit (for d -> oo) lies outside this run's interval, where it does"),
     (("version", "commit"), "version, commit: the package and the git commit that ran"),
 )
 """What each field of ``verify mc``'s own part of its document means (:func:`derive.report.reading.glossary`); its

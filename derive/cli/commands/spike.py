@@ -7,7 +7,11 @@ from derive.cli.kit import add_law, add_scheme, add_signs, scheme_options
 from derive.errors import ParameterError
 from derive.report.text import spike_text as render
 
-__all__ = ["NAME", "HELP", "add_arguments", "run", "render"]
+__all__ = ["NAME", "HELP", "DIMENSIONS", "add_arguments", "run", "render"]
+
+DIMENSIONS = "ATTENTION_RMT_DIMENSIONS"
+"""The environment variable that, set to ``off``, skips ``at_dimension`` as ``--no-dimensions`` does (a test session
+or a script that asks for the limit alone many times over)."""
 
 NAME = "spike"
 HELP = "outlier eigenvalues, overlaps and thresholds of S (population and sample level)"
@@ -29,9 +33,17 @@ def add_arguments(p):
 
     p.add_argument("--d", default=None, help="the model's dimension (10 to 1e9): adds finite_size, what a user measures "
                                              "at that d (V, N from delta, gamma; needs --T)")
+    from derive.vocabulary.draw.user_d import VOICE_COUNT_DRAWS, VOICE_SAMPLED_DRAWS
+
     p.add_argument("--draws", default=None, help=f"with --d: draws of the token counts or matrices (default 1024 at one "
-                                                 f"nonzero weight, else {DRAWS}; at most {MAX_DRAWS})")
-    p.add_argument("--seed", default=None, help=f"with --d: the seed of the sampled token matrices (default {SEED})")
+                                                 f"nonzero weight, else {DRAWS}; at most {MAX_DRAWS}); without it, at "
+                                                 f"each d of at_dimension (default {VOICE_COUNT_DRAWS}, else "
+                                                 f"{VOICE_SAMPLED_DRAWS})")
+    p.add_argument("--seed", default=None, help=f"the seed of the draws at --d or of at_dimension (default {SEED})")
+    p.add_argument("--no-dimensions", action="store_true",
+                   help=f"with --T and without --d: skip at_dimension, what a user measures at d = 1e3 to 1e6 beside "
+                        f"the limit (up to about a minute of CPU cold, kept between runs; also skipped where "
+                        f"{DIMENSIONS}=off)")
     p.add_argument("--digits", default=30, help="significant digits of every real (default 30)")
     p.add_argument("--error", default=None,
                    help="with --T at more than one nonzero weight: the error sought for the sample level's eigenvalue "
@@ -53,13 +65,14 @@ def run(args):
             raise ParameterError("weights" if args.weights is None else "signs", "is required with --T")
         if args.law == "gaussian-equivalent":
             # the paper's law alone is the instant answer: nothing of the model's own law may run
-            for name in ("d", "error"):
+            for name in ("d", "error", "draws", "seed"):
                 if getattr(args, name) is not None:
                     raise ParameterError(name, "belongs to the model's own law: drop --law gaussian-equivalent")
         model = Model(d=args.d, delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
                       mu2=args.mu2, centered=args.centered, **scheme_options(args))
-        return spike_document(model, digits, **at_d, error=_error(args.error), law=args.law)
-    for name in ("weights", "signs", *scheme_options(args), "error", "law"):
+        dimensions = args.d is None and args.law != "gaussian-equivalent" and not _skipped(args)
+        return spike_document(model, digits, **at_d, error=_error(args.error), law=args.law, dimensions=dimensions)
+    for name in ("weights", "signs", *scheme_options(args), "error", "law", "draws", "seed"):
         if getattr(args, name) is not None:
             raise ParameterError(name, "belongs to the model's own S: give --T with it")
     if args.d is not None:
@@ -78,15 +91,25 @@ def _error(text):
     return None if text is None else check_range(parse_fraction(text, "error"), "error", low=0, low_open=True)
 
 
+def _skipped(args) -> bool:
+    import os
+
+    return args.no_dimensions or os.environ.get(DIMENSIONS, "").strip().lower() == "off"
+
+
 def _at_d(args) -> dict:
-    """``draws`` and ``seed`` of the expectation at ``--d`` (``--draws`` and ``--seed`` belong to it)."""
+    """``draws`` and ``seed`` of the expectation at ``--d`` or, without it, at each ``d`` of ``at_dimension``
+    (``--draws`` and ``--seed`` belong to one of the two)."""
     from derive.numbers import check_count
     from derive.resources import MAX_DRAWS, SEED
 
-    if args.d is None:
+    if args.d is None and _skipped(args):
         for name in ("draws", "seed"):
             if getattr(args, name) is not None:
-                raise ParameterError(name, "belongs to the expectation at dimension d: give --d with it")
+                raise ParameterError(name, "belongs to the expectation at dimension d (--d) or to at_dimension, "
+                                           "which --no-dimensions skips")
         return {}
+    if args.d is not None and args.no_dimensions:
+        raise ParameterError("no-dimensions", "skips at_dimension, which --d replaces by finite_size: drop one")
     return {"draws": None if args.draws is None else check_count(args.draws, "draws", low=1, high=MAX_DRAWS),
             "seed": SEED if args.seed is None else check_count(args.seed, "seed", low=0, high=2**63 - 1)}

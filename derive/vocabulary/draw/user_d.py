@@ -38,8 +38,9 @@ import numpy as np
 from derive.errors import ParameterError
 from derive.vocabulary.draw.values import FIELDS
 
-__all__ = ["D_RANGE", "COUNT_DRAWS", "EIGENVALUE_BIAS", "OVERLAP_BIAS", "CHECKED", "MISSING", "Estimate", "AtDimension",
-           "summarize", "at_dimension"]
+__all__ = ["D_RANGE", "COUNT_DRAWS", "EIGENVALUE_BIAS", "OVERLAP_BIAS", "CHECKED", "MISSING", "VOICE_DIMENSIONS",
+           "VOICE_COUNT_DRAWS", "VOICE_SAMPLED_DRAWS", "VOICE_WORK", "VOICE_TOKENS", "Estimate", "AtDimension", "summarize",
+           "at_dimension", "voice_draws", "stored", "restored"]
 
 D_RANGE = (10, 10**9)
 """The dimensions ``derive spike --d`` answers for (INTERFACE.md)."""
@@ -54,6 +55,24 @@ OVERLAP_BIAS = 3.0
 """Bound of their mean bias of a squared overlap, in units of ``1/d`` (measured 2)."""
 
 CHECKED = 50
+
+VOICE_DIMENSIONS = (10**3, 10**4, 10**5, 10**6)
+"""The dimensions ``derive spike`` states beside the limit without ``--d`` (``at_dimension``, issue 42's "default
+voice"): where a user's PCA runs, and up to where the model's drift at one nonzero weight shows (``T = 1, mu2 = 6``:
+the signal on top in 99% of draws at 1e4, 89% at 1e5, 32% at 1e6)."""
+
+VOICE_COUNT_DRAWS = 256
+"""Draws of the token counts at each of :data:`VOICE_DIMENSIONS` (one nonzero weight): a quarter of ``--d``'s
+:data:`COUNT_DRAWS`, so that the four take about 25 CPU-seconds together (measured 3.5, 5.2, 8.4, 8.0 s at ``T = 1,
+delta = gamma = 1, mu2 = 6``) with errors about twice ``--d``'s (0.007, 0.009, 0.004, 0.0006 on the top overlap)."""
+
+VOICE_SAMPLED_DRAWS = 16
+"""Token matrices sampled at a dimension of the voice (more nonzero weights), within :data:`VOICE_WORK`."""
+
+VOICE_WORK = 16 * 1000**3
+r"""Most :math:`\text{draws}\cdot\min(V, N)^3` the voice samples at one dimension: 16 draws at ``min(V, N) = 1000``,
+about 5 CPU-seconds (measured 4.6 s at ``T = 2``, causal, ``delta = gamma = 1``). Beyond it the entry is unavailable
+and says which ``derive spike --d`` computes it: a default answer is not allowed to cost minutes."""
 """The smallest ``d`` at which the deterministic equivalents have been held to Monte Carlo of the model."""
 
 MISSING = ("for more than one nonzero weight the large-d method is not built: it needs the law of the token spikes of D "
@@ -184,3 +203,66 @@ def at_dimension(m, draws: int | None = None, seed: int = 0) -> AtDimension:
     sampled = fs.sample_draws(m, n, seed)
     return summarize([draw_values(o, mu2, m.d) for o in sampled.outliers], m.d, V, N, "sampled token matrices", seed,
                      mu2)
+
+VOICE_TOKENS = 16 * 10**6
+"""Most tokens (``draws x N T``) the voice samples at one dimension (16 draws of a million tokens: about a second to
+draw; a long sequence at a small ``d``, ``T = 1e5``, would otherwise spend minutes drawing tokens for an answer given
+by default)."""
+
+
+def voice_draws(m, draws: int | None = None) -> int:
+    r"""The draws of the default voice at the model's ``m.d`` (``draws`` if given, else :data:`VOICE_COUNT_DRAWS` at one
+    nonzero weight, :data:`VOICE_SAMPLED_DRAWS` at more), or a :class:`ParameterError` naming ``d`` that says why this
+    ``d`` is not computed within the voice's bound (:data:`VOICE_WORK`; beyond
+    :data:`~derive.vocabulary.draw.finite_size.MAX_EXACT`, :data:`MISSING`).
+
+    >>> from derive.model.spec import Model
+    >>> voice_draws(Model(d=10**6, delta=1, gamma=1, T=1, weights="mean", signs="iid", mu2=6))
+    256
+    >>> voice_draws(Model(d=10**4, delta=1, gamma=1, T=2, weights="mean", signs="iid", mu2=6))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: d: more than one nonzero weight: only sampled token matrices, which need min(V, N) <= 4000 (here 10000); ...
+    """
+    from derive.model.pooling import pooling
+    from derive.vocabulary.draw import finite_size as fs
+    from derive.vocabulary.draw.sampling import model_sizes
+    from derive.vocabulary.draw.token_counts import one_weight
+
+    V, N = model_sizes(m)
+    if one_weight(np.array(pooling(m.weights, m.T, m.signs).floats())) is not None:
+        return VOICE_COUNT_DRAWS if draws is None else draws
+    n = VOICE_SAMPLED_DRAWS if draws is None else draws
+    if min(V, N) > fs.MAX_EXACT:
+        # MISSING in one line: the voice lists this reason at up to three dimensions
+        raise ParameterError("d", f"more than one nonzero weight: only sampled token matrices, which need min(V, N) <= "
+                                  f"{fs.MAX_EXACT} (here {min(V, N)}); the large-d method is not built (derive spike "
+                                  f"--d {m.d} says what it needs)")
+    if n * N * m.T > VOICE_TOKENS:
+        raise ParameterError("d", f"{n} token matrices of N T = {N * m.T} tokens exceed the default voice's bound "
+                                  f"(draws x N T <= {VOICE_TOKENS:.1e}): derive spike --d {m.d} samples them")
+    if n * min(V, N) ** 3 > VOICE_WORK:
+        raise ParameterError("d", f"{n} token matrices at min(V, N) = {min(V, N)} exceed the default voice's bound "
+                                  f"(draws x min(V, N)^3 <= {VOICE_WORK:.1e}, about 5 CPU-seconds): derive spike --d "
+                                  f"{m.d} samples them")
+    return n
+
+
+def stored(r: AtDimension) -> dict:
+    """An :class:`AtDimension` as JSON (the cache, :func:`derive.cache.memo`): its fields, each estimate a dict."""
+    from dataclasses import asdict
+
+    return asdict(r) | {"notes": [list(x) for x in r.notes]}
+
+
+def restored(v: dict) -> AtDimension:
+    """The :class:`AtDimension` of :func:`stored`'s JSON.
+
+    >>> e = Estimate(0.5, None, 0.1, 0.02)
+    >>> r = AtDimension(1000, 1000, 1000, "token counts", 4, 0, 6.0, e, e, e, e, e, e, None, (("k", 3),))
+    >>> restored(stored(r)) == r
+    True
+    """
+    fields = {name: Estimate(**v[name]) for name in ("outlier_probability", "eigenvalue", "overlap", "signal_overlap",
+                                                       "top_of_bulk", "mu2_critical")}
+    return AtDimension(**(v | fields | {"notes": tuple(tuple(x) for x in v["notes"])}))
