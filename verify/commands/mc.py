@@ -388,9 +388,10 @@ MC_FIELDS = (
      "mean number of uses of a token, path the eigensolver chosen)"),
     (("weights", "interval", "path"), "weights: the weights simulated; interval: how the intervals are made; path: the "
                                       "eigensolver that ran"),
-    (("theory_at_d", "verdict_at_d", "limit", "index"),
-     "theory_at_d: what the model's law gives at this run's d, V, N (mean over draws +- an error covering its truth; "
-     "unavailable: why not); verdict_at_d: Monte Carlo's top eigenvalue and overlap against it (index: which eigenvalue "
+    (("theory_at_d", "verdict_at_d", "limit", "index", "method", "outlier_probability", "sd", "signal_overlap"),
+     "theory_at_d: what the model's law gives at this run's d, V, N (method: how; each a mean over draws +- an error "
+     "covering its truth, sd their spread; outlier_probability: the chance the signal's eigenvalue is the top one, "
+     "signal_overlap: the signal eigenvector's overlap wherever it sits; unavailable: why not); verdict_at_d: Monte Carlo's top eigenvalue and overlap against it (index: which eigenvalue "
      "is the signal's); its limit: why the limit (for d -> oo) lies outside this run's interval, where it does"),
     (("version", "commit"), "version, commit: the package and the git commit that ran"),
 )
