@@ -121,7 +121,8 @@ def _verify(argv, capsys):
     return json.loads(out)
 
 
-def test_verify_mc_states_the_theory_at_its_own_d(capsys):
+def test_verify_mc_states_the_theory_at_its_own_d(capsys, monkeypatch):
+    monkeypatch.delenv("ATTENTION_RMT_DIMENSIONS", raising=False)
     # T = 1, centered, delta = 1/4: at d = 200 (V = 800, N = 200) the model's law at that d against 64 independent
     # Monte Carlo trials: the theory's error covers its truth and Monte Carlo's 95% interval its mean, so the two meet
     # (verdict_at_d agrees) unless one of them fails. The limit (overlap 0.459) lies outside the run's interval
@@ -141,7 +142,8 @@ def test_verify_mc_states_the_theory_at_its_own_d(capsys):
     assert "the limit is for d -> oo; at d = 200 (V = 800, N = 200) the model's law gives" in judged["limit"]
 
 
-def test_verify_mc_without_the_theory_at_its_d_says_why(capsys):
+def test_verify_mc_without_the_theory_at_its_d_says_why(capsys, monkeypatch):
+    monkeypatch.delenv("ATTENTION_RMT_DIMENSIONS", raising=False)
     # d = 8 is below the 10 that what a user measures at d answers for: unavailable with that reason, verdicts
     # inconclusive, and no value in its place
     doc = _verify(["mc", "--d", "8", "--V", "32", "--N", "8", "--T", "1", "--signs", "iid", "--weights", "mean",

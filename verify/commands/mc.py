@@ -208,9 +208,13 @@ def theory_at_d(model, digits: int) -> dict:
     from derive.report.documents import at_dimension_document
     from derive.vocabulary.draw.user_d import voice_draws
 
+    from derive.cli.commands.spike import DIMENSIONS, dimensions_off
+
     if random_weights(model):
         return at_dimension_document([(model.d, None, "the expectation at d is derived for weights shared by every "
                                                       "sequence; these vary from sequence to sequence")], digits)[0]
+    if dimensions_off():
+        return at_dimension_document([(model.d, None, f"skipped ({DIMENSIONS}=off)")], digits)[0]
     try:
         row = (model.d, finite_size(model, voice_draws(model)), None)
     except ParameterError as e:

@@ -7,7 +7,7 @@ from derive.cli.kit import add_law, add_scheme, add_signs, scheme_options
 from derive.errors import ParameterError
 from derive.report.text import spike_text as render
 
-__all__ = ["NAME", "HELP", "DIMENSIONS", "add_arguments", "run", "render"]
+__all__ = ["NAME", "HELP", "DIMENSIONS", "dimensions_off", "add_arguments", "run", "render"]
 
 DIMENSIONS = "ATTENTION_RMT_DIMENSIONS"
 """The environment variable that, set to ``off``, skips ``at_dimension`` as ``--no-dimensions`` does (a test session
@@ -92,9 +92,15 @@ def _error(text):
 
 
 def _skipped(args) -> bool:
+    return args.no_dimensions or dimensions_off()
+
+
+def dimensions_off() -> bool:
+    """Whether :data:`DIMENSIONS` is ``off``: no command computes the law at a dimension it was not asked for
+    (``derive spike``'s ``at_dimension``, ``verify mc``'s ``theory_at_d``)."""
     import os
 
-    return args.no_dimensions or os.environ.get(DIMENSIONS, "").strip().lower() == "off"
+    return os.environ.get(DIMENSIONS, "").strip().lower() == "off"
 
 
 def _at_d(args) -> dict:
