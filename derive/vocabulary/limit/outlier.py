@@ -398,8 +398,8 @@ class _Law:
     r"""What the outliers at every ``mu2`` share at one ``delta, gamma``, weights and ``R``: the scan's population on a
     geometric grid of ``t`` anchored at :math:`t_0 = \alpha\delta` (the population-level outlier at ``mu2 = 0``),
     whatever ``mu2`` asks for it, with its roots tilted towards :math:`t_0/\delta`; each replica's population; and
-    for each lower end of a gap the scan finds, ``mu2_critical`` from the replicas (its own number of them, those its
-    error target asks for). Each ``mu2`` then refines its own root on the scan and on the replicas (as many as the
+    for each lower end of a gap the scan finds, ``mu2_critical`` from the replicas (its own number of them: those its
+    error target asks for, the whole budget where the target is missed). Each ``mu2`` then refines its own root on the scan and on the replicas (as many as the
     eigenvalue's and the overlap's error targets ask for), each replica started from its solution at the ``mu2``
     asked for before."""
 
@@ -450,15 +450,18 @@ class _Law:
             j += 1
         return points
 
-    def _replicated(self, solve) -> list[dict]:
+    def _replicated(self, solve, missed=None) -> list[dict]:
         """``solve(r)`` on the replicas ``0, 1, ...``: ``settings.replicas`` of them, then as many more as the error
-        target asks for (:func:`_replicas_needed`) within the budget."""
+        target asks for (:func:`_replicas_needed`) within the budget; where ``missed(found)`` says the target is
+        missed, the whole budget, even where the spread says it will not meet the target."""
         found: list = []
         wanted = self.settings.replicas
         with ThreadPoolExecutor(self.threads) as pool:
             while True:
                 found += pool.map(solve, range(len(found), wanted))
                 needed = _replicas_needed(found, self.error, self.most)
+                if missed is not None and self.error is not None and missed(found):
+                    needed = self.most
                 if needed <= len(found) or len(found) >= self.most:
                     return found
                 wanted = min(self.most, max(needed, len(found) + min(self.threads, 2)))
@@ -475,7 +478,10 @@ class _Law:
                 fine = _edge(curve.finer(), coarse.t * (1 - s.scan_step / 5), coarse.t)
                 return {"mu2c": tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in (coarse, fine))}
 
-            self._edges[key] = _estimate([f["mu2c"] for f in self._replicated(edge)])
+            # the whole budget where the target is missed: mu2_critical had the replicas of the eigenvalue and the
+            # overlap too when they shared them, and its error is not to be looser than it was then
+            missed = lambda found: _estimate([f["mu2c"] for f in found])[1] > 10 * self.error  # noqa: E731
+            self._edges[key] = _estimate([f["mu2c"] for f in self._replicated(edge, missed)])
         return self._edges[key]
 
     def spike(self, mu2: float) -> LimitSpike:
