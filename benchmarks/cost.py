@@ -17,6 +17,8 @@ written into its own section of ``notes/benchmarks.md``:
   and number of draws (:mod:`benchmarks.finite`).
 * ``ledger``: ``verify claims --quick`` and ``verify claims`` as whole processes against the code before they decided
   C2, C4 and C9 (:mod:`benchmarks.ledger`).
+* ``lawaxis``: a sweep summary's model's limit along one law's ``mu2`` axis, cold, against the code that solved each
+  model alone (:mod:`benchmarks.lawaxis`).
 
 A part takes minutes; each is a run of its own, whose section says when, at which commit and load it ran, and whose
 ratios compare timings of that run only (the machine is shared: absolute times move with the other jobs).
@@ -41,7 +43,7 @@ __all__ = ["PARTS", "LIMITS", "LIMIT_BASELINE", "LIMIT_ROUNDS", "MC_ROUNDS", "CE
            "STAGES", "markers", "stages", "run_part", "section",
            "splice", "carry", "bench", "main"]
 
-PARTS = ("batches", "cell", "mc", "client", "limit", "finite", "ledger")
+PARTS = ("batches", "cell", "mc", "client", "limit", "finite", "ledger", "lawaxis")
 _CASE = ["spike", "--delta", "1/2", "--gamma", "1/2", "--weights", "mean", "--signs", "iid"]
 LIMITS = {"T = 1, the exact law": [*_CASE, "--T", "1", "--mu2", "7/2", "--json"],
           "T = 2, quenched populations": [*_CASE, "--T", "2", "--mu2", "3", "--centered", "--json"],
@@ -127,10 +129,12 @@ def markers(part: str) -> tuple[str, str]:
 
 def run_part(part: str, mode: str, log=sys.stderr) -> dict:
     """The numbers of one part in ``mode`` (``full``, ``quick`` or ``tiny``)."""
-    from benchmarks import batches, cell, client, finite, ledger, processes
+    from benchmarks import batches, cell, client, finite, lawaxis, ledger, processes
 
     if part == "ledger":
         return ledger.run(mode, log)
+    if part == "lawaxis":
+        return lawaxis.run(mode, log)
     if part == "finite":
         return finite.run(mode, log)
     if part == "batches":
@@ -286,7 +290,7 @@ def _cell_verdict(r: dict) -> list[str]:
 
 def section(part: str, result: dict, mode: str) -> str:
     """The part's section of notes/benchmarks.md: its markers, the run's provenance and its tables."""
-    from benchmarks import batches, cell, client, finite, ledger
+    from benchmarks import batches, cell, client, finite, lawaxis, ledger
     from benchmarks.core import NOTES, revision
 
     rev = revision()
@@ -295,7 +299,7 @@ def section(part: str, result: dict, mode: str) -> str:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     body = {"batches": lambda r: batches.markdown(r) + _batches_verdict(r), "cell": lambda r: cell.markdown(r) + _cell_verdict(r), "mc": _mc_lines,
             "client": lambda r: client.markdown(r, NOTES.read_text() if NOTES.exists() else ""), "limit": _limit_lines,
-            "finite": finite.markdown, "ledger": ledger.markdown}[part](result)
+            "finite": finite.markdown, "ledger": ledger.markdown, "lawaxis": lawaxis.markdown}[part](result)
     head = (f"*Measured by `python -m benchmarks cost --parts {part}{'' if mode == 'full' else ' --' + mode}` on {when} "
             f"at commit {rev['head']}{dirty}, on {os.cpu_count()} cores shared with other jobs: 1-minute load average "
             f"{result['load_start']:.2f} at the start and {result['load_end']:.2f} at the end.*")

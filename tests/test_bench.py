@@ -116,6 +116,20 @@ def test_limit_part_runs_derive_spike_and_compares_the_codes_round_by_round():
     assert "| T = 9 | before | 22.00 | 11.00 | 1.00x | 1.00x | 1.2, 0.5, 0.3 |" in text
 
 
+def test_lawaxis_part_gives_before_over_now_and_the_estimates_against_their_errors():
+    # made-up timings: 600 s before, 150 s now over 2 points, 4.00x; the eigenvalues differ by 1e-4 against errors
+    # summing to 4e-4 (0.25), the overlaps by 3e-4 against 6e-4 (0.50): the larger is shown
+    from benchmarks import lawaxis
+
+    made_up = {"baseline": lawaxis.BASELINE, "rounds": 1,
+               "times": {"now": [{"cpu_s": 150.0, "wall_s": 160.0}], "before": [{"cpu_s": 600.0, "wall_s": 610.0}]},
+               "limits": {"now": [["1/4", "0.8673", "2.0e-4", "0.1459", "3.0e-4"]] * 2,
+                          "before": [["1/4", "0.8674", "2.0e-4", "0.1462", "3.0e-4"]] * 2}}
+    text = "\n".join(lawaxis.markdown(made_up))
+    assert "| now | 150.0 | 160.0 | 75.0 | 4.00x |" in text and "| before | 600.0 | 610.0 | 300.0 | 1.00x |" in text
+    assert text.count("| 0.50 |") == 2
+
+
 def test_ledger_part_gives_before_over_now_in_the_same_round_and_the_verdicts():
     # the table of `cost --parts ledger` from made-up timings: ratios before/now per round (40/20 s CPU, 30/10 s wall),
     # the verdicts of the run, the cold warm-up runs below the table

@@ -132,7 +132,8 @@ def _limit_line(stats: dict) -> str:
         return f"model's limit (finite-vocabulary): not computed, {stats['reason']}"
     plural = lambda n, word: f"{n} {word}{'s' * (n != 1)}"  # noqa: E731
     return (f"model's limit (finite-vocabulary): {plural(stats['points'], 'point')}, "
-            f"{plural(stats['models'], 'distinct model')}, each computed once (or read from the derivation cache) in "
+            f"{plural(stats['models'], 'distinct model')} of {plural(stats['laws'], 'law')}, each computed once (or "
+            f"read from the derivation cache) in "
             f"{stats['seconds']} s on {stats['workers']} process{'es' * (stats['workers'] != 1)} "
             f"(slowest {stats['slowest_seconds']} s)")
 

@@ -10,8 +10,9 @@ The header holds the sweep's parameters, so the theory of every grid point is re
   (:func:`verify.sweeps.spec.point_model`), the model's own limit (a finite vocabulary, tokens reused a Poisson number
   of times) with its stated errors. At more than one nonzero weight it comes from quenched cavity populations and
   costs seconds to a minute a point, kept between runs in the derivation cache: it is computed at the grid's points
-  only (never on a fine curve), once per distinct model, in ``workers`` processes; ``model_limit=False`` skips it,
-  and the summary says so.
+  only (never on a fine curve), once per distinct model, the models of one law (alike but for ``mu2``) in a row in
+  one process, which solves what they share once, in ``workers`` processes; ``model_limit=False`` skips it, and the
+  summary says so.
 
 Per grid point: the mean and Student-t 95% interval over seeds (:func:`verify.stats.mean_ci`), kept within the range
 of the quantity (an overlap's within ``[0, 1]``), of the top eigenvalue, the overlap (the largest of the ``k``
@@ -152,41 +153,52 @@ def model_limit(params: dict) -> tuple[dict, float]:
     return entry, time.perf_counter() - start
 
 
+def _law_limits(group: list) -> list:
+    """:func:`model_limit` at each grid point of ``group`` in turn, in this process: points of one law (models alike
+    but for ``mu2``), whose work that does not depend on ``mu2`` the first one does and the others reuse
+    (:func:`derive.vocabulary.limit.outlier.limit_spike`)."""
+    return [model_limit(p) for p in group]
+
+
 def model_limits(sweep: Sweep, indices, workers: int = 1, report=None) -> tuple[dict, dict]:
     """``({index: entry}, statistics)``: :func:`model_limit` at the grid points ``indices``, once per distinct model
-    (points that share it, as the rungs of a ladder in ``d`` at the same ratios do, share the entry), in ``workers``
-    processes (this one for 1), with
-    ``report(done, total)`` after each. The statistics: ``points``, ``models``, ``workers``, ``seconds`` (wall),
-    ``slowest_seconds`` (one model's longest)."""
+    (points that share it, as the rungs of a ladder in ``d`` at the same ratios do, share the entry), the models of
+    one law (alike but for ``mu2``: one token-matrix law) in a row in one process, the laws in ``workers`` processes
+    (this one for 1), with ``report(done, total)`` after each model (after each law in processes). The statistics:
+    ``points``, ``models``, ``laws``, ``workers``, ``seconds`` (wall), ``slowest_seconds`` (one model's longest; the
+    first model of a law also pays for what its law's models share)."""
     params = {index: sweep.params(sweep.point(index)) for index in indices}
     models = {}
     for index, p in params.items():
         models.setdefault(_ratio_model(p), p)
-    jobs = list(models.items())
+    laws = defaultdict(list)
+    for model, p in models.items():
+        laws[_ratio_model({**p, "mu2": None})].append((model, p))
+    groups = list(laws.values())
     # the seconds stated are those of the progress bar: both from here (report's 0 marks the start)
     start = time.perf_counter()
     if report:
-        report(0, len(jobs))
+        report(0, len(models))
     results = {}
-    workers = max(1, min(workers, len(jobs)))
+    workers = max(1, min(workers, len(groups)))
     if workers == 1:
-        for i, (model, p) in enumerate(jobs):
+        for model, p in (job for group in groups for job in group):
             results[model] = model_limit(p)
             if report:
-                report(i + 1, len(jobs))
+                report(len(results), len(models))
     else:
         from concurrent.futures import as_completed
 
         from verify.workers import process_pool
 
         with process_pool(workers) as pool:
-            futures = {pool.submit(model_limit, p): model for model, p in jobs}
-            for i, future in enumerate(as_completed(futures)):
-                results[futures[future]] = future.result()
+            futures = {pool.submit(_law_limits, [p for _, p in group]): group for group in groups}
+            for future in as_completed(futures):
+                results.update(zip((model for model, _ in futures[future]), future.result()))
                 if report:
-                    report(i + 1, len(jobs))
+                    report(len(results), len(models))
     entries = {index: results[_ratio_model(p)][0] for index, p in params.items()}
-    stats = {"computed": True, "points": len(entries), "models": len(jobs), "workers": workers,
+    stats = {"computed": True, "points": len(entries), "models": len(models), "laws": len(groups), "workers": workers,
              "seconds": time.perf_counter() - start,
              "slowest_seconds": max((s for _, s in results.values()), default=0.0)}
     return entries, stats

@@ -44,6 +44,7 @@ them (:meth:`Point.without_rare`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -145,10 +146,11 @@ class Curve:
     ``level`` (:meth:`derive.vocabulary.limit.signfield.Quenched.solve`): the same roots at every ``t``, so that the
     curve is smooth in ``t``. Each solve starts from the solutions at the nearest ``t`` solved before."""
 
-    def __init__(self, q: signfield.Quenched, delta: float, eta: float, level: float):
+    def __init__(self, q: signfield.Quenched, delta: float, eta: float, level: float, solved: dict | None = None):
         self.q, self.delta, self.eta, self.level = q, delta, eta, level
         self._cache: dict = {}
-        self._solved: dict = {}
+        # solutions to start from, by t: the solutions do not depend on the level (only the roots' averages do)
+        self._solved: dict = dict(solved or {})
 
     def finer(self, factor: float = 4.0) -> "Curve":
         """The same population and roots at ``eta / factor``, each solve started from this curve's nearest solution."""
@@ -244,20 +246,6 @@ def _brackets(curve: Curve, target: float, hi: Point, lo: Point) -> list:
     return _brackets(curve, target, hi, mid) + _brackets(curve, target, mid, lo)
 
 
-def _scan(curve: Curve, t_hi: float, step: float, floor: float) -> list[Point]:
-    """Points from ``t_hi`` down by the factor ``1 - step``, until three in a row are inside the bulk (or ``t`` has
-    fallen to ``floor`` times ``t_hi``)."""
-    points, run, tv = [], 0, t_hi
-    while tv > t_hi * floor:
-        p = curve(tv)
-        points.append(p)
-        run = run + 1 if p.inside else 0
-        if run >= 3:
-            break
-        tv *= 1 - step
-    return points
-
-
 def _edge(curve: Curve, below: float, above: float, rtol: float = 2e-4) -> Point:
     """The lower end of a gap, :math:`x'(t_e) = 0`, between ``below`` (moved down until it is not in the gap) and
     ``above`` (moved up until it is): regula falsi (Illinois) on :math:`x'` where both ends are regular, bisection
@@ -309,6 +297,11 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
     allowed) and the sign correlation ``R`` (``T x T``), at ``delta, gamma > 0`` and ``mu2 >= 0`` (reals; exact ones
     are converted). Deterministic: the populations seed themselves from the inputs.
 
+    What does not depend on ``mu2`` is kept for the next call at the same ``delta, gamma, weights, R`` (one such law
+    per process, :func:`_law`): the scan and its grid, each replica's population, the lower end of the gap and
+    ``mu2_critical``. A sweep's axis of ``mu2`` then pays for them once. A call's numbers do not depend on the calls
+    before it beyond the solver's tolerance (``1e-10``): those calls leave only starting points of the same solves.
+
     ``error`` trades time for precision: replicas are added until three standard errors of the eigenvalue and of the
     overlap are at most ``error`` and that of ``mu2_critical`` at most ``10 * error``, where the replicas' spread says
     that ``settings.max_replicas * max(1, (ERROR / error)**2)`` replicas will do; where they will not, none are added
@@ -335,10 +328,14 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
         raise ParameterError("signs", f"R must be a finite {w.size} x {w.size} matrix")
     keep = w != 0
     alpha = float(w @ Rf @ w)
+    error = _error_target(error)
+    if not mu2 > 0:
+        return LimitSpike(False, None, None, 0.0, None, None, None, None, None)
+    law = _law(delta, gamma, tuple(w[keep].tolist()), tuple(map(tuple, Rf[np.ix_(keep, keep)].tolist())), alpha,
+               settings, max(1, threads), error)
     with threadpool_limits(1), _budget.running(int(keep.sum()), delta, gamma, mu2):
         # the vectors are small: BLAS threads only contend (a 30-fold slowdown measured)
-        return _limit_spike(delta, gamma, w[keep], Rf[np.ix_(keep, keep)], mu2, alpha, settings, threads,
-                            _error_target(error))
+        return law.spike(mu2)
 
 
 class _Budget:
@@ -390,39 +387,132 @@ def _positive(value, name: str) -> float:
     return v
 
 
-def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error) -> LimitSpike:
-    if not mu2 > 0:
-        return LimitSpike(False, None, None, 0.0, None, None, None, None, None)
-    w = np.asarray(weights, dtype=float)
-    key = f"{delta!r}|{gamma!r}|{tuple(w.tolist())!r}|{tuple(np.asarray(R, float).ravel().tolist())!r}"
-    s = settings
-    target = -1 / mu2
-    t_pop = max(alpha, 1e-3) * (delta + mu2)  # the population-level outlier (D = kappa I + (alpha - kappa) s s^T / V)
-    scan = Curve(signfield.quenched(w, R, delta, gamma, s.scan_population, signfield.replica_seed(key + "|scan", 0),
-                                    s.scan_roots), delta, s.eta, t_pop / delta)
-    t_hi = 2 * t_pop
-    while scan(t_hi).S1 <= target or scan(t_hi).inside:
-        t_hi *= 2
-    points = _scan(scan, t_hi, s.scan_step, s.scan_floor)
-    chosen = None
-    for hi, lo in zip(points, points[1:]):
-        if hi.inside or lo.inside:
-            continue
-        for a, b in _brackets(scan, target, hi, lo):
-            p = _refine(scan, target, a, b)
-            if p.dx > 0:
-                chosen = (a, b, p.t)
-                break
-        if chosen:
-            break
-    gap = _lowest_gap(points)
+@functools.lru_cache(maxsize=1)
+def _law(delta, gamma, w: tuple, R: tuple, alpha, settings, threads, error) -> "_Law":
+    """The :class:`_Law` of the last inputs asked for: a sweep asks for the points of one law's ``mu2`` axis in a row
+    (:func:`verify.sweeps.report.model_limits`); one is kept, since its populations and solutions take megabytes."""
+    return _Law(delta, gamma, np.array(w), np.array(R), alpha, settings, threads, error)
 
-    def solve(r: int) -> dict:
-        q = signfield.quenched(w, R, delta, gamma, s.population, signfield.replica_seed(key, r), s.roots_for(w.size))
-        out = {}
-        if chosen is not None:
+
+class _Law:
+    r"""What the outliers at every ``mu2`` share at one ``delta, gamma``, weights and ``R``: the scan's population on a
+    geometric grid of ``t`` anchored at :math:`t_0 = \alpha\delta` (the population-level outlier at ``mu2 = 0``),
+    whatever ``mu2`` asks for it, with its roots tilted towards :math:`t_0/\delta`; each replica's population; and
+    for each lower end of a gap the scan finds, ``mu2_critical`` from the replicas (its own number of them: those its
+    error target asks for, the whole budget where the target is missed). Each ``mu2`` then refines its own root on the scan and on the replicas (as many as the
+    eigenvalue's and the overlap's error targets ask for), each replica started from its solution at the ``mu2``
+    asked for before."""
+
+    def __init__(self, delta, gamma, w, R, alpha, settings, threads, error):
+        self.delta, self.w, self.R, self.settings, self.threads, self.error = delta, w, R, settings, threads, error
+        self.key = f"{delta!r}|{gamma!r}|{tuple(w.tolist())!r}|{tuple(R.ravel().tolist())!r}"
+        s = settings
+        self.gamma = gamma
+        self.t0 = max(alpha, 1e-3) * delta
+        self.scan = Curve(signfield.quenched(w, R, delta, gamma, s.scan_population,
+                                             signfield.replica_seed(self.key + "|scan", 0), s.scan_roots),
+                          delta, s.eta, self.t0 / delta)
+        self.most = s.replicas if error is None else max(
+            s.replicas, int(np.ceil(s.max_replicas * max(1.0, (ERROR / error) ** 2))))
+        self._populations: dict = {}
+        self._edges: dict = {}
+        self._starts: dict = {}
+        self._spikes: dict = {}
+
+    def population(self, r: int) -> signfield.Quenched:
+        if r not in self._populations:
+            s = self.settings
+            self._populations[r] = signfield.quenched(self.w, self.R, self.delta, self.gamma, s.population,
+                                                      signfield.replica_seed(self.key, r), s.roots_for(self.w.size))
+        return self._populations[r]
+
+    def _grid(self, j: int) -> float:
+        return self.t0 * (1 - self.settings.scan_step) ** j
+
+    def _points(self, target: float, t_pop: float) -> list[Point]:
+        """The scan for ``target``: from the first grid point at or above ``2 t_pop`` (raised by factors of 2 until
+        :math:`S_1` there is above the target, outside the bulk) down by the factor ``1 - scan_step``, until three in
+        a row are inside the bulk (or ``t`` has fallen to ``scan_floor`` times the start)."""
+        s = self.settings
+        down = np.log1p(-s.scan_step)
+        j = int(np.floor(np.log(2 * t_pop / self.t0) / down))
+        double = int(np.ceil(np.log(2) / -down))
+        while self.scan(self._grid(j)).S1 <= target or self.scan(self._grid(j)).inside:
+            j -= double
+        t_hi = self._grid(j)
+        points, run = [], 0
+        while self._grid(j) > t_hi * s.scan_floor:
+            p = self.scan(self._grid(j))
+            points.append(p)
+            run = run + 1 if p.inside else 0
+            if run >= 3:
+                break
+            j += 1
+        return points
+
+    def _replicated(self, solve, missed=None) -> list[dict]:
+        """``solve(r)`` on the replicas ``0, 1, ...``: ``settings.replicas`` of them, then as many more as the error
+        target asks for (:func:`_replicas_needed`) within the budget; where ``missed(found)`` says the target is
+        missed, the whole budget, even where the spread says it will not meet the target."""
+        found: list = []
+        wanted = self.settings.replicas
+        with ThreadPoolExecutor(self.threads) as pool:
+            while True:
+                found += pool.map(solve, range(len(found), wanted))
+                needed = _replicas_needed(found, self.error, self.most)
+                if missed is not None and self.error is not None and missed(found):
+                    needed = self.most
+                if needed <= len(found) or len(found) >= self.most:
+                    return found
+                wanted = min(self.most, max(needed, len(found) + min(self.threads, 2)))
+
+    def _critical(self, gap: tuple[Point, Point]) -> tuple:
+        """``mu2_critical`` and its error at the lower end of the gap bracketed by ``gap``, once per gap."""
+        key = (gap[0].t, gap[1].t)
+        if key not in self._edges:
+            s, delta = self.settings, self.delta
+
+            def edge(r: int) -> dict:
+                curve = Curve(self.population(r), delta, s.edge_eta, gap[1].t / delta)
+                coarse = _edge(curve, gap[0].t, gap[1].t)
+                fine = _edge(curve.finer(), coarse.t * (1 - s.scan_step / 5), coarse.t)
+                return {"mu2c": tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in (coarse, fine))}
+
+            # the whole budget where the target is missed: mu2_critical had the replicas of the eigenvalue and the
+            # overlap too when they shared them, and its error is not to be looser than it was then
+            missed = lambda found: _estimate([f["mu2c"] for f in found])[1] > 10 * self.error  # noqa: E731
+            self._edges[key] = _estimate([f["mu2c"] for f in self._replicated(edge, missed)])
+        return self._edges[key]
+
+    def spike(self, mu2: float) -> LimitSpike:
+        if mu2 not in self._spikes:
+            self._spikes[mu2] = self._spike(mu2)
+        return self._spikes[mu2]
+
+    def _spike(self, mu2: float) -> LimitSpike:
+        s, delta, scan = self.settings, self.delta, self.scan
+        target = -1 / mu2
+        # the population-level outlier (D = kappa I + (alpha - kappa) s s^T / V)
+        points = self._points(target, self.t0 / delta * (delta + mu2))
+        chosen = None
+        for hi, lo in zip(points, points[1:]):
+            if hi.inside or lo.inside:
+                continue
+            for a, b in _brackets(scan, target, hi, lo):
+                p = _refine(scan, target, a, b)
+                if p.dx > 0:
+                    chosen = (a, b, p.t)
+                    break
+            if chosen:
+                break
+        gap = _lowest_gap(points)
+        mu2_critical, mu2_critical_error = (None, None) if gap is None else self._critical(gap)
+        if chosen is None:
+            return LimitSpike(False, None, None, 0.0, None, None, mu2_critical, mu2_critical_error, None)
+
+        def solve(r: int) -> dict:
             a, b, start = chosen
-            curve = Curve(q, delta, s.eta, b / delta)
+            curve = Curve(self.population(r), delta, s.eta, b / delta, self._starts.get(r))
             coarse = _refine(curve, target, a, b, start=start)
             if not abs(coarse.S1 - target) <= 1e-6 * abs(target):
                 # this population's root left the scan's bracket: widen it until it holds the root again
@@ -433,41 +523,22 @@ def _limit_spike(delta, gamma, weights, R, mu2, alpha, settings, threads, error)
                 coarse = _refine(curve, target, a, b, start=start)
             fine = _refine(curve.finer(), target, coarse.t * (1 - s.scan_step), coarse.t * (1 + s.scan_step),
                            start=coarse.t)
-            out.update(ell=(coarse.x, fine.x), overlap=(coarse.overlap(mu2), fine.overlap(mu2)), t=fine.t,
-                       dx=min(coarse.dx, fine.dx), above=fine.above,
-                       rare=[fine.without_rare(mu2, k) for k in range(len(RARE))])
-        if gap is not None:
-            curve = Curve(q, delta, s.edge_eta, gap[1].t / delta)
-            coarse = _edge(curve, gap[0].t, gap[1].t)
-            fine = _edge(curve.finer(), coarse.t * (1 - s.scan_step / 5), coarse.t)
-            out["mu2c"] = tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in (coarse, fine))
-        return out
+            # the next mu2 starts from this root's solution (one kept: each holds four arrays of the population)
+            self._starts[r] = {coarse.t: curve._solved[coarse.t]}
+            return dict(ell=(coarse.x, fine.x), overlap=(coarse.overlap(mu2), fine.overlap(mu2)), t=fine.t,
+                        dx=min(coarse.dx, fine.dx), above=fine.above,
+                        rare=[fine.without_rare(mu2, k) for k in range(len(RARE))])
 
-    most = s.replicas if error is None else max(s.replicas,
-                                                int(np.ceil(s.max_replicas * max(1.0, (ERROR / error) ** 2))))
-    found: list = []
-    wanted = s.replicas
-    with ThreadPoolExecutor(max(1, threads)) as pool:
-        while True:
-            found += pool.map(solve, range(len(found), wanted))
-            needed = _replicas_needed(found, error, most)
-            if needed <= len(found) or len(found) >= most:
-                break
-            wanted = min(most, max(needed, len(found) + min(threads, 2)))
-    mu2_critical, mu2_critical_error = (_estimate([f["mu2c"] for f in found]) if all("mu2c" in f for f in found)
-                                        else (None, None))
-    if chosen is None:
-        return LimitSpike(False, None, None, 0.0, None, None, mu2_critical, mu2_critical_error, None)
-    if min(f["dx"] for f in found) <= 0:
-        raise ParameterError("mu2", "too close to the edge of a gap for the populations to agree whether the outlier "
-                                    "exists")
-    ell, ell_err = _estimate([f["ell"] for f in found])
-    ov, ov_err = _estimate([f["overlap"] for f in found])
-    rare = tuple((q, *np.mean([f["rare"][k] for f in found], axis=0).tolist()) for k, q in enumerate(RARE))
-    return LimitSpike(True, ell, ell_err, ov, ov_err, float(np.mean([f["t"] for f in found])), mu2_critical,
-                      mu2_critical_error, float(np.mean([f["above"] for f in found])) / delta,
-                      tuple((f["ell"][1], f["overlap"][1]) for f in found), rare)
-
+        found = self._replicated(solve)
+        if min(f["dx"] for f in found) <= 0:
+            raise ParameterError("mu2", "too close to the edge of a gap for the populations to agree whether the "
+                                        "outlier exists")
+        ell, ell_err = _estimate([f["ell"] for f in found])
+        ov, ov_err = _estimate([f["overlap"] for f in found])
+        rare = tuple((q, *np.mean([f["rare"][k] for f in found], axis=0).tolist()) for k, q in enumerate(RARE))
+        return LimitSpike(True, ell, ell_err, ov, ov_err, float(np.mean([f["t"] for f in found])), mu2_critical,
+                          mu2_critical_error, float(np.mean([f["above"] for f in found])) / delta,
+                          tuple((f["ell"][1], f["overlap"][1]) for f in found), rare)
 
 def _estimate(pairs) -> tuple[float, float]:
     r"""From each replica's ``(coarse, fine)`` values (at :math:`\eta` and :math:`\eta/4`): the mean of the fine ones,
