@@ -43,9 +43,7 @@ them (:meth:`Point.without_rare`).
 """
 from __future__ import annotations
 
-import contextlib
 import functools
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -53,6 +51,8 @@ import numpy as np
 
 from derive.errors import ParameterError
 from derive.vocabulary.limit import signfield
+from derive.vocabulary.limit.curve import (Curve, Point, brackets, budget, edge, lowest_gap, refine,
+                                           spread)
 from derive.vocabulary.limit.roottokens import RARE
 
 __all__ = ["Settings", "DEFAULT", "ERROR", "Point", "Curve", "LimitSpike", "limit_spike"]
@@ -93,93 +93,6 @@ ERROR = 1e-3
 
 
 @dataclass(frozen=True)
-class Point:
-    r"""The transforms at a real ``t`` (real parts), the imaginary part of :math:`S_0`, whether the solves converged,
-    the mass of the law of ``D`` above :math:`t/\delta`, and per class of root tokens of
-    :data:`derive.vocabulary.limit.roottokens.RARE` its share ``(S0, dS0, S1, dS1)`` of the transforms."""
-
-    t: float
-    S0: float
-    dS0: float
-    S1: float
-    dS1: float
-    im_S0: float
-    converged: bool
-    eta: float
-    above: float
-    classes: tuple = field(default=(), compare=False, repr=False)
-
-    @property
-    def x(self) -> float:
-        return self.t * (1 - self.S0)
-
-    @property
-    def dx(self) -> float:
-        return 1 - self.S0 - self.t * self.dS0
-
-    @property
-    def inside(self) -> bool:
-        r"""Inside the bulk's support: the cavity iteration did not converge, or :math:`\operatorname{Im}S_0` is more
-        than ten times the :math:`\eta t S_0'` that the imaginary part of ``t`` alone explains in a gap."""
-        return not self.converged or self.im_S0 > 10 * self.eta * self.t * abs(self.dS0) + 1e-12
-
-    def overlap(self, mu2: float) -> float:
-        from derive.vocabulary.limit.signal import numeric
-
-        return float(numeric()(self.t, mu2, self.S0, self.dS0, self.dS1)[1])
-
-    def without_rare(self, mu2: float, k: int) -> tuple[float, float]:
-        r"""The eigenvalue and the overlap with the root tokens rarer than ``RARE[k]`` left out of the transforms,
-        the root moved by one Newton step of :math:`S_1 = -1/\mu_2` (:math:`S_0` moved along its slope): what the
-        limit owes to tokens a dimension :math:`d \ll \delta/` ``RARE[k]`` does not hold."""
-        from derive.vocabulary.limit.signal import numeric
-
-        rare = np.sum(self.classes[k + 1:], axis=0)
-        S0, dS0, S1, dS1 = np.array([self.S0, self.dS0, self.S1, self.dS1]) - rare
-        step = -(S1 + 1 / mu2) / dS1
-        t, S0 = self.t + step, S0 + dS0 * step
-        return float(t * (1 - S0)), float(numeric()(t, mu2, S0, dS0, dS1)[1])
-
-
-class Curve:
-    """One quenched population as a function of real ``t`` (cached), its roots tilted towards the weighted degree
-    ``level`` (:meth:`derive.vocabulary.limit.signfield.Quenched.solve`): the same roots at every ``t``, so that the
-    curve is smooth in ``t``. Each solve starts from the solutions at the nearest ``t`` solved before."""
-
-    def __init__(self, q: signfield.Quenched, delta: float, eta: float, level: float, solved: dict | None = None):
-        self.q, self.delta, self.eta, self.level = q, delta, eta, level
-        self._cache: dict = {}
-        # solutions to start from, by t: the solutions do not depend on the level (only the roots' averages do)
-        self._solved: dict = dict(solved or {})
-
-    def finer(self, factor: float = 4.0) -> "Curve":
-        """The same population and roots at ``eta / factor``, each solve started from this curve's nearest solution."""
-        other = Curve(self.q, self.delta, self.eta / factor, self.level)
-        other._solved = dict(self._solved)
-        return other
-
-    def __call__(self, t: float, field: bool = True) -> Point:
-        """The :class:`Point` at ``t``; ``field=False`` leaves out the field (``S1, dS1`` NaN), which the gaps' search
-        does not need."""
-        t = float(t)
-        known = self._cache.get(t)
-        if known is None or (field and np.isnan(known.S1)):
-            d = self.delta
-            zeta = t * (1 + 1j * self.eta) / d
-            _budget.spend()
-            near = min(self._solved, key=lambda u: abs(u - t), default=None)
-            r = self.q.solve(zeta, self._solved[near] if near is not None else None, self.level, with_field=field)
-            self._solved[t] = r
-            S0 = (1 + zeta * r.g) / d
-            shares = tuple((((mass + zeta * g) / d).real, ((g + zeta * dg) / d**2).real,
-                            ((mass + zeta * h) / d).real, ((h + zeta * dh) / d**2).real)
-                           for mass, g, dg, h, dh in r.classes)
-            self._cache[t] = Point(t, S0.real, ((r.g + zeta * r.dg) / d**2).real, ((1 + zeta * r.h) / d).real,
-                                   ((r.h + zeta * r.dh) / d**2).real, S0.imag, r.converged, self.eta, r.above, shares)
-        return self._cache[t]
-
-
-@dataclass(frozen=True)
 class LimitSpike:
     """The signal outlier in the limit: whether it exists, its location and squared overlap with their errors, the
     root ``t``, ``mu2_critical`` with its error, the mass of the law above the outlier (``d`` times it: the expected
@@ -199,96 +112,6 @@ class LimitSpike:
     mass_above: float | None
     replicas: tuple = field(default=())
     rare: tuple = field(default=())
-
-
-def _spread(values) -> tuple[float, float]:
-    """The mean and three standard errors of the mean."""
-    v = np.asarray(values, dtype=float)
-    if v.size < 2:
-        return float(v.mean()), float("inf")
-    return float(v.mean()), float(3 * v.std(ddof=1) / np.sqrt(v.size))
-
-
-def _refine(curve: Curve, target: float, a: float, b: float, rtol: float = 1e-9, start: float | None = None) -> Point:
-    """The root of :math:`S_1 = ` ``target`` in ``[a, b]`` with :math:`S_1(a) < ` target :math:`< S_1(b)`: Newton's
-    step where it stays inside the bracket, bisection otherwise, until a step or the bracket is below ``rtol``
-    relative; the bracket keeps the sign pattern, so it closes on a root (never on a cluster, where :math:`S_1` falls
-    through the target). Newton starts from ``start`` where it lies inside the bracket (another population's root),
-    else from ``b``."""
-    tv = start if start is not None and a < start < b else b
-    p = curve(tv)
-    for _ in range(60):
-        f = p.S1 - target
-        if f < 0:
-            a = tv
-        else:
-            b = tv
-        newton = tv - f / p.dS1 if p.dS1 > 0 else None
-        if b - a <= rtol * b or (newton is not None and abs(newton - tv) <= rtol * tv):
-            break
-        tv = newton if newton is not None and a < newton < b else 0.5 * (a + b)
-        p = curve(tv)
-    return p
-
-
-def _brackets(curve: Curve, target: float, hi: Point, lo: Point) -> list:
-    """The brackets ``(a, b)`` of the roots of :math:`S_1 = ` ``target`` between two scanned points (``lo.t < hi.t``),
-    the higher first. :math:`S_1` rising as ``t`` falls means a cluster inside: the interval is split, down to the width
-    ``10 eta t`` at which the cluster's pole is resolved (inside it the real part of a pole smoothed by ``eta`` is not
-    monotone)."""
-    if lo.S1 <= hi.S1:
-        return [(lo.t, hi.t)] if lo.S1 < target < hi.S1 else []
-    if hi.t - lo.t < 10 * curve.eta * hi.t:
-        return []
-    mid = curve(0.5 * (lo.t + hi.t))
-    if mid.inside:
-        return []
-    return _brackets(curve, target, hi, mid) + _brackets(curve, target, mid, lo)
-
-
-def _edge(curve: Curve, below: float, above: float, rtol: float = 2e-4) -> Point:
-    """The lower end of a gap, :math:`x'(t_e) = 0`, between ``below`` (moved down until it is not in the gap) and
-    ``above`` (moved up until it is): regula falsi (Illinois) on :math:`x'` where both ends are regular, bisection
-    otherwise, until the bracket is below ``rtol`` relative. The search needs :math:`x'` only (no field); the returned
-    point has the field."""
-    def in_gap(p: Point) -> bool:
-        return not p.inside and p.dx > 0
-
-    a, b = curve(below, False), curve(above, False)
-    for _ in range(20):
-        if not in_gap(a):
-            break
-        a = curve(a.t * 0.95, False)
-    for _ in range(20):
-        if in_gap(b):
-            break
-        b = curve(b.t * 1.05, False)
-    fa, fb, side = a.dx, b.dx, 0
-    for _ in range(60):
-        if b.t - a.t <= rtol * b.t:
-            break
-        if not a.inside and fa < 0 < fb:
-            tv = (a.t * fb - b.t * fa) / (fb - fa)
-        else:
-            tv = 0.5 * (a.t + b.t)
-        p = curve(tv, False)
-        if in_gap(p):
-            b, fb = p, p.dx
-            fa, side = (fa / 2 if side == 1 else fa), 1
-        else:
-            a, fa = p, p.dx
-            fb, side = (fb / 2 if side == -1 else fb), -1
-    return curve(b.t)
-
-
-def _lowest_gap(points: list[Point]) -> tuple[Point, Point] | None:
-    """Going up from the bottom of the scan, the first pair (a point inside the bulk or with :math:`x' \\le 0`, the next
-    one up in a gap)."""
-    up = points[::-1]
-    for lower, upper in zip(up, up[1:]):
-        if (lower.inside or lower.dx <= 0) and not upper.inside and upper.dx > 0:
-            return lower, upper
-    return None
 
 
 def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, threads: int = 2,
@@ -333,39 +156,9 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
         return LimitSpike(False, None, None, 0.0, None, None, None, None, None)
     law = _law(delta, gamma, tuple(w[keep].tolist()), tuple(map(tuple, Rf[np.ix_(keep, keep)].tolist())), alpha,
                settings, max(1, threads), error)
-    with threadpool_limits(1), _budget.running(int(keep.sum()), delta, gamma, mu2):
+    with threadpool_limits(1), budget.running(int(keep.sum()), delta, gamma, mu2):
         # the vectors are small: BLAS threads only contend (a 30-fold slowdown measured)
         return law.spike(mu2)
-
-
-class _Budget:
-    """The CPU time the limit may spend: :func:`derive.resources.limit_cpu_budget` of its nonzero weights, checked
-    before each solve of the populations (every thread's time counts). The estimate before the start assumes the
-    reuse and signal strength it was measured at; where they differ (a reuse ``N/V`` of 40, ``mu2 = 10^6``) the work
-    had grown without bound, so past the budget the answer is refused, never awaited."""
-
-    def __init__(self):
-        self.deadline, self.what = None, ""
-
-    @contextlib.contextmanager
-    def running(self, nonzero: int, delta: float, gamma: float, mu2: float):
-        from derive.resources import limit_cpu_budget
-
-        seconds = limit_cpu_budget(nonzero)
-        self.deadline, self.what = time.process_time() + seconds, (
-            f"{nonzero} nonzero weights, delta = {delta:.6g}, gamma = {gamma:.6g}, mu2 = {mu2:.6g}: {seconds:.0f}")
-        try:
-            yield
-        finally:
-            self.deadline = None
-
-    def spend(self) -> None:
-        if self.deadline is not None and time.process_time() > self.deadline:
-            raise ParameterError("law", f"the model's own limit did not finish within its budget of CPU-seconds ({self.what}); "
-                                        "the paper's law answers at once (--law gaussian-equivalent)")
-
-
-_budget = _Budget()
 
 
 def _error_target(error) -> float | None:
@@ -472,16 +265,16 @@ class _Law:
         if key not in self._edges:
             s, delta = self.settings, self.delta
 
-            def edge(r: int) -> dict:
+            def critical(r: int) -> dict:
                 curve = Curve(self.population(r), delta, s.edge_eta, gap[1].t / delta)
-                coarse = _edge(curve, gap[0].t, gap[1].t)
-                fine = _edge(curve.finer(), coarse.t * (1 - s.scan_step / 5), coarse.t)
+                coarse = edge(curve, gap[0].t, gap[1].t)
+                fine = edge(curve.finer(), coarse.t * (1 - s.scan_step / 5), coarse.t)
                 return {"mu2c": tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in (coarse, fine))}
 
             # the whole budget where the target is missed: mu2_critical had the replicas of the eigenvalue and the
             # overlap too when they shared them, and its error is not to be looser than it was then
             missed = lambda found: _estimate([f["mu2c"] for f in found])[1] > 10 * self.error  # noqa: E731
-            self._edges[key] = _estimate([f["mu2c"] for f in self._replicated(edge, missed)])
+            self._edges[key] = _estimate([f["mu2c"] for f in self._replicated(critical, missed)])
         return self._edges[key]
 
     def spike(self, mu2: float) -> LimitSpike:
@@ -498,14 +291,14 @@ class _Law:
         for hi, lo in zip(points, points[1:]):
             if hi.inside or lo.inside:
                 continue
-            for a, b in _brackets(scan, target, hi, lo):
-                p = _refine(scan, target, a, b)
+            for a, b in brackets(scan, target, hi, lo):
+                p = refine(scan, target, a, b)
                 if p.dx > 0:
                     chosen = (a, b, p.t)
                     break
             if chosen:
                 break
-        gap = _lowest_gap(points)
+        gap = lowest_gap(points)
         mu2_critical, mu2_critical_error = (None, None) if gap is None else self._critical(gap)
         if chosen is None:
             return LimitSpike(False, None, None, 0.0, None, None, mu2_critical, mu2_critical_error, None)
@@ -513,15 +306,15 @@ class _Law:
         def solve(r: int) -> dict:
             a, b, start = chosen
             curve = Curve(self.population(r), delta, s.eta, b / delta, self._starts.get(r))
-            coarse = _refine(curve, target, a, b, start=start)
+            coarse = refine(curve, target, a, b, start=start)
             if not abs(coarse.S1 - target) <= 1e-6 * abs(target):
                 # this population's root left the scan's bracket: widen it until it holds the root again
                 for _ in range(4):
                     if curve(a).S1 < target < curve(b).S1:
                         break
                     a, b = a * (1 - s.scan_step), b * (1 + s.scan_step)
-                coarse = _refine(curve, target, a, b, start=start)
-            fine = _refine(curve.finer(), target, coarse.t * (1 - s.scan_step), coarse.t * (1 + s.scan_step),
+                coarse = refine(curve, target, a, b, start=start)
+            fine = refine(curve.finer(), target, coarse.t * (1 - s.scan_step), coarse.t * (1 + s.scan_step),
                            start=coarse.t)
             # the next mu2 starts from this root's solution (one kept: each holds four arrays of the population)
             self._starts[r] = {coarse.t: curve._solved[coarse.t]}
@@ -545,7 +338,7 @@ def _estimate(pairs) -> tuple[float, float]:
     and its error, three standard errors plus the mean change from coarse to fine (what the smoothing still holds:
     :math:`O(\eta^2)` where the law of ``D`` is smooth on the scale :math:`\eta t`, more next to a cluster of it)."""
     v = np.asarray(pairs, dtype=float)
-    mean, error = _spread(v[:, 1])
+    mean, error = spread(v[:, 1])
     return mean, error + abs(float(np.mean(v[:, 0] - v[:, 1])))
 
 
@@ -562,7 +355,7 @@ def _replicas_needed(found: list, error: float | None, most: int) -> int:
         if not all(name in f for f in found):
             continue
         v = np.asarray([f[name] for f in found], dtype=float)
-        _, e = _spread(v[:, 1])
+        _, e = spread(v[:, 1])
         want = int(np.ceil(n * (e / goal) ** 2))
         if e > goal and abs(float(np.mean(v[:, 0] - v[:, 1]))) < goal and want <= most:
             needed = max(needed, want)
