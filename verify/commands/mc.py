@@ -55,17 +55,14 @@ def pooling_inputs(model, digits: int) -> dict:
         return {"weights": [float(x) for x in pool.weights], "weights_text": [format_real(x, 12) for x in pool.weights],
                 **exact}
 
-    scheme, family = model.weights.memo_key, model.signs.memo_key
-    if scheme is None or family is None:
-        return compute()
-    from derive.cache import memo, shaped
+    from derive.cache import memo, model_key, shaped
 
     def valid(v):
         exact = lambda x: isinstance(x, str) and re.fullmatch(r"-?\d+(/\d+)?", x) is not None  # noqa: E731
         return shaped(v, {"weights": [float], "weights_text": [str], "alpha": exact, "kappa": exact, "W": exact}) \
             and len(v["weights"]) == len(v["weights_text"]) == model.T
 
-    return memo("pooling", {**scheme, "T": model.T, "signs": family, "digits": digits}, compute, valid)
+    return memo("pooling", model_key(model, ("weights", "T", "signs"), digits=digits), compute, valid)
 
 
 def model_theory(model, digits: int) -> dict:
@@ -83,14 +80,10 @@ def model_theory(model, digits: int) -> dict:
 
         return spike_document(limit, digits)
 
-    scheme, family = model.weights.memo_key, model.signs.memo_key
-    if scheme is None or family is None:
-        return compute()
-    from derive.cache import memo
+    from derive.cache import memo, model_key
 
-    return memo("mc-theory", {**scheme, "T": model.T, "signs": family, "delta": str(model.delta),
-                              "gamma": str(model.gamma), "mu2": str(model.mu2), "centered": model.centered,
-                              "digits": digits}, compute)
+    return memo("mc-theory", model_key(limit, ("weights", "T", "signs", "delta", "gamma", "mu2", "centered"),
+                                       digits=digits), compute)
 
 
 LEVEL, POWER = 0.95, 0.8
