@@ -44,7 +44,7 @@ from pathlib import Path
 import mpmath
 
 __all__ = ["ENVIRONMENT", "STALE_AFTER", "MAX_ENTRY_BYTES", "cache_dir", "derivation_key", "mpmath_source",
-           "arithmetic_source", "mpmath_functions", "memo", "shaped", "real_text"]
+           "arithmetic_source", "mpmath_functions", "memo", "MODEL_PARTS", "model_key", "shaped", "real_text"]
 
 ENVIRONMENT = "ATTENTION_RMT_CACHE_DIR"
 """The environment variable naming the cache folder (``off``: no cache)."""
@@ -398,11 +398,46 @@ def shaped(value, template) -> bool:
     return bool(template(value))
 
 
-def memo(name: str, arguments: dict, compute, valid=None):
-    """``compute()`` (a JSON document) for ``arguments`` (a JSON object), from the cache when it holds it
-    for the current :func:`derivation_key` (unchanged since it was written, and accepted by ``valid(value)`` when
-    given: a check of its fields and types), else computed and stored. For exact results that take SymPy
-    to make and are read often (a pooling's ``alpha``, ``kappa``, ``W`` as ``p/q`` text)."""
+MODEL_PARTS = ("weights", "T", "signs", "delta", "gamma", "mu2", "centered", "d", "V", "N")
+"""The parts of a :class:`derive.Model` a cached result may depend on (:func:`model_key`)."""
+
+
+def model_key(model, parts=MODEL_PARTS, *, digits=None, **extra) -> dict | None:
+    """The cache key (:func:`memo`'s ``arguments``) of a result about ``model`` that depends on its ``parts`` (names of
+    :data:`MODEL_PARTS`), on ``digits`` when given and on ``extra`` (JSON values); ``None``, so that the result is not
+    kept between runs, when a part has no text that names it: weights or signs read from a file (which may change) or
+    a user's family object (its ``memo_key`` is ``None``). Every cache key of a model is made here, so a part is
+    written one way in all of them.
+
+    >>> from derive import Model
+    >>> model_key(Model(T=2, weights="mean", signs="iid", delta=1, gamma="1/2"), ("weights", "T", "signs", "gamma"))
+    {'weights': {'scheme': 'mean'}, 'T': 2, 'signs': 'iid', 'gamma': '1/2'}
+    """
+    key = {}
+    for part in parts:
+        value = getattr(model, part)
+        if part in ("weights", "signs") and value is not None:
+            value = value.memo_key
+            if value is None:
+                return None
+        elif isinstance(value, int) and not isinstance(value, bool):
+            value = int(value)
+        elif value is not None and not isinstance(value, bool):
+            value = str(value)
+        key[part] = value
+    if digits is not None:
+        key["digits"] = int(digits)
+    return key | extra
+
+
+def memo(name: str, arguments: dict | None, compute, valid=None):
+    """``compute()`` (a JSON document) for ``arguments`` (a JSON object, :func:`model_key`), from the cache when it
+    holds it for the current :func:`derivation_key` (unchanged since it was written, and accepted by ``valid(value)``
+    when given: a check of its fields and types), else computed and stored; computed and not stored when ``arguments``
+    is ``None`` (a model :func:`model_key` cannot name). For exact results that take SymPy to make and are read often
+    (a pooling's ``alpha``, ``kappa``, ``W`` as ``p/q`` text)."""
+    if arguments is None:
+        return compute()
     text = json.dumps(arguments, sort_keys=True, separators=(",", ":"))
     entry_name = f"{name}-{hashlib.sha256(text.encode()).hexdigest()[:32]}.json"
     stored = _read(_folder(), entry_name)

@@ -333,7 +333,7 @@ def _limit_sample(m: Model, error=None):
     """:func:`derive.vocabulary.limit.outlier.limit_spike` for the model (seconds of quenched populations) at the error sought
     ``error``, kept between runs (:func:`derive.cache.memo`, whose key changes with every source of ``derive``; the
     populations are seeded by the inputs, so the stored result is the one computed)."""
-    from derive.cache import memo, shaped
+    from derive.cache import memo, model_key, shaped
     from derive.gaussian.outliers import Level
     from derive.numbers import check_range, parse_fraction
     from derive.resources import check_limit_work
@@ -349,11 +349,8 @@ def _limit_sample(m: Model, error=None):
         return {name: getattr(r, name) for name in _LIMIT_FIELDS}
 
     stored = {name: (float, None) for name in _LIMIT_FIELDS} | {"outlier": bool}
-    # a family named by its spec is keyed by it: the text of a T x T R is T^2 strings
-    family = {"signs": m.signs.memo_key} if m.signs.memo_key is not None else {"R": [str(x) for x in p.R]}
-    r = memo("limit-spike", {"delta": str(m.delta), "gamma": str(m.gamma), "weights": [str(w) for w in p.weights],
-                             **family, "mu2": str(m.mu2), "error": repr(sought)}, compute,
-          lambda v: shaped(v, stored))
+    r = memo("limit-spike", model_key(m, ("weights", "T", "signs", "delta", "gamma", "mu2"), error=repr(sought)),
+             compute, lambda v: shaped(v, stored))
     real = lambda name: None if r[name] is None else mpmath.mpf(r[name])  # noqa: E731
     return Level(r["outlier"], real("eigenvalue"), real("overlap"), real("mu2_critical"), None,
                  mass_above=real("mass_above"),

@@ -122,6 +122,43 @@ def test_memo_keys_on_its_arguments(folder):
     assert cache.memo("m", {"a": 2}, lambda: [3]) == [3]
 
 
+def test_model_key_writes_each_part_one_way_and_refuses_what_a_file_names(folder, tmp_path):
+    from derive import Model
+
+    m = Model(d=4, V=8, N=16, T=2, weights="causal", mask="strict", signs="markov:1/2", mu2="3/2", centered=True)
+    assert cache.model_key(m, digits=12, error="0.001") == {
+        "weights": {"scheme": "causal", "tau": "0", "mask": "strict"}, "T": 2, "signs": "markov:1/2", "delta": "1/2",
+        "gamma": "1/4", "mu2": "3/2", "centered": True, "d": 4, "V": 8, "N": 16, "digits": 12, "error": "0.001"}
+    R = tmp_path / "R.csv"
+    R.write_text("1,0\n0,1\n")
+    w = tmp_path / "w.csv"
+    w.write_text("1/2\n1/2\n")
+    for changed in (m.replace(signs=f"file:{R}"), m.replace(weights=f"file:{w}")):
+        assert cache.model_key(changed, ("delta", "weights", "signs")) is None
+        assert cache.model_key(changed, ("delta", "gamma")) == {"delta": "1/2", "gamma": "1/4"}
+    # a result without a key is computed at every call, never stored
+    assert cache.memo("m", None, lambda: [1]) == [1] and cache.memo("m", None, lambda: [2]) == [2]
+    assert not list(folder.glob("derive-*/m-*"))
+
+
+def test_every_cache_key_of_a_model_is_made_by_model_key():
+    """Issue 41: four hand-made keys wrote a model's parts four ways; a memo of a model takes model_key's."""
+    import ast
+    import pathlib
+
+    for path in sorted(pathlib.Path(ROOT).glob("[dv]e*/**/*.py")):
+        tree = ast.parse(path.read_text())
+        made = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", None) == "model_key" for t in node.targets}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "memo":
+                key = node.args[1]
+                by_model_key = (isinstance(key, ast.Call) and getattr(key.func, "id", None) == "model_key") or (
+                    isinstance(key, ast.Name) and key.id in made)
+                # the Tracy-Widom table is a constant of the code, not a result about a model
+                assert by_model_key or path.name == "tracywidom.py", f"{path}:{node.lineno}"
+
+
 def test_the_outlier_functions_from_the_cache_are_the_derived_ones(folder):
     outliers._compiled.cache_clear()
     try:

@@ -27,6 +27,30 @@ def test_mc_document_has_the_interface_fields_and_is_deterministic(capsys):
     assert json.loads(capsys.readouterr().out) == first
 
 
+@pytest.mark.parametrize("weights", ["mean", "softmax"])
+def test_mc_samples_each_seeds_sequences_once_and_checks_the_run_once(capsys, monkeypatch, weights):
+    """Issue 41: the conditional predictions drew each seed's sequences (softmax: the whole trial) a second time, and
+    run_trials checked k, seeds and the trial's memory again after the command had."""
+    import importlib
+
+    draw, memory = (importlib.import_module(f"verify.montecarlo.{name}") for name in ("draw", "memory"))
+    counts = {"sequences": 0, "checks": 0}
+
+    def counted(name, function):
+        def wrapper(*args, **kwargs):
+            counts[name] += 1
+            return function(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(draw, "sample_sequences", counted("sequences", draw.sample_sequences))
+    monkeypatch.setattr(memory, "check_trial", counted("checks", memory.check_trial))
+    args = list(BASE)
+    args[args.index("--weights") + 1] = weights
+    assert main(args) == 0
+    assert len(json.loads(capsys.readouterr().out)["conditional"]["per_seed"]) == 3
+    assert counts == {"sequences": 3, "checks": 1}
+
+
 def test_mc_paths_solve_the_same_draws(capsys):
     docs = {}
     for path in ("dense", "mixed"):

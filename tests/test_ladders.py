@@ -7,7 +7,7 @@ from verify.studies import finite_size as fs
 from verify.montecarlo.attention import attention_weights, sequence_attention_weights
 from verify.cli import main
 from tests.trial_cases import model as trial_model
-from verify.montecarlo.draw import ratios as fs_ratios
+from derive import Model
 
 TINY = dict(delta="1/2", gamma="1/4", T=4, signs="prefix:2", mu2="3", seeds=3)
 
@@ -25,8 +25,8 @@ def test_chunked_attention_weights_equal_the_direct_ones():
 def test_at_zero_temperature_real_attention_is_its_limit_exactly():
     # tau = 0 makes every softmax row uniform on its window: the data weights are the limit
     # weights for every sequence, so both covariances are the same matrix
-    w, _, _ = fs.scheme_prediction("causal", 4, "prefix:2", fs_ratios("1/2", "1/4")[0], fs_ratios("1/2", "1/4")[1],
-                                   "3", True, tau="0", mask="strict")
+    w, _, _ = fs.scheme_prediction(Model(delta="1/2", gamma="1/4", T=4, signs="prefix:2", weights="causal", mu2=3,
+                                         centered=True, tau="0", mask="strict"))
     t = gap.paired_trial(trial_model(40, 80, 160, 4, "prefix:2", 3), w, 5, 0.0, "strict")
     assert t["weight_spread"] < 1e-15
     np.testing.assert_allclose(t["attention"], t["limit"], rtol=1e-12)
@@ -41,6 +41,20 @@ def test_a_rung_does_not_depend_on_the_other_rungs():
     # a bias gets a rate only if resolved from zero at every rung
     for name in ("eigenvalue", "overlap"):
         assert (f"{name}_bias" in a["fits"]) == all(r[name]["bias_resolved"] for r in a["rows"])
+
+
+def test_a_file_family_is_read_once_per_ladder(tmp_path, monkeypatch):
+    """Issue 41: the ladder handed the family down as its spec, and a file family was read five times for three
+    rungs."""
+    from derive.model import realizable
+
+    R = tmp_path / "R.csv"
+    R.write_text("1,1/2,1/4,1/8\n1/2,1,1/2,1/4\n1/4,1/2,1,1/2\n1/8,1/4,1/2,1\n")
+    reads = []
+    load = realizable.load_correlation_file
+    monkeypatch.setattr(realizable, "load_correlation_file", lambda *a, **k: reads.append(a) or load(*a, **k))
+    doc = fs.outlier_ladder([40, 60, 80], **{**TINY, "signs": f"file:{R}", "seeds": 2}, scheme="mean")
+    assert len(doc["rows"]) == 3 and len(reads) == 1
 
 
 def test_attention_gap_document_and_its_determinism():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import mpmath
 
-from derive.cache import memo, real_text, shaped
+from derive.cache import memo, model_key, real_text, shaped
 from derive.errors import ParameterError
 from derive.model.spec import Model
 from derive.numbers import check_digits, format_exact, format_real
@@ -87,8 +87,7 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
         return doc | at_d | (attention_options(m, digits) if weighted else {})
     own_law = interface.bulk(m)
     if own_law.exact:
-        key = {"delta": str(own_law.delta), "gamma": str(own_law.gamma), "weights": [str(w) for w in own_law.weights],
-               "mu2": str(m.mu2), "digits": digits}
+        key = model_key(m, ("weights", "T", "signs", "delta", "gamma", "mu2"), digits=digits)
         doc["sample"] = memo("model-spike-sample", key, lambda: _sample(m, digits), lambda v: shaped(v, _EXACT_SAMPLE))
         doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
     else:

@@ -1,4 +1,5 @@
 """``verify mc``: Monte Carlo of the model next to the derived prediction for the same parameters."""
+import dataclasses
 import math
 import re
 import sys
@@ -8,10 +9,10 @@ import numpy as np
 from derive.cli.kit import add_law, add_scheme, add_signs, listed, scheme_options
 from derive.errors import ParameterError
 from derive.interface import LAWS
-from derive.numbers import check_count, check_digits, format_real
+from derive.numbers import check_digits, format_real
 from verify.commands.options import add_max_memory
-from verify.montecarlo.memory import MAX_MU2, check_trials, set_max_memory
-from verify.montecarlo.trials import PATHS, choose_path, memory_model
+from verify.montecarlo.memory import MAX_MU2, set_max_memory
+from verify.montecarlo.trials import PATHS
 
 __all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "pooling_inputs", "run", "render"]
 
@@ -55,17 +56,14 @@ def pooling_inputs(model, digits: int) -> dict:
         return {"weights": [float(x) for x in pool.weights], "weights_text": [format_real(x, 12) for x in pool.weights],
                 **exact}
 
-    scheme, family = model.weights.memo_key, model.signs.memo_key
-    if scheme is None or family is None:
-        return compute()
-    from derive.cache import memo, shaped
+    from derive.cache import memo, model_key, shaped
 
     def valid(v):
         exact = lambda x: isinstance(x, str) and re.fullmatch(r"-?\d+(/\d+)?", x) is not None  # noqa: E731
         return shaped(v, {"weights": [float], "weights_text": [str], "alpha": exact, "kappa": exact, "W": exact}) \
             and len(v["weights"]) == len(v["weights_text"]) == model.T
 
-    return memo("pooling", {**scheme, "T": model.T, "signs": family, "digits": digits}, compute, valid)
+    return memo("pooling", model_key(model, ("weights", "T", "signs"), digits=digits), compute, valid)
 
 
 def model_theory(model, digits: int) -> dict:
@@ -83,14 +81,10 @@ def model_theory(model, digits: int) -> dict:
 
         return spike_document(limit, digits)
 
-    scheme, family = model.weights.memo_key, model.signs.memo_key
-    if scheme is None or family is None:
-        return compute()
-    from derive.cache import memo
+    from derive.cache import memo, model_key
 
-    return memo("mc-theory", {**scheme, "T": model.T, "signs": family, "delta": str(model.delta),
-                              "gamma": str(model.gamma), "mu2": str(model.mu2), "centered": model.centered,
-                              "digits": digits}, compute)
+    return memo("mc-theory", model_key(limit, ("weights", "T", "signs", "delta", "gamma", "mu2", "centered"),
+                                       digits=digits), compute)
 
 
 LEVEL, POWER = 0.95, 0.8
@@ -123,26 +117,18 @@ def judged(diff: np.ndarray, scale: float, d: int) -> dict:
             "min_detectable": min_detectable(est, LEVEL, POWER)}
 
 
-def conditional_summary(model, weights, run, fmt) -> dict:
+def conditional_summary(model, run, fmt) -> dict:
     """Each seed's conditional prediction (:func:`verify.montecarlo.conditional.conditional_observables`, from the
-    trial's own token matrix) against the trial, and the verdicts. Where the draw has the signal's outlier, its
-    eigenvalue and overlap against the trial's top-``k`` eigenpair most aligned with ``u`` (the outlier is the one
-    the prediction locates); where it has none, no eigenvector is singled out by its alignment (the best-aligned of
-    ``k`` is positive by construction): the overlap of the top eigenvector of the bulk (below the predicted spikes)
-    against the prediction's mean squared overlap of an eigenvector at the bulk's edge."""
-    from verify.montecarlo.conditional import CONDITIONAL_LAW, conditional_observables
-    from verify.montecarlo.draw import attends, draw, drawn_tokens
+    trial's own token matrix: the run's ``observed``) against the trial, and the verdicts. Where the draw has the
+    signal's outlier, its eigenvalue and overlap against the trial's top-``k`` eigenpair most aligned with ``u`` (the
+    outlier is the one the prediction locates); where it has none, no eigenvector is singled out by its alignment (the
+    best-aligned of ``k`` is positive by construction): the overlap of the top eigenvector of the bulk (below the
+    predicted spikes) against the prediction's mean squared overlap of an eigenvector at the bulk's edge."""
+    from verify.montecarlo.conditional import CONDITIONAL_LAW
+    from verify.montecarlo.draw import attends
 
-    centered, w, d, k = model.centered, np.asarray(weights, dtype=float), model.d, run.top_eigenvalues.shape[1]
-
-    def pooled(seed):
-        # attention computed from the tokens: each draw's own weights, which need its table (drawn again)
-        if attends(model):
-            data = draw(model, seed)
-            return data.tokens, data.weights
-        return drawn_tokens(model, seed), w
-
-    rows = [conditional_observables(*pooled(seed), model.V, d, float(model.mu2), centered) for seed in run.seeds]
+    centered, d, k = model.centered, model.d, run.top_eigenvalues.shape[1]
+    rows = run.observed
     has = np.array([np.isfinite(r["eigenvalue"]) for r in rows])
     picked = np.arange(len(rows))
     best = np.argmax(run.overlaps, axis=1)
@@ -267,7 +253,8 @@ def _above(theory: dict, at_d: dict) -> int:
 def run(args):
     from derive.report.provenance import provenance
     from derive.model.spec import Model
-    from verify.montecarlo.trials import run_trials
+    from verify.montecarlo.conditional import conditional_observables
+    from verify.montecarlo.trials import run_request, trials_request
     from verify.stats import mean_ci
 
     set_max_memory(args.max_memory)
@@ -279,16 +266,14 @@ def run(args):
     model = Model(d=args.d, V=args.V, N=args.N, T=args.T, signs=args.signs, weights=args.weights, mu2=args.mu2,
                   centered=args.centered, **options)
     d, V, N, T, mu2 = model.d, model.V, model.N, model.T, model.mu2
-    seeds, seed0, k = (check_count(args.seeds, "seeds", low=1), check_count(args.seed0, "seed0"),
-                       check_count(args.k, "k", low=1))
-    if k >= min(d, N):
-        raise ParameterError("k", f"must be below min(d, N) = {min(d, N)}, got {k}")
+    # the run checked once, here (k, seeds, the trial's memory on the solver that will run): run_request trusts it;
+    # a few trials in a fresh process run faster on BLAS than after loading numba (choose_engine)
+    request = trials_request(model, k=args.k, seeds=args.seeds, seed0=args.seed0, path=args.path, engine="auto",
+                             text=True)
+    seeds, seed0, k = request.seeds, request.seed0, request.k
     if mu2 > MAX_MU2:
         raise ParameterError("mu2", f"must be <= {MAX_MU2} for a float64 simulation, got {args.mu2}")
     digits = check_digits(args.digits)
-    # the memory of the solver that will run (the dense model overstates a matrix-free trial several times over)
-    check_trials(d, V, N, T, seeds, model.signs, model.weights.trial_bytes(d, N, T),
-                 memory_model(choose_path(args.path, False, d, V, N)))
     if args.law not in LAWS:
         raise ParameterError("law", f"must be one of {', '.join(LAWS)}, got {args.law!r}")
     pool = pooling_inputs(model, digits)
@@ -311,10 +296,13 @@ def run(args):
             theory["warning"] = gaussian_equivalent_warning(
                 model.delta, model.gamma, hint="each draw's own prediction is under \"conditional\"; without --law "
                                                "the theory is the model's own limit")
-    # a few trials in a fresh process run faster on BLAS than after loading numba (choose_engine)
-    # a scheme that attends pools each sequence with its own attention weights, computed in each draw
-    run = run_trials(model, weights=None if attends(model) else pool["weights"], k=k, seeds=seeds, seed0=seed0,
-                     path=args.path, engine="auto")
+    if not attends(model):
+        # the model's weights, computed above for the theory (a scheme that attends pools each sequence with its own
+        # attention weights, computed in each draw)
+        request = dataclasses.replace(request, weights=np.array(pool["weights"]))
+    # each draw's conditional prediction is made from its tokens while the trial holds them (not drawn again)
+    run = run_request(request, observe=lambda data, _: conditional_observables(
+        data.tokens, data.weights, V, d, float(mu2), model.centered))
     tops, overlaps = run.top_eigenvalues, run.overlaps
     fmt = lambda x: format_real(x, 10) if math.isfinite(x) else None  # noqa: E731
     # each interval within the range its quantity cannot leave: S is positive semi-definite, an overlap lies in [0, 1]
@@ -327,7 +315,7 @@ def run(args):
                 "path": run.path, "delta": str(model.delta), "gamma": str(model.gamma),
                 "reuse": str(model.delta / model.gamma * T)}
     realized.update({name: str(value) for name, value in model.weights.values.items()})
-    conditional, judgements = conditional_summary(model, pool["weights"], run, fmt)
+    conditional, judgements = conditional_summary(model, run, fmt)
     at_d = theory_at_d(model, digits)
     index = min(_above(theory, at_d), k - 1)
     # the top after the limit's other outliers (the raw S's mean outlier) is what theory_at_d describes

@@ -17,15 +17,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from derive.errors import ParameterError
+from derive.numbers import check_count
 from verify.montecarlo.dense import dense_top
-from verify.montecarlo.draw import Draw, draw, given_weights, positive_int, trial_model
+from verify.montecarlo.draw import Draw, draw, given_weights, positive_int, trial_model, trial_weights
 from verify.montecarlo.lanczos import Mixing, implicit_top, mixed_top
 from verify.montecarlo.memory import check_trial, check_trials
 from verify.montecarlo.mu2_axis import Axis, Pencil, axis_top, check_mu2s, dense_axis_top
 from verify.progress import progress as progress_bar
 
 __all__ = ["PATHS", "AXIS_PATHS", "ENGINES", "AUTO_COST_RATIO", "BLAS_BREAK_EVEN", "Trial", "Trials", "memory_model", "choose_path", "choose_engine",
-           "choose_axis_path", "solve", "run_trial", "run_trials", "solve_axis", "AxisTrials", "run_axis"]
+           "choose_axis_path", "solve", "run_trial", "TrialsRequest", "trials_request", "run_trials", "run_request",
+           "solve_axis", "AxisTrials", "run_axis"]
 
 AUTO_COST_RATIO = 500
 r"""``path='auto'`` solves densely when the full spectrum is requested or when the dense cost
@@ -54,8 +56,8 @@ AXIS_PATHS = ("dense", "mu2-axis")
 
 
 
-def _check_k(k, d: int, N: int) -> int:
-    k = positive_int(k, "k")
+def _check_k(k: int, d: int, N: int) -> int:
+    """``k``, an integer >= 1 already read, after checking it is below ``min(d, N)``."""
     if k >= min(d, N):
         raise ParameterError("k", f"must be below min(d, N) = {min(d, N)}, got {k}")
     return k
@@ -178,7 +180,7 @@ def run_trial(model, *, k=3, path="auto", seed=0, spectrum=False, dtype=np.float
     """
     model = trial_model(model)
     w = given_weights(model, weights)
-    k = _check_k(k, model.d, model.N)
+    k = _check_k(positive_int(k, "k"), model.d, model.N)
     spectrum = _flag(spectrum, "spectrum")
     chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
     check_trial(model.d, model.V, model.N, model.T, model.signs, _scheme_bytes(model), memory_model(chosen, dtype))
@@ -205,7 +207,7 @@ class Trials:
     ``top_eigenvalues`` and ``overlaps``: ``K x k`` arrays, row ``j`` from trial ``j``;
     ``seeds``: the ``K`` per-trial :class:`numpy.random.SeedSequence` (``run_trial(..., seed=seeds[j])``
     repeats trial ``j``); ``spectra``: ``K x d`` (all eigenvalues, descending) or ``None``;
-    ``path``: the solver used.
+    ``path``: the solver used; ``observed``: what :func:`run_request`'s ``observe`` made of each trial, or ``None``.
     """
 
     top_eigenvalues: np.ndarray
@@ -213,6 +215,24 @@ class Trials:
     seeds: tuple
     spectra: np.ndarray | None
     path: str
+    observed: tuple | None = None
+
+
+@dataclass(frozen=True)
+class TrialsRequest:
+    """A run of trials checked once where it entered (:func:`trials_request`), so :func:`run_request` trusts it: the
+    model, the float weights to pool with (``None``: the model's scheme, resolved when the run starts), ``k``, the number of trials ``seeds`` and
+    the root seed ``seed0``, and the solver ``path`` and ``engine`` chosen."""
+
+    model: object
+    weights: np.ndarray | None
+    k: int
+    seeds: int
+    seed0: int
+    path: str
+    spectrum: bool
+    dtype: object
+    engine: str
 
 
 def _seeds(seeds, seed0) -> tuple[int, int]:
@@ -221,6 +241,28 @@ def _seeds(seeds, seed0) -> tuple[int, int]:
     if isinstance(seed0, bool) or not isinstance(seed0, numbers.Integral) or seed0 < 0:
         raise ParameterError("seed0", f"must be a non-negative integer, got {seed0!r}")
     return K, int(seed0)
+
+
+def trials_request(model, *, k=3, path="auto", seeds=1, seed0=0, spectrum=False, dtype=np.float64, engine="numba",
+                   weights=None, text=False) -> TrialsRequest:
+    """The request of :func:`run_trials` (same arguments), every argument checked: the trial's memory and the run's
+    work on the solver chosen (:func:`verify.montecarlo.memory.check_trials`). ``text=True`` reads ``k``, ``seeds``
+    and ``seed0`` as the command line's text (``verify mc``); a Python caller gives integers."""
+    model = trial_model(model)
+    # without weights the model's scheme is resolved when the run starts (run_request): the command line gives the
+    # weights it computed for its theory instead
+    w = None if weights is None else trial_weights(model, weights)
+    if text:
+        K, seed0 = check_count(seeds, "seeds", low=1), check_count(seed0, "seed0")
+        k = _check_k(check_count(k, "k", low=1), model.d, model.N)
+    else:
+        k = _check_k(positive_int(k, "k"), model.d, model.N)
+        K, seed0 = _seeds(seeds, seed0)
+    spectrum = _flag(spectrum, "spectrum")
+    chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
+    check_trials(model.d, model.V, model.N, model.T, K, model.signs, _scheme_bytes(model), memory_model(chosen, dtype))
+    return TrialsRequest(model, w, k, K, seed0, chosen, spectrum, dtype,
+                         choose_engine(engine, chosen, K, model.d, model.V))
 
 
 def run_trials(model, *, k=3, path="auto", seeds=1, seed0=0, spectrum=False, dtype=np.float64,
@@ -232,26 +274,32 @@ def run_trials(model, *, k=3, path="auto", seeds=1, seed0=0, spectrum=False, dty
     ``progress``: ``True``/``False`` forces a progress report on stderr on or off; ``None`` shows
     it once the run has lasted :data:`verify.progress.DELAY` seconds.
     """
-    model = trial_model(model)
-    w = given_weights(model, weights)
-    k = _check_k(k, model.d, model.N)
-    K, seed0 = _seeds(seeds, seed0)
-    spectrum = _flag(spectrum, "spectrum")
-    chosen = choose_path(path, spectrum, model.d, model.V, model.N, dtype)
-    check_trials(model.d, model.V, model.N, model.T, K, model.signs, _scheme_bytes(model), memory_model(chosen, dtype))
-    engine = choose_engine(engine, chosen, K, model.d, model.V)
-    children = tuple(np.random.SeedSequence(seed0).spawn(K))
-    results = []
+    return run_request(trials_request(model, k=k, path=path, seeds=seeds, seed0=seed0, spectrum=spectrum, dtype=dtype,
+                                      engine=engine, weights=weights), progress=progress)
+
+
+def run_request(request: TrialsRequest, *, progress: bool | None = None, observe=None) -> Trials:
+    """The trials of a checked ``request`` (:func:`trials_request`; :func:`run_trials` says what they are).
+    ``observe(draw, trial)``, when given, is called on each trial with its draw while the draw is held, and its values
+    are the result's ``observed``: what a caller needs of the draws (their tokens) without drawing them again."""
+    r = request
+    w = r.weights if r.weights is not None else given_weights(r.model)
+    children = tuple(np.random.SeedSequence(r.seed0).spawn(r.seeds))
+    results, observed = [], []
     with progress_bar("verify.montecarlo", enabled=progress, unit="trials") as report:
         for j, child in enumerate(children):
-            results.append(solve(draw(model, child, weights=w), k, model.centered, chosen, spectrum, dtype, engine))
-            report(j + 1, K)
+            data = draw(r.model, child, weights=w)
+            results.append(solve(data, r.k, r.model.centered, r.path, r.spectrum, r.dtype, r.engine))
+            if observe is not None:
+                observed.append(observe(data, results[-1]))
+            report(j + 1, r.seeds)
     return Trials(
-        np.array([r.top_eigenvalues for r in results]),
-        np.array([r.overlaps for r in results]),
+        np.array([t.top_eigenvalues for t in results]),
+        np.array([t.overlaps for t in results]),
         children,
-        np.array([r.spectrum for r in results]) if spectrum else None,
-        chosen,
+        np.array([t.spectrum for t in results]) if r.spectrum else None,
+        r.path,
+        tuple(observed) if observe is not None else None,
     )
 
 
@@ -282,7 +330,7 @@ def run_axis(model, mu2s, *, k=3, path="auto", seeds=1, seed0=0, weights=None) -
     mu2s = check_mu2s(mu2s)
     model = trial_model(model, mu2=0)
     w = given_weights(model, weights)
-    k = _check_k(k, model.d, model.N)
+    k = _check_k(positive_int(k, "k"), model.d, model.N)
     K, seed0 = _seeds(seeds, seed0)
     chosen = choose_axis_path(path, model.d, model.V, model.N, len(mu2s))
     check_trial(model.d, model.V, model.N, model.T, model.signs, _scheme_bytes(model), memory_model(chosen, axis=True))

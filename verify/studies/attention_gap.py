@@ -25,8 +25,9 @@ import dataclasses
 
 import numpy as np
 
+from derive import Model
+from derive.model.families import as_family
 from derive.numbers import parse_rational
-from derive.model.spec import parse_signs
 from verify.montecarlo.attention import CHUNK, attention_weights, sequence_attention_weights
 from verify.montecarlo.draw import draw, ratios, sample_sequences, sample_table
 from verify.montecarlo.trials import solve
@@ -84,9 +85,12 @@ def attention_gap(ds, delta, gamma, T: int, signs: str, tau, mask: str, mu2, see
         raise ParameterError("scaling", f"must be one of {', '.join(SCALINGS)}, got {scaling!r}")
     delta, gamma = ratios(delta, gamma)
     # the attention weights hold a chunk of sequences' tokens, CHUNK x T x d floats, three times
-    ds = ladder(ds, delta, gamma, T, seeds, signs, extra_per_d=3 * 8 * CHUNK * T)
+    family = as_family(signs)
+    ds = ladder(ds, delta, gamma, T, seeds, family, extra_per_d=3 * 8 * CHUNK * T)
     scheme = "causal" if scaling == "1/d" else "softmax"
-    w, predicted, _ = scheme_prediction(scheme, T, signs, delta, gamma, mu2, True, tau=str(tau), mask=mask)
+    model = Model(delta=delta, gamma=gamma, T=T, signs=family, weights=scheme, mu2=mu2, centered=True, tau=str(tau),
+                  mask=mask)
+    w, predicted, _ = scheme_prediction(model)
     tau = float(parse_rational(tau, "tau"))
     law = None if scaling == "1/d" else (T, tau, mask)
 
@@ -94,7 +98,7 @@ def attention_gap(ds, delta, gamma, T: int, signs: str, tau, mask: str, mu2, see
         return paired_trial(model, w, seed, tau, mask, chosen, scaling, law)
 
     rows = []
-    for d, V, N, _, trials in rungs(ds, delta, gamma, T, signs, mu2, seeds, seed0, path, trial, report):
+    for d, V, N, _, trials in rungs(ds, model, seeds, seed0, path, trial, report):
         row = {"d": d, "V": V, "N": N}
         for key in ("weight_bias", "weight_spread"):
             row[key] = summary([t[key] for t in trials])
@@ -127,7 +131,7 @@ def weight_deviation(d: int, T: int, tau: float, mask: str, limit, n: int = 400,
     V = max(2 * d, 64)
     rng = np.random.default_rng(seed)
     E = sample_table(rng, d, V, mu2)
-    _, tokens = sample_sequences(rng, parse_signs(signs), V, n, T)
+    _, tokens = sample_sequences(rng, Model(T=T, signs=signs).signs, V, n, T)
     X = np.transpose(E[:, tokens], (1, 2, 0))
     W = attention_weights(X, tau, mask, scaling)
     limit = np.asarray(limit, dtype=float)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.model.spec import parse_signs
+from derive import Model
 from verify.montecarlo.draw import mixing_matrix, pooled, sample_sequences, sample_table
 
 __all__ = ["ridge_fit", "accuracy", "accuracy_curves"]
@@ -41,7 +41,7 @@ def accuracy_curves(weights: dict, mu2_grid, d: int, V: int, N: int, T: int, sig
     test sequences, so differences between schemes are not blurred by sampling noise.
     """
     out = {name: np.zeros((seeds, len(mu2_grid))) for name in weights}
-    family = parse_signs(signs)
+    family = Model(T=T, signs=signs).signs
     block = family.block(T)
     if not block:
         raise ParameterError("signs", f"the label is the sign of a block of positions (prefix:L or suffix:L with "

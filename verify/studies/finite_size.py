@@ -17,7 +17,7 @@ import numpy as np
 from derive.errors import ParameterError
 from derive.numbers import check_count, parse_rational
 from derive.report.documents import outliers_document
-from derive.model.spec import parse_signs
+from derive.model.families import as_family
 from derive import Model, spike, weights
 from derive.model.schemes import OPTIONS
 from verify.montecarlo.draw import draw, ratios, rung
@@ -38,16 +38,16 @@ def summary(values) -> dict:
     return {"mean": mean, "ci95": [lo, hi]}
 
 
-def ladder(ds, delta=None, gamma=None, T: int = 1, seeds: int = 1, signs: str | None = None,
-           extra_per_d: int = 0) -> list[int]:
+def ladder(ds, delta=None, gamma=None, T: int = 1, seeds: int = 1, signs=None, extra_per_d: int = 0) -> list[int]:
     """The validated sizes of a ladder: integers >= 2, at least two distinct; with ``delta`` and
     ``gamma``, every rung's trials are checked against the resource limits (:mod:`verify.montecarlo.memory`)
-    before the first one runs (``extra_per_d``: bytes a study holds per unit of ``d`` beside a trial)."""
+    before the first one runs (``signs``: the family, or its spec; ``extra_per_d``: bytes a study holds per unit of
+    ``d`` beside a trial)."""
     out = [check_count(d, "d", low=2) for d in ds]
     if len(set(out)) < 2:
         raise ParameterError("d", "a ladder needs at least two distinct sizes")
     if delta is not None:
-        family = parse_signs(signs) if signs is not None else None
+        family = as_family(signs)
         for d in out:
             check_count(d, "d", high=MAX_LADDER_D)
             V, N = rung(d, delta, gamma)
@@ -65,29 +65,31 @@ def rung_seeds(seed0: int, d: int, seeds: int) -> list:
     return np.random.SeedSequence(int(seed0), spawn_key=(int(d),)).spawn(int(seeds))
 
 
-def rungs(ds, delta, gamma, T: int, signs, mu2, seeds: int, seed0: int, path: str, trial, report=None):
-    """The trials of each rung of the ladder ``ds``: ``(d, V, N, path, [trial(model, seed, path), ...])`` a rung, with
-    ``V, N`` from :func:`verify.montecarlo.draw.rung`, the solver ``path`` chosen for its sizes, and trial ``j`` seeded
+def rungs(ds, model: Model, seeds: int, seed0: int, path: str, trial, report=None):
+    """The trials of each rung of the ladder ``ds`` of ``model`` (its ``delta, gamma``, ``T``, signs and ``mu2``):
+    ``(d, V, N, path, [trial(model at d, seed, path), ...])`` a rung, with ``V, N`` from
+    :func:`verify.montecarlo.draw.rung`, the solver ``path`` chosen for its sizes, and trial ``j`` seeded
     by ``rung_seeds(seed0, d, seeds)[j]``. ``report(done, total)``, if given, hears of each trial in units of ``d^2``,
     the cost of a trial, so that a progress bar's estimate of the time left holds across rungs."""
     total, done = sum(d * d for d in ds) * seeds, 0
     for d in ds:
-        V, N = rung(d, delta, gamma)
-        model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=mu2)
+        V, N = rung(d, model.delta, model.gamma)
+        # the family and the scheme pass as they are: a file is not read again at each rung
+        sized = model.replace(d=d, V=V, N=N)
         chosen = choose_path(path, False, d, V, N)
         results = []
         for child in rung_seeds(seed0, d, seeds):
-            results.append(trial(model, child, chosen))
+            results.append(trial(sized, child, chosen))
             done += d * d
             if report is not None:
                 report(done, total)
         yield d, V, N, chosen, results
 
 
-def scheme_prediction(scheme: str, T: int, signs: str, delta, gamma, mu2, centered: bool, **options):
-    """The weights of ``scheme`` (floats) and the Gaussian-equivalent spike prediction ``(eigenvalue, overlap)`` they
-    give (:func:`derive.spike`); ``ParameterError`` on ``mu2`` if the prediction has no signal outlier."""
-    m = Model(delta=delta, gamma=gamma, T=T, signs=signs, weights=scheme, mu2=mu2, centered=centered, **options)
+def scheme_prediction(m: Model):
+    """The weights of the model's scheme (floats) and the Gaussian-equivalent spike prediction ``(eigenvalue,
+    overlap)`` they give (:func:`derive.spike`); ``ParameterError`` on ``mu2`` if the prediction has no signal
+    outlier."""
     with mpmath.workdps(30):
         o = spike(m, law="gaussian-equivalent")
     if not o.sample.outlier:
@@ -112,14 +114,17 @@ def outlier_ladder(ds, delta, gamma, T: int, signs: str, scheme: str, mu2, *, ce
     ``rung_seeds(seed0, d, seeds)[j]``. ``report(done, total)``, if given, hears of each trial (:func:`rungs`)."""
     ds = ladder(ds)
     delta, gamma = ratios(delta, gamma)
-    ds = ladder(ds, delta, gamma, T, seeds, signs)
-    w, predicted, theory = scheme_prediction(scheme, T, signs, delta, gamma, mu2, centered, **options)
+    # the family read once (a file: opened once), then handed down
+    family = as_family(signs)
+    ds = ladder(ds, delta, gamma, T, seeds, family)
+    model = Model(delta=delta, gamma=gamma, T=T, signs=family, weights=scheme, mu2=mu2, centered=centered, **options)
+    w, predicted, theory = scheme_prediction(model)
 
     def trial(model, seed, chosen):
         return solve(draw(model, seed, weights=w), 1, centered, chosen)
 
     rows = []
-    for d, V, N, chosen, results in rungs(ds, delta, gamma, T, signs, mu2, seeds, seed0, path, trial, report):
+    for d, V, N, chosen, results in rungs(ds, model, seeds, seed0, path, trial, report):
         row = {"d": d, "V": V, "N": N, "path": chosen}
         for i, name in enumerate(("eigenvalue", "overlap")):
             err = np.array([(r.top_eigenvalues[0], r.overlaps[0])[i] for r in results]) - predicted[i]
@@ -132,7 +137,7 @@ def outlier_ladder(ds, delta, gamma, T: int, signs: str, scheme: str, mu2, *, ce
         fits[f"{name}_rms"] = fit(rows, lambda r: r[name]["rms"])
         if all(r[name]["bias_resolved"] for r in rows):
             fits[f"{name}_bias"] = fit(rows, lambda r: r[name]["bias"]["mean"])
-    values = Model(T=T, weights=scheme, **options).weights.values
+    values = model.weights.values
     return {"parameters": {"delta": str(delta), "gamma": str(gamma), "T": T, "signs": signs, "scheme": scheme,
                            "mu2": str(mu2), "centered": centered, "seeds": int(seeds), "seed0": int(seed0),
                            **{o.name: None if o.name not in values else str(values[o.name])

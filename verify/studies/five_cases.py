@@ -44,9 +44,8 @@ def bulk_case(T, scheme, mask, delta, gamma, sizes, seeds, seed0: int = 0) -> di
            "model_density_error": model.density_error, "rows": []}
     for d in sizes:
         V, N = rung(d, law.delta, law.gamma)
-        model = Model(d=d, V=V, N=N, T=T, signs="iid", mu2=0, centered=True)
-        r = run_trials(model, weights=p.floats(), seeds=seeds, seed0=seed0 + d, k=1, spectrum=True, path="dense",
-                       progress=False)
+        r = run_trials(m.replace(d=d, V=V, N=N, signs="iid", mu2=0, centered=True), weights=p.floats(), seeds=seeds,
+                       seed0=seed0 + d, k=1, spectrum=True, path="dense", progress=False)
         zeros = [float(np.mean(np.abs(ev) <= ZERO_TOLERANCE * np.max(np.abs(ev)))) for ev in r.spectra]
         out["rows"].append({"d": d, "S": "centered", "zero_fraction": zeros,
                             "top": [float(ev.max()) for ev in r.spectra],
@@ -69,8 +68,7 @@ def spike_case(delta, gamma, mu2, sizes, seeds, T: int = 1, scheme: str = "mean"
            "ge": (float(g.sample.eigenvalue), float(g.sample.overlap)), "rows": []}
     for d in sizes:
         V, N = rung(d, law.delta, law.gamma)
-        model = Model(d=d, V=V, N=N, T=T, signs=signs, mu2=mu2, centered=True)
-        r = run_trials(model, weights=p.floats(), seeds=seeds, seed0=seed0 + d, k=1, path="dense", progress=False)
+        r = run_trials(m.replace(d=d, V=V, N=N), weights=p.floats(), seeds=seeds, seed0=seed0 + d, k=1, path="dense", progress=False)
         ov = mean_ci(r.overlaps[:, 0])
         out["rows"].append({"d": d, "S": "centered", "seeds": seeds, "top": mean_ci(r.top_eigenvalues[:, 0]),
                             "overlap": ov, "min_detectable_rel_error": {"overlap": (ov[2] - ov[1]) / 2}})

@@ -56,11 +56,10 @@ def weight_moments(d: int, T: int, tau, mask: str, signs: str, *, mu2=1.5, n: in
     value and its quadrature error, the difference, the tolerance (module docstring), whether the difference is
     within it, and the smallest relative error the run detects with probability 0.8 (``min_detectable``)."""
     import derive
-    from derive.model.families import parse_signs
 
-    family = parse_signs(signs)
-    p = derive.weights(derive.Model(T=T, weights="softmax", tau=str(tau), mask=mask, signs=signs))
-    xi, w = _sequences(np.random.default_rng(seed), family, n, T, d, float(mu2), float(tau), mask, method)
+    m = derive.Model(T=T, weights="softmax", tau=str(tau), mask=mask, signs=signs)
+    p = derive.weights(m)
+    xi, w = _sequences(np.random.default_rng(seed), m.signs, n, T, d, float(mu2), float(tau), mask, method)
     measured = {"alpha": np.einsum("nt,nt->n", w, xi) ** 2, "kappa": np.einsum("nt,nt->n", w, w)}
     errors = p.errors or {}
     out = {"d": d, "T": T, "tau": str(tau), "mask": mask, "signs": signs, "mu2": str(mu2), "sequences": n,

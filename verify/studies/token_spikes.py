@@ -27,12 +27,12 @@ def check(V: int, N: int, weights, seed: int, signs: str = "iid", top: int = 5) 
     (and the squared weight there), its counts per position, ``D_vv`` and the root of the cavity equation."""
     import scipy.sparse as sps
 
-    from derive.model.families import parse_signs
+    from derive import Model
     from derive.vocabulary.draw.sampling import sample_token_matrix
 
     w = np.asarray(weights, dtype=float)
     s = V / N
-    A = sample_token_matrix(np.random.default_rng(seed), parse_signs(signs), w, V, N)
+    A = sample_token_matrix(np.random.default_rng(seed), Model(T=len(w), signs=signs).signs, w, V, N)
     rows = sps.csr_matrix((A.vals, (A.rows, A.cols)), shape=(V, N))
     columns = rows.tocsc()
     D = (s * (rows @ rows.T)).toarray()
