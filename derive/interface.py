@@ -254,10 +254,7 @@ def _at_dimension(m: Model, draws: int | None, seed: int):
     file or a user's object gave the weights or the signs (no string names them)."""
     from derive.vocabulary.draw.user_d import at_dimension, restored, stored
 
-    scheme, family = m.weights.memo_key, m.signs.memo_key
-    if scheme is None or family is None:
-        return at_dimension(m, draws, seed)
-    from derive.cache import memo
+    from derive.cache import memo, model_key
     from derive.vocabulary.draw.sampling import model_sizes
 
     V, N = model_sizes(m)
@@ -268,8 +265,7 @@ def _at_dimension(m: Model, draws: int | None, seed: int):
         except (TypeError, KeyError):
             return False
 
-    key = {**scheme, "T": m.T, "signs": family, "d": m.d, "V": V, "N": N, "mu2": str(m.mu2), "centered": m.centered,
-           "draws": draws, "seed": seed}
+    key = model_key(m, ("weights", "T", "signs", "d", "mu2", "centered"), V=V, N=N, draws=draws, seed=seed)
     return restored(memo("at-dimension", key, lambda: stored(at_dimension(m, draws, seed)), valid))
 
 
