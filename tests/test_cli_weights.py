@@ -54,7 +54,6 @@ def test_optimal_and_file_schemes(capsys, tmp_path):
     (["--weights", "optimal", "--T", "3"], "signs"),
     (["--weights", "mean", "--T", "3", "--signs", "prefix:x"], "signs"),
     (["--weights", "mean", "--T", "3", "--signs", "prefix:4"], "signs"),
-    (["--weights", "optimal", "--T", "4", "--signs", "markov:-1"], "scheme"),
     (["--weights", "mean", "--T", "3", "--digits", "0"], "digits"),
     (["--weights", "file:/nonexistent/w.npy", "--T", "3"], "weights"),
 ])
@@ -131,3 +130,13 @@ def test_the_help_names_weights_and_calls_scheme_deprecated(capsys):
     out = capsys.readouterr().out
     assert "--weights {mean," in out and "\n  --scheme" not in out
     assert "--scheme is its older name, deprecated" in " ".join(out.split())
+
+
+def test_optimal_weights_of_alternating_signs_come_at_unit_norm(capsys):
+    # markov:-1 at T = 4: R = v v^T with v = (1, -1, 1, -1), so the top eigenvector is v/2 (unit norm, sum zero; it
+    # had been refused as weights that cannot sum to 1), alpha = (v.v/2)^2 = 4 and kappa = 1
+    status, out, _ = run(capsys, "--weights", "optimal", "--T", "4", "--signs", "markov:-1", "--json")
+    doc = json.loads(out)
+    w = [float(x) for x in doc["weights"]]
+    assert status == 0 and max(abs(abs(x) - 0.5) for x in w) < 1e-25 and abs(sum(w)) < 1e-25
+    assert abs(float(doc["alpha"]) - 4) < 1e-25 and abs(float(doc["kappa"]) - 1) < 1e-25 and "unit norm" in doc["note"]

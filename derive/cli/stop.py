@@ -111,10 +111,10 @@ def run_stoppable(prog: str, run, *, program: bool = False) -> int:
             os.kill(os.getpid(), signum)
 
     previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS}
-    if program:
-        _watch(prog, received, printed)
     try:
         try:
+            if program:  # inside: a signal while its thread starts is a clean stop like any other
+                _watch(prog, received, printed)
             status = run()
         finally:
             active[0] = False
