@@ -220,3 +220,14 @@ def test_the_catalogue_draws_the_scheme_and_declares_its_costs():
     from derive.model.schemes import Mean
 
     assert Mean().trial_bytes(1000, 4000, 8) == 0
+
+
+@pytest.mark.parametrize("option", [["--draws", "5"], ["--seed", "3"]])
+def test_draws_and_seed_are_refused_where_random_weights_have_no_at_dimension(capsys, monkeypatch, option):
+    monkeypatch.delenv("ATTENTION_RMT_DIMENSIONS", raising=False)
+    # without --d they belong to at_dimension, which the strict mask's per-sequence weights do not have: silently
+    # ignoring them had read as if they were used
+    base = ["--delta", "1/2", "--gamma", "1/4", "--mu2", "3", "--T", "4", "--weights", "softmax", "--tau", "1",
+            "--mask", "strict", "--signs", "iid"]
+    assert derive_main(["spike", *base, *option]) == 2
+    assert capsys.readouterr().err.startswith(f"derive: error: {option[0][2:]}: belongs to at_dimension")

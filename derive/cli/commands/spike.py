@@ -52,6 +52,7 @@ def add_arguments(p):
 
 def run(args):
     from derive.report.randomweights import spike_document
+    from derive.interface import random_weights
     from derive.model.spec import Model
     from derive.numbers import check_digits
 
@@ -71,6 +72,11 @@ def run(args):
         model = Model(d=args.d, delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
                       mu2=args.mu2, centered=args.centered, **scheme_options(args))
         dimensions = args.d is None and args.law != "gaussian-equivalent" and not _skipped(args)
+        if args.d is None and random_weights(model):
+            for name in ("draws", "seed"):
+                if getattr(args, name) is not None:
+                    raise ParameterError(name, "belongs to at_dimension, which weights that vary from sequence to "
+                                               "sequence do not have (the model's own law is not derived for them)")
         return spike_document(model, digits, **at_d, error=_error(args.error), law=args.law, dimensions=dimensions)
     for name in ("weights", "signs", *scheme_options(args), "error", "law", "draws", "seed"):
         if getattr(args, name) is not None:
