@@ -110,10 +110,13 @@ def run_stoppable(prog: str, run, *, program: bool = False) -> int:
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
 
-    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS}
+    previous = {}
     try:
         try:
-            if program:  # inside: a signal while its thread starts is a clean stop like any other
+            # inside: a signal between the two handlers, or while the watchdog starts, is a clean stop like any other
+            for s in STOP_SIGNALS:
+                previous[s] = signal.signal(s, stop)
+            if program:
                 _watch(prog, received, printed)
             status = run()
         finally:
