@@ -12,7 +12,7 @@ from derive.gaussian.outliers import outliers_at
 from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, POINT_TARGET, THRESHOLD_TARGET, margin, outcome,
                                          outlier_comparison, pool, population_comparison, resolution_to_full,
                                          unbounded_support_note)
-from verify.ledger.records import decide
+from verify.ledger.records import decide, setting
 from verify.stats import Estimate, min_detectable
 
 __all__ = ["POPULATION", "SAMPLE", "LEVELS", "derived", "points", "evidence_c2", "fitted_threshold", "fit_outcome", "rule_c2", "check_c2"]
@@ -198,8 +198,10 @@ def rule_c2(evidence: dict) -> dict:
                                  "above the population one nowhere on the grid: the transitions are not successive")
     if not between:
         return decide("inconclusive", "no point between the thresholds")
-    seen = ("both transitions are seen on both sides of their derived thresholds and the fitted thresholds are within "
-            "the target; the sample threshold is ")
+    where = setting([{"T": p.get("T"), "weights": p.get("scheme"), "d": p.get("d"), "delta": p.get("delta"),
+                      "gamma": p.get("gamma")} for lv in levels.values() for p in lv["points"]])
+    seen = (f"both transitions are seen{f' ({where})' if where else ''} on both sides of their derived thresholds and "
+            "the fitted thresholds are within the target; the sample threshold is ")
     if order.get("proved_for_all_delta_gamma_kappa"):
         return decide("confirmed", seen + "proved the larger for every delta, gamma, kappa > 0")
     if grid_size and on_grid == grid_size:

@@ -9,7 +9,7 @@ from derive.gaussian import spikes
 from derive.symbols import alpha, delta, kappa
 from verify.comparison import TW_ORDER
 from verify.ledger.checks.common import DELTA, POINT_TARGET, pool, population_comparison, resolves
-from verify.ledger.records import decide
+from verify.ledger.records import decide, setting
 from verify.ledger.statements import c3_corrected, claimed_mu2_critical
 
 __all__ = ["CLAIMED_MU2_CRITICAL", "POINTS", "corrected", "evidence_c3", "rule_c3", "check_c3"]
@@ -81,9 +81,10 @@ def rule_c3(evidence: dict) -> dict:
     if claim_fits:
         return decide("confirmed", "the outlier appears exactly where the claimed threshold says")
     missed = ", ".join(str(p["mu2"]) for p, s in zip(points, seen) if p["claimed_outlier"] != s)
+    where = setting([{"d": p.get("d"), "delta": p.get("delta")} for p in points])
     if derived_fits:
-        return decide("corrected", f"at mu2 = {missed} the claim says no outlier and Monte Carlo shows the derived "
-                                   "one", corrected())
+        return decide("corrected", f"at mu2 = {missed}{f' ({where})' if where else ''} the claim says no outlier and "
+                                   "Monte Carlo shows the derived one", corrected())
     return decide("refuted", f"at mu2 = {missed} the claim misses the Monte Carlo, and so does the derivation")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from verify.ledger.checks.common import AGREEMENT_LEVEL, DELTA, GAMMA, T, rung, scheme_floats
-from verify.ledger.records import decide
+from verify.ledger.records import decide, setting
 from verify.stats import mean_ci
 
 __all__ = ["CLAIMED_ORDER", "FAMILIES", "MU2_GRID", "evidence_c8", "rule_c8", "check_c8"]
@@ -92,7 +92,9 @@ def rule_c8(evidence: dict) -> dict:
     if differ:
         f = differ[0]
         order = " < ".join(families[f]["alpha_over_kappa_order"])
-        return decide("corrected", f"the accuracy follows alpha/kappa on every family; on {f} that order is {order}",
+        where = setting([{"d": evidence.get("d")}])
+        return decide("corrected", f"the accuracy follows alpha/kappa on every family{f' ({where})' if where else ''}; "
+                                   f"on {f} that order is {order}",
                       "ridge classification accuracy ranks the pooling schemes by alpha/kappa; optimal > causal > mean "
                       f"holds where alpha/kappa orders them so (signal early, prefix:L), not in general (on {f}: "
                       f"{order})")
