@@ -338,9 +338,11 @@ def _limit_sample(m: Model, error=None):
     p = weights(m.need("signs"))
     given = parse_fraction(error, "error") if isinstance(error, str) else error
     sought = ERROR if error is None else float(check_range(given, "error", low=0, low_open=True))
-    check_limit_work(sum(1 for w in p.weights if w != 0))
 
     def compute():
+        # refused before any work where the estimate is beyond what the command waits for; a kept answer is served
+        check_limit_work(sum(1 for x in p.weights if x != 0), float(m.delta / m.gamma),
+                         float(m.mu2 * p.alpha / p.kappa))
         r = limit_spike(m.delta, m.gamma, p.weights, p.R, m.mu2, error=sought)
         return {name: getattr(r, name) for name in _LIMIT_FIELDS}
 

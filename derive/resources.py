@@ -15,6 +15,8 @@ arithmetic (work), written from the code that does the work:
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from fractions import Fraction
 
 from derive.errors import ParameterError
@@ -23,7 +25,8 @@ __all__ = ["DRAWS", "SEED", "MAX_DRAWS", "RATIO_RANGE", "MAX_RATIO_PRODUCT", "KA
            "MAX_EIGEN_REFINEMENT_WORK", "MAX_SERIES_SECONDS", "SERIES_RATES", "series_atoms", "series_seconds",
            "check_series_work", "MAX_POINTS", "MAX_DENSITY_WORK", "MAX_OUTPUT_DIGITS", 
            "bulk_parameters", "check_spike_ranges", "check_documented_range", "check_exact_causal_T", "check_points",
-           "check_density_work", "check_output", "LIMIT_SECONDS_PER_WEIGHT", "MAX_LIMIT_SECONDS", "limit_cpu_budget", "check_limit_work"]
+           "check_density_work", "check_output", "LIMIT_SECONDS_PER_WEIGHT", "LIMIT_SECONDS_FIXED", "LIMIT_REUSE_SCALES", "LIMIT_SIGNAL_SCALE",
+           "MAX_LIMIT_SECONDS", "limit_wait", "limit_seconds", "limit_cpu_budget", "check_limit_work"]
 
 RATIO_RANGE = (Fraction(1, 10**12), Fraction(10**12))
 """The range of ``delta`` and ``gamma`` accepted, together with :data:`MAX_RATIO_PRODUCT`: the support
@@ -229,43 +232,106 @@ def check_series_work(lam, dps: int, reach: float = 0.0, reach_name: str = "x") 
                                f"more than {MAX_SERIES_SECONDS} s ({why}){hint}")
 
 
-LIMIT_SECONDS_PER_WEIGHT = 0.9
+LIMIT_SECONDS_PER_WEIGHT = 1.1
 """Seconds of one core the model's own limit at several nonzero weights (quenched cavity populations, one sign field
-per position) takes per nonzero weight, cold, measured with ``derive spike --delta 1/2 --gamma 4 --mu2 4 --weights
-mean --signs iid``: 13 CPU-s at ``T = 16``, 56 at ``T = 64`` (linear: the populations sweep every position)."""
+per position) takes per nonzero weight at a small reuse and a weak signal, cold: 13 CPU-s at ``T = 16`` and 56 at
+``T = 64`` (``derive spike --delta 1/2 --gamma 4 --mu2 4 --weights mean --signs iid``), 31 at ``T = 16`` with
+``prefix:2``, ``gamma = 1/4``, ``mu2 = 2`` (linear: the populations sweep every position); never less than
+:data:`LIMIT_SECONDS_FIXED`."""
+
+LIMIT_SECONDS_FIXED = 10.0
+"""Seconds of one core the model's own limit takes at a few nonzero weights whatever their number (the scan and the
+threshold's edge searches): ``T = 4``, mean, ``prefix:2``, ``delta = 1/2``, ``gamma = 1/4``, ``mu2 = 2``, 17 CPU-s."""
+
+LIMIT_REUSE_SCALES = (4.0, 64.0)
+r"""The reuse ``r = N/V = delta/gamma`` multiplies the limit's cost by :math:`(1 + r/4)(1 + r/64)`: each root token
+has about ``r`` child sequences per position, and the populations converge more slowly as it grows (measured at
+``T = 4``, mean, ``prefix:2``, ``mu2 = 2``: 17, 36, 55, 124 CPU-s at ``r = 2, 8, 16, 32``; 113 at ``r = 40``)."""
+
+LIMIT_SIGNAL_SCALE = 25.0
+r"""The signal's strength :math:`s = \mu_2\alpha/\kappa` (the population spike over the bulk's scale) multiplies the
+limit's cost by :math:`1 + s/25`: the outlier's point lies further out, where the root tokens are tilted to larger
+counts (measured at ``T = 4``, mean, ``prefix:2``, ``r = 2``, :math:`\alpha/\kappa = 3/2`: 17, 23, 74, 108 CPU-s at
+``mu2 = 2, 10, 30, 100``)."""
 
 MAX_LIMIT_SECONDS = 600
 """Most seconds of one core the model's own limit may be estimated to take before it starts (ten minutes: ``T`` up
-to about 650 nonzero weights). Beyond it ``T = 2000`` and ``T = 10^5`` had run for hours, deaf to everything but a
-signal."""
+to about 540 nonzero weights at a small reuse and signal). Beyond it ``T = 2000`` and ``T = 10^5`` had run for hours,
+deaf to everything but a signal. A command whose own work is smaller waits less (:func:`limit_wait`)."""
+
+_wait = contextvars.ContextVar("limit_wait", default=(MAX_LIMIT_SECONDS, "", "gamma"))
 
 
-def limit_cpu_budget(nonzero: int) -> float:
-    """CPU-seconds the model's own limit may spend at ``nonzero`` nonzero weights before it is refused: four times the
-    estimate of :data:`LIMIT_SECONDS_PER_WEIGHT`, and never less than two minutes (the slowest point measured,
-    ``T = 8``, causal, ``prefix:3``, took 41).
+@contextlib.contextmanager
+def limit_wait(seconds: float, why: str, reuse: str = "gamma"):
+    """Within the block, the model's own limit is refused when estimated beyond ``seconds`` (``why``: the command that
+    waits no longer, as the refusal says it; ``reuse``: the command's parameter that sets the reuse) instead of
+    :data:`MAX_LIMIT_SECONDS`: ``verify mc`` waits for its theory no longer than about a minute."""
+    token = _wait.set((min(seconds, MAX_LIMIT_SECONDS), why, reuse))
+    try:
+        yield
+    finally:
+        _wait.reset(token)
 
-    >>> limit_cpu_budget(4), limit_cpu_budget(100)
-    (120.0, 360.0)
+
+def limit_seconds(nonzero: int, reuse: float, strength: float) -> float:
+    r"""CPU-seconds the model's own limit is estimated to take, cold, at ``nonzero`` nonzero weights, reuse
+    ``r = N/V = delta/gamma`` and signal strength :math:`s = \mu_2\alpha/\kappa`:
+    :math:`\max(10, 1.1\,n)\,(1 + r/4)(1 + r/64)\,(1 + s/25)` (:data:`LIMIT_SECONDS_FIXED`,
+    :data:`LIMIT_SECONDS_PER_WEIGHT`, :data:`LIMIT_REUSE_SCALES`, :data:`LIMIT_SIGNAL_SCALE`). An upper estimate at the
+    points measured within a factor of two, except at a reuse below one with a few weights (38 CPU-s measured at
+    ``T = 4``, ``prefix:2``, ``r = 1/8``, estimated 13), which the budget of :func:`limit_cpu_budget` covers.
+
+    >>> round(limit_seconds(4, 2, 3)), round(limit_seconds(4, 40, 3)), round(limit_seconds(200, 5/3, 2.3))
+    (17, 200, 349)
     """
-    return max(4 * nonzero * LIMIT_SECONDS_PER_WEIGHT, 120.0)
+    low, high = LIMIT_REUSE_SCALES
+    return (max(LIMIT_SECONDS_FIXED, nonzero * LIMIT_SECONDS_PER_WEIGHT) * (1 + reuse / low) * (1 + reuse / high)
+            * (1 + strength / LIMIT_SIGNAL_SCALE))
 
 
-def check_limit_work(nonzero: int) -> None:
-    """Refuse the model's own limit at ``nonzero`` nonzero weights when :data:`LIMIT_SECONDS_PER_WEIGHT` puts it beyond
-    :data:`MAX_LIMIT_SECONDS`, with the estimate and the law that answers at once.
+def limit_cpu_budget(estimate: float) -> float:
+    """CPU-seconds the model's own limit may spend, estimated at ``estimate`` (:func:`limit_seconds`), before it is
+    refused: four times the estimate and never less than two minutes, but never more than twice what the command
+    waits for (:func:`limit_wait`), so that a command that waits a minute is stopped within two.
 
-    >>> check_limit_work(2000)
+    >>> limit_cpu_budget(17), limit_cpu_budget(100)
+    (120.0, 400.0)
+    >>> with limit_wait(60, "verify mc"):
+    ...     limit_cpu_budget(40)
+    120.0
+    """
+    return float(min(max(4 * estimate, 120.0), max(2 * _wait.get()[0], 120.0)))
+
+
+def check_limit_work(nonzero: int, reuse: float, strength: float) -> float:
+    """The estimate :func:`limit_seconds` of the model's own limit, refused when beyond what the command waits for
+    (:data:`MAX_LIMIT_SECONDS`, or less within :func:`limit_wait`), with the estimate, what drives it and the law that
+    answers at once.
+
+    >>> check_limit_work(2000, 1/8, 4)
     Traceback (most recent call last):
     ...
-    derive.errors.ParameterError: T: the model's own limit at 2000 nonzero weights would take about 1800 CPU-s (0.9 s per nonzero weight), more than 600; the paper's law answers at once (--law gaussian-equivalent), or use at most 666 nonzero weights
+    derive.errors.ParameterError: T: the model's own limit at 2000 nonzero weights, reuse N/V = 0.125, mu2 alpha/kappa = 4: about 2637 CPU-s, more than 600; --law gaussian-equivalent answers at once
+    >>> with limit_wait(60, "CPU-s verify mc waits for its theory", reuse="N"):
+    ...     check_limit_work(4, 40, 3)
+    Traceback (most recent call last):
+    ...
+    derive.errors.ParameterError: N: the model's own limit at 4 nonzero weights, reuse N/V = 40, mu2 alpha/kappa = 3: about 200 CPU-s, more than the 60 CPU-s verify mc waits for its theory; --law gaussian-equivalent answers at once, or derive spike computes and keeps it
     """
-    seconds = nonzero * LIMIT_SECONDS_PER_WEIGHT
-    if seconds > MAX_LIMIT_SECONDS:
-        raise ParameterError("T", f"the model's own limit at {nonzero} nonzero weights would take about {seconds:.0f} "
-                                  f"CPU-s ({LIMIT_SECONDS_PER_WEIGHT} s per nonzero weight), more than {MAX_LIMIT_SECONDS}; "
-                                  "the paper's law answers at once (--law gaussian-equivalent), or use at most "
-                                  f"{int(MAX_LIMIT_SECONDS / LIMIT_SECONDS_PER_WEIGHT)} nonzero weights")
+    seconds = limit_seconds(nonzero, reuse, strength)
+    wait, why, reuse_name = _wait.get()
+    if seconds > wait:
+        low, high = LIMIT_REUSE_SCALES
+        factors = {"T": max(LIMIT_SECONDS_FIXED, nonzero * LIMIT_SECONDS_PER_WEIGHT) / LIMIT_SECONDS_FIXED,
+                   reuse_name: (1 + reuse / low) * (1 + reuse / high), "mu2": 1 + strength / LIMIT_SIGNAL_SCALE}
+        name = max(factors, key=factors.get)
+        more = f"more than the {wait:.0f} {why}" if why else f"more than {wait:.0f}"
+        cached = ", or derive spike computes and keeps it" if why and seconds <= MAX_LIMIT_SECONDS else ""
+        raise ParameterError(name, f"the model's own limit at {nonzero} nonzero weights, reuse N/V = {reuse:.3g}, mu2 "
+                                   f"alpha/kappa = {strength:.3g}: about {seconds:.0f} CPU-s, {more}; "
+                                   f"--law gaussian-equivalent answers at once{cached}")
+    return seconds
 
 
 def check_points(n: int, name: str) -> None:

@@ -124,3 +124,34 @@ def test_the_available_memory_respects_the_address_space_limit():
             "from verify.montecarlo.memory import available_memory; print(available_memory())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert int(out) <= 3 * 2**30
+
+
+def test_the_models_limit_is_refused_before_any_work_and_a_kept_one_is_served(monkeypatch, tmp_path):
+    """Beyond what a command waits for (``limit_wait``), the model's limit is refused before the populations start; a
+    limit ``derive spike`` computed and kept is served to the same command (the refusal's advice holds)."""
+    import derive.interface as interface
+    import derive.vocabulary.limit.outlier as outlier
+    from derive import Model
+    from derive.resources import limit_seconds, limit_wait
+    from derive.vocabulary.limit.outlier import LimitSpike
+
+    monkeypatch.setenv("ATTENTION_RMT_CACHE_DIR", str(tmp_path))
+    calls = []
+
+    def fake(*args, **kwargs):
+        calls.append(args)
+        return LimitSpike(True, 1.5, 0.25, 0.5, 0.01, 0.02, 0.5, 0.05, 0.0)
+
+    monkeypatch.setattr(outlier, "limit_spike", fake)
+    m = Model(delta="10", gamma="1/4", mu2=2, T=4, weights="mean", signs="prefix:2")
+    # alpha/kappa = 3/2 for mean weights and prefix:2 at T = 4 (two positions share one sign)
+    estimate = limit_seconds(4, 40, 3)
+    with limit_wait(estimate / 2, "CPU-s the test waits", reuse="N"):
+        with pytest.raises(ParameterError) as refused:
+            interface._limit_sample(m)
+    assert refused.value.parameter == "N" and f"about {estimate:.0f} CPU-s" in str(refused.value) and not calls
+    kept = interface._limit_sample(m)
+    assert len(calls) == 1
+    with limit_wait(estimate / 2, "CPU-s the test waits", reuse="N"):
+        assert interface._limit_sample(m).eigenvalue == kept.eigenvalue == 1.5
+    assert len(calls) == 1

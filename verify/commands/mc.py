@@ -10,6 +10,7 @@ from derive.cli.kit import add_law, add_scheme, add_signs, listed, scheme_option
 from derive.errors import ParameterError
 from derive.interface import LAWS
 from derive.numbers import check_digits, format_real
+from derive.resources import limit_wait
 from verify.commands.options import add_max_memory
 from verify.montecarlo.memory import MAX_MU2, set_max_memory
 from verify.montecarlo.trials import PATHS
@@ -86,6 +87,11 @@ def model_theory(model, digits: int) -> dict:
     return memo("mc-theory", model_key(limit, ("weights", "T", "signs", "delta", "gamma", "mu2", "centered"),
                                        digits=digits), compute)
 
+
+THEORY_WAIT = 60
+"""Most CPU-seconds the model's own limit may be estimated to take for ``verify mc``'s theory
+(:func:`derive.resources.limit_wait`): a simulation of seconds does not wait ten minutes for its comparison; beyond,
+the run is refused naming ``--law gaussian-equivalent`` and ``derive spike``, which computes and keeps it."""
 
 LEVEL, POWER = 0.95, 0.8
 """The level of the verdicts' intervals and the power their smallest detectable difference is stated at."""
@@ -284,7 +290,8 @@ def run(args):
         # weights that vary from sequence to sequence in the limit have one law derived: the Gaussian equivalent with
         # each sequence's weights (the model's own law saying it is not derived), whichever law was asked; attention
         # whose limit weights are shared by every sequence has the laws of those weights
-        theory = model_theory(model, digits)
+        with limit_wait(THEORY_WAIT, "CPU-s verify mc waits for its theory", reuse="N"):
+            theory = model_theory(model, digits)
     else:
         from derive.report.documents import spike
 

@@ -195,21 +195,20 @@ def lowest_gap(points: list[Point]) -> tuple[Point, Point] | None:
 
 
 class _Budget:
-    """The CPU time the limit may spend: :func:`derive.resources.limit_cpu_budget` of its nonzero weights, checked
-    before each solve of the populations (every thread's time counts). The estimate before the start assumes the
-    reuse and signal strength it was measured at; where they differ (a reuse ``N/V`` of 40, ``mu2 = 10^6``) the work
-    had grown without bound, so past the budget the answer is refused, never awaited."""
+    """The CPU time the limit may spend: :func:`derive.resources.limit_cpu_budget` of its estimate
+    (:func:`derive.resources.limit_seconds`), checked before each solve of the populations (every thread's time
+    counts). Where the estimate misses the work (it was measured at a few points), past the budget the answer is
+    refused, never awaited."""
 
     def __init__(self):
         self.deadline, self.what = None, ""
 
     @contextlib.contextmanager
-    def running(self, nonzero: int, delta: float, gamma: float, mu2: float):
+    def running(self, estimate: float, what: str):
         from derive.resources import limit_cpu_budget
 
-        seconds = limit_cpu_budget(nonzero)
-        self.deadline, self.what = time.process_time() + seconds, (
-            f"{nonzero} nonzero weights, delta = {delta:.6g}, gamma = {gamma:.6g}, mu2 = {mu2:.6g}: {seconds:.0f}")
+        seconds = limit_cpu_budget(estimate)
+        self.deadline, self.what = time.process_time() + seconds, f"{what}: {seconds:.0f}"
         try:
             yield
         finally:

@@ -137,6 +137,8 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
     """
     from threadpoolctl import threadpool_limits
 
+    from derive.resources import limit_seconds
+
     delta, gamma, mu2 = _positive(delta, "delta"), _positive(gamma, "gamma"), float(mu2)
     if not np.isfinite(mu2) or mu2 < 0:
         raise ParameterError("mu2", f"must be a finite real >= 0, got {mu2}")
@@ -154,10 +156,13 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
     error = _error_target(error)
     if not mu2 > 0:
         return LimitSpike(False, None, None, 0.0, None, None, None, None, None)
-    law = _law(delta, gamma, tuple(w[keep].tolist()), tuple(map(tuple, Rf[np.ix_(keep, keep)].tolist())), alpha,
-               settings, max(1, threads), error)
-    with threadpool_limits(1), budget.running(int(keep.sum()), delta, gamma, mu2):
+    nonzero, strength = int(keep.sum()), mu2 * alpha / float(w @ w)
+    estimate = limit_seconds(nonzero, delta / gamma, strength)
+    with threadpool_limits(1), budget.running(estimate, f"{nonzero} nonzero weights, reuse N/V = {delta / gamma:.6g}, "
+                                                        f"mu2 alpha/kappa = {strength:.6g}"):
         # the vectors are small: BLAS threads only contend (a 30-fold slowdown measured)
+        law = _law(delta, gamma, tuple(w[keep].tolist()), tuple(map(tuple, Rf[np.ix_(keep, keep)].tolist())), alpha,
+                   settings, max(1, threads), error)
         return law.spike(mu2)
 
 
