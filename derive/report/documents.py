@@ -241,12 +241,20 @@ def difference(own: dict, paper: dict) -> dict:
     ...             "eigenvalue_error": "0.01", "overlap_error": "0.002", "mu2_critical_error": "0.0013"},
     ...            {"outlier": True, "eigenvalue": "1.45", "overlap": "0.61", "mu2_critical": "0.0181822"})
     {'eigenvalue': '5.0', 'overlap': '-5.0', 'mu2_critical': '5.2', 'unit': 'stated error'}
+
+    A threshold at ``mu2 = 0`` in both laws (a large ``delta``) is exact: its error is 0 and so is the difference.
+
+    >>> difference({"mu2_critical": "0", "mu2_critical_error": "0"}, {"mu2_critical": "0"})["mu2_critical"]
+    '0'
     """
     def one(name):
         if own.get(name) is None or paper.get(name) is None:
             return None
         gap = mpmath.mpf(own[name]) - mpmath.mpf(paper[name])
         error = own.get(f"{name}_error")
+        if error is not None and mpmath.mpf(error) == 0:
+            # an estimate exact where it stands (a threshold at mu2 = 0): any gap is beyond its error
+            return "0" if gap == 0 else "inf" if gap > 0 else "-inf"
         return format_real(gap / mpmath.mpf(error) if error else gap, 2 if error else 6)
 
     with mpmath.workdps(30):

@@ -46,7 +46,8 @@ SPIKE_FIELDS = (
     (("difference", "unit"),
      "difference: the model's sample level minus the Gaussian equivalent's (eigenvalue, overlap, mu2_critical), in the "
      "unit stated: the model's stated error (beyond +-1: the two laws differ by more than that error) or, where the "
-     "model's value is exact, absolute"),
+     "model's value is exact, absolute (inf: an exact value, such as a threshold at mu2 = 0, the other law "
+     "misses)"),
     (("mask", "tau"), "mask, tau: the causal scheme's options the weights were computed with (- for a scheme without "
                       "them)"),
     (("finite_size", "method", "draws", "seed", "V", "N"),
