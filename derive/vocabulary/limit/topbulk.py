@@ -22,6 +22,11 @@ seen :math:`k^*` or more times, probability :math:`\exp(-V P(n \ge k^*))\to 0`: 
 eigenvector is a token's (overlap with ``u`` of order :math:`1/d`), and ``u`` is recovered by the eigenvector of
 the eigenvalue nearest :math:`\ell`, whose overlap keeps its limit (the gap is free of eigenvalues with probability
 tending to one, exact separation).
+
+The threshold therefore moves with ``d`` (:func:`threshold_at_dimension`): the signal is the top eigenvalue of a draw
+whose largest count is ``M`` once its outlier passes the token's, at :math:`\mu_2 = c_M/(\psi(c_M) - c_M)`
+(:func:`token_threshold`), which is :math:`\gamma M - \delta - \gamma + O(1/M)`: the mean threshold grows like
+:math:`\gamma\log d/\log\log d` without bound, and the limit's threshold is its value at no finite ``d``.
 """
 from __future__ import annotations
 
@@ -29,7 +34,8 @@ import mpmath
 
 from derive.vocabulary.limit.silverstein import GeneralizedMP
 
-__all__ = ["token_eigenvalue", "max_count_cdf", "top_of_bulk", "first_count_above", "signal_on_top_probability"]
+__all__ = ["token_eigenvalue", "max_count_cdf", "top_of_bulk", "first_count_above", "signal_on_top_probability",
+           "token_threshold", "threshold_at_dimension"]
 
 
 def token_eigenvalue(law: GeneralizedMP, k: int) -> mpmath.mpf:
@@ -122,3 +128,55 @@ def signal_on_top_probability(law: GeneralizedMP, ell, d: int) -> mpmath.mpf:
     k = first_count_above(law, ell)
     V = int(mpmath.nint(d / law._delta()))
     return law.population.cdf(k - 1) ** V
+
+
+def token_threshold(law: GeneralizedMP, m: int) -> mpmath.mpf:
+    r"""The signal strength at which the signal's outlier reaches the eigenvalue of the one token seen ``m`` times (the
+    draw's largest count): :math:`\mu_2 = c_m/(\psi(c_m) - c_m)`. At one nonzero weight the outlier is :math:`x(t) =
+    t(1 - S_0(t))` at the root of :math:`S_0(t) = -1/\mu_2`; without the cluster of count ``m`` (one token, not a
+    share of ``V``) :math:`x(c_m) = \psi(c_m)` (:func:`token_eigenvalue`), so the outlier is at the token's eigenvalue
+    where :math:`S_0(c_m) = 1 - \psi(c_m)/c_m = -1/\mu_2`. With :math:`\psi(c) = c + 1 + \delta(1 + 1/\lambda)/c +
+    O(c^{-2})` it is :math:`c_m - \delta(1 + 1/\lambda) + O(1/c_m) = \gamma m - \delta - \gamma + O(1/m)`.
+
+    >>> from derive.vocabulary.limit.populations import PoissonPopulation
+    >>> L = GeneralizedMP(1, PoissonPopulation(1))
+    >>> with mpmath.workdps(15):
+    ...     print(mpmath.nstr(token_threshold(L, 6), 6), mpmath.nstr(token_threshold(L, 40), 6), 40 - 1 - 1)
+    3.67251 37.9729 38
+    """
+    c = law.atom(m)
+    return c / (token_eigenvalue(law, m) - c)
+
+
+def threshold_at_dimension(law: GeneralizedMP, d: int, limit=None) -> dict:
+    r"""The sample-level threshold at dimension ``d`` (:math:`V = d/\delta`): in a draw whose largest count is ``M``,
+    the least :math:`\mu_2` at which the signal's outlier exists and is the top eigenvalue,
+    :math:`\max(\mu_{2,c}, \mu_2(M))` (``limit``: the limit's :math:`\mu_{2,c}`, by default the lower end of the
+    first window of :func:`derive.vocabulary.limit.signal.signal_windows`; :math:`\mu_2(M)`:
+    :func:`token_threshold`), with ``M`` distributed as in :func:`top_of_bulk`. Returns ``limit``, the threshold's ``mean``, ``sd``
+    and ``median`` over draws, and ``counts`` (the law of ``M``). Exact up to the Poissonized counts and :math:`O(1/d)`.
+
+    >>> from derive.vocabulary.limit.populations import PoissonPopulation
+    >>> L = GeneralizedMP(1, PoissonPopulation(1))
+    >>> with mpmath.workdps(15):
+    ...     r = threshold_at_dimension(L, 1000)
+    >>> round(r["limit"], 4), round(r["mean"], 3), round(r["median"], 4)
+    (2.7974, 3.285, 2.7974)
+    """
+    if limit is None:
+        from derive.vocabulary.limit.signal import signal_windows
+
+        windows = signal_windows(law)
+        limit = windows[0][0] if windows else mpmath.inf
+    limit = mpmath.mpf(limit)
+    counts = top_of_bulk(law, d)["counts"]
+    values = {m: float(max(limit, token_threshold(law, m))) if m > 0 else float(limit) for m in counts}
+    mean = sum(p * values[m] for m, p in counts.items())
+    sd = max(0.0, sum(p * values[m] ** 2 for m, p in counts.items()) - mean ** 2) ** 0.5
+    below, median = 0.0, None
+    for m in sorted(counts):
+        below += counts[m]
+        if below >= 0.5:
+            median = values[m]
+            break
+    return {"limit": float(limit), "mean": mean, "sd": sd, "median": median, "counts": counts}
