@@ -131,5 +131,6 @@ def _pooling(scheme: Scheme, n: Length, family: SignFamily | None, digits: Digit
     if not low <= k <= high:
         raise ParameterError("weights", f"normalized to sum 1 they have kappa = |w|^2 = {sp.N(k, 6)}, outside "
                                         f"[{low}, {high}], the documented range of kappa (do they nearly cancel?)")
-    a = family.quadratic_form(w) if family is not None else None
+    # the length of w is n, checked for the family above: its quadratic form need not check it again
+    a = family._quadratic_form(list(w), n) if family is not None else None
     return Pooling(w, family, a, k, sum_w(w), note, law)
