@@ -99,7 +99,6 @@ def pooling(scheme, T_value, signs=None, *, digits: int = 30, **options) -> Pool
     return _pooling(scheme, n, family, check_digits(digits))
 
 
-@lru_cache(maxsize=256)
 def model_pooling(m, digits: int = 30) -> Pooling:
     """The pooling of a :class:`~derive.Model`'s scheme, ``T`` and sign family, which the model checked together when it
     was built: resolved without reading them again, once per model and ``digits``.
@@ -112,8 +111,13 @@ def model_pooling(m, digits: int = 30) -> Pooling:
 
     if not isinstance(m, Model):
         raise ParameterError("model", f"must be a derive.Model, got {type(m).__name__}")
-    m.need("T", "weights")
-    return _pooling(m.weights, m.T, m.signs, check_digits(digits))
+    return _model_pooling(m.need("T", "weights"), check_digits(digits))
+
+
+@lru_cache(maxsize=256)
+def _model_pooling(m, digits: Digits) -> Pooling:
+    # kept behind model_pooling's checks: an unhashable argument is refused as a ParameterError, never a TypeError here
+    return _pooling(m.weights, m.T, m.signs, digits)
 
 
 def _pooling(scheme: Scheme, n: Length, family: SignFamily | None, digits: Digits) -> Pooling:
