@@ -17,7 +17,7 @@ gaussian-equivalent 0.6319444444 0.6185897436
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache, partial
+from functools import partial
 
 import mpmath
 
@@ -51,14 +51,9 @@ def weights(m: Model, digits: int = 30):
     >>> p = weights(Model(T=3, weights="causal", mask="strict", signs="iid")); p.weights, p.alpha, p.kappa
     ((3/4, 1/4, 0), 5/8, 5/8)
     """
-    return _pooling(_model(m).need("T", "weights"), check_digits(digits))
+    from derive.model.pooling import model_pooling
 
-
-@lru_cache(maxsize=256)
-def _pooling(m: Model, digits):
-    from derive.model.pooling import pooling
-
-    return pooling(m.weights, m.T, m.signs, digits=digits)
+    return model_pooling(_model(m).need("T", "weights"), check_digits(digits))
 
 
 def random_weights(m: Model) -> bool:

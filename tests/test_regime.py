@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from derive import Model
 from derive.vocabulary.limit import tokenreuse
 from derive.gaussian.regime import GAUSSIAN_REUSE, gaussian_equivalent_warning
 from verify.studies.regime import RESOLUTION, distance, ge_distribution
@@ -37,9 +38,9 @@ def test_no_warning_only_where_the_map_finds_the_gaussian_equivalent_within_reso
     # one nonzero weight, the worst case; delta = 4 is the largest distance at N/V = 16 on delta = 1/64 .. 64
     # (0.0014; the slow test runs the grid). Below the threshold the warning is needed: at N/V = 4 the distance
     # is 0.018, above RESOLUTION
-    assert gaussian_equivalent_warning(4, sp.Rational(4, GAUSSIAN_REUSE)) is None
+    assert gaussian_equivalent_warning(Model(delta=4, gamma=sp.Rational(4, GAUSSIAN_REUSE))) is None
     assert distance(4, sp.Rational(4, GAUSSIAN_REUSE), [1])["ks"] <= RESOLUTION
-    assert gaussian_equivalent_warning(1, sp.Rational(1, 4)) is not None
+    assert gaussian_equivalent_warning(Model(delta=1, gamma=sp.Rational(1, 4))) is not None
     assert distance(1, sp.Rational(1, 4), [1])["ks"] > RESOLUTION
 
 

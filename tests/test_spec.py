@@ -3,6 +3,8 @@ user's file is opened once per run; the public API of INTERFACE.md; the layout h
 limit never imports its draw."""
 import ast
 import json
+import os
+import re
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -207,6 +209,23 @@ def test_only_the_command_lines_import_derives_command_line():
         if module == "verify.cli" or module.startswith(("verify.commands", "derive.cli")):
             continue
         assert not {m for m in _imports(path, "derive") if m == "derive.cli" or m.startswith("derive.cli.")}, module
+
+
+def test_each_parameter_of_a_verify_mc_run_is_validated_in_one_place(tmp_path):
+    """Parse at the door, trust inside (issue 41): on the first command line of notes/architecture.md's table,
+    ``scripts/validations.py`` finds one place (a function of ours) validating each of these parameters, the theory at
+    ``d`` included (the command as a user runs it, on a cold cache); a second place is a layer that checks again what
+    the layer above checked. ``digits``, ``weights`` and the pooling scalars still count twice (the note says why)."""
+    argv = ("verify mc --d 40 --V 80 --N 160 --T 4 --signs prefix:2 --weights mean --mu2 3 --seeds 2 "
+            "--law gaussian-equivalent").split()
+    done = processes.run([sys.executable, str(ROOT / "scripts" / "validations.py"), *argv], capture_output=True,
+                         text=True, cwd=ROOT, check=True, cpu=300,
+                         env={**{k: v for k, v in os.environ.items() if k != "ATTENTION_RMT_DIMENSIONS"},
+                              "ATTENTION_RMT_CACHE_DIR": str(tmp_path)})
+    places = {m["name"]: int(m["places"])
+              for m in re.finditer(r"^ *(?P<name>\S+) +\d+ calls in (?P<places>\d+) places", done.stdout, re.M)}
+    once = ("d", "V", "N", "T", "delta", "gamma", "mu2", "signs", "k", "seeds", "seed0", "trial", "n")
+    assert {name: places.get(name) for name in once} == dict.fromkeys(once, 1), done.stdout
 
 
 def test_the_documents_are_built_outside_the_commands():

@@ -7,7 +7,7 @@ Gaussian-equivalent answer, and their cold start imports no SymPy. The map behin
 """
 from __future__ import annotations
 
-from derive.numbers import parse_fraction
+from derive.errors import ParameterError
 
 __all__ = ["GAUSSIAN_REUSE", "gaussian_equivalent_warning"]
 
@@ -20,14 +20,22 @@ is at least :math:`\lambda`, with equality there), the distance at ``N/V = 16`` 
 ``T`` and the weights is in notes/finite_vocabulary.md."""
 
 
-def gaussian_equivalent_warning(delta, gamma, hint: str = "pass --T and --weights for the model's law") -> str | None:
-    r"""The warning attached to a Gaussian-equivalent answer at ``delta, gamma`` (weights unknown), ending with the
-    ``hint`` of where the model's own law is, or ``None``.
+def gaussian_equivalent_warning(m, hint: str = "pass --T and --weights for the model's law") -> str | None:
+    r"""The warning attached to a Gaussian-equivalent answer for the model ``m`` (a :class:`derive.Model`, whose
+    ``delta, gamma`` were checked when it was built: read as they are; weights unknown), ending with the ``hint`` of
+    where the model's own law is, or ``None``.
 
-    >>> gaussian_equivalent_warning(1, "1/32") is None, gaussian_equivalent_warning(1, 1)[:40]
-    (True, 'Gaussian-equivalent pooled vectors: with')
+    >>> from derive import Model
+    >>> gaussian_equivalent_warning(Model(delta=1, gamma="1/32")) is None
+    True
+    >>> gaussian_equivalent_warning(Model(delta=1, gamma=1))[:40]
+    'Gaussian-equivalent pooled vectors: with'
     """
-    lam = parse_fraction(str(delta), "delta") / parse_fraction(str(gamma), "gamma")
+    from derive.model.spec import Model
+
+    if not isinstance(m, Model):
+        raise ParameterError("model", f"must be a derive.Model, got {type(m).__name__}")
+    lam = m.need("delta", "gamma").delta / m.gamma
     if lam >= GAUSSIAN_REUSE:
         return None
     return (f"Gaussian-equivalent pooled vectors: with N/V = delta/gamma = {lam} < {GAUSSIAN_REUSE} uses of a token per "

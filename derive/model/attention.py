@@ -299,7 +299,7 @@ def optimal_weights(family: SignFamily, T_value, digits: int = 30) -> tuple[list
         members = set(B)
         w = [sp.Rational(1, len(B)) if i in members else sp.Integer(0) for i in range(n)]
         # R w = L w on the block, so alpha = (sum_B w)^2 = 1
-        assert family.quadratic_form(w) == 1
+        assert family._quadratic_form(w, n) == 1
         return w, None
     work = n**3 * (digits + 10) ** 2
     if work > MAX_EIGEN_WORK:

@@ -57,9 +57,7 @@ class IID(SignFamily):
 
         return sp.KroneckerDelta(t, s)
 
-    def quadratic_form(self, w):
-        w = list(w)
-        self.check(len(w))
+    def _quadratic_form(self, w, T):
         return exact_sum(w, 2)
 
     def block(self, T):
@@ -102,9 +100,7 @@ class _Block(SignFamily):
     def _positions(self, T: int) -> range:
         raise NotImplementedError
 
-    def quadratic_form(self, w):
-        w = list(w)
-        T = self.check(len(w))
+    def _quadratic_form(self, w, T):
         inside = self._positions(T)
         return exact_sum(w[i] for i in inside) ** 2 + exact_sum((w[i] for i in range(T) if i not in inside), 2)
 
@@ -188,23 +184,21 @@ class _Toeplitz(SignFamily):
     toeplitz = True
     __slots__ = ()
 
-    def quadratic_form(self, w):
+    def _quadratic_form(self, w, T):
         import sympy as sp
 
         from derive.symbols import T as T_
 
-        w = list(w)
-        T = self.check(len(w))
         param = sp.Rational(self.param.numerator, self.param.denominator)
         if all(x == w[0] for x in w):
             return w[0] ** 2 * toeplitz_total(type(self)).subs({T_: T, self.parameter(): param}).doit()
-        return self._quadratic_form(w, param)
+        return self._lag_form(w, param)
 
     @classmethod
     def examples(cls, T):
         return tuple(f"{k}/10" for k in sorted(range(-9, 10), key=lambda k: (abs(k), k)))
 
-    def _quadratic_form(self, w, param):
+    def _lag_form(self, w, param):
         import sympy as sp
 
         from derive.model.signs import _entry_function
@@ -251,7 +245,7 @@ class Markov(_Toeplitz):
 
         return r ** sp.Abs(t - s)
 
-    def _quadratic_form(self, w, param):
+    def _lag_form(self, w, param):
         import sympy as sp
 
         # g_t = sum_{s<t} r^{t-s} w_s = r (g_{t-1} + w_{t-1}): alpha = sum_t w_t^2 + 2 sum_t w_t g_t

@@ -4,6 +4,7 @@ and a sign family into the weights (normalized to sum 1) and the scalars every l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 
@@ -11,11 +12,11 @@ from derive.errors import ParameterError
 from derive.model.attention import kappa, sum_w
 from derive.model.schemes import Scheme, parse_scheme
 from derive.model.families import as_family
-from derive.model.signs import SignFamily, check_T
-from derive.numbers import Displayed, Reals, check_digits
+from derive.model.signs import Length, SignFamily, check_T
+from derive.numbers import Digits, Displayed, Reals, check_digits
 from derive.resources import KAPPA_RANGE
 
-__all__ = ["scheme_weights", "Pooling", "pooling"]
+__all__ = ["scheme_weights", "Pooling", "pooling", "model_pooling"]
 
 
 def scheme_weights(scheme, T_value, family: SignFamily | None = None, digits: int = 30,
@@ -33,7 +34,11 @@ def scheme_weights(scheme, T_value, family: SignFamily | None = None, digits: in
         if not isinstance(scheme, str):
             raise ParameterError("scheme", f"must be a string or a Scheme, got {scheme!r}")
         scheme = parse_scheme(scheme, n, **options)
-    digits = check_digits(digits)
+    return _weights(scheme, n, family, check_digits(digits))
+
+
+def _weights(scheme: Scheme, n: Length, family: SignFamily | None, digits: Digits) -> tuple[list, str | None]:
+    """:func:`scheme_weights` of values checked together (``n`` for ``family``): the limits of the computation only."""
     if family is not None and n > family.max_T:
         raise ParameterError("T", f"{family.syntax} signs are supported for T <= {family.max_T}, got {n}")
     scheme.check(n, family, digits)
@@ -79,18 +84,46 @@ class Pooling(Displayed):
 def pooling(scheme, T_value, signs=None, *, digits: int = 30, **options) -> Pooling:
     """The one resolver of a weight scheme: ``scheme`` (a :class:`~derive.model.schemes.Scheme`, or a spec of the
     catalogue with its ``options``) for ``T_value`` positions and the sign family ``signs`` (a spec, a
-    :class:`SignFamily`, a user's family or ``None``).
+    :class:`SignFamily`, a user's family or ``None``), each checked here (a :class:`~derive.Model`'s, checked when it
+    was built, is resolved by :func:`model_pooling`).
 
     >>> p = pooling("mean", 2, "prefix:2"); p.weights, p.alpha, p.kappa, p.W
     ((1/2, 1/2), 1, 1/2, 1)
     """
     family = as_family(signs)
+    n = check_T(T_value) if family is None else family.check(T_value)
     if isinstance(scheme, str):  # parsed once here (a file's weights are read once), its law asked of the scheme
-        scheme = parse_scheme(scheme, check_T(T_value) if family is None else family.check(T_value), **options)
-        options = {}
-    w, note = scheme_weights(scheme, T_value, family, digits, **options)
+        scheme = parse_scheme(scheme, n, **options)
+    elif not isinstance(scheme, Scheme):
+        raise ParameterError("scheme", f"must be a string or a Scheme, got {scheme!r}")
+    return _pooling(scheme, n, family, check_digits(digits))
+
+
+def model_pooling(m, digits: int = 30) -> Pooling:
+    """The pooling of a :class:`~derive.Model`'s scheme, ``T`` and sign family, which the model checked together when it
+    was built: resolved without reading them again, once per model and ``digits``.
+
+    >>> from derive.model.spec import Model
+    >>> model_pooling(Model(T=2, weights="mean", signs="prefix:2")).alpha
+    1
+    """
+    from derive.model.spec import Model
+
+    if not isinstance(m, Model):
+        raise ParameterError("model", f"must be a derive.Model, got {type(m).__name__}")
+    return _model_pooling(m.need("T", "weights"), check_digits(digits))
+
+
+@lru_cache(maxsize=256)
+def _model_pooling(m, digits: Digits) -> Pooling:
+    # kept behind model_pooling's checks: an unhashable argument is refused as a ParameterError, never a TypeError here
+    return _pooling(m.weights, m.T, m.signs, digits)
+
+
+def _pooling(scheme: Scheme, n: Length, family: SignFamily | None, digits: Digits) -> Pooling:
+    w, note = _weights(scheme, n, family, digits)
     w = Reals(w)  # read once, by the scheme's normalization: trusted by every law below
-    law = scheme.law(len(w)) if isinstance(scheme, Scheme) else None
+    law = scheme.law(len(w))
     if law is not None and law.random:
         a, a_error = law.alpha(family) if family is not None else (None, None)
         return Pooling(w, family, a, sp.Float(law.kappa, 17), sum_w(w), note, law,
@@ -102,5 +135,6 @@ def pooling(scheme, T_value, signs=None, *, digits: int = 30, **options) -> Pool
     if not low <= k <= high:
         raise ParameterError("weights", f"normalized to sum 1 they have kappa = |w|^2 = {sp.N(k, 6)}, outside "
                                         f"[{low}, {high}], the documented range of kappa (do they nearly cancel?)")
-    a = family.quadratic_form(w) if family is not None else None
+    # the length of w is n, checked for the family above: its quadratic form need not check it again
+    a = family._quadratic_form(list(w), n) if family is not None else None
     return Pooling(w, family, a, k, sum_w(w), note, law)

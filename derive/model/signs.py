@@ -159,8 +159,8 @@ class SignFamily:
         return sp.Matrix(T, T, lambda i, j: values[i, j])
 
     def quadratic_form(self, w):
-        r""":math:`w^\top R w`, exact when ``w`` is; a family with a closed form overrides it (``O(T)`` sums instead
-        of forming ``R``).
+        r""":math:`w^\top R w`, exact when ``w`` is, the length of ``w`` checked for this family; a family with a
+        closed form overrides :meth:`_quadratic_form` (``O(T)`` sums instead of forming ``R``).
 
         >>> import sympy as sp
         >>> from derive.model.families import parse_signs
@@ -168,11 +168,16 @@ class SignFamily:
         >>> [parse_signs(f).quadratic_form(w) for f in ("iid", "prefix:2", "markov:1/2")]
         [3/8, 5/8, 5/8]
         """
+        w = list(w)
+        return self._quadratic_form(w, self.check(len(w)))
+
+    def _quadratic_form(self, w: list, T: int):
+        """:meth:`quadratic_form` of weights whose length ``T`` was checked for this family (by the caller, as a
+        :class:`~derive.Model` checks its ``T``): not checked again."""
         import sympy as sp
 
-        w = list(w)
         v = sp.Matrix(w)
-        return (v.T * self.R(len(w)) * v)[0, 0]
+        return (v.T * self.R(T) * v)[0, 0]
 
     def block(self, T: int) -> list | None:
         """The positions ``B`` if ``R = 1_B 1_B^T`` on ``B`` and the identity elsewhere (``[]`` for ``R = I``), else

@@ -122,9 +122,8 @@ class Model(Displayed):
             for name, value in scalars.items():
                 if value is not None:
                     raise ParameterError(name, "follows from the weights: give one or the other")
-        set_(self, "kappa", None if kappa is None else _kappa(kappa))
-        set_(self, "alpha", None if alpha is None else check_range(exact_or_close(alpha, "alpha"), "alpha", low=0))
-        set_(self, "sum_w", None if sum_w is None else exact_or_close(sum_w, "sum_w"))
+        for name, value in _scalars(alpha, kappa, sum_w).items():
+            set_(self, name, value)
         set_(self, "mu2", None if mu2 is None else check_range(parse_fraction(mu2, "mu2"), "mu2", low=0))
         if not isinstance(centered, bool):
             raise ParameterError("centered", f"must be True or False, got {centered!r}")
@@ -174,6 +173,22 @@ class Model(Displayed):
         given.update(changes)
         return Model(**given)
 
+    def gaussian_equivalent(self, alpha, kappa, sum_w=1) -> "Model":
+        """The model of this one's Gaussian equivalent in the limit: its ``delta``, ``gamma``, ``mu2`` and ``centered``
+        as they were checked when it was built (not read again), its pooling given by the scalars ``alpha``, ``kappa``
+        and ``sum_w`` (checked here, as a new model checks them) in place of ``T``, ``signs`` and ``weights``; without
+        the sizes. ``verify mc --law gaussian-equivalent`` reads the scalars of its pooling's cache entry into it.
+
+        >>> Model(d=40, V=80, N=160, T=4, signs="prefix:2", weights="mean", mu2=3).gaussian_equivalent("1/2", "1/4")
+        Model(delta='1/2', gamma='1/4', mu2='3', alpha='1/2', kappa='1/4', sum_w='1')
+        """
+        kept = {"delta": self.delta, "gamma": self.gamma, "mu2": self.mu2, "centered": self.centered}
+        values = dict.fromkeys(self.__slots__) | kept | _scalars(alpha, kappa, sum_w)
+        model = object.__new__(Model)
+        for name in self.__slots__:
+            object.__setattr__(model, name, values[name])
+        return model
+
     def need(self, *names: str) -> "Model":
         """This model, after checking that it has each parameter of ``names`` (else a :class:`ParameterError`
         naming the first missing one).
@@ -187,6 +202,13 @@ class Model(Displayed):
             if getattr(self, name) is None:
                 raise ParameterError(name, "is required here")
         return self
+
+
+def _scalars(alpha, kappa, sum_w) -> dict:
+    """The pooling scalars given in place of the weights, each checked (``None``: not given)."""
+    return {"kappa": None if kappa is None else _kappa(kappa),
+            "alpha": None if alpha is None else check_range(exact_or_close(alpha, "alpha"), "alpha", low=0),
+            "sum_w": None if sum_w is None else exact_or_close(sum_w, "sum_w")}
 
 
 def _kappa(value) -> Fraction:

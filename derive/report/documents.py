@@ -83,7 +83,7 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
         # weights given, the paper's law asked for: the warning points back to the model's own law
         weighted = interface.model_law(m)
         hint = ("drop --law for the model's own law",) if weighted else ()
-        doc["warning"] = gaussian_equivalent_warning(m.delta, m.gamma, *hint) if m.gamma > 0 else None
+        doc["warning"] = gaussian_equivalent_warning(m, *hint) if m.gamma > 0 else None
         return doc | at_d | (attention_options(m, digits) if weighted else {})
     own_law = interface.bulk(m)
     if own_law.exact:
@@ -403,7 +403,7 @@ def _gaussian_bulk(m: Model, points: list, digits: int, hint: str | None = None)
             "x": [format_real(x, digits) for x in points],
             "density": [format_real(v, digits) for v in values],
             "polynomial": str(law.polynomial),
-            "warning": gaussian_equivalent_warning(law.delta, law.gamma, *([hint] if hint else [])),
+            "warning": gaussian_equivalent_warning(m, *([hint] if hint else [])),
         }
 
 

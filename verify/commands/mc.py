@@ -45,7 +45,7 @@ def add_arguments(p):
 def pooling_inputs(model, digits: int) -> dict:
     """What the command needs of the model's pooling (:func:`derive.interface.weights`): the weights as floats (the
     Monte Carlo) and as 12-digit text (the report), and ``alpha``, ``kappa``, ``W`` as exact ``p/q`` text, an
-    irrational one as the rational :func:`derive.report.documents.spike` reads it. Kept between runs by
+    irrational one as the rational :meth:`derive.Model.gaussian_equivalent` reads it. Kept between runs by
     :func:`derive.cache.memo` unless a file gave the weights or ``R``, so a repeated query needs no SymPy."""
     def compute():
         from derive.interface import weights
@@ -293,16 +293,16 @@ def run(args):
         with limit_wait(THEORY_WAIT, "CPU-s verify mc waits for its theory", reuse="N"):
             theory = model_theory(model, digits)
     else:
-        from derive.report.documents import spike
+        from derive.report.documents import spike_document
 
-        theory = spike(model.delta, model.gamma, pool["alpha"], pool["kappa"], model.mu2, sum_w=pool["W"],
-                       centered=model.centered, digits=digits)
+        # the door's model, its pooling the exact scalars computed (or kept) above: a repeated query needs no SymPy
+        theory = spike_document(model.gaussian_equivalent(pool["alpha"], pool["kappa"], pool["W"]), digits)
         if theory["warning"] is not None:
             from derive.gaussian.regime import gaussian_equivalent_warning
 
             theory["warning"] = gaussian_equivalent_warning(
-                model.delta, model.gamma, hint="each draw's own prediction is under \"conditional\"; without --law "
-                                               "the theory is the model's own limit")
+                model, hint="each draw's own prediction is under \"conditional\"; without --law the theory is the "
+                            "model's own limit")
     if not attends(model):
         # the model's weights, computed above for the theory (a scheme that attends pools each sequence with its own
         # attention weights, computed in each draw)

@@ -39,7 +39,7 @@ from derive.numbers import check_count, parse_fraction
 from derive.vocabulary.draw.sampling import class_signs as balanced_signs, sample_tokens, sizes
 from verify.montecarlo.signs import sample_signs
 
-__all__ = ["trial_model", "trial_weights", "attends", "given_weights", "Draw", "draw", "drawn_tokens", "balanced_signs",
+__all__ = ["trial_model", "trial_weights", "attends", "given_weights", "Draw", "draw", "balanced_signs",
            "sample_table", "sample_sequences", "mixing_matrix", "pooled", "ratios", "rung", "streams"]
 
 # ----------------------------------------------------------------------------------------------
@@ -257,14 +257,6 @@ def draw(model, seed, table: np.ndarray | None = None, weights=None) -> Draw:
         scheme = model.weights
         w = sequence_attention_weights(E, tokens, float(scheme.tau), scheme.mask, scaling=scheme.scores)
     return Draw(E, s, xi, tokens, w, start_rng.standard_normal(model.d))
-
-
-def drawn_tokens(model, seed) -> np.ndarray:
-    """The tokens (``N x T``) of :func:`draw`'s trial ``seed`` of ``model`` without drawing its table (the sequences
-    have their own stream): what a prediction conditional on the tokens needs."""
-    model = trial_model(model)
-    _, seq_rng, _ = streams(seed, 3)
-    return sample_sequences(seq_rng, model.signs, model.V, model.N, model.T)[1]
 
 
 def _positive(delta, gamma) -> tuple[Fraction, Fraction]:

@@ -313,20 +313,23 @@ def solve_axis(data: Draw, mu2s, k: int, centered: bool, path: str) -> Axis:
 @dataclass(frozen=True)
 class AxisTrials:
     """Results of :func:`run_axis`: ``top_eigenvalues`` and ``overlaps`` (``K x len(mu2) x k``, trial ``j``
-    first), the per-trial seeds and the solver used."""
+    first), the per-trial seeds, the solver used, and ``observed``: what its ``observe`` made of each trial, or
+    ``None``."""
 
     mu2: np.ndarray
     top_eigenvalues: np.ndarray
     overlaps: np.ndarray
     seeds: tuple
     path: str
+    observed: tuple | None = None
 
 
-def run_axis(model, mu2s, *, k=3, path="auto", seeds=1, seed0=0, weights=None) -> AxisTrials:
+def run_axis(model, mu2s, *, k=3, path="auto", seeds=1, seed0=0, weights=None, observe=None) -> AxisTrials:
     """:func:`run_trials` of ``model`` for every ``mu2`` of ``mu2s`` at once (the model's own ``mu2`` is not used):
     trial ``j`` draws once (seed ``SeedSequence(seed0).spawn(seeds)[j]``, as :func:`run_trials`) and is solved on the
     whole axis (:mod:`verify.montecarlo.mu2_axis`), so the ``mu2`` values share their draws (common random numbers)
-    and agree with :func:`run_trials` at each ``mu2`` to ``1e-8``."""
+    and agree with :func:`run_trials` at each ``mu2`` to ``1e-8``. ``observe(draw, axis)``, when given, is called on
+    each trial while its draw is held, as :func:`run_request`'s."""
     mu2s = check_mu2s(mu2s)
     model = trial_model(model, mu2=0)
     w = given_weights(model, weights)
@@ -335,5 +338,11 @@ def run_axis(model, mu2s, *, k=3, path="auto", seeds=1, seed0=0, weights=None) -
     chosen = choose_axis_path(path, model.d, model.V, model.N, len(mu2s))
     check_trial(model.d, model.V, model.N, model.T, model.signs, _scheme_bytes(model), memory_model(chosen, axis=True))
     children = tuple(np.random.SeedSequence(seed0).spawn(K))
-    axes = [solve_axis(draw(model, child, weights=w), mu2s, k, model.centered, chosen) for child in children]
-    return AxisTrials(mu2s, np.array([a.values for a in axes]), np.array([a.overlaps for a in axes]), children, chosen)
+    axes, observed = [], []
+    for child in children:
+        data = draw(model, child, weights=w)
+        axes.append(solve_axis(data, mu2s, k, model.centered, chosen))
+        if observe is not None:
+            observed.append(observe(data, axes[-1]))
+    return AxisTrials(mu2s, np.array([a.values for a in axes]), np.array([a.overlaps for a in axes]), children, chosen,
+                      tuple(observed) if observe is not None else None)

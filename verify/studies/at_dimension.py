@@ -52,15 +52,16 @@ def monte_carlo(case: dict, d: int, seeds: int, seed0: int = 1) -> dict:
     """``seeds`` trials of the case at ``d`` on its axis (and at :math:`\\mu_2 = 0`): ``top0`` (``K``), ``top`` and
     ``overlap`` (``K x len(mu2s)``) of the top eigenpair of :math:`S_c`, and each trial's ``tokens``."""
     from derive.vocabulary.draw.sampling import sizes
-    from verify.montecarlo.draw import drawn_tokens, trial_weights
+    from verify.montecarlo.draw import trial_weights
     from verify.montecarlo.trials import run_axis
 
     m = model(case, d)
     V, N = sizes(d, m.delta, m.gamma)
     m = m.replace(d=d, V=V, N=N)
-    r = run_axis(m, [0.0] + list(case["mu2s"]), k=2, seeds=seeds, seed0=seed0)
+    # each trial's tokens kept while it holds them, not drawn again from its seed
+    r = run_axis(m, [0.0] + list(case["mu2s"]), k=2, seeds=seeds, seed0=seed0, observe=lambda data, _: data.tokens)
     return {"top0": r.top_eigenvalues[:, 0, 0], "top": r.top_eigenvalues[:, 1:, 0], "overlap": r.overlaps[:, 1:, 0],
-            "tokens": [drawn_tokens(m, c) for c in r.seeds], "weights": trial_weights(m), "V": V}
+            "tokens": list(r.observed), "weights": trial_weights(m), "V": V}
 
 
 def same_draws(case: dict, d: int, mc: dict) -> list:

@@ -377,7 +377,7 @@ def sample_draws(m, draws: int = DRAWS, seed: int = SEED, threads: int = THREADS
     any number of ``threads`` (each with one BLAS thread)."""
     from threadpoolctl import threadpool_limits
 
-    from derive.model.pooling import pooling
+    from derive.model.pooling import model_pooling
     from derive.model.spec import Model
 
     if not isinstance(m, Model):
@@ -385,7 +385,7 @@ def sample_draws(m, draws: int = DRAWS, seed: int = SEED, threads: int = THREADS
     m = m.need("d", "T", "weights", "signs")
     seed, threads = _check_int(seed, "seed", 0), _check_int(threads, "threads", 1)
     V, N = model_sizes(m)
-    w = np.array(pooling(m.weights, m.T, m.signs).floats())
+    w = np.array(model_pooling(m).floats())
     check_sizes(m.d, V, N, m.T, draws, int(np.count_nonzero(w)) == 1)
     children = np.random.SeedSequence(seed).spawn(int(draws))
     args = (m.signs, w, V, N, m.d, m.centered)

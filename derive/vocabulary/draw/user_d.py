@@ -175,7 +175,7 @@ def at_dimension(m, draws: int | None = None, seed: int = 0) -> AtDimension:
     >>> r.method, r.V, round(r.outlier_probability.mean, 2), r.outlier_probability.error < 0.01
     ('token counts', 1000000, 0.32, True)
     """
-    from derive.model.pooling import pooling
+    from derive.model.pooling import model_pooling
     from derive.resources import DRAWS
     from derive.vocabulary.draw import finite_size as fs
     from derive.vocabulary.draw.rare_counts import count_values
@@ -188,7 +188,7 @@ def at_dimension(m, draws: int | None = None, seed: int = 0) -> AtDimension:
         raise ParameterError("d", f"must be from {D_RANGE[0]} to {D_RANGE[1]:.0e} for what a user measures at d, "
                                   f"got {m.d}")
     V, N = model_sizes(m)
-    w = np.array(pooling(m.weights, m.T, m.signs).floats())
+    w = np.array(model_pooling(m).floats())
     mu2 = float(m.mu2)
     single = one_weight(w)
     if single is not None:
@@ -224,13 +224,13 @@ def voice_draws(m, draws: int | None = None) -> int:
     ...
     derive.errors.ParameterError: d: more than one nonzero weight: only sampled token matrices, which need min(V, N) <= 4000 (here 10000); ...
     """
-    from derive.model.pooling import pooling
+    from derive.model.pooling import model_pooling
     from derive.vocabulary.draw import finite_size as fs
     from derive.vocabulary.draw.sampling import model_sizes
     from derive.vocabulary.draw.token_counts import one_weight
 
     V, N = model_sizes(m)
-    if one_weight(np.array(pooling(m.weights, m.T, m.signs).floats())) is not None:
+    if one_weight(np.array(model_pooling(m).floats())) is not None:
         return VOICE_COUNT_DRAWS if draws is None else draws
     n = VOICE_SAMPLED_DRAWS if draws is None else draws
     if min(V, N) > fs.MAX_EXACT:
