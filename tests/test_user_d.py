@@ -148,6 +148,27 @@ def test_averaged_probability_is_the_closed_form_of_the_largest_count():
     assert abs(r.eigenvalue.mean - top) <= r.eigenvalue.error + 0.01, (r.eigenvalue, top)
 
 
+@pytest.mark.parametrize("d", [10**4, 10**6])
+def test_the_threshold_at_d_is_the_derived_law_of_the_largest_count(d):
+    # issue 42's point (delta = gamma = 1, T = 1, mean): each draw's mu2_critical (the signal above its own bulk's top,
+    # from the draw's spectral measures) averaged over 64 draws, against topbulk.threshold_at_dimension (the token's
+    # psi(c_M) of the limit and the law of the largest Poisson count). Tolerance: the draws' stated error plus 3/sqrt(d),
+    # the size of a draw's own x(c) against the limit's psi(c) (its count shares are O(V^-1/2) from Poisson's). It
+    # detects an error of about 0.3 at d = 1e4 and 0.004 at 1e6; the drift it checks is 1.6 and 3.8 above the limit.
+    import mpmath
+    import sympy as sp
+
+    from derive.vocabulary.limit.populations import PoissonPopulation
+    from derive.vocabulary.limit.silverstein import GeneralizedMP
+    from derive.vocabulary.limit.topbulk import threshold_at_dimension
+
+    r = derive.finite_size(derive.Model(d=d, delta=1, gamma=1, T=1, weights="mean", signs="iid", mu2=6), draws=64)
+    with mpmath.workdps(15):
+        derived = threshold_at_dimension(GeneralizedMP(sp.Integer(1), PoissonPopulation(sp.Integer(1))), d)
+    assert abs(r.mu2_critical.mean - derived["mean"]) <= r.mu2_critical.error + 3 / d ** 0.5, (r.mu2_critical, derived)
+    assert derived["mean"] - derived["limit"] > 1
+
+
 def _close(derived, mc, what):
     # derived (mean, error) against Monte Carlo (mean, standard error): within the stated error plus 3 standard errors
     assert abs(derived[0] - mc[0]) <= derived[1] + 3 * mc[1], (what, derived, mc)
