@@ -156,7 +156,7 @@ def test_every_check_runs_and_each_monte_carlo_comparison_names_its_matrix_and_p
 
     quantities = sum(len(c["quantities"]) for cid, result in results.items()
                      for c in _comparisons({k: v for k, v in result.record["evidence"].items() if k != "hidden"}))
-    fits, rates = 2, len(results["C9"].record["evidence"]["histograms"])
+    fits, rates = 2 + len(results["C2"].record["evidence"]["drift"]["sampled"]), len(results["C9"].record["evidence"]["histograms"])
     c10 = sum(2 + 1 for _ in results["C10"].record["evidence"]["monte_carlo"]["points"])  # outlier, overlap, gap
     assert quantities + fits + rates + c10 <= COMPARISONS, (quantities, fits, rates, c10)
     # at this size C4 cannot resolve 1% on an eigenvalue: it must say so rather than confirm

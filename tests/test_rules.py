@@ -105,6 +105,31 @@ def test_c2_inconclusive(change):
     _check(rule_c2(_c2(**change)), "inconclusive")
 
 
+def _drift(agree=True, moved=True):
+    # the threshold at dimension d (issue 42's point): the draws' interval above the limit's 2.8 when it moved
+    mean = 4.4 if moved else 2.8
+    return {"T": 1, "weights": "mean", "signs": "iid", "delta": 1, "gamma": 1, "limit_mu2_critical": 2.8,
+            "derived": [{"d": 10**4, "mean": mean, "median": mean, "sd": 0.7}],
+            "sampled": [{"d": 10**4, "draws": 64, "mean": mean, "se": 0.09, "derived": mean,
+                         "ci": [mean - 0.35, mean + 0.35], "agree": agree}]}
+
+
+def test_c2_corrected_when_the_threshold_moves_with_d():
+    out = rule_c2(_c2(drift=_drift()))
+    _check(out, "corrected")
+    assert "moves with d" in out["corrected"] and "log d/log log d" in out["corrected"] and "T = 1" in out["reason"]
+
+
+def test_c2_stays_confirmed_where_the_threshold_does_not_move():
+    _check(rule_c2(_c2(drift=_drift(moved=False))), "confirmed")
+
+
+def test_c2_inconclusive_when_the_derived_threshold_at_d_departs_from_the_draws():
+    out = rule_c2(_c2(drift=_drift(agree=False)))
+    _check(out, "inconclusive")
+    assert "d = 1e4" in out["reason"]
+
+
 # ----------------------------------------------------------------------------------------------------------- C3
 
 def _c3_point(mu2, claimed, predicted, agree, claim_none_fits, mde=0.01):
