@@ -164,6 +164,17 @@ def test_local_processes_give_the_in_process_records(reference, tmp_path):
     assert result_lines(read_results(tmp_path / "local.jsonl").records) == lines
 
 
+def test_local_workers_start_when_the_executor_is_entered():
+    # issue 43: each worker's start-up (an interpreter and the solver's imports, about a second) had come after the
+    # sweep was read and checked, at its first task; now it runs while the driver reads and checks the sweep
+    import multiprocessing
+
+    before = len(multiprocessing.active_children())
+    with executors.LocalProcesses(2, preload=("verify.sweeps.run",)):
+        assert len(multiprocessing.active_children()) == before + 2
+    assert len(multiprocessing.active_children()) == before
+
+
 def test_each_thread_keeps_its_own_table():
     # a Dask worker runs cells in several threads of one process: a table shared between them was overwritten by one
     # cell while another solved on it (the Dask test below then failed now and then). The barrier holds each task

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import importlib
 import itertools
 import os
 
@@ -49,22 +50,35 @@ class InProcess:
         return None
 
 
+def _preload(modules: tuple) -> None:
+    for name in modules:
+        importlib.import_module(name)
+
+
 class LocalProcesses:
     """``workers`` local processes (default: all cores) of :func:`verify.workers.process_pool`: spawned (each reads
     the one-thread BLAS settings at its start), dying with the driver, stopped at once by an exception or a signal.
+    They start when the executor is entered, each importing the modules ``preload`` names, not at the first task:
+    an interpreter and a solver's imports take about a second, which the driver's own work before its first task
+    (reading and checking a sweep) then hides.
     """
 
     name = "local-processes"
 
-    def __init__(self, workers: int | None = None):
+    def __init__(self, workers: int | None = None, preload=()):
         self.workers = default_workers() if workers is None else workers
+        self.preload = tuple(preload)
         self._stack = contextlib.ExitStack()
         self._pool = None
 
     def __enter__(self):
         with contextlib.ExitStack() as stack:
             stack.enter_context(blas_threads_for_children(1))
-            self._pool = stack.enter_context(process_pool(self.workers))
+            self._pool = stack.enter_context(process_pool(self.workers, _preload, (self.preload,)))
+            # the pool starts a process for each task submitted while none is idle: one trivial task per worker
+            # starts them all now
+            for _ in range(self.workers):
+                self._pool.submit(int)
             self._stack = stack.pop_all()
         return self
 
@@ -153,9 +167,10 @@ class Dask:
                 self.client.cancel([future for future, _ in running.values()])
 
 
-def executor(scheduler: str | None = None, workers: int | None = None):
+def executor(scheduler: str | None = None, workers: int | None = None, preload=()):
     """The executor of the command line: ``scheduler`` a Dask address or ``local-dask``, else local
-    processes (``workers``, default all cores; one worker runs in this process)."""
+    processes (``workers``, default all cores; one worker runs in this process) that import ``preload`` as they
+    start."""
     if workers is not None and workers < 1:
         raise ParameterError("workers", f"must be at least 1, got {workers}")
     if scheduler is not None:
@@ -163,4 +178,4 @@ def executor(scheduler: str | None = None, workers: int | None = None):
         return Dask(scheduler, workers)
     if workers == 1 or (workers is None and default_workers() == 1):
         return InProcess()
-    return LocalProcesses(workers)
+    return LocalProcesses(workers, preload)
