@@ -63,8 +63,6 @@ def run(args):
             return summarize(args.summarize, args.figures or str(Path(args.summarize).resolve().parent),
                              model_limit=not args.skip_model_limit, workers=workers, report=report)
     from verify.sweeps import executors
-    from verify.sweeps.spec import load_sweep
-    from verify.sweeps.run import run_sweep
 
     _only(args, "a sweep run", {"file", "results", "workers", "scheduler", "max-tasks", "max-memory"})
     if args.file is None:
@@ -78,11 +76,15 @@ def run(args):
     with contextlib.ExitStack() as stack:
         def start():
             return stack.enter_context(executors.executor(args.scheduler, _count(args.workers, "workers"),
-                                                          preload=("verify.sweeps.run",)))
+                                                          warm_up="verify.sweeps.run:warm_up"))
 
-        # local workers start before the sweep is read and checked, so that their start-up overlaps that work (the
-        # first task had waited for both, one after the other); a Dask scheduler is reached for a valid sweep only
+        # local workers start before the sweep's modules are imported and the sweep is read and checked, so that
+        # their start-up overlaps that work (the first task had waited for both, one after the other); a Dask
+        # scheduler is reached for a valid sweep only
         ex = start() if args.scheduler is None else None
+        from verify.sweeps.run import run_sweep
+        from verify.sweeps.spec import load_sweep
+
         sweep = load_sweep(args.file)
         results = args.results or Path(args.file).with_suffix(".results.jsonl").name
         # the command that resumes a stopped run: this one, without --max-tasks (which stops by itself)

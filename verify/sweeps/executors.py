@@ -50,31 +50,34 @@ class InProcess:
         return None
 
 
-def _preload(modules: tuple) -> None:
-    for name in modules:
-        importlib.import_module(name)
+def _warm_up(name: str | None) -> None:
+    """Run the function ``name`` (``module:function``), imported here, in the worker."""
+    if name is not None:
+        module, function = name.split(":")
+        getattr(importlib.import_module(module), function)()
 
 
 class LocalProcesses:
     """``workers`` local processes (default: all cores) of :func:`verify.workers.process_pool`: spawned (each reads
     the one-thread BLAS settings at its start), dying with the driver, stopped at once by an exception or a signal.
-    They start when the executor is entered, each importing the modules ``preload`` names, not at the first task:
-    an interpreter and a solver's imports take about a second, which the driver's own work before its first task
-    (reading and checking a sweep) then hides.
+    They start when the executor is entered, not at the first task, each running the function ``warm_up`` names
+    (``module:function``, imported in the worker only): an interpreter, a solver's imports and its compiled kernels
+    take a second or two, which the driver's own work before its first task (reading and checking a sweep) then
+    hides.
     """
 
     name = "local-processes"
 
-    def __init__(self, workers: int | None = None, preload=()):
+    def __init__(self, workers: int | None = None, warm_up: str | None = None):
         self.workers = default_workers() if workers is None else workers
-        self.preload = tuple(preload)
+        self.warm_up = warm_up
         self._stack = contextlib.ExitStack()
         self._pool = None
 
     def __enter__(self):
         with contextlib.ExitStack() as stack:
             stack.enter_context(blas_threads_for_children(1))
-            self._pool = stack.enter_context(process_pool(self.workers, _preload, (self.preload,)))
+            self._pool = stack.enter_context(process_pool(self.workers, _warm_up, (self.warm_up,)))
             # the pool starts a process for each task submitted while none is idle: one trivial task per worker
             # starts them all now
             for _ in range(self.workers):
@@ -167,10 +170,10 @@ class Dask:
                 self.client.cancel([future for future, _ in running.values()])
 
 
-def executor(scheduler: str | None = None, workers: int | None = None, preload=()):
+def executor(scheduler: str | None = None, workers: int | None = None, warm_up: str | None = None):
     """The executor of the command line: ``scheduler`` a Dask address or ``local-dask``, else local
-    processes (``workers``, default all cores; one worker runs in this process) that import ``preload`` as they
-    start."""
+    processes (``workers``, default all cores; one worker runs in this process) that run ``warm_up``
+    (:class:`LocalProcesses`) as they start."""
     if workers is not None and workers < 1:
         raise ParameterError("workers", f"must be at least 1, got {workers}")
     if scheduler is not None:
@@ -178,4 +181,4 @@ def executor(scheduler: str | None = None, workers: int | None = None, preload=(
         return Dask(scheduler, workers)
     if workers == 1 or (workers is None and default_workers() == 1):
         return InProcess()
-    return LocalProcesses(workers, preload)
+    return LocalProcesses(workers, warm_up)
