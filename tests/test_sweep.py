@@ -170,7 +170,7 @@ def test_local_workers_start_when_the_executor_is_entered():
     import multiprocessing
 
     before = len(multiprocessing.active_children())
-    with executors.LocalProcesses(2, warm_up="verify.sweeps.run:warm_up"):
+    with executors.LocalProcesses(2):
         assert len(multiprocessing.active_children()) == before + 2
     assert len(multiprocessing.active_children()) == before
 

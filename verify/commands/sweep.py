@@ -75,8 +75,7 @@ def run(args):
                    _count(args.workers, "workers") or os.cpu_count() or 1)
     with contextlib.ExitStack() as stack:
         def start():
-            return stack.enter_context(executors.executor(args.scheduler, _count(args.workers, "workers"),
-                                                          warm_up="verify.sweeps.run:warm_up"))
+            return stack.enter_context(executors.executor(args.scheduler, _count(args.workers, "workers")))
 
         # local workers start before the sweep's modules are imported and the sweep is read and checked, so that
         # their start-up overlaps that work (the first task had waited for both, one after the other); a Dask

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import importlib
 import itertools
 import os
 
@@ -20,7 +19,8 @@ from derive.errors import ParameterError
 from verify.threads import blas_threads_for_children
 from verify.workers import process_pool
 
-__all__ = ["IN_FLIGHT_PER_WORKER", "DASK_HINT", "default_workers", "InProcess", "LocalProcesses", "Dask", "executor"]
+__all__ = ["IN_FLIGHT_PER_WORKER", "DASK_HINT", "WORKER_MODULES", "default_workers", "InProcess", "LocalProcesses",
+           "Dask", "executor"]
 
 IN_FLIGHT_PER_WORKER = 2
 DASK_HINT = "pip install attention-rmt[dask]"
@@ -50,34 +50,32 @@ class InProcess:
         return None
 
 
-def _warm_up(name: str | None) -> None:
-    """Run the function ``name`` (``module:function``), imported here, in the worker."""
-    if name is not None:
-        module, function = name.split(":")
-        getattr(importlib.import_module(module), function)()
+WORKER_MODULES = ("verify.sweeps.run", "verify.montecarlo.trials", "verify.montecarlo.mu2_axis",
+                  "verify.montecarlo.kernels")
+"""What a sweep's task imports (NumPy, SciPy, SymPy, numba and the solver: about a second), which local workers get
+from their fork server once (:func:`verify.workers.process_pool`)."""
 
 
 class LocalProcesses:
-    """``workers`` local processes (default: all cores) of :func:`verify.workers.process_pool`: spawned (each reads
-    the one-thread BLAS settings at its start), dying with the driver, stopped at once by an exception or a signal.
-    They start when the executor is entered, not at the first task, each running the function ``warm_up`` names
-    (``module:function``, imported in the worker only): an interpreter, a solver's imports and its compiled kernels
-    take a second or two, which the driver's own work before its first task (reading and checking a sweep) then
-    hides.
+    """``workers`` local processes (default: all cores) of :func:`verify.workers.process_pool`: forked from a fork
+    server that imported ``preload`` once (each worker reads the one-thread BLAS settings and the driver's
+    environment at its start), dying with the driver, stopped at once by an exception or a signal. They start when
+    the executor is entered, not at the first task, so that the server's imports overlap the driver's own work before
+    its first task (reading and checking a sweep).
     """
 
     name = "local-processes"
 
-    def __init__(self, workers: int | None = None, warm_up: str | None = None):
+    def __init__(self, workers: int | None = None, preload=WORKER_MODULES):
         self.workers = default_workers() if workers is None else workers
-        self.warm_up = warm_up
+        self.preload = tuple(preload)
         self._stack = contextlib.ExitStack()
         self._pool = None
 
     def __enter__(self):
         with contextlib.ExitStack() as stack:
             stack.enter_context(blas_threads_for_children(1))
-            self._pool = stack.enter_context(process_pool(self.workers, _warm_up, (self.warm_up,)))
+            self._pool = stack.enter_context(process_pool(self.workers, preload=self.preload))
             # the pool starts a process for each task submitted while none is idle: one trivial task per worker
             # starts them all now
             for _ in range(self.workers):
@@ -170,10 +168,9 @@ class Dask:
                 self.client.cancel([future for future, _ in running.values()])
 
 
-def executor(scheduler: str | None = None, workers: int | None = None, warm_up: str | None = None):
+def executor(scheduler: str | None = None, workers: int | None = None):
     """The executor of the command line: ``scheduler`` a Dask address or ``local-dask``, else local
-    processes (``workers``, default all cores; one worker runs in this process) that run ``warm_up``
-    (:class:`LocalProcesses`) as they start."""
+    processes (``workers``, default all cores; one worker runs in this process)."""
     if workers is not None and workers < 1:
         raise ParameterError("workers", f"must be at least 1, got {workers}")
     if scheduler is not None:
@@ -181,4 +178,4 @@ def executor(scheduler: str | None = None, workers: int | None = None, warm_up: 
         return Dask(scheduler, workers)
     if workers == 1 or (workers is None and default_workers() == 1):
         return InProcess()
-    return LocalProcesses(workers, warm_up)
+    return LocalProcesses(workers)

@@ -16,7 +16,7 @@ from verify.sweeps.results import ResultsWriter, code_version, read_results
 from verify.sweeps.spec import CLASSIFICATION_STREAM, SPECTRAL_OUTPUTS, SPECTRUM_STREAM, Job, Sweep, task_seed
 from verify.threads import limit_blas_threads
 
-__all__ = ["table_buffer", "run_group", "warm_up", "run_task", "run_sweep"]
+__all__ = ["table_buffer", "run_group", "run_task", "run_sweep"]
 
 
 _TABLE = threading.local()
@@ -125,17 +125,6 @@ def _run_group(jobs: tuple) -> list[dict]:
     return [{"result": result, "code_version": code_version(),
              "timing": {"seconds": share, "cpu_seconds": cpu_share, "group_tasks": len(jobs), "worker": worker}}
             for result in results]
-
-
-def warm_up() -> None:
-    """Pay a worker's one-time costs as it starts, not in its first cell: the solver's imports and numba's compiled
-    kernels (loaded from its cache), by a cell of ``d = 16`` solved on both paths; at ``d = 200`` they had been some
-    0.7 s of a first cell that then took 0.02 s. :class:`verify.sweeps.executors.LocalProcesses` runs it while the
-    driver reads and checks the sweep. The table it leaves is replaced by the next cell's (:func:`table_buffer`)."""
-    for path in ("dense", "implicit"):
-        run_group((Job(key=(), root_seed=0, d=16, V=32, N=32, T=2, signs="iid", weights=(0.5, 0.5), mu2=1.0,
-                       centered=True, k=3, path=path, outputs=("top_eigenvalues", "overlaps"), outliers=None,
-                       ridge=0.5, mu2_axis=(1.0, 2.0)),))
 
 
 def run_task(job: Job) -> dict:
