@@ -23,6 +23,8 @@ import sys
 import threading
 import time
 
+from verify.threads import blas_threads_for_children
+
 __all__ = ["WATCH_SECONDS", "die_with", "process_pool", "stop_pool"]
 
 WATCH_SECONDS = 0.5
@@ -82,11 +84,14 @@ def process_pool(workers: int, initializer=None, initargs=(), preload=()):
     imports those modules once: a worker then starts in milliseconds, not in the second its imports take (twice that
     CPU on a busy machine). The server is a process of its own with no thread, so forking it is safe; it starts here,
     its imports overlapping the caller's work until the first task, and it serves this process's later pools too
-    (with what it preloaded first). Each worker takes the caller's environment of the moment."""
+    (with what it preloaded first). Each worker takes the caller's environment of the pool's start, not the server's."""
     if preload and "forkserver" in multiprocessing.get_all_start_methods():
         context, environment = multiprocessing.get_context("forkserver"), dict(os.environ)
         context.set_forkserver_preload(list(preload))
-        multiprocessing.forkserver.ensure_running()
+        # the server's BLAS gets one thread whatever the user asked for the workers: a BLAS pool's threads in the
+        # server would make forking it unsafe (the workers set their own count, verify.threads.limit_blas_threads)
+        with blas_threads_for_children(1, force=True):
+            multiprocessing.forkserver.ensure_running()
     else:
         context, environment = multiprocessing.get_context("spawn"), None
     pool = cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,

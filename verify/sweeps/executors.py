@@ -51,17 +51,18 @@ class InProcess:
 
 
 WORKER_MODULES = ("verify.sweeps.run", "verify.montecarlo.trials", "verify.montecarlo.mu2_axis",
-                  "verify.montecarlo.kernels")
-"""What a sweep's task imports (NumPy, SciPy, SymPy, numba and the solver: about a second), which local workers get
-from their fork server once (:func:`verify.workers.process_pool`)."""
+                  "verify.montecarlo.kernels", "numba.np.arraymath")
+"""What a sweep's task imports (NumPy, SymPy, numba and the solver; ``numba.np.arraymath``, NumPy's support, which
+loads SciPy's LAPACK, is what numba imports at a process's first use of a compiled kernel): about 1.5 s, which local
+workers get from their fork server once (:func:`verify.workers.process_pool`)."""
 
 
 class LocalProcesses:
     """``workers`` local processes (default: all cores) of :func:`verify.workers.process_pool`: forked from a fork
     server that imported ``preload`` once (each worker reads the one-thread BLAS settings and the driver's
-    environment at its start), dying with the driver, stopped at once by an exception or a signal. They start when
-    the executor is entered, not at the first task, so that the server's imports overlap the driver's own work before
-    its first task (reading and checking a sweep).
+    environment at its start), dying with the driver, stopped at once by an exception or a signal. The server starts
+    when the executor is entered, so that its imports overlap the driver's own work before its first task (reading
+    and checking a sweep); a worker is forked at a task, in milliseconds.
     """
 
     name = "local-processes"
@@ -76,10 +77,6 @@ class LocalProcesses:
         with contextlib.ExitStack() as stack:
             stack.enter_context(blas_threads_for_children(1))
             self._pool = stack.enter_context(process_pool(self.workers, preload=self.preload))
-            # the pool starts a process for each task submitted while none is idle: one trivial task per worker
-            # starts them all now
-            for _ in range(self.workers):
-                self._pool.submit(int)
             self._stack = stack.pop_all()
         return self
 
