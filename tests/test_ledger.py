@@ -1,4 +1,6 @@
 """The ledger machinery: a check that fails never reads as a verdict."""
+import re
+
 import pytest
 
 from verify.ledger.records import Claim, run_claim
@@ -119,7 +121,7 @@ def _comparisons(value):
             yield from _comparisons(v)
 
 
-def test_every_check_runs_and_each_monte_carlo_comparison_names_its_matrix_and_power():
+def test_every_check_runs_names_its_setting_and_each_monte_carlo_comparison_its_matrix_and_power():
     from verify.ledger.claims import CLAIMS
     from verify.ledger.records import VERDICTS, evaluate, prepare, run_ledger
 
@@ -132,7 +134,11 @@ def test_every_check_runs_and_each_monte_carlo_comparison_names_its_matrix_and_p
     for cid, result in results.items():
         record = result.record
         assert record["verdict"] in VERDICTS and not record.get("errored"), (cid, record["evidence"].get("error"))
-        assert record["reason"]
+        # each reason names the T, weights and d it rests on: two reasons about different settings had read as one
+        # contradicting the other (issue 43; C1's, not run here, in tests/test_rules_c1.py)
+        reason = record["reason"]
+        assert re.search(r"\bT = \d", reason) and re.search(r"\b(mean|causal|optimal|softmax)\b", reason), (cid, reason)
+        assert re.search(r"\bd = \d|d -> oo", reason), (cid, reason)
         for comparison in _comparisons(record["evidence"]):
             assert comparison.get("S") in ("raw", "centered"), cid
             # population-level predictions are exact for the model; sample-level ones are Gaussian-equivalent, or

@@ -17,6 +17,7 @@ from verify.ledger.checks.c6 import rule_c6
 from verify.ledger.checks.c7 import rule_c7
 from verify.ledger.checks.c8 import rule_c8
 from verify.ledger.checks.c9 import rule_c9
+from verify.ledger.checks.c10 import rule_c10
 from verify.ledger.records import VERDICTS
 
 
@@ -457,6 +458,36 @@ def test_c9s_reason_names_the_T_weights_and_d_it_rests_on():
         h.update(T=8, weights=key.split()[0], d=[100, 400], delta="1/2", gamma="1/4")
     reason = rule_c9(c9)["reason"]
     assert "T = 8 with mean and causal weights at d = 100 and 400, delta = 1/2, gamma = 1/4" in reason
+
+
+def test_the_quick_runs_verdicts_of_c4_c5_c6_and_c10_name_their_setting():
+    # the branches a quick run takes (notes/claims.md); the inconclusive ones of a tiny run: tests/test_ledger.py
+    at = {"T": 8, "d": [400, 100], "delta": "1/2", "gamma": "1/4"}
+    c4 = _c4(runs=[{**_c4_run(), **at}, {**_c4_run(S="raw", on_top=0.0), **at}])
+    c4["hidden"].update(at, scheme="mean", gamma="2")
+    assert "every comparison (T = 8 with mean weights at d = 400 and 100, delta = 1/2, gamma = 1/4 and 2) is" in \
+        rule_c4(c4)["reason"]
+    c5 = _c5(ties={2: [1, 2], 8: [1, 8]})
+    c5["mc_gain"].update(at, weights=["optimal", "mean"])
+    assert rule_c5(c5)["reason"].endswith("(and likewise for every T checked; exact for T = 2 to 8, in the limit "
+                                          "d -> oo); the paired Monte Carlo (T = 8 with optimal and mean weights at "
+                                          "d = 400 and 100, delta = 1/2, gamma = 1/4) agrees")
+    c6 = _c6()
+    for real in c6["real_attention_tau_1_T8"].values():
+        real.update(T=8, weights="causal", tau="1", d=[32, 2048])
+    assert "real attention (T = 8 with causal weights at d = 32 and 2048, tau = 1) converges" in rule_c6(c6)["reason"]
+    c10 = {"configuration": {"T": 8, "delta": "1/2", "gamma": "1/4"},
+           "thresholds": {"prefix:3": {"tau": ["0", "1"], "mean": 0.4, "1/sqrt(d) strict error": [0, 0],
+                                       "1/sqrt(d)": {"strict": [0.3, 0.35], "inclusive": [0.3, 0.4]},
+                                       "1/d": {"strict": [0.3, 0.3]}}},
+           "monte_carlo": {"points": [{"tau": "1", "d": 400, "eigenvalue": {"within": True},
+                                       "overlap": {"within": True},
+                                       "overlap_gap_softmax_minus_mean": {"interval": [0.01, 0.02]}}],
+                           "inclusive_tau_1_max_gap_to_mean": 0.0, "inclusive_d": 400}}
+    out = rule_c10(c10)
+    _check(out, "corrected")
+    assert out["reason"].endswith("(T = 8 with softmax and mean weights, delta = 1/2, gamma = 1/4, in the limit "
+                                  "d -> oo; real attention at d = 400, tau = 1)"), out["reason"]
 
 
 def test_c7s_reason_names_the_signs_the_weights_and_the_limit():

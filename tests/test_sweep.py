@@ -156,12 +156,31 @@ def test_the_tasks_of_a_cell_are_one_draw_solved_at_each_mu2(tmp_path, path):
             np.testing.assert_allclose(other["overlaps"], rec["overlaps"], rtol=0, atol=1e-8)
 
 
+def _worker_state(modules) -> tuple:
+    """In a worker: were ``modules`` there before its task, what is its environment."""
+    import os
+    import sys
+
+    return all(name in sys.modules for name in modules), os.environ["ATTENTION_RMT_PROBE"], os.environ["OMP_NUM_THREADS"]
+
+
 def test_local_processes_give_the_in_process_records(reference, tmp_path):
     sweep, _, lines = reference
     with executors.LocalProcesses(2) as ex:
         doc = run_sweep(sweep, tmp_path / "local.jsonl", ex, log=QUIET)
     assert doc["computed"] == len(sweep.tasks())
     assert result_lines(read_results(tmp_path / "local.jsonl").records) == lines
+
+
+def test_local_workers_are_forked_with_the_solvers_modules_and_the_drivers_environment(monkeypatch):
+    # issue 43: each worker's start-up (an interpreter and the solver's imports, a second or more) had come after the
+    # sweep was read and checked; now a fork server imports them once, from the moment the executor is entered
+    # (the server outlives a pool: a later pool's workers still take the driver's environment of their own start)
+    for probe in ("first", "second"):
+        monkeypatch.setenv("ATTENTION_RMT_PROBE", probe)
+        with executors.LocalProcesses(2) as ex:
+            (_, seen), = ex.map_unordered(_worker_state, [executors.WORKER_MODULES])
+        assert seen == (True, probe, "1")
 
 
 def test_each_thread_keeps_its_own_table():

@@ -81,12 +81,15 @@ def thread_environment(threads: int | None, base: dict | None = None) -> dict:
 
 
 @contextlib.contextmanager
-def blas_threads_for_children(threads: int = 1):
-    """Set the BLAS thread variables to ``threads`` (unless the user set them) for the child processes
-    started inside the block; restore them after."""
+def blas_threads_for_children(threads: int = 1, force: bool = False):
+    """Set the BLAS thread variables to ``threads`` (unless the user set them, or whatever the user set with
+    ``force``) for the child processes started inside the block; restore them after."""
     saved = {name: os.environ.get(name) for name in BLAS_THREAD_VARIABLES}
     for name in BLAS_THREAD_VARIABLES:
-        os.environ.setdefault(name, str(threads))
+        if force:
+            os.environ[name] = str(threads)
+        else:
+            os.environ.setdefault(name, str(threads))
     try:
         yield
     finally:

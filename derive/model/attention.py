@@ -26,6 +26,7 @@ from functools import lru_cache, wraps
 import mpmath
 import sympy as sp
 
+from derive.cache import memo
 from derive.errors import ParameterError
 from derive.symbols import T, s, t, tau, u
 from derive.symbols import Formula, named
@@ -170,10 +171,10 @@ def causal_weights(T_value, tau_value=0, mask: str = "inclusive", digits: int = 
         raise ParameterError("T", "the strict mask needs T >= 2 (position 1 has no key)")
     check_exact_causal_T(n)
     if mask == "strict" or tv == 0:
-        f = _exact_weight(mask)
-        w = [f(k, n) for k in range(1, n + 1)]
-        total = sum(w, Fraction(0))
-        return [sp.Rational(x.numerator * total.denominator, x.denominator * total.numerator) for x in w]
+        # SymPy derives the weight's expression in about 2 s, a cost every process paid again (a sweep of causal
+        # weights validated its grid on it before its first task): the exact weights are kept in the derivation cache
+        return [sp.Rational(x) for x in memo("causal-weights", {"T": n, "mask": mask}, lambda: _exact_weights(n, mask),
+                                             lambda v: _sums_to_one(v, n))]
     f = _numeric_weight(mask)
     # alpha and kappa sum T products of these Floats at their precision: log10(T) more guard digits keep the
     # rounding of those sums (at most T units of the last place, relative, for positive terms) below 10^-digits
@@ -194,6 +195,25 @@ def _exact_harmonic(k) -> Fraction:
     while len(_HARMONIC) <= k:
         _HARMONIC.append(_HARMONIC[-1] + Fraction(1, len(_HARMONIC)))
     return _HARMONIC[k]
+
+
+def _exact_weights(n: int, mask: str) -> list[str]:
+    """The exact weights of :func:`causal_weights` (strict mask, or ``tau = 0``) normalized to sum 1, as ``p/q``."""
+    f = _exact_weight(mask)
+    w = [f(k, n) for k in range(1, n + 1)]
+    total = sum(w, Fraction(0))
+    return [str(x / total) for x in w]
+
+
+def _sums_to_one(value, n: int) -> bool:
+    """Whether a kept ``value`` of :func:`_exact_weights` is ``n`` nonnegative rationals ``p/q`` that sum to 1."""
+    if not (isinstance(value, list) and len(value) == n and all(isinstance(x, str) for x in value)):
+        return False
+    try:
+        w = [Fraction(x) for x in value]
+    except (ValueError, ZeroDivisionError):
+        return False
+    return all(x >= 0 for x in w) and sum(w, Fraction(0)) == 1
 
 
 @lru_cache(maxsize=None)

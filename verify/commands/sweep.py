@@ -5,6 +5,7 @@
 
 (Its throughput benchmark is ``python -m benchmarks sweeps``, in the checkout.)
 """
+import contextlib
 import math
 import os
 from pathlib import Path
@@ -62,8 +63,6 @@ def run(args):
             return summarize(args.summarize, args.figures or str(Path(args.summarize).resolve().parent),
                              model_limit=not args.skip_model_limit, workers=workers, report=report)
     from verify.sweeps import executors
-    from verify.sweeps.spec import load_sweep
-    from verify.sweeps.run import run_sweep
 
     _only(args, "a sweep run", {"file", "results", "workers", "scheduler", "max-tasks", "max-memory"})
     if args.file is None:
@@ -74,14 +73,26 @@ def run(args):
 
     set_max_memory(args.max_memory, 1 if args.scheduler not in (None, "local-dask") else
                    _count(args.workers, "workers") or os.cpu_count() or 1)
-    sweep = load_sweep(args.file)
-    results = args.results or Path(args.file).with_suffix(".results.jsonl").name
-    # the command that resumes a stopped run: this one, without --max-tasks (which stops by itself)
-    resume = " ".join(["verify sweep", args.file, "--results", str(results)]
-                      + [f"--{name} {value}" for name, value in (("workers", args.workers), ("scheduler", args.scheduler),
-                                                                   ("max-memory", args.max_memory)) if value is not None])
-    with executors.executor(args.scheduler, _count(args.workers, "workers")) as ex:
-        doc = run_sweep(sweep, results, ex, max_tasks=_count(args.max_tasks, "max-tasks"), resume=resume)
+    with contextlib.ExitStack() as stack:
+        def start():
+            return stack.enter_context(executors.executor(args.scheduler, _count(args.workers, "workers")))
+
+        # local workers start before the sweep's modules are imported and the sweep is read and checked, so that
+        # their start-up overlaps that work (the first task had waited for both, one after the other); a Dask
+        # scheduler is reached for a valid sweep only
+        ex = start() if args.scheduler is None else None
+        from verify.sweeps.run import run_sweep
+        from verify.sweeps.spec import load_sweep
+
+        sweep = load_sweep(args.file)
+        results = args.results or Path(args.file).with_suffix(".results.jsonl").name
+        # the command that resumes a stopped run: this one, without --max-tasks (which stops by itself)
+        resume = " ".join(["verify sweep", args.file, "--results", str(results)]
+                          + [f"--{name} {value}" for name, value in (("workers", args.workers),
+                                                                       ("scheduler", args.scheduler),
+                                                                       ("max-memory", args.max_memory))
+                             if value is not None])
+        doc = run_sweep(sweep, results, ex or start(), max_tasks=_count(args.max_tasks, "max-tasks"), resume=resume)
     doc["seconds"] = format_real(doc["seconds"], 4)
     if doc["first_result_seconds"] is not None:
         doc["first_result_seconds"] = format_real(doc["first_result_seconds"], 4)

@@ -149,14 +149,17 @@ def decide(verdict: str, reason: str, corrected: str | None = None) -> dict:
 
 
 def setting(entries) -> str:
-    """The ``T``, weights, ``d`` and ratios that evidence ``entries`` (dicts with ``T``, ``weights``, ``d``, ``delta``,
-    ``gamma`` where recorded; a ``d`` may be a list, a ladder's) rest on, as a reason names them: each value once, in
-    the entries' order, so that two reasons about different settings cannot read as one contradicting the other.
+    """The ``T``, weights, ``d``, ratios and attention scale that evidence ``entries`` (dicts with ``T``, ``weights``,
+    ``d``, ``delta``, ``gamma``, ``tau`` where recorded; any of them may be a list, a ladder's ``d`` or the schemes
+    compared) rest on, as a reason names them: each value once, in the entries' order, so that two reasons about
+    different settings cannot read as one contradicting the other.
 
     >>> setting([{"T": 1, "weights": "mean", "d": 600, "delta": "1"}, {"T": 2, "weights": "mean", "d": 600}])
     'T = 1 and 2 with mean weights at d = 600, delta = 1'
     >>> setting([{"T": 8, "weights": w, "d": [100, 400]} for w in ("mean", "causal", "optimal")])
     'T = 8 with mean, causal and optimal weights at d = 100 and 400'
+    >>> setting([{"T": 8, "weights": "softmax", "d": 400, "tau": tau} for tau in ("1", "2")])
+    'T = 8 with softmax weights at d = 400, tau = 1 and 2'
     """
     def values(name):
         seen = []
@@ -167,7 +170,7 @@ def setting(entries) -> str:
         return ", ".join(seen[:-1]) + " and " + seen[-1] if len(seen) > 1 else "".join(seen)
 
     T, weights, d = values("T"), values("weights"), values("d")
-    ratios = "".join(f", {name} = {values(name)}" for name in ("delta", "gamma") if values(name))
+    ratios = "".join(f", {name} = {values(name)}" for name in ("delta", "gamma", "tau") if values(name))
     return ((f"T = {T}" if T else "") + (f" with {weights} weights" if weights else "") + (f" at d = {d}" if d else "")
             + ratios).strip()
 

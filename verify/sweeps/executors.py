@@ -19,7 +19,8 @@ from derive.errors import ParameterError
 from verify.threads import blas_threads_for_children
 from verify.workers import process_pool
 
-__all__ = ["IN_FLIGHT_PER_WORKER", "DASK_HINT", "default_workers", "InProcess", "LocalProcesses", "Dask", "executor"]
+__all__ = ["IN_FLIGHT_PER_WORKER", "DASK_HINT", "WORKER_MODULES", "default_workers", "InProcess", "LocalProcesses",
+           "Dask", "executor"]
 
 IN_FLIGHT_PER_WORKER = 2
 DASK_HINT = "pip install attention-rmt[dask]"
@@ -49,22 +50,33 @@ class InProcess:
         return None
 
 
+WORKER_MODULES = ("verify.sweeps.run", "verify.montecarlo.trials", "verify.montecarlo.mu2_axis",
+                  "verify.montecarlo.kernels", "numba.np.arraymath")
+"""What a sweep's task imports (NumPy, SymPy, numba and the solver; ``numba.np.arraymath``, NumPy's support, which
+loads SciPy's LAPACK, is what numba imports at a process's first use of a compiled kernel): about 1.5 s, which local
+workers get from their fork server once (:func:`verify.workers.process_pool`)."""
+
+
 class LocalProcesses:
-    """``workers`` local processes (default: all cores) of :func:`verify.workers.process_pool`: spawned (each reads
-    the one-thread BLAS settings at its start), dying with the driver, stopped at once by an exception or a signal.
+    """``workers`` local processes (default: all cores) of :func:`verify.workers.process_pool`: forked from a fork
+    server that imported ``preload`` once (each worker reads the one-thread BLAS settings and the driver's
+    environment at its start), dying with the driver, stopped at once by an exception or a signal. The server starts
+    when the executor is entered, so that its imports overlap the driver's own work before its first task (reading
+    and checking a sweep); a worker is forked at a task, in milliseconds.
     """
 
     name = "local-processes"
 
-    def __init__(self, workers: int | None = None):
+    def __init__(self, workers: int | None = None, preload=WORKER_MODULES):
         self.workers = default_workers() if workers is None else workers
+        self.preload = tuple(preload)
         self._stack = contextlib.ExitStack()
         self._pool = None
 
     def __enter__(self):
         with contextlib.ExitStack() as stack:
             stack.enter_context(blas_threads_for_children(1))
-            self._pool = stack.enter_context(process_pool(self.workers))
+            self._pool = stack.enter_context(process_pool(self.workers, preload=self.preload))
             self._stack = stack.pop_all()
         return self
 

@@ -136,17 +136,18 @@ def rule_c1(evidence: dict) -> dict:
         return {"verdict": "inconclusive", "reason": f"evidence missing: {exc}"}
     if not hist or len(rungs) < 3:
         return {"verdict": "inconclusive", "reason": "no histogram, or a ladder of fewer than three rungs"}
+    at = lambda keys: setting([hist[k] for k in keys])  # noqa: E731
+    rungs_at = setting([ladder | {"d": [r["d"] for r in rungs]}])
     if vague:
         return {"verdict": "inconclusive", "reason": "the model's law is known less accurately than the histograms "
-                                                     f"resolve at {', '.join(vague)}"}
-    at = lambda keys: setting([hist[k] for k in keys])  # noqa: E731
+                                                     f"resolve at {', '.join(vague)} ({at(vague)})"}
     off = [why for why, yes in (("the fourth moment differs", not moments_agree),
                                 (f"its histograms fail ({at(failing)})", bool(failing)),
-                                (f"its d * KS ladder ({setting([ladder | {'d': [r['d'] for r in rungs]}])}) grows "
+                                (f"its d * KS ladder ({rungs_at}) grows "
                                  f"{ladder['gaussian_growth']}-fold", grows)) if yes]
     if not off:
-        return {"verdict": "confirmed", "reason": "the claimed law has the model's moments, passes every histogram "
-                                                  "and its ladder stays flat"}
+        return {"verdict": "confirmed", "reason": f"the claimed law has the model's moments, passes every histogram "
+                                                  f"({at(hist)}) and its d * KS ladder ({rungs_at}) stays flat"}
     if not model_failing and flat:
         return {"verdict": "corrected", "reason": f"the claimed law is off ({'; '.join(off)}); the model's law passes "
                                                   f"every histogram ({at(hist)}) and its ladder is flat",

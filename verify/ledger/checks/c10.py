@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from verify.ledger.records import decide
+from verify.ledger.records import decide, setting
 
 __all__ = ["TAUS", "FAMILIES", "MC_TAUS", "D", "FINITE_SIZE", "thresholds", "monte_carlo", "evidence_c10", "rule_c10",
            "check_c10"]
@@ -161,13 +161,20 @@ def rule_c10(evidence: dict) -> dict:
     thresholds, mc = evidence.get("thresholds") or {}, evidence.get("monte_carlo") or {}
     if not thresholds or not mc.get("points"):
         return decide("inconclusive", "no thresholds or Monte Carlo in the evidence")
+    configuration = evidence.get("configuration") or {}
     for p in mc["points"]:
         lo = p["overlap_gap_softmax_minus_mean"]["interval"][0]
         if not (p["eigenvalue"]["within"] and p["overlap"]["within"]) or lo is None or lo <= 0:
-            return decide("inconclusive", f"real attention at tau = {p['tau']} does not bear the derivation out "
-                                          "(outlier outside its tolerance, or its overlap not above mean pooling's)")
+            where = setting([{**configuration, "weights": "softmax", "d": p.get("d"), "tau": p["tau"]}])
+            return decide("inconclusive", f"real attention ({where}) does not bear the derivation out (outlier outside "
+                                          "its tolerance, or its overlap not above mean pooling's)")
     if mc.get("inclusive_tau_1_max_gap_to_mean", 1) > 1e-6:
-        return decide("inconclusive", "the inclusive mask's real weights are not mean pooling at tau = 1")
+        where = setting([{**configuration, "weights": "softmax", "d": mc.get("inclusive_d"), "tau": "1"}])
+        return decide("inconclusive", f"the inclusive mask's real weights are not mean pooling ({where})")
+    # the thresholds are the d -> oo law's; real attention bears them out at the Monte Carlo's d and tau
+    limit = setting([{**configuration, "weights": ["softmax", "mean"]}])
+    where = (f" ({limit + ', ' if limit else ''}in the limit d -> oo; real attention "
+             f"{setting([{'d': p.get('d'), 'tau': p['tau']} for p in mc['points']])})")
     wins = {}
     for signs, t in thresholds.items():
         for mask in ("strict", "inclusive"):
@@ -177,9 +184,9 @@ def rule_c10(evidence: dict) -> dict:
     every = all(len(v) == len(thresholds[s]["tau"]) for (s, _), v in wins.items())
     if every:
         return decide("confirmed", "at 1/sqrt(d) both masks lower the sample threshold below mean pooling's for every "
-                                   "family and tau")
+                                   "family and tau" + where)
     if not any(wins.values()):
-        return decide("refuted", "at 1/sqrt(d) no mask lowers the sample threshold below mean pooling's")
+        return decide("refuted", "at 1/sqrt(d) no mask lowers the sample threshold below mean pooling's" + where)
     strict_all = all(len(wins[(s, "strict")]) == len(thresholds[s]["tau"]) for s in thresholds)
     inclusive = sorted({tau for (s, mask), v in wins.items() if mask == "inclusive" for tau in v}, key=Fraction)
     parts = []
@@ -194,7 +201,8 @@ def rule_c10(evidence: dict) -> dict:
                  f"tie), lower only at tau in {inclusive} (uniform attention). " + "; ".join(parts))
     return decide("corrected", "at 1/sqrt(d) the strict mask lowers the threshold below mean pooling's "
                                + ("at every tau" if strict_all else "at some tau")
-                               + ", the inclusive mask only at tau = 0 (it is mean pooling for tau > 0)", corrected)
+                               + ", the inclusive mask only at tau = 0 (it is mean pooling for tau > 0)" + where,
+                  corrected)
 
 
 def check_c10(cfg: dict) -> dict:

@@ -217,6 +217,9 @@ def rule_c2(evidence: dict) -> dict:
         pts = lv.get("points") or []
         if not any(p["predicted_outlier"] for p in pts) or all(p["predicted_outlier"] for p in pts):
             return decide("inconclusive", f"the {name} level has no points on both sides of its threshold")
+    where = setting([{"T": p.get("T"), "weights": p.get("scheme"), "d": p.get("d"), "delta": p.get("delta"),
+                      "gamma": p.get("gamma")} for lv in levels.values() for p in lv["points"]])
+    where = f" ({where})" if where else ""
     between = [p for p in levels["sample"]["points"]
                if not p["predicted_outlier"] and p.get("population_outlier_predicted")]
     said = {(name, str(p["mu2"])): outcome(p, POINT_TARGET, res) for name, lv in levels.items() for p in lv["points"]}
@@ -226,32 +229,32 @@ def rule_c2(evidence: dict) -> dict:
     bad = [f"{name} mu2 = {mu2}" for (name, mu2), v in given.items() if v == "beyond"]
     if bad:
         return decide("inconclusive", "Monte Carlo departs from the draws' conditional predictions at "
-                      + ", ".join(bad) + ": the derivation of the model's own outlier is wrong or incomplete there")
+                      + ", ".join(bad) + where + ": the derivation of the model's own outlier is wrong or incomplete "
+                      "there")
     weak = [f"{name} mu2 = {mu2}" for outcomes in (said, given) for (name, mu2), v in outcomes.items()
             if v == "unresolved"]
     weak += [f"the {name} threshold" for name, v in fits.items() if v == "unresolved"]
     if weak:
         return decide("inconclusive", "too little power to resolve the target errors (or a finer run's verdict) at "
-                      + ", ".join(dict.fromkeys(weak)))
+                      + ", ".join(dict.fromkeys(weak)) + where)
     for name, lv in levels.items():
         off = [str(p["mu2"]) for p in lv["points"] if said[(name, str(p["mu2"]))] == "beyond"
                and not any(p is q for q in between)]
         if off:
             return decide("inconclusive", f"at the {name} level the derived outlier departs from Monte Carlo beyond "
-                                          f"the target at mu2 = {', '.join(off)}")
+                                          f"the target at mu2 = {', '.join(off)}{where}")
         if fits[name] == "beyond":
             return decide("inconclusive", f"the fitted {name} threshold {lv['fit']['mu2_fitted']:.4g} departs from "
-                                          f"the derived {lv['fit']['derived_mu2_critical']:.4g} beyond the target")
+                                          f"the derived {lv['fit']['derived_mu2_critical']:.4g} beyond the target"
+                                          f"{where}")
     on_grid, grid_size = order.get("successive_on_a_grid", [0, 0])
     if (grid_size and on_grid == 0) or any(said[("sample", str(p["mu2"]))] == "beyond" for p in between):
-        return decide("refuted", "a sample outlier is seen between the thresholds, or the sample threshold is "
-                                 "above the population one nowhere on the grid: the transitions are not successive")
+        return decide("refuted", f"a sample outlier is seen between the thresholds{where}, or the sample threshold "
+                                 "is above the population one nowhere on the grid: the transitions are not successive")
     if not between:
-        return decide("inconclusive", "no point between the thresholds")
-    where = setting([{"T": p.get("T"), "weights": p.get("scheme"), "d": p.get("d"), "delta": p.get("delta"),
-                      "gamma": p.get("gamma")} for lv in levels.values() for p in lv["points"]])
-    seen = (f"both transitions are seen{f' ({where})' if where else ''} on both sides of their derived thresholds and "
-            "the fitted thresholds are within the target; the sample threshold is ")
+        return decide("inconclusive", f"no point between the thresholds{where}")
+    seen = (f"both transitions are seen{where} on both sides of their derived thresholds and the fitted thresholds "
+            "are within the target; the sample threshold is ")
     drift = evidence.get("drift")
     if drift:
         off = [f"d = {r['d']:.0e}".replace("e+0", "e") for r in drift["sampled"] if not r["agree"]]

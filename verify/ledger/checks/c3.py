@@ -8,7 +8,7 @@ from derive.gaussian import outliers as O
 from derive.gaussian import spikes
 from derive.symbols import alpha, delta, kappa
 from verify.comparison import TW_ORDER
-from verify.ledger.checks.common import DELTA, POINT_TARGET, pool, population_comparison, resolves
+from verify.ledger.checks.common import DELTA, POINT_TARGET, SIGNS, T, pool, population_comparison, resolves
 from verify.ledger.records import decide, setting
 from verify.ledger.statements import c3_corrected, claimed_mu2_critical
 
@@ -50,6 +50,7 @@ def evidence_c3(cfg: dict) -> dict:
         run = population_comparison(cfg, DELTA, p, m, seed0=300 + i,
                                     alternatives={"claim_no_outlier": no_outlier})
         claimed = CLAIMED_MU2_CRITICAL.subs({alpha: p.alpha, kappa: p.kappa, delta: DELTA})
+        run.update({"T": T, "weights": "optimal", "signs": SIGNS})
         run["claimed_outlier"] = bool(sp.Rational(str(m)) > claimed)
         run["claim_no_outlier_fits"] = run["alternatives"]["claim_no_outlier"]["agree"]
         points.append(run)
@@ -75,25 +76,28 @@ def rule_c3(evidence: dict) -> dict:
     points = evidence.get("points") or []
     if not any(p["claimed_outlier"] != p["predicted_outlier"] for p in points):
         return decide("inconclusive", "no point separates the claimed threshold from the derived one")
+    # the population level: gamma plays no part
+    where = setting([{"T": p.get("T"), "weights": p.get("weights"), "d": p.get("d"), "delta": p.get("delta")}
+                     for p in points])
+    where = f" ({where})" if where else ""
     weak = [str(p["mu2"]) for p in points if not resolves(p, POINT_TARGET)]
     if weak:
-        return decide("inconclusive", f"too little power at mu2 = {', '.join(weak)}")
+        return decide("inconclusive", f"too little power at mu2 = {', '.join(weak)}{where}")
     seen = []
     for p in points:
         outlier, none = p["predicted_outlier"] and p["agree"], p["claim_no_outlier_fits"]
         if outlier == none:
-            return decide("inconclusive", f"at mu2 = {p['mu2']} the Monte Carlo fits neither an outlier nor none")
+            return decide("inconclusive", f"at mu2 = {p['mu2']}{where} the Monte Carlo fits neither an outlier nor none")
         seen.append(outlier)
     claim_fits = all(p["claimed_outlier"] == s for p, s in zip(points, seen))
     derived_fits = all(p["agree"] for p in points)
     if claim_fits:
-        return decide("confirmed", "the outlier appears exactly where the claimed threshold says")
+        return decide("confirmed", f"the outlier appears exactly where the claimed threshold says{where}")
     missed = ", ".join(str(p["mu2"]) for p, s in zip(points, seen) if p["claimed_outlier"] != s)
-    where = setting([{"d": p.get("d"), "delta": p.get("delta")} for p in points])
     if derived_fits:
-        return decide("corrected", f"at mu2 = {missed}{f' ({where})' if where else ''} the claim says no outlier and "
-                                   "Monte Carlo shows the derived one", corrected())
-    return decide("refuted", f"at mu2 = {missed} the claim misses the Monte Carlo, and so does the derivation")
+        return decide("corrected", f"at mu2 = {missed}{where} the claim says no outlier and Monte Carlo shows the "
+                                   "derived one", corrected())
+    return decide("refuted", f"at mu2 = {missed}{where} the claim misses the Monte Carlo, and so does the derivation")
 
 
 def check_c3(cfg: dict) -> dict:

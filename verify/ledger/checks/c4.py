@@ -8,7 +8,7 @@ from derive.gaussian import spikes
 from verify.ledger.checks.common import (DELTA, GAMMA, POINT_TARGET, SIGNS, TARGET, T, model_limit, outcome,
                                          outlier_comparison, resolution_to_full, unbounded_support_note)
 from verify.ledger.checks.c2 import SAMPLE
-from verify.ledger.records import decide
+from verify.ledger.records import decide, setting
 
 __all__ = ["CONFIGURATIONS", "PARTS", "derived", "comparisons", "evidence_c4", "rule_c4", "check_c4"]
 
@@ -130,6 +130,14 @@ def _beside(runs: list) -> str:
             "vocabulary, derive.spike, +- its error): " + "; ".join(parts) + ". ")
 
 
+def _where(runs: list) -> str:
+    """`` (T = ..., weights, d and ratios)``: what ``runs`` rest on as the reasons name it (:func:`setting`), or
+    nothing where the runs record none of it."""
+    where = setting([{"T": r.get("T"), "weights": r.get("scheme"), "d": r.get("d"), "delta": r.get("delta"),
+                      "gamma": r.get("gamma")} for r in runs])
+    return f" ({where})" if where else ""
+
+
 def rule_c4(evidence: dict) -> dict:
     """The verdict of C4 from its evidence alone. Each comparison is an equivalence test against the target errors
     (:func:`verify.ledger.checks.common.outcome`: within, beyond or unresolved, with the margin that makes a coarser
@@ -152,11 +160,13 @@ def rule_c4(evidence: dict) -> dict:
     res = evidence.get("resolution_to_full", 1.0)
     if not runs or hidden is None:
         return decide("inconclusive", "no Monte Carlo comparison in the evidence")
+    where = _where(runs + [hidden])
     given = {_name(r): outcome(r["conditional"], target, res) for r in runs if "conditional" in r}
     bad = [k for k, v in given.items() if v == "beyond"]
     if bad:
         return decide("inconclusive", "Monte Carlo departs from the draws' conditional predictions for "
-                      + ", ".join(bad) + ": the derivation of the model's own outlier is wrong or incomplete there")
+                      + ", ".join(bad) + where + ": the derivation of the model's own outlier is wrong or incomplete "
+                      "there")
     limit = {_name(r): outcome(r, target, res) for r in runs}
     hidden_outcome = outcome(hidden, hidden_target, res)
     weak = [k for outcomes in (given, limit) for k, v in outcomes.items() if v == "unresolved"]
@@ -164,26 +174,28 @@ def rule_c4(evidence: dict) -> dict:
         weak.append(f"the point between the thresholds (mu2 = {hidden['mu2']})")
     if weak:
         return decide("inconclusive", "too little power to resolve the target errors (or a finer run's verdict) for "
-                      + ", ".join(dict.fromkeys(weak)))
+                      + ", ".join(dict.fromkeys(weak)) + where)
     if hidden["predicted_outlier"] or not hidden["population_outlier_predicted"]:
-        return decide("inconclusive", f"mu2 = {hidden['mu2']} is not between the derived thresholds")
+        return decide("inconclusive", f"mu2 = {hidden['mu2']}{_where([hidden])} is not between the derived "
+                                      "thresholds")
     if hidden_outcome == "beyond":
-        return decide("refuted", f"at mu2 = {hidden['mu2']}, between the thresholds, Monte Carlo shows an outlier: "
-                                 "finite N did not hide it")
+        return decide("refuted", f"at mu2 = {hidden['mu2']}{_where([hidden])}, between the thresholds, Monte Carlo "
+                                 "shows an outlier: finite N did not hide it")
     off = [r for r in runs if limit[_name(r)] == "beyond"]
     if off:
         numbers = "; ".join(f"{_name(r)}: {_departure(r)}" for r in off)
-        return decide("corrected", "the Monte Carlo agrees with the draws' conditional predictions but departs from the "
-                                   "formula beyond the target for " + ", ".join(_name(r) for r in off),
+        return decide("corrected", "the Monte Carlo agrees with the draws' conditional predictions" + where + " but "
+                                   "departs from the formula beyond the target for " + ", ".join(_name(r) for r in off),
                       CORRECTED + "The formula is the Gaussian equivalent; the model's own outlier differs from it "
                       "beyond the target where tokens are reused little: " + numbers + ". " + _beside(runs)
                       + evidence.get("qualification", ""))
     mean_on_top = [r for r in runs if r["S"] == "raw" and r["signal_on_top"] < 0.5]
     if mean_on_top:
-        return decide("corrected", f"every comparison is within its target; on the raw S, {_name(mean_on_top[0])}, the "
-                                   "top eigenvalue is the vocabulary-mean outlier, not the signal's",
+        return decide("corrected", f"every comparison{where} is within its target; on the raw S, "
+                                   f"{_name(mean_on_top[0])}, the top eigenvalue is the vocabulary-mean outlier, not "
+                                   "the signal's",
                       CORRECTED + _beside(runs) + evidence.get("qualification", ""))
-    return decide("confirmed", "every comparison is within its target and the signal outlier is on top")
+    return decide("confirmed", f"every comparison{where} is within its target and the signal outlier is on top")
 
 
 def check_c4(cfg: dict, needs: dict, parts=None) -> dict:

@@ -9,7 +9,7 @@ from derive.symbols import L as L_, T as T_
 from verify.comparison import compare, observe_sample
 from verify.montecarlo.observables import TABLE_CONTROLS
 from verify.ledger.checks.common import AGREEMENT_LEVEL, DELTA, GAMMA, SIGNS, T, scheme_floats, theory
-from verify.ledger.records import decide
+from verify.ledger.records import decide, setting
 
 __all__ = ["MC_MU2", "evidence_c5", "rule_c5", "check_c5"]
 
@@ -36,7 +36,8 @@ def _paired_gain(cfg: dict) -> dict:
     optimal, mean = theory(DELTA, GAMMA, "optimal", MC_MU2), theory(DELTA, GAMMA, "mean", MC_MU2)
     gain = float(optimal.sample.overlap - mean.sample.overlap)
     out = compare(rungs[0], rungs[1], {"gain": (gain, 1)}, AGREEMENT_LEVEL)
-    out.update({"S": "centered", "law": optimal.law, "level": "sample", "mu2": MC_MU2,
+    out.update({"S": "centered", "law": optimal.law, "level": "sample", "mu2": MC_MU2, "T": T, "signs": SIGNS,
+                "weights": ["optimal", "mean"], "delta": str(DELTA), "gamma": str(GAMMA),
                 "quantity": "overlap(optimal) - overlap(mean), paired draws"})
     return out
 
@@ -85,13 +86,18 @@ def rule_c5(evidence: dict) -> dict:
         return decide("refuted", "mean pooling recovers significantly more than the optimal weights")
     if not q["agree"]:
         return decide("inconclusive", "the paired Monte Carlo gain disagrees with the derived one")
+    checked = sorted(map(int, evidence.get("prefix_L_where_optimal_ties_mean") or {}))
+    exact = f"exact for T = {checked[0]} to {checked[-1]}, in the limit d -> oo" if checked else "exact"
+    paired = setting([mc])
+    paired = f"; the paired Monte Carlo ({paired}) agrees" if paired else ""
     ties = {n: L for n, L in (evidence.get("prefix_L_where_optimal_ties_mean") or {}).items() if L}
     if ties:
         some = max(ties.items(), key=lambda item: int(item[0]))
         return decide("corrected", f"optimal weights only tie mean pooling on prefix:L for L = "
-                                   f"{', '.join(map(str, some[1]))} at T = {some[0]} (and likewise for every T checked)",
-                      CORRECTED)
-    return decide("confirmed", "no weight beats the top eigenvector and it beats mean pooling on every prefix:L")
+                                   f"{', '.join(map(str, some[1]))} at T = {some[0]} (and likewise for every T checked; "
+                                   f"{exact}){paired}", CORRECTED)
+    return decide("confirmed", f"no weight beats the top eigenvector and it beats mean pooling on every prefix:L "
+                               f"({exact}){paired}")
 
 
 def check_c5(cfg: dict) -> dict:

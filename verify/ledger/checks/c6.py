@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from verify.ledger.records import decide
+from verify.ledger.records import decide, setting
 from verify.ledger.statements import c6_corrected
 from verify.stats import finite_size_fit
 
@@ -37,7 +37,8 @@ def evidence_c6(cfg: dict) -> dict:
         limit = [float(x) for x in causal_weights(8, 1, mask)]
         rows = [weight_deviation(d, 8, 1.0, mask, limit, n=200, seed=7) for d in LADDER]
         fit = finite_size_fit(LADDER, [r["per_sequence"] for r in rows])
-        real[mask] = {"d": list(LADDER), "per_sequence_max_dev": [r["per_sequence"] for r in rows],
+        real[mask] = {"T": 8, "weights": "causal", "tau": "1", "d": list(LADDER),
+                      "per_sequence_max_dev": [r["per_sequence"] for r in rows],
                       "mean_weights_max_dev": [r["bias"] for r in rows], "rate": fit.rate,
                       "rate_ci95": list(fit.rate_ci95)}
     return {"claimed_form_equals_limit_T_2_to_32_tau_0_and_2": equal,
@@ -56,15 +57,20 @@ def rule_c6(evidence: dict) -> dict:
     """
     real = evidence.get("real_attention_tau_1_T8") or {}
     equal = evidence.get("claimed_form_equals_limit_T_2_to_32_tau_0_and_2") or {}
+    exact = "T = 2 to 32 with causal weights, tau = 0 and 2; exact, in the limit d -> oo"
+    ladder = setting(list(real.values()))
+    ladder = f" ({ladder})" if ladder else ""
     if not real or not equal or any(r["rate_ci95"][0] <= 0 for r in real.values()):
-        return decide("inconclusive", "real attention is not seen to converge to its derived limit")
+        return decide("inconclusive", f"real attention{ladder} is not seen to converge to its derived limit")
     if not any(equal.values()) or not evidence.get("monotone_decreasing"):
-        return decide("refuted", "the claimed harmonic form is the limit for neither mask, or a limit is not decreasing")
+        return decide("refuted", f"the claimed harmonic form is the limit for neither mask ({exact}), or a limit is "
+                                 "not decreasing (T = 8 and 32, tau = 0 and 3)")
     if all(equal.values()):
-        return decide("confirmed", "the claimed form is the limit for both masks, and real attention converges to it")
+        return decide("confirmed", f"the claimed form is the limit for both masks ({exact}), and real attention"
+                                   f"{ladder} converges to it")
     which = [m for m, e in equal.items() if e]
-    return decide("corrected", f"the claimed form is the limit for the {which[0]} mask only (T = 2..32, tau = 0 and 2); "
-                               "real attention converges to the derived limit of each mask", corrected())
+    return decide("corrected", f"the claimed form is the limit for the {which[0]} mask only ({exact}); real attention"
+                               f"{ladder} converges to the derived limit of each mask", corrected())
 
 
 def check_c6(cfg: dict) -> dict:

@@ -35,7 +35,8 @@ def evidence_c8(cfg: dict) -> dict:
 
     d, seeds = cfg["classify_d"], cfg["classify_seeds"]
     V, N = rung(d, DELTA, GAMMA)
-    out = {"d": d, "V": V, "N": N, "seeds": seeds, "level": AGREEMENT_LEVEL, "mu2": list(MU2_GRID), "families": {}}
+    out = {"T": T, "weights": list(CLAIMED_ORDER), "d": d, "delta": str(DELTA), "gamma": str(GAMMA), "V": V, "N": N,
+           "seeds": seeds, "level": AGREEMENT_LEVEL, "mu2": list(MU2_GRID), "families": {}}
     for i, signs in enumerate(FAMILIES):
         schemes = {name: scheme_floats(name, signs) for name in CLAIMED_ORDER}
         ratio = {n: a / k for n, (_, a, k) in schemes.items()}
@@ -82,23 +83,24 @@ def rule_c8(evidence: dict) -> dict:
     if not families:
         return decide("inconclusive", "no classification in the evidence")
     status = {f: _ranked(v["pairs"], v["alpha_over_kappa_order"]) for f, v in families.items()}
+    where = setting([{k: evidence.get(k) for k in ("T", "weights", "d", "delta", "gamma")}])
+    where = f" ({where})" if where else ""
     if any(s == "reversed" for s in status.values()):
         bad = [f for f, s in status.items() if s == "reversed"]
-        return decide("refuted", f"on {', '.join(bad)} the accuracy significantly reverses the alpha/kappa order")
+        return decide("refuted", f"on {', '.join(bad)}{where} the accuracy significantly reverses the alpha/kappa order")
     if any(s != "follows" for s in status.values()):
         return decide("inconclusive", "the accuracy does not separate the schemes on "
-                      + ", ".join(f for f, s in status.items() if s != "follows"))
+                      + ", ".join(f for f, s in status.items() if s != "follows") + where)
     differ = [f for f, v in families.items() if tuple(v["alpha_over_kappa_order"]) != CLAIMED_ORDER]
     if differ:
         f = differ[0]
         order = " < ".join(families[f]["alpha_over_kappa_order"])
-        where = setting([{"d": evidence.get("d")}])
-        return decide("corrected", f"the accuracy follows alpha/kappa on every family{f' ({where})' if where else ''}; "
-                                   f"on {f} that order is {order}",
+        return decide("corrected", f"the accuracy follows alpha/kappa on every family{where}; on {f} that order is "
+                                   f"{order}",
                       "ridge classification accuracy ranks the pooling schemes by alpha/kappa; optimal > causal > mean "
                       f"holds where alpha/kappa orders them so (signal early, prefix:L), not in general (on {f}: "
                       f"{order})")
-    return decide("confirmed", "the accuracy follows alpha/kappa, which is the claimed order, on every family")
+    return decide("confirmed", f"the accuracy follows alpha/kappa, which is the claimed order, on every family{where}")
 
 
 def check_c8(cfg: dict) -> dict:

@@ -60,6 +60,16 @@ def _count(outcomes: list) -> dict:
     return {k: outcomes.count(k) for k in ("within", "beyond", "unresolved")}
 
 
+def _recorded(entries: list) -> dict:
+    """The ``T``, weights, ``d`` and ratios C4's runs or C2's points rest on, each value once in their order (what
+    :func:`verify.ledger.records.setting` names)."""
+    def once(key):
+        return list(dict.fromkeys(v for e in entries for v in (e.get(key) if isinstance(e.get(key), list)
+                                                                else [e.get(key)]) if v is not None))
+
+    return {"T": once("T"), "weights": once("scheme"), "d": once("d"), "delta": once("delta"), "gamma": once("gamma")}
+
+
 def evidence_c9(cfg: dict, needs: dict, histograms: dict | None = None) -> dict:
     """The histogram ladder (:func:`histogram_ladder`, computed here unless given), and the outcomes
     (:func:`verify.ledger.checks.common.outcome`) of the outlier and threshold comparisons of C4 and C2 (read from
@@ -75,11 +85,11 @@ def evidence_c9(cfg: dict, needs: dict, histograms: dict | None = None) -> dict:
     fits = [fit_outcome(c2[lv]["fit"], r2) for lv in ("population", "sample") if "fit" in c2.get(lv, {})]
     return {"histograms": histograms, "rate_split": RATE_SPLIT,
             "histogram_resolution_to_full": min(1.0, (cfg["hist_seeds"] / FULL["hist_seeds"]) ** 0.5),
-            "outliers": {"runs": len(runs), "raw_runs": sum(r["S"] == "raw" for r in runs),
+            "outliers": {"runs": len(runs), "raw_runs": sum(r["S"] == "raw" for r in runs), **_recorded(runs),
                          "formula": _count([outcome(r, target, r4) for r in runs]),
                          "conditional": _count([outcome(r["conditional"], target, r4) for r in runs
                                                 if "conditional" in r])},
-            "thresholds": {"points": len(points), "fits": _count(fits),
+            "thresholds": {"points": len(points), "fits": _count(fits), **_recorded(points),
                            "formula": _count([outcome(p, POINT_TARGET, r2) for p in points]),
                            "conditional": _count([outcome(p["conditional"], POINT_TARGET, r2) for p in points
                                                   if "conditional" in p and p["predicted_outlier"]])}}
@@ -108,32 +118,41 @@ def rule_c9(evidence: dict) -> dict:
     out, th, hist = evidence.get("outliers") or {}, evidence.get("thresholds") or {}, evidence.get("histograms") or {}
     if not out.get("runs") or not th.get("points") or not hist:
         return decide("inconclusive", "outlier runs, threshold points or histograms are missing")
+
+    def where(entries) -> str:
+        named = setting(entries)
+        return f" ({named})" if named else ""
+
     counts = [out["formula"], out["conditional"], th["formula"], th["conditional"], th["fits"]]
     if any(c["unresolved"] for c in counts) or out["conditional"]["beyond"] or th["conditional"]["beyond"] \
             or th["formula"]["beyond"] or th["fits"]["beyond"]:
-        return decide("inconclusive", "an outlier or threshold comparison cannot tell, or departs from the draws' "
-                                      "conditional predictions or from a threshold (see C2, C4)")
+        return decide("inconclusive", f"an outlier or threshold comparison{where([out, th])} cannot tell, or departs "
+                                      "from the draws' conditional predictions or from a threshold (see C2, C4)")
     status = {k: _histogram(h, evidence.get("histogram_resolution_to_full", 1.0)) for k, h in hist.items()}
     if any(s == "unresolved" for s in status.values()):
+        unresolved = [k for k, s in status.items() if s == "unresolved"]
         return decide("inconclusive", "the decay of the histogram distance is unresolved for "
-                      + ", ".join(k for k, s in status.items() if s == "unresolved"))
+                      + ", ".join(unresolved) + where([hist[k] for k in unresolved]))
     departs = [k for k, s in status.items() if s == "departs"]
     if len(departs) == len(status):
-        return decide("refuted", "every histogram departs from the claimed bulk law")
+        return decide("refuted", f"every histogram{where(list(hist.values()))} departs from the claimed bulk law")
     if departs and any(k.startswith("mean") for k in departs):
-        return decide("inconclusive", "the histogram of mean pooling departs from the claimed law")
+        return decide("inconclusive", f"the histogram of mean pooling{where([hist[k] for k in departs])} departs "
+                                      "from the claimed law")
     if departs or out["formula"]["beyond"]:
-        parts = ([f"the histograms of {', '.join(departs)} depart from the claimed law"] if departs else []) + \
-                ([f"{out['formula']['beyond']} outlier runs depart from the formulas beyond their target (C4)"]
-                 if out["formula"]["beyond"] else [])
+        parts = ([f"the histograms of {', '.join(departs)}{where([hist[k] for k in departs])} depart from the "
+                  "claimed law"] if departs else []) + \
+                ([f"{out['formula']['beyond']} outlier runs{where([out])} depart from the formulas beyond their "
+                  "target (C4)"] if out["formula"]["beyond"] else [])
         return decide("corrected", "; ".join(parts),
                       "outlier locations, overlaps and detectability agree with the derived formulas (raw and centered "
                       "S) where tokens are reused often, and with each draw's conditional prediction everywhere; "
                       + "; ".join(parts) + ", as the corrections of C1 and C4 allow")
     return decide("confirmed", f"{out['runs']} outlier runs ({out['raw_runs']} on the raw S) and {th['points']} "
-                               "threshold points are within their targets, against the formulas and against the draws' "
-                               "conditional predictions, and every histogram's distance to the claimed law decays at "
-                               f"the rate of eigenvalue rigidity ({setting(list(hist.values()))})")
+                               f"threshold points{where([out, th])} are within their targets, against the formulas and "
+                               "against the draws' conditional predictions, and every histogram's distance to the "
+                               "claimed law decays at the rate of eigenvalue rigidity "
+                               f"({setting(list(hist.values()))})")
 
 
 def check_c9(cfg: dict, needs: dict, histograms: dict | None = None) -> dict:
