@@ -133,8 +133,10 @@ def root_averages(fields, w2, s, zeta, K, weight, rarity, seed):
     :math:`1\{\operatorname{Re}(1/X) > 0\}` and of 1, root ``m`` with the counts ``K[m]`` and the weight
     ``weight[m]`` (:func:`root_counts`), its child sequences drawn from the population's
     (:func:`derive.vocabulary.limit.signfield._sequence_fields`); one row per class of :data:`RARE` (``rarity[m]``:
-    :func:`rarity_classes`), whose sum is the average over all roots."""
-    P, n, _ = fields.shape
+    :func:`rarity_classes`), whose sum is the average over all roots. Where ``fields`` hold no field (two numbers per
+    child, not four) :math:`\bar H = X`: the field's averages are those of ``X`` and :math:`\partial X`."""
+    P, n, width = fields.shape
+    field = width == 4
     state = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) | np.uint64(1)], dtype=np.uint64)
     out = np.zeros((len(RARE) + 1, 6), dtype=np.complex128)
     samples = K.shape[0]
@@ -148,8 +150,9 @@ def root_averages(fields, w2, s, zeta, K, weight, rarity, seed):
                 c = _index(state, P)
                 a += w2[t] * fields[c, t, 0]
                 da += w2[t] * fields[c, t, 1]
-                b += fields[c, t, 2]
-                db += fields[c, t, 3]
+                if field:
+                    b += fields[c, t, 2]
+                    db += fields[c, t, 3]
         pivot = -zeta - s * a
         x = 1.0 / pivot
         dx = x * x * (1.0 + s * da)
