@@ -95,7 +95,8 @@ def count_values(weight: float, V: int, N: int, d: int, centered: bool, mu2: flo
     r"""The :class:`~derive.vocabulary.draw.values.DrawValues` of ``draws`` draws of the token counts (draw ``j`` from
     ``SeedSequence(seed).spawn(draws)[j]``), with the counts at and above :math:`k_0` averaged over where
     ``integrate`` and their Poisson approximation is within :data:`POISSON_MAX` (module docstring), and
-    ``{"k0": k0, "poisson_error": bound}`` (``k0`` ``None`` where every count is drawn, the bound then 0)."""
+    ``{"k0": k0, "poisson_error": bound, "largest": counts}`` (``k0`` ``None`` where every count is drawn, the bound
+    then 0; ``counts`` each draw's largest count below ``k0``, or ``None`` where a draw raised ``k0``)."""
     from derive.vocabulary.draw.finite_size import draw_outlier
 
     scale = (d / N) * weight**2  # c_k = delta (V/N) w^2 k
@@ -120,9 +121,10 @@ def count_values(weight: float, V: int, N: int, d: int, centered: bool, mu2: flo
         k0 = first_above(own[2] if own is not None else max(pilot.t_top, pilot.t_last))
         if poisson_error(V, N, k0) > POISSON_MAX:  # the counts to average over are not rare enough: plain draws
             k0 = None
-    first, out = k0, []
+    first, out, largest = k0, [], []
     for child in children:
         plus, minus = class_histograms(np.random.default_rng(child), V, N)
+        largest.append(max(int(np.flatnonzero(h[:k0])[-1]) if np.any(h[:k0]) else 0 for h in (plus, minus)))
         if k0 is None:
             out.append(draw_values(outlier(plus, minus), mu2, d))
             continue
@@ -138,4 +140,5 @@ def count_values(weight: float, V: int, N: int, d: int, centered: bool, mu2: flo
         # close to the atom, are below the precision of a root)
         out.append(draw_values(o, mu2, d, [(c, lam) for c, lam in above if lam > 1e-12], own))
     # the bound at the first k0 covers every larger one (a maximum over the counts above it)
-    return out, {"k0": k0, "poisson_error": poisson_error(V, N, first) if first is not None else 0.0}
+    return out, {"k0": k0, "poisson_error": poisson_error(V, N, first) if first is not None else 0.0,
+                 "largest": largest if k0 == first else None}
