@@ -25,15 +25,21 @@ import numpy as np
 from derive.vocabulary.draw.rare_counts import count_mean, poisson_error
 from derive.vocabulary.draw.user_d import Estimate
 
-__all__ = ["controlled_threshold"]
+__all__ = ["SPAN", "controlled_threshold"]
 
 
-def controlled_threshold(X, M, law, V: int, N: int, k0: int | None) -> Estimate:
+SPAN = 60
+"""Most counts the law of the largest one may spread over for the control variate (each needs its token's threshold,
+a sum over the law of the counts): beyond, at a reuse ``N/V`` of about 20 and more, the plain mean is kept."""
+
+
+def controlled_threshold(X, M, law, V: int, N: int, k0: int | None) -> Estimate | None:
     r"""The mean threshold at dimension ``d`` from each draw's threshold ``X`` and largest drawn count ``M`` (module
     docstring), on the limit law ``law`` at one nonzero weight
     (:class:`~derive.vocabulary.limit.silverstein.GeneralizedMP`), ``V`` tokens, ``N`` sequences, the counts from
     ``k0`` on averaged over (``None``: none): an :class:`Estimate` without ``sd`` (the spread is the draws') whose
-    ``error`` is three standard errors of the residuals plus the bound of the Poisson approximation of the law of ``M``.
+    ``error`` is three standard errors of the residuals plus the bound of the Poisson approximation of the law of
+    ``M``; ``None`` where that law spreads over more than :data:`SPAN` counts or the limit has no outlier.
 
     >>> from derive.vocabulary.limit.populations import PoissonPopulation
     >>> from derive.vocabulary.limit.silverstein import GeneralizedMP
@@ -51,11 +57,16 @@ def controlled_threshold(X, M, law, V: int, N: int, k0: int | None) -> Estimate:
     # P(M <= m) for m = 0..top: no token at any count from m + 1 to top
     above = np.concatenate([np.cumsum([lams[k] for k in range(top, 0, -1)])[::-1], [0.0]])
     cdf = np.exp(-above)
-    lo = max(1, min(int(M.min()), int(np.searchsorted(cdf, 1e-12))))
+    lo = min(int(M.min()), int(np.searchsorted(cdf, 1e-12)))
+    if top - lo > SPAN:
+        return None
     with mpmath.workdps(15):
         windows = signal_windows(law)
-        limit = float(windows[0][0]) if windows else math.inf
-        g = {m: max(limit, float(token_threshold(law, m))) for m in range(lo, top + 1)}
+        if not windows:  # the limit has no outlier: no threshold to control
+            return None
+        limit = float(windows[0][0])
+        # no token drawn (m = 0): the top is the bulk's own edge
+        g = {m: max(limit, float(token_threshold(law, m))) if m > 0 else limit for m in range(lo, top + 1)}
     mean_g = g[lo] * cdf[lo] + sum(g[m] * (cdf[m] - cdf[m - 1]) for m in range(lo + 1, top + 1))
     bias = sum(abs(g[m + 1] - g[m]) * poisson_error(V, N, m + 1) for m in range(lo, top))
     residual = X - np.array([g[int(m)] for m in M])
