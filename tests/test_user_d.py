@@ -190,6 +190,17 @@ def test_the_largest_count_makes_the_threshold_at_d_five_times_finer():
     assert abs(c.mean - derived) <= c.error + 3 / d ** 0.5, (c, derived)
 
 
+def test_the_control_variate_is_left_out_where_the_counts_spread_wide():
+    # reuse N/V = 100: the largest count's law spreads over more than SPAN counts, each needing a token's threshold
+    # (a sum over the counts' law): the plain mean is kept, at once
+    from derive.vocabulary.draw.largest_count import controlled_threshold
+    from derive.vocabulary.limit.populations import PoissonPopulation
+    from derive.vocabulary.limit.silverstein import GeneralizedMP
+
+    assert controlled_threshold([150.0, 160.0], [130, 135], GeneralizedMP(1, PoissonPopulation(100)), 100, 10**4,
+                                None) is None
+
+
 def _close(derived, mc, what):
     # derived (mean, error) against Monte Carlo (mean, standard error): within the stated error plus 3 standard errors
     assert abs(derived[0] - mc[0]) <= derived[1] + 3 * mc[1], (what, derived, mc)
