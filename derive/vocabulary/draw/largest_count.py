@@ -23,7 +23,6 @@ import mpmath
 import numpy as np
 
 from derive.vocabulary.draw.rare_counts import count_mean, poisson_error
-from derive.vocabulary.draw.user_d import Estimate
 
 __all__ = ["SPAN", "controlled_threshold"]
 
@@ -33,20 +32,20 @@ SPAN = 60
 a sum over the law of the counts): beyond, at a reuse ``N/V`` of about 20 and more, the plain mean is kept."""
 
 
-def controlled_threshold(X, M, law, V: int, N: int, k0: int | None) -> Estimate | None:
+def controlled_threshold(X, M, law, V: int, N: int, k0: int | None) -> tuple[float, float, float] | None:
     r"""The mean threshold at dimension ``d`` from each draw's threshold ``X`` and largest drawn count ``M`` (module
     docstring), on the limit law ``law`` at one nonzero weight
     (:class:`~derive.vocabulary.limit.silverstein.GeneralizedMP`), ``V`` tokens, ``N`` sequences, the counts from
-    ``k0`` on averaged over (``None``: none): an :class:`Estimate` without ``sd`` (the spread is the draws') whose
-    ``error`` is three standard errors of the residuals plus the bound of the Poisson approximation of the law of
-    ``M``; ``None`` where that law spreads over more than :data:`SPAN` counts or the limit has no outlier.
+    ``k0`` on averaged over (``None``: none): ``(mean, error, se)``, the ``error`` three standard errors ``se`` of the
+    residuals plus the bound of the Poisson approximation of the law of ``M`` (the spread over the draws stays
+    theirs); ``None`` where that law spreads over more than :data:`SPAN` counts or the limit has no outlier.
 
     >>> from derive.vocabulary.limit.populations import PoissonPopulation
     >>> from derive.vocabulary.limit.silverstein import GeneralizedMP
     >>> L = GeneralizedMP(1, PoissonPopulation(1))
     >>> e = controlled_threshold([3.0, 3.8], [5, 6], L, 2000, 2000, 9)  # residuals 0.203, 0.128; E g(M) 3.58
-    >>> round(e.mean, 2), round(e.se, 3), e.sd
-    (3.74, 0.038, None)
+    >>> round(e[0], 2), round(e[2], 3)
+    (3.74, 0.038)
     """
     from derive.vocabulary.limit.signal import signal_windows
     from derive.vocabulary.limit.topbulk import token_threshold
@@ -72,4 +71,4 @@ def controlled_threshold(X, M, law, V: int, N: int, k0: int | None) -> Estimate 
     residual = X - np.array([g[int(m)] for m in M])
     n = len(X)
     se = float(residual.std(ddof=1) / math.sqrt(n))
-    return Estimate(float(residual.mean() + mean_g), None, float(3 * se + bias), se)
+    return float(residual.mean() + mean_g), float(3 * se + bias), se

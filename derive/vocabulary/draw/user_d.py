@@ -122,7 +122,7 @@ class AtDimension:
 
 
 def summarize(values: list, d: int, V: int, N: int, method: str, seed: int, mu2: float, poisson: float = 0.0,
-              notes: tuple = (), averaged: bool = False, critical: Estimate | None = None) -> AtDimension:
+              notes: tuple = (), averaged: bool = False, critical: tuple | None = None) -> AtDimension:
     r"""The :class:`AtDimension` of per-draw :class:`~derive.vocabulary.draw.values.DrawValues` (module docstring: the
     error budget). ``poisson``: the bound of the Poisson approximation of the counts averaged over (0 if none);
     ``averaged``: whether the event "the signal on top" is averaged over in each draw rather than sampled;
@@ -161,8 +161,8 @@ def summarize(values: list, d: int, V: int, N: int, method: str, seed: int, mu2:
     signal = est("signal_overlap", OVERLAP_BIAS / d, spread=False)
     top = est("top", EIGENVALUE_BIAS * abs(mean[i["top"]]) / d + parts["top_error"]
               + poisson * (float(np.ptp(X[:, i["top"]])) + abs(float(mean[i["top"]]))), spread=False)
-    critical = est("mu2_critical", 0.0) if critical is None or critical.error >= 3 * se[i["mu2_critical"]] else \
-        Estimate(critical.mean, float(sd[i["mu2_critical"]]), critical.error, critical.se)
+    critical = est("mu2_critical", 0.0) if critical is None or critical[1] >= 3 * se[i["mu2_critical"]] else \
+        Estimate(critical[0], float(sd[i["mu2_critical"]]), critical[1], critical[2])
     warning = None
     if d < CHECKED:
         warning = (f"d = {d} is below {CHECKED}, the smallest d at which the per-draw deterministic equivalents were "
