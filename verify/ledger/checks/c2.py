@@ -48,11 +48,15 @@ def threshold_drift() -> dict:
 
     from derive import Model, finite_size
     from derive.vocabulary.limit.law import vocabulary_law
+    from derive.vocabulary.limit.signal import signal_windows
     from derive.vocabulary.limit.topbulk import threshold_at_dimension
 
     law = vocabulary_law(str(DRIFT["delta"]), str(DRIFT["gamma"]), [sp.Integer(1)]).diagonal()
     with mpmath.workdps(15):
-        rows = {d: threshold_at_dimension(law, d) for d in DRIFT["derived_d"] + DRIFT["sampled_d"]}
+        # the limit's threshold once, for every d (each call would search the signal's windows again)
+        windows = signal_windows(law)
+        limit = windows[0][0] if windows else mpmath.inf
+        rows = {d: threshold_at_dimension(law, d, limit) for d in sorted(set(DRIFT["derived_d"] + DRIFT["sampled_d"]))}
     sampled = []
     for d in DRIFT["sampled_d"]:
         r = finite_size(Model(d=d, delta=DRIFT["delta"], gamma=DRIFT["gamma"], T=DRIFT["T"], weights=DRIFT["weights"],
