@@ -222,12 +222,14 @@ def _random_spike(m: Model, law):
     return outliers(m.delta, m.gamma, weights(m.need("signs")), m.mu2, m.centered)
 
 
-def finite_size(m: Model, draws: int | None = None, seed: int | None = None):
+def finite_size(m: Model, draws: int | None = None, seed: int | None = None, method: str | None = None):
     r"""What a user measures at the model's dimension ``m.d`` (``V, N`` from ``delta, gamma``), each mean with an error
     that covers its truth: the probability that the signal's eigenvalue is the top one, the top eigenvalue and the
     squared overlap of its eigenvector, the signal eigenvector's overlap, the top of the bulk and the threshold
     (:class:`~derive.vocabulary.draw.user_d.AtDimension`; :mod:`derive.vocabulary.draw.user_d`), over ``draws`` draws
-    from ``seed`` (defaults: the method's, and :data:`~derive.resources.SEED`). Needs the weights and signs.
+    from ``seed`` (defaults: the method's, and :data:`~derive.resources.SEED`), by ``method``
+    (:data:`~derive.vocabulary.draw.user_d.METHODS`; default: chosen by ``d`` and the weights). Needs the weights and
+    signs.
 
     >>> r = finite_size(Model(d=200, delta="1/2", gamma="1/2", T=2, weights="mean", signs="iid", mu2=4), draws=8)
     >>> r.V, r.N, r.draws, r.seed, r.method, round(r.outlier_probability.mean, 4)
@@ -240,10 +242,10 @@ def finite_size(m: Model, draws: int | None = None, seed: int | None = None):
     if m.weights is None or m.signs is None:
         raise ParameterError("d", "the expectation at dimension d samples token matrices: it needs the weights and "
                                   "the signs (--T, --weights, --signs)")
-    return _at_dimension(m.need("mu2"), draws, SEED if seed is None else seed)
+    return _at_dimension(m.need("mu2"), draws, SEED if seed is None else seed, method)
 
 
-def _at_dimension(m: Model, draws: int | None, seed: int):
+def _at_dimension(m: Model, draws: int | None, seed: int, method: str | None):
     """:func:`~derive.vocabulary.draw.user_d.at_dimension`, kept between runs (:func:`derive.cache.memo`, whose key
     changes with every source of ``derive``; the draws are seeded, so the stored result is the one computed) unless a
     file or a user's object gave the weights or the signs (no string names them)."""
@@ -260,30 +262,33 @@ def _at_dimension(m: Model, draws: int | None, seed: int):
         except (TypeError, KeyError):
             return False
 
-    key = model_key(m, ("weights", "T", "signs", "d", "mu2", "centered"), V=V, N=N, draws=draws, seed=seed)
-    return restored(memo("at-dimension", key, lambda: stored(at_dimension(m, draws, seed)), valid))
+    key = model_key(m, ("weights", "T", "signs", "d", "mu2", "centered"), V=V, N=N, draws=draws, seed=seed,
+                    method=method)
+    return restored(memo("at-dimension", key, lambda: stored(at_dimension(m, draws, seed, method)), valid))
 
 
 def at_dimensions(m: Model, draws: int | None = None, seed: int | None = None) -> list:
     r"""What a user measures at each of :data:`~derive.vocabulary.draw.user_d.VOICE_DIMENSIONS` (``V, N`` from the
     model's ``delta, gamma``), beside the limit (``derive spike`` without ``--d``): a list of ``(d, AtDimension or
-    None, reason or None)``, each entry :func:`finite_size` of the model at that ``d`` with the voice's draws
-    (:func:`~derive.vocabulary.draw.user_d.voice_draws`) from ``seed``, or ``None`` with the reason where that ``d``
-    is beyond the voice's bounded cost or any method (never a guess).
+    None, reason or None)``, each entry :func:`finite_size` of the model at that ``d`` with the voice's method and
+    draws (:func:`~derive.vocabulary.draw.user_d.voice_method`) from ``seed``, or ``None`` with the reason where that
+    ``d`` is out of reach (never a guess).
 
-    >>> rows = at_dimensions(Model(delta=1, gamma=1, T=2, weights="mean", signs="iid", mu2=6), draws=2)
-    >>> [(d, r.method if r else None, why is not None) for d, r, why in rows]  # doctest: +NORMALIZE_WHITESPACE
-    [(1000, 'sampled token matrices', False), (10000, None, True), (100000, None, True), (1000000, None, True)]
+    >>> rows = at_dimensions(Model(delta=1, gamma=1, T=1, weights="mean", signs="iid", mu2=6), draws=2)
+    >>> [(d, r.method, why) for d, r, why in rows]  # doctest: +NORMALIZE_WHITESPACE
+    [(1000, 'token counts', None), (10000, 'token counts', None), (100000, 'token counts', None),
+     (1000000, 'token counts', None)]
     """
     from derive.resources import SEED
-    from derive.vocabulary.draw.user_d import VOICE_DIMENSIONS, voice_draws
+    from derive.vocabulary.draw.user_d import VOICE_DIMENSIONS, voice_method
 
     m = _model(m).need("delta", "gamma", "T", "weights", "signs", "mu2")
     rows = []
     for d in VOICE_DIMENSIONS:
         try:
             at = m.replace(d=d, delta=m.delta, gamma=m.gamma)
-            rows.append((d, finite_size(at, voice_draws(at, draws), seed), None))
+            method, n = voice_method(at, draws)
+            rows.append((d, finite_size(at, n, seed, method), None))
         except ParameterError as e:
             # the reason a d is out of reach (its sizes, its method, the voice's bound), never a value in its place
             rows.append((d, None, e.reason))

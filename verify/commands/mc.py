@@ -193,12 +193,12 @@ def verdict(verdicts: dict, fmt, exact_to: str = "O(1/d)") -> dict:
 
 def theory_at_d(model, digits: int) -> dict:
     """The model's own law at the run's ``d, V, N`` (``theory_at_d``): ``derive spike --d``'s ``finite_size`` with the
-    default voice's draws (:func:`derive.vocabulary.draw.user_d.voice_draws`: token counts in seconds at one nonzero
-    weight, a few token matrices where they fit its bound), ``"unavailable": null``; else every field null and
+    default voice's method (:func:`derive.vocabulary.draw.user_d.voice_method`: token counts in seconds at one nonzero
+    weight, a few token matrices where they fit its bound, else the token spikes of the limit), ``"unavailable": null``; else every field null and
     ``unavailable`` the reason (weights that vary from sequence to sequence, a ``d`` below 10, sizes beyond the bound)."""
     from derive.interface import finite_size, random_weights
     from derive.report.documents import at_dimension_document
-    from derive.vocabulary.draw.user_d import voice_draws
+    from derive.vocabulary.draw.user_d import voice_method
 
     from derive.cli.commands.spike import DIMENSIONS, dimensions_off
 
@@ -208,7 +208,8 @@ def theory_at_d(model, digits: int) -> dict:
     if dimensions_off():
         return at_dimension_document([(model.d, None, f"skipped ({DIMENSIONS}=off)")], digits)[0]
     try:
-        row = (model.d, finite_size(model, voice_draws(model)), None)
+        method, n = voice_method(model)
+        row = (model.d, finite_size(model, n, None, method), None)
     except ParameterError as e:
         # the reason this d is out of reach, never a value in its place
         row = (model.d, None, e.reason)

@@ -9,7 +9,11 @@ and the weights, and the error budget.
 * ``"sampled token matrices"`` (more nonzero weights, :math:`\min(V, N) \le`
   :data:`~derive.vocabulary.draw.finite_size.MAX_EXACT`): each draw's ``D`` eigen-decomposed
   (:mod:`derive.vocabulary.draw.finite_size`);
-* beyond that, for more nonzero weights, no method: refused, naming what is missing (:data:`MISSING`).
+* ``"token spikes of the limit"`` (more nonzero weights, any ``d``; chosen beyond
+  :data:`~derive.vocabulary.draw.finite_size.MAX_EXACT` and where the voice's bound leaves no room for sampling): the
+  limit's law of the tokens standing apart from the bulk, whose largest spike among ``V`` tokens sets what stands on top
+  (:mod:`derive.vocabulary.limit.tokentail`); seconds once the limit is known. Its errors are that module's, plus the
+  deterministic equivalents' bias below.
 
 *Each draw* gives its deterministic equivalents given ``D`` (exact up to :math:`O(1/d)`) through
 :func:`derive.vocabulary.draw.values.draw_values`. *The error* of each mean (:func:`summarize`) is the sum of
@@ -41,9 +45,9 @@ import numpy as np
 from derive.errors import ParameterError
 from derive.vocabulary.draw.values import FIELDS
 
-__all__ = ["D_RANGE", "COUNT_DRAWS", "EIGENVALUE_BIAS", "OVERLAP_BIAS", "CHECKED", "MISSING", "VOICE_DIMENSIONS",
+__all__ = ["D_RANGE", "COUNT_DRAWS", "EIGENVALUE_BIAS", "OVERLAP_BIAS", "CHECKED", "METHODS", "VOICE_DIMENSIONS",
            "VOICE_COUNT_DRAWS", "VOICE_SAMPLED_DRAWS", "VOICE_WORK", "VOICE_TOKENS", "Estimate", "AtDimension", "summarize",
-           "at_dimension", "voice_draws", "stored", "restored"]
+           "at_dimension", "voice_method", "stored", "restored"]
 
 D_RANGE = (10, 10**9)
 """The dimensions ``derive spike --d`` answers for (INTERFACE.md)."""
@@ -58,6 +62,7 @@ OVERLAP_BIAS = 3.0
 """Bound of their mean bias of a squared overlap, in units of ``1/d`` (measured 2)."""
 
 CHECKED = 50
+"""The smallest ``d`` at which the deterministic equivalents have been held to Monte Carlo of the model."""
 
 VOICE_DIMENSIONS = (10**3, 10**4, 10**5, 10**6)
 """The dimensions ``derive spike`` states beside the limit without ``--d`` (``at_dimension``, issue 42's "default
@@ -74,15 +79,12 @@ VOICE_SAMPLED_DRAWS = 16
 
 VOICE_WORK = 16 * 1000**3
 r"""Most :math:`\text{draws}\cdot\min(V, N)^3` the voice samples at one dimension: 16 draws at ``min(V, N) = 1000``,
-about 5 CPU-seconds (measured 4.6 s at ``T = 2``, causal, ``delta = gamma = 1``). Beyond it the entry is unavailable
-and says which ``derive spike --d`` computes it: a default answer is not allowed to cost minutes."""
-"""The smallest ``d`` at which the deterministic equivalents have been held to Monte Carlo of the model."""
+about 5 CPU-seconds (measured 4.6 s at ``T = 2``, causal, ``delta = gamma = 1``). Beyond it the voice takes the
+token spikes of the limit: a default answer is not allowed to cost minutes."""
 
-MISSING = ("for more than one nonzero weight the large-d method is not built: it needs the law of the token spikes of D "
-           "(a token's class is its counts per position, K_1..K_T; its spike c solves c = a_vv + sum_u a_vu^2 G_u(c) "
-           "with the cavity resolvents G_u of the tokens it shares sequences with, and P(c > y) is what sets the "
-           "chance that the signal is on top); until then the expectation at d is sampled, which needs min(V, N) <= "
-           "{limit}")
+COUNTS, SAMPLED, SPIKES = "token counts", "sampled token matrices", "token spikes of the limit"
+METHODS = (COUNTS, SAMPLED, SPIKES)
+"""The methods (module docstring), by the name an :class:`AtDimension` states."""
 
 
 @dataclass(frozen=True)
@@ -171,11 +173,12 @@ def summarize(values: list, d: int, V: int, N: int, method: str, seed: int, mu2:
                        warning, notes)
 
 
-def at_dimension(m, draws: int | None = None, seed: int = 0) -> AtDimension:
+def at_dimension(m, draws: int | None = None, seed: int = 0, method: str | None = None) -> AtDimension:
     r"""What a user measures at the model's dimension ``m.d`` (``V, N`` from ``delta, gamma`` unless given), at its
-    ``mu2``, for ``S`` or :math:`S_c`: by token counts at one nonzero weight (default :data:`COUNT_DRAWS` draws), by
-    sampled token matrices otherwise (default :data:`derive.resources.DRAWS`), refused beyond those (module
-    docstring).
+    ``mu2``, for ``S`` or :math:`S_c`, by ``method`` (:data:`METHODS`; ``None``: token counts at one nonzero weight,
+    default :data:`COUNT_DRAWS` draws; sampled token matrices at more up to
+    :data:`~derive.vocabulary.draw.finite_size.MAX_EXACT`, default :data:`derive.resources.DRAWS`; the token spikes of
+    the limit beyond; module docstring).
 
     >>> from derive.model.spec import Model
     >>> r = at_dimension(Model(d=10**6, delta=1, gamma=1, T=1, weights="mean", signs="iid", mu2=6), draws=16)
@@ -194,11 +197,16 @@ def at_dimension(m, draws: int | None = None, seed: int = 0) -> AtDimension:
     if not D_RANGE[0] <= m.d <= D_RANGE[1]:
         raise ParameterError("d", f"must be from {D_RANGE[0]} to {D_RANGE[1]:.0e} for what a user measures at d, "
                                   f"got {m.d}")
+    if method is not None and method not in METHODS:
+        raise ParameterError("method", f"must be one of {', '.join(METHODS)}, got {method!r}")
     V, N = model_sizes(m)
     w = np.array(model_pooling(m).floats())
     mu2 = float(m.mu2)
     single = one_weight(w)
     if single is not None:
+        if method not in (None, COUNTS):
+            raise ParameterError("method", f"at one nonzero weight the token counts are exact: method {method!r} is "
+                                           f"for more")
         n = COUNT_DRAWS if draws is None else draws
         fs.check_sizes(m.d, V, N, 0, n, True)  # (T = 0: a draw of the counts costs O(sqrt N), not the N tokens)
         values, info = count_values(single[1], V, N, m.d, m.centered, mu2, n, seed)
@@ -211,15 +219,43 @@ def at_dimension(m, draws: int | None = None, seed: int = 0) -> AtDimension:
             law = vocabulary_law(m.delta, m.gamma, model_pooling(m).weights).diagonal()
             critical = controlled_threshold([v.values[FIELDS.index("mu2_critical")] for v in values], info["largest"],
                                             law, V, N, info["k0"])
-        return summarize(values, m.d, V, N, "token counts", seed, mu2, info["poisson_error"],
+        return summarize(values, m.d, V, N, COUNTS, seed, mu2, info["poisson_error"],
                          (("first count averaged over", info["k0"]),), averaged=info["k0"] is not None,
                          critical=critical)
+    if method == COUNTS:
+        raise ParameterError("method", "the token counts are the method of one nonzero weight")
+    if method == SPIKES or (method is None and min(V, N) > fs.MAX_EXACT):
+        return _from_spikes(m, V, N, seed)
     n = DRAWS if draws is None else draws
     if min(V, N) > fs.MAX_EXACT:
-        raise ParameterError("d", MISSING.format(limit=fs.MAX_EXACT) + f" (here min(V, N) = {min(V, N)}); lower d")
+        raise ParameterError("d", f"sampled token matrices need min(V, N) <= {fs.MAX_EXACT} (here {min(V, N)}): lower "
+                                  f"d, or take the token spikes of the limit")
     sampled = fs.sample_draws(m, n, seed)
-    return summarize([draw_values(o, mu2, m.d) for o in sampled.outliers], m.d, V, N, "sampled token matrices", seed,
-                     mu2)
+    return summarize([draw_values(o, mu2, m.d) for o in sampled.outliers], m.d, V, N, SAMPLED, seed, mu2)
+
+
+def _from_spikes(m, V: int, N: int, seed: int) -> AtDimension:
+    """:func:`at_dimension` by the token spikes of the limit (:func:`derive.vocabulary.limit.outlier.limit_at_dimension`),
+    its errors with the deterministic equivalents' bias added (the same bound as the draws')."""
+    from derive.model.pooling import model_pooling
+    from derive.resources import check_limit_work
+    from derive.vocabulary.limit.outlier import limit_at_dimension
+
+    p = model_pooling(m)
+    w = p.floats()
+    check_limit_work(sum(1 for x in w if x != 0), float(m.delta / m.gamma), float(m.mu2 * p.alpha / p.kappa))
+    r = limit_at_dimension(m.delta, m.gamma, w, p.R, m.mu2, m.d)
+
+    def est(name, bias=0.0):
+        mean, error, se = r[name]
+        return Estimate(mean, None, error + bias, se)
+
+    d = m.d
+    return AtDimension(d, V, N, SPIKES, None, seed, float(m.mu2), est("on_top"),
+                       est("eigenvalue", EIGENVALUE_BIAS * abs(r["eigenvalue"][0]) / d),
+                       est("overlap", OVERLAP_BIAS / d), est("signal_overlap", OVERLAP_BIAS / d),
+                       est("top", EIGENVALUE_BIAS * abs(r["top"][0]) / d), est("mu2_critical"), None,
+                       (("token classes kept at their mass: tail probability at least", r["kept"]),))
 
 VOICE_TOKENS = 16 * 10**6
 """Most tokens (``draws x N T``) the voice samples at one dimension (16 draws of a million tokens: about a second to
@@ -227,19 +263,17 @@ draw; a long sequence at a small ``d``, ``T = 1e5``, would otherwise spend minut
 by default)."""
 
 
-def voice_draws(m, draws: int | None = None) -> int:
-    r"""The draws of the default voice at the model's ``m.d`` (``draws`` if given, else :data:`VOICE_COUNT_DRAWS` at one
-    nonzero weight, :data:`VOICE_SAMPLED_DRAWS` at more), or a :class:`ParameterError` naming ``d`` that says why this
-    ``d`` is not computed within the voice's bound (:data:`VOICE_WORK`; beyond
-    :data:`~derive.vocabulary.draw.finite_size.MAX_EXACT`, :data:`MISSING`).
+def voice_method(m, draws: int | None = None) -> tuple[str, int | None]:
+    r"""The method of the default voice at the model's ``m.d`` and its draws: token counts at one nonzero weight
+    (``draws`` if given, else :data:`VOICE_COUNT_DRAWS`); at more, sampled token matrices (``draws`` or
+    :data:`VOICE_SAMPLED_DRAWS`) where they fit the voice's bounds (:data:`VOICE_WORK`, :data:`VOICE_TOKENS`,
+    :data:`~derive.vocabulary.draw.finite_size.MAX_EXACT`), else the token spikes of the limit (no draws).
 
     >>> from derive.model.spec import Model
-    >>> voice_draws(Model(d=10**6, delta=1, gamma=1, T=1, weights="mean", signs="iid", mu2=6))
-    256
-    >>> voice_draws(Model(d=10**4, delta=1, gamma=1, T=2, weights="mean", signs="iid", mu2=6))  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    derive.errors.ParameterError: d: more than one nonzero weight: only sampled token matrices, which need min(V, N) <= 4000 (here 10000); ...
+    >>> voice_method(Model(d=10**6, delta=1, gamma=1, T=1, weights="mean", signs="iid", mu2=6))
+    ('token counts', 256)
+    >>> voice_method(Model(d=10**4, delta=1, gamma=1, T=2, weights="mean", signs="iid", mu2=6))
+    ('token spikes of the limit', None)
     """
     from derive.model.pooling import model_pooling
     from derive.vocabulary.draw import finite_size as fs
@@ -248,21 +282,11 @@ def voice_draws(m, draws: int | None = None) -> int:
 
     V, N = model_sizes(m)
     if one_weight(np.array(model_pooling(m).floats())) is not None:
-        return VOICE_COUNT_DRAWS if draws is None else draws
+        return COUNTS, VOICE_COUNT_DRAWS if draws is None else draws
     n = VOICE_SAMPLED_DRAWS if draws is None else draws
-    if min(V, N) > fs.MAX_EXACT:
-        # MISSING in one line: the voice lists this reason at up to three dimensions
-        raise ParameterError("d", f"more than one nonzero weight: only sampled token matrices, which need min(V, N) <= "
-                                  f"{fs.MAX_EXACT} (here {min(V, N)}); the large-d method is not built (derive spike "
-                                  f"--d {m.d} says what it needs)")
-    if n * N * m.T > VOICE_TOKENS:
-        raise ParameterError("d", f"{n} token matrices of N T = {N * m.T} tokens exceed the default voice's bound "
-                                  f"(draws x N T <= {VOICE_TOKENS:.1e}): derive spike --d {m.d} samples them")
-    if n * min(V, N) ** 3 > VOICE_WORK:
-        raise ParameterError("d", f"{n} token matrices at min(V, N) = {min(V, N)} exceed the default voice's bound "
-                                  f"(draws x min(V, N)^3 <= {VOICE_WORK:.1e}, about 5 CPU-seconds): derive spike --d "
-                                  f"{m.d} samples them")
-    return n
+    if min(V, N) <= fs.MAX_EXACT and n * N * m.T <= VOICE_TOKENS and n * min(V, N) ** 3 <= VOICE_WORK:
+        return SAMPLED, n
+    return SPIKES, None
 
 
 def stored(r: AtDimension) -> dict:

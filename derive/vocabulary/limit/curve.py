@@ -53,6 +53,11 @@ class Point:
 
         return float(numeric()(self.t, mu2, self.S0, self.dS0, self.dS1)[1])
 
+    def without_rare_maps(self, k: int) -> tuple[float, float]:
+        r"""``x`` and :math:`S_1` with the root tokens rarer than ``RARE[k]`` left out of the transforms."""
+        rare = np.sum(self.classes[k + 1:], axis=0)
+        return float(self.t * (1 - (self.S0 - rare[0]))), float(self.S1 - rare[2])
+
     def without_rare(self, mu2: float, k: int) -> tuple[float, float]:
         r"""The eigenvalue and the overlap with the root tokens rarer than ``RARE[k]`` left out of the transforms,
         the root moved by one Newton step of :math:`S_1 = -1/\mu_2` (:math:`S_0` moved along its slope): what the

@@ -50,12 +50,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.vocabulary.limit import signfield
+from derive.vocabulary.limit import signfield, tokentail
 from derive.vocabulary.limit.curve import (Curve, Point, brackets, budget, edge, lowest_gap, refine,
                                            spread)
 from derive.vocabulary.limit.roottokens import RARE
 
-__all__ = ["Settings", "DEFAULT", "ERROR", "Point", "Curve", "LimitSpike", "limit_spike"]
+__all__ = ["Settings", "DEFAULT", "ERROR", "Point", "Curve", "LimitSpike", "limit_spike", "limit_at_dimension"]
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,9 @@ class Settings:
     :meth:`roots_for` gives more at fewer weights); replicas of the first batch and the most an error target may add
     (``max_replicas`` at :data:`ERROR`, growing as the square of a finer target); the relative imaginary part ``eta``
     on the real axis (``edge_eta`` where the lower end of a gap is sought); the scan's population, root tokens, step
-    and floor (the scan stops at ``scan_floor`` times its start, or in the bulk)."""
+    and floor (the scan stops at ``scan_floor`` times its start, or in the bulk); the relative step of the token spikes'
+    grid at dimension ``d`` and the most points it may take on either side of the signal
+    (:meth:`_Law.tail`)."""
 
     population: int = 1 << 13
     roots: int = 1 << 16
@@ -76,6 +78,8 @@ class Settings:
     scan_roots: int = 1 << 14
     scan_step: float = 0.025
     scan_floor: float = 1e-3
+    tail_step: float = 0.02
+    tail_points: int = 120
 
     def roots_for(self, nonzero: int) -> int:
         """Root tokens per average at ``nonzero`` nonzero weights: ``roots`` times 16 over ``nonzero`` rounded up to a
@@ -96,7 +100,8 @@ ERROR = 1e-3
 class LimitSpike:
     """The signal outlier in the limit: whether it exists, its location and squared overlap with their errors, the
     root ``t``, ``mu2_critical`` with its error, the mass of the law above the outlier (``d`` times it: the expected
-    number of bulk eigenvalues above it at dimension ``d``), each replica's ``(eigenvalue, overlap)``, and ``rare``:
+    number of bulk eigenvalues above it at dimension ``d``), each replica's ``(eigenvalue, overlap, t, share)`` (``share``: of the tokens whose spike lies above ``t``), and
+    ``rare``:
     for each class bound ``q`` of :data:`derive.vocabulary.limit.roottokens.RARE`, ``(q, eigenvalue, overlap)`` with the
     root tokens rarer than ``q`` left out (:meth:`Point.without_rare`), what a dimension with ``d / delta`` well below
     ``1 / q`` sees of the limit."""
@@ -166,6 +171,55 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
         return law.spike(mu2)
 
 
+def limit_at_dimension(delta, gamma, weights, R, mu2, d, settings: Settings = DEFAULT, threads: int = 2,
+                       error: float | None = ERROR) -> dict:
+    r"""What a user measures at dimension ``d`` (:math:`V = d/\delta` tokens) from the limit's law of token spikes
+    (:mod:`derive.vocabulary.limit.tokentail`): each of :data:`derive.vocabulary.draw.values.FIELDS` as ``(mean,
+    error, se)``, ``se`` the replicas' standard error. The limit (:func:`limit_spike`, same arguments) is computed or
+    reused first; the grid of the token spikes is kept with it for the next ``d``.
+
+    >>> r = limit_at_dimension(1, 1, [1.0], [[1.0]], 6, 10**6, Settings(population=1 << 12, replicas=2), error=None)
+    >>> round(r["on_top"][0], 3)   # exp(-d m): the exact law's 0.3246
+    0.325
+    """
+    from threadpoolctl import threadpool_limits
+
+    from derive.resources import limit_seconds
+
+    spike = limit_spike(delta, gamma, weights, R, mu2, settings, threads, error)
+    try:
+        d = float(d)
+    except (TypeError, ValueError):
+        raise ParameterError("d", f"must be a real >= 1, got {d!r}") from None
+    if not (np.isfinite(d) and d >= 1):
+        raise ParameterError("d", f"must be a real >= 1, got {d}")
+    delta, gamma, mu2 = float(delta), float(gamma), float(mu2)
+    w = np.array([float(v) for v in weights])
+    Rf = np.array([[float(v) for v in row] for row in (R.tolist() if hasattr(R, "tolist") else R)])
+    keep = w != 0
+    alpha = float(w @ Rf @ w)
+    nonzero, strength = int(keep.sum()), mu2 * alpha / float(w @ w)
+    # the grid costs about what the limit did: a few tens of solves on each replica
+    estimate = 2 * limit_seconds(nonzero, delta / gamma, strength)
+    with threadpool_limits(1), budget.running(estimate, f"the token spikes at d = {d:.6g}, {nonzero} nonzero weights"):
+        law = _law(delta, gamma, tuple(w[keep].tolist()), tuple(map(tuple, Rf[np.ix_(keep, keep)].tolist())), alpha,
+                   settings, max(1, threads), _error_target(error))
+        V = d / delta
+        replicas = max(2, len(spike.replicas)) if spike.outlier else settings.replicas
+        t_signal = float(np.mean([r[2] for r in spike.replicas])) if spike.outlier else law.t0
+        grid = law.tail(V, t_signal, replicas)
+        if spike.outlier:
+            ends = [law.shares(u, replicas) for u in tokentail.window(grid, t_signal, spike.eigenvalue, V)]
+    if spike.outlier:
+        signal = {"t": [r[2] for r in spike.replicas], "above": [r[3] for r in spike.replicas],
+                  "window": list(zip(*ends)),
+                  "ell": [r[0] for r in spike.replicas], "overlap": [r[1] for r in spike.replicas],
+                  "rare": spike.rare, "ell_error": spike.eigenvalue_error, "overlap_error": spike.overlap_error}
+    else:
+        signal = None
+    return tokentail.at_dimension(grid, signal, d, delta, mu2)
+
+
 def _error_target(error) -> float | None:
     if error is None:
         return None
@@ -216,6 +270,8 @@ class _Law:
         self._edges: dict = {}
         self._starts: dict = {}
         self._spikes: dict = {}
+        self._tail: dict = {}
+        self._tail_start: dict = {}
 
     def population(self, r: int) -> signfield.Quenched:
         if r not in self._populations:
@@ -336,7 +392,60 @@ class _Law:
         rare = tuple((q, *np.mean([f["rare"][k] for f in found], axis=0).tolist()) for k, q in enumerate(RARE))
         return LimitSpike(True, ell, ell_err, ov, ov_err, float(np.mean([f["t"] for f in found])), mu2_critical,
                           mu2_critical_error, float(np.mean([f["above"] for f in found])) / delta,
-                          tuple((f["ell"][1], f["overlap"][1]) for f in found), rare)
+                          tuple((f["ell"][1], f["overlap"][1], f["t"], f["above"]) for f in found), rare)
+
+    def tail(self, V: float, t_signal: float, replicas: int) -> tokentail.TailGrid:
+        r"""The :class:`~derive.vocabulary.limit.tokentail.TailGrid` that ``V`` tokens need, on the first ``replicas``
+        replicas: the points :math:`t_0(1 + \text{tail\_step})^j` from the lowest whose share of tokens above is below
+        the classes kept at ``V`` (:func:`~derive.vocabulary.limit.tokentail.kept_class`; or the lowest where the
+        cavity iteration converges: above the main bulk)
+        up to where ``V`` times it is below :data:`~derive.vocabulary.limit.tokentail.NEGLIGIBLE`, and at least to the
+        signal's root ``t_signal``. Each point is solved once per replica and kept for other ``V``."""
+        keep = RARE[tokentail.kept_class(V)]
+        j0 = int(np.floor(np.log(t_signal / self.t0) / np.log1p(self.settings.tail_step)))
+        at = lambda j: self._tail_point(0, j)  # noqa: E731  (replica 0 sets the range)
+        lo = j0
+        while lo > j0 - self.settings.tail_points and at(lo).above < keep and at(lo).converged:
+            lo -= 1
+        lo += 1
+        hi = j0 + 1
+        while hi < j0 + self.settings.tail_points and V * at(hi).above >= tokentail.NEGLIGIBLE:
+            hi += 1
+        js = range(lo, hi + 1)
+        with ThreadPoolExecutor(self.threads) as pool:
+            points = list(pool.map(lambda r: [self._tail_point(r, j) for j in js], range(replicas)))
+        shares = np.array([[p.above for p in row] for row in points])
+        rest = [[[p.without_rare_maps(k) for k in range(len(RARE))] for p in row] for row in points]
+        return tokentail.TailGrid(np.array([self._tail_t(j) for j in js]), shares,
+                                  np.array([[[m[0] for m in col] for col in row] for row in rest]),
+                                  np.array([[[m[1] for m in col] for col in row] for row in rest]))
+
+    def shares(self, t: float, replicas: int) -> list[float]:
+        """Each replica's share of tokens whose spike lies above ``t`` (its roots tilted towards it; kept)."""
+        def one(r: int) -> float:
+            key = (r, float(t))
+            if key not in self._tail:
+                curve = Curve(self.population(r), self.delta, self.settings.eta, t / self.delta,
+                              self._tail_start.get(r))
+                self._tail[key] = curve(t, False)
+            return self._tail[key].above
+
+        with ThreadPoolExecutor(self.threads) as pool:
+            return list(pool.map(one, range(replicas)))
+
+    def _tail_t(self, j: int) -> float:
+        return self.t0 * (1 + self.settings.tail_step) ** j
+
+    def _tail_point(self, r: int, j: int) -> Point:
+        """Replica ``r``'s :class:`Point` at the tail's grid point ``j``, its roots tilted towards it (kept; each solve
+        starts from the replica's last one)."""
+        key = (r, j)
+        if key not in self._tail:
+            t = self._tail_t(j)
+            curve = Curve(self.population(r), self.delta, self.settings.eta, t / self.delta, self._tail_start.get(r))
+            self._tail[key] = curve(t)
+            self._tail_start[r] = {t: curve._solved[t]}
+        return self._tail[key]
 
 def _estimate(pairs) -> tuple[float, float]:
     r"""From each replica's ``(coarse, fine)`` values (at :math:`\eta` and :math:`\eta/4`): the mean of the fine ones,

@@ -1,0 +1,180 @@
+r"""What a user measures at dimension ``d`` from the limit's law of token spikes: the method of ``derive spike --d`` for
+more than one nonzero weight beyond the sampled range (:mod:`derive.vocabulary.draw.user_d`).
+
+*The picture* (``notes/finite_vocabulary.md``). A token of ``D`` stands apart from the bulk when it is used often: its
+spike ``c`` is where its pivot in the cavity equations vanishes, and the share :math:`F(t)` of tokens whose spike lies
+above ``t`` is the share of the populations' root tokens whose pivot is positive at ``t``
+(:attr:`derive.vocabulary.limit.curve.Point.above`). Among :math:`V = d/\delta` tokens the spikes above ``t`` are
+nearly independent and rare: their number is Poisson with mean :math:`VF(t)`, so the largest spike :math:`c_{\max}`
+has :math:`P(c_{\max} \le t) = e^{-VF(t)}` and the signal's eigenvalue (its root :math:`t_s`) is the top one with
+probability
+
+.. math:: P_\text{top} = e^{-VF(t_s)} = e^{-d\,m}, \qquad m = F(t_s)/\delta \text{ (the limit's ``bulk_mass_above``)}.
+
+A token spike at ``c`` is the eigenvalue :math:`x(c) = c(1 - S_0(c))` of ``S`` and the signal, with the bulk's top at
+``c``, has its threshold at :math:`-1/S_1(c)`; both maps are those of the law *without* the token classes a draw holds
+only a few tokens of (rarer than :func:`kept_class`: each present token adds :math:`O(1/V)` to the transforms, and
+kept at its mean mass such a class would put a pole where a draw has one token). So, with :math:`P(c_{\max} > t) =
+1 - e^{-VF(t)}` and ``f`` increasing above the bulk,
+
+.. math:: E\,f(c_{\max}) = f(t_0) + \int_{t_0}^\infty f'(t)\,P(c_{\max} > t)\,dt
+
+for the top of the bulk (:math:`f = x`), the threshold (:math:`f = -1/S_1`) and the top eigenvalue
+(:math:`\ell + E(x(c_{\max}) - \ell)^+`). On a grid of ``t`` the integral lies between the sums with ``P`` at either
+end of each cell (``P`` decreases): their mean is the estimate, half their difference part of the error.
+
+*Errors* (each quantity's ``error`` is the sum): three standard errors over the replicas (each replica's quantities
+computed from its own population); the grid's bracket; below the lowest point ``t_0`` of the grid the event
+:math:`c_{\max} < t_0` (probability :math:`e^{-VF(t_0)}`) times the range of ``f`` there; above the highest the
+chance of a spike there times ``f``'s value; the order of the signal and the spikes near it, whose eigenvalues
+fluctuate by :math:`O(d^{-1/2})` (:mod:`derive.vocabulary.draw.values`): ``P_top`` taken at :math:`t_s \pm
+3\sigma_t`; and for the signal's own eigenvalue and overlap the classes a draw holds a few tokens of, between the limit
+with them and without them (:func:`signal_bracket`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from derive.vocabulary.limit.roottokens import RARE
+
+__all__ = ["PRESENT", "NEGLIGIBLE", "kept_class", "TailGrid", "signal_bracket", "window", "at_dimension"]
+
+PRESENT = 100.0
+r"""Expected tokens of a class below which a draw holds it as a few spikes, not at its mass: the transforms at ``d``
+leave out the classes of :data:`~derive.vocabulary.limit.roottokens.RARE` rarer than ``PRESENT / V``."""
+
+NEGLIGIBLE = 1e-6
+r"""The expected number of spikes above the grid's highest point: beyond it the chance of a spike is left to the
+error."""
+
+
+def kept_class(V: float) -> int:
+    r"""The index ``k`` of :data:`~derive.vocabulary.limit.roottokens.RARE` whose bound is the smallest at least
+    ``PRESENT / V``: the transforms at ``d`` keep the root tokens of tail probability at least ``RARE[k]`` (at most
+    :math:`0`, the coarsest, where ``PRESENT / V`` exceeds ``RARE[0]``).
+
+    >>> kept_class(10**4), kept_class(10**6), kept_class(10**7), kept_class(10**9)
+    (0, 1, 2, 3)
+    """
+    k = 0
+    for j, q in enumerate(RARE):
+        if q >= PRESENT / V:
+            k = j
+    return k
+
+
+@dataclass(frozen=True)
+class TailGrid:
+    r"""The limit on a grid of real ``t`` above the main bulk, per replica ``r``: ``t`` (ascending, ``J`` points),
+    ``share[r, j]`` the share of tokens whose spike lies above ``t[j]``, and ``x[r, j, k]``, ``S1[r, j, k]`` the maps
+    without the root tokens rarer than ``RARE[k]``."""
+
+    t: np.ndarray
+    share: np.ndarray
+    x: np.ndarray
+    S1: np.ndarray
+
+
+def _threshold(S1: np.ndarray) -> np.ndarray:
+    return np.where(S1 < 0, -1 / np.minimum(S1, -1e-300), 0.0)
+
+
+def _expected(f: np.ndarray, above: np.ndarray) -> tuple[float, float]:
+    """``E f(c)`` on the grid from ``f`` (increasing) and ``above[j] = P(c > t[j])`` (decreasing), starting at ``f[0]``:
+    the two sums' mean and half their difference."""
+    df = np.diff(f)
+    lo, hi = float(np.sum(df * above[1:])), float(np.sum(df * above[:-1]))
+    return float(f[0]) + 0.5 * (lo + hi), 0.5 * (hi - lo)
+
+
+def signal_bracket(full: float, without: float) -> tuple[float, float]:
+    """The midpoint of the limit's value ``full`` and its value ``without`` the classes a draw holds a few tokens of,
+    and half their distance: a draw holds such a class's tokens or not, and its signal lies between."""
+    return 0.5 * (full + without), 0.5 * abs(full - without)
+
+
+def window(grid: TailGrid, t_signal: float, ell: float, V: float) -> tuple[float, float]:
+    r"""The signal's root ``t_signal`` less and plus three of its fluctuations, where the order of the signal and the
+    token spikes is not settled: the eigenvalue fluctuates by :math:`\sigma_s^2 = 2\ell^2x'(t_s)/V`
+    (:mod:`derive.vocabulary.draw.values`), in ``t`` by :math:`\sigma_s/x'` (the slope of the replicas' mean ``x``
+    on the grid, without the classes a draw holds a few of). The whole grid where ``x`` does not rise there."""
+    x = grid.x[:, :, kept_class(V)].mean(axis=0)
+    t = grid.t
+    i = min(max(int(np.searchsorted(t, t_signal)), 1), t.size - 1)
+    slope = (x[i] - x[i - 1]) / (t[i] - t[i - 1])
+    if not slope > 0:
+        return float(t[0]), float(t[-1])
+    sigma = math.sqrt(2 * ell**2 * slope / V) / slope
+    return t_signal - 3 * sigma, t_signal + 3 * sigma
+
+
+def at_dimension(grid: TailGrid, signal: dict | None, d: float, delta: float, mu2: float) -> dict:
+    r"""The six quantities of :data:`derive.vocabulary.draw.values.FIELDS` at dimension ``d`` (:math:`V = d/\delta`),
+    each ``(mean, error, se)``, ``se`` the replicas' standard error (module docstring), and ``kept``: the tail
+    probability of the rarest class kept at its mass. ``signal``: per replica ``t``
+    (the signal's root), ``above`` (the share of tokens above it), ``window`` (the shares at either end of
+    :func:`window`), ``ell`` and ``overlap``; ``rare``, the limit's
+    ``(q, eigenvalue, overlap)`` without the classes rarer than ``q``
+    (:attr:`derive.vocabulary.limit.outlier.LimitSpike.rare`); ``ell_error`` and ``overlap_error``, the limit's
+    errors. ``None`` where the limit has no outlier: the signal is then in the bulk, not on top (its overlap 0), and
+    the top eigenvalue is the bulk's.
+    """
+    V = d / delta
+    k = kept_class(V)
+    t = grid.t
+    R = grid.share.shape[0]
+    names = ("on_top", "top", "mu2_critical", "excess", "order")
+    per: dict = {name: [] for name in names}
+    bracket: dict = {name: [] for name in names}
+    for r in range(R):
+        share, x, g = grid.share[r], grid.x[r, :, k], _threshold(grid.S1[r, :, k])
+        above = 1 - np.exp(-V * share)  # P(c_max > t[j])
+        # the lowest point above the classes kept at their mass
+        start = int(np.argmax(share < RARE[k]))
+        below = math.exp(-V * share[start])
+        beyond = V * share[-1]
+        for name, f in (("top", x), ("mu2_critical", g)):
+            mean, half = _expected(f[start:], above[start:])
+            per[name].append(mean)
+            bracket[name].append(half + below * abs(f[start]) + beyond * abs(f[-1]))
+        if signal is None:
+            continue
+        ts, ell = signal["t"][r], signal["ell"][r]
+        p = math.exp(-V * signal["above"][r])
+        per["on_top"].append(p)
+        bracket["on_top"].append(0.0)
+        j = int(np.searchsorted(t, ts))
+        mean, half = _expected(np.concatenate([[ell], x[j:]]), np.concatenate([[1 - p], above[j:]]))
+        per["excess"].append(mean - ell)
+        bracket["excess"].append(half + beyond * abs(x[-1]))
+        lo, hi = signal["window"][r]
+        per["order"].append(0.0)
+        bracket["order"].append(0.5 * abs(math.exp(-V * hi) - math.exp(-V * lo)))
+    out = {}
+    for name in names:
+        v = np.asarray(per[name])
+        if not v.size:
+            continue
+        se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else math.inf
+        out[name] = (float(v.mean()), float(3 * se + np.mean(bracket[name])), se)
+    top, critical = out["top"], out["mu2_critical"]
+    if signal is None:
+        return {"on_top": (0.0, 0.0, 0.0), "eigenvalue": top, "overlap": (0.0, mu2 / V, 0.0),
+                "signal_overlap": (0.0, mu2 / V, 0.0), "top": top, "mu2_critical": critical, "kept": RARE[k]}
+    p, p_err, p_se = out["on_top"]
+    p_err += out["order"][1]
+    rare = {q: (e, o) for q, e, o in signal["rare"]}
+    ell, ell_half = signal_bracket(float(np.mean(signal["ell"])), rare[RARE[k]][0])
+    ov, ov_half = signal_bracket(float(np.mean(signal["overlap"])), rare[RARE[k]][1])
+    ell_err, ov_err = ell_half + signal["ell_error"], ov_half + signal["overlap_error"]
+    excess, excess_err, excess_se = out["excess"]
+    return {"on_top": (p, p_err, p_se),
+            "eigenvalue": (ell + excess, ell_err + excess_err, excess_se),
+            "overlap": (p * ov, p_err * ov + p * ov_err + mu2 / V, p_se * ov),
+            "signal_overlap": (ov, ov_err, ov_err / 3),
+            "top": top,
+            "mu2_critical": critical,
+            "kept": RARE[k]}
