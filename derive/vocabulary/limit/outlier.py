@@ -43,6 +43,7 @@ them (:meth:`Point.without_rare`).
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -64,9 +65,10 @@ class Settings:
     :meth:`roots_for` gives more at fewer weights); replicas of the first batch and the most an error target may add
     (``max_replicas`` at :data:`ERROR`, growing as the square of a finer target); the relative imaginary part ``eta``
     on the real axis (``edge_eta`` where the lower end of a gap is sought); the scan's population, root tokens, step
-    and floor (the scan stops at ``scan_floor`` times its start, or in the bulk); the relative step of the token spikes'
-    grid at dimension ``d`` and the most points it may take on either side of the signal
-    (:meth:`_Law.tail`)."""
+    and floor (the scan stops at ``scan_floor`` times its start, or in the bulk); the token spikes' grid at dimension ``d``
+    (:meth:`_Law.tail`): its relative step, the most points it may take on either side of the signal, its root tokens
+    (tilted towards each point: the share of tokens above it is a mean of indicators, and the maps without the rare
+    classes are the population's) and replicas."""
 
     population: int = 1 << 13
     roots: int = 1 << 16
@@ -78,8 +80,10 @@ class Settings:
     scan_roots: int = 1 << 14
     scan_step: float = 0.025
     scan_floor: float = 1e-3
-    tail_step: float = 0.02
-    tail_points: int = 120
+    tail_step: float = 0.03
+    tail_points: int = 200
+    tail_roots: int = 1 << 16
+    tail_replicas: int = 4
 
     def roots_for(self, nonzero: int) -> int:
         """Root tokens per average at ``nonzero`` nonzero weights: ``roots`` times 16 over ``nonzero`` rounded up to a
@@ -205,7 +209,7 @@ def limit_at_dimension(delta, gamma, weights, R, mu2, d, settings: Settings = DE
         law = _law(delta, gamma, tuple(w[keep].tolist()), tuple(map(tuple, Rf[np.ix_(keep, keep)].tolist())), alpha,
                    settings, max(1, threads), _error_target(error))
         V = d / delta
-        replicas = max(2, len(spike.replicas)) if spike.outlier else settings.replicas
+        replicas = min(settings.tail_replicas, len(spike.replicas)) if spike.outlier else settings.tail_replicas
         t_signal = float(np.mean([r[2] for r in spike.replicas])) if spike.outlier else law.t0
         grid = law.tail(V, t_signal, replicas)
         if spike.outlier:
@@ -271,6 +275,7 @@ class _Law:
         self._starts: dict = {}
         self._spikes: dict = {}
         self._tail: dict = {}
+        self._tail_pops: dict = {}
         self._tail_start: dict = {}
 
     def population(self, r: int) -> signfield.Quenched:
@@ -397,19 +402,26 @@ class _Law:
     def tail(self, V: float, t_signal: float, replicas: int) -> tokentail.TailGrid:
         r"""The :class:`~derive.vocabulary.limit.tokentail.TailGrid` that ``V`` tokens need, on the first ``replicas``
         replicas: the points :math:`t_0(1 + \text{tail\_step})^j` from the lowest whose share of tokens above is below
-        the classes kept at ``V`` (:func:`~derive.vocabulary.limit.tokentail.kept_class`; or the lowest where the
-        cavity iteration converges: above the main bulk)
-        up to where ``V`` times it is below :data:`~derive.vocabulary.limit.tokentail.NEGLIGIBLE`, and at least to the
-        signal's root ``t_signal``. Each point is solved once per replica and kept for other ``V``."""
+        the classes kept at ``V`` (:func:`~derive.vocabulary.limit.tokentail.kept_class`) and where the cavity
+        iteration converges (outside the main bulk), up to where ``V`` times it is below
+        :data:`~derive.vocabulary.limit.tokentail.NEGLIGIBLE`, and at least past the signal's root ``t_signal``. Each point is solved once per replica and kept for other ``V``."""
         keep = RARE[tokentail.kept_class(V)]
+        most = self.settings.tail_points
         j0 = int(np.floor(np.log(t_signal / self.t0) / np.log1p(self.settings.tail_step)))
-        at = lambda j: self._tail_point(0, j)  # noqa: E731  (replica 0 sets the range)
+
+        def clear(j: int) -> bool:  # replica 0 sets the range: above the classes kept, outside the main bulk
+            p = self._tail_point(0, j)
+            return p.above < keep and p.converged
+
         lo = j0
-        while lo > j0 - self.settings.tail_points and at(lo).above < keep and at(lo).converged:
-            lo -= 1
-        lo += 1
-        hi = j0 + 1
-        while hi < j0 + self.settings.tail_points and V * at(hi).above >= tokentail.NEGLIGIBLE:
+        if clear(lo):
+            while lo > j0 - most and clear(lo - 1):
+                lo -= 1
+        else:
+            while lo < j0 + most and not clear(lo):
+                lo += 1
+        hi = max(lo, j0 + 1)
+        while hi < lo + most and V * self._tail_point(0, hi).above >= tokentail.NEGLIGIBLE:
             hi += 1
         js = range(lo, hi + 1)
         with ThreadPoolExecutor(self.threads) as pool:
@@ -425,13 +437,19 @@ class _Law:
         def one(r: int) -> float:
             key = (r, float(t))
             if key not in self._tail:
-                curve = Curve(self.population(r), self.delta, self.settings.eta, t / self.delta,
+                curve = Curve(self._tail_population(r), self.delta, self.settings.eta, t / self.delta,
                               self._tail_start.get(r))
                 self._tail[key] = curve(t, False)
             return self._tail[key].above
 
         with ThreadPoolExecutor(self.threads) as pool:
             return list(pool.map(one, range(replicas)))
+
+    def _tail_population(self, r: int) -> signfield.Quenched:
+        """Replica ``r``'s population with the tail's root tokens (its own roots' cache)."""
+        if r not in self._tail_pops:
+            self._tail_pops[r] = dataclasses.replace(self.population(r), samples=self.settings.tail_roots)
+        return self._tail_pops[r]
 
     def _tail_t(self, j: int) -> float:
         return self.t0 * (1 + self.settings.tail_step) ** j
@@ -442,7 +460,8 @@ class _Law:
         key = (r, j)
         if key not in self._tail:
             t = self._tail_t(j)
-            curve = Curve(self.population(r), self.delta, self.settings.eta, t / self.delta, self._tail_start.get(r))
+            curve = Curve(self._tail_population(r), self.delta, self.settings.eta, t / self.delta,
+                          self._tail_start.get(r))
             self._tail[key] = curve(t)
             self._tail_start[r] = {t: curve._solved[t]}
         return self._tail[key]

@@ -46,7 +46,7 @@ PRESENT = 100.0
 r"""Expected tokens of a class below which a draw holds it as a few spikes, not at its mass: the transforms at ``d``
 leave out the classes of :data:`~derive.vocabulary.limit.roottokens.RARE` rarer than ``PRESENT / V``."""
 
-NEGLIGIBLE = 1e-6
+NEGLIGIBLE = 1e-3
 r"""The expected number of spikes above the grid's highest point: beyond it the chance of a spike is left to the
 error."""
 
@@ -144,15 +144,22 @@ def at_dimension(grid: TailGrid, signal: dict | None, d: float, delta: float, mu
             continue
         ts, ell = signal["t"][r], signal["ell"][r]
         p = math.exp(-V * signal["above"][r])
-        per["on_top"].append(p)
-        bracket["on_top"].append(0.0)
         j = int(np.searchsorted(t, ts))
-        mean, half = _expected(np.concatenate([[ell], x[j:]]), np.concatenate([[1 - p], above[j:]]))
-        per["excess"].append(mean - ell)
-        bracket["excess"].append(half + beyond * abs(x[-1]))
+        if j <= start:
+            # the signal below the spikes' range: a spike stands above it unless none reaches t[start]
+            per["excess"].append(per["top"][-1] - ell)
+            bracket["excess"].append(bracket["top"][-1] + below * abs(ell))
+        else:
+            mean, half = _expected(np.concatenate([[ell], x[j:]]), np.concatenate([[1 - p], above[j:]]))
+            per["excess"].append(mean - ell)
+            bracket["excess"].append(half + beyond * abs(x[-1]))
         lo, hi = signal["window"][r]
         per["order"].append(0.0)
         bracket["order"].append(0.5 * abs(math.exp(-V * hi) - math.exp(-V * lo)))
+    if signal is not None:
+        # every replica of the signal's root, not only the grid's
+        per["on_top"] = [math.exp(-V * a) for a in signal["above"]]
+        bracket["on_top"] = [0.0]
     out = {}
     for name in names:
         v = np.asarray(per[name])
