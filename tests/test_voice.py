@@ -44,19 +44,19 @@ def test_an_entry_is_derive_spike_at_that_d_token_counts(voice, capsys):
     assert "finite_size" not in doc and "at_dimension" not in at_d
 
 
-def test_an_entry_is_derive_spike_at_that_d_sampled(voice):
-    # more nonzero weights: the sampled entry at d = 1e3 (V = N = 250) is finite_size at d = 1e3 with the same draws
-    # and seed; at d = 1e4 the voice's bound (2 x 2500^3 > 16 x 1000^3) and beyond it min(V, N) > 4000 leave the
-    # entries unavailable with their reasons, no value in their place
+def test_an_entry_is_derive_spike_at_that_d_sampled_or_from_the_spikes(voice):
+    # more nonzero weights: the sampled entry at d = 1e3 (V = 2000, N = 250) is finite_size at d = 1e3 with the same
+    # draws and seed; from d = 1e4 on (2 x 2500^3 beyond the voice's bound of 16 x 1000^3 for sampling) the entries
+    # are the token spikes of the limit, each finite_size by that method at its d
     from derive.interface import at_dimensions, finite_size
+    from derive.vocabulary.draw.user_d import SAMPLED, SPIKES
 
-    m = derive.Model(delta=4, gamma=4, T=2, weights="causal", signs="iid", mu2=5, centered=True)
+    m = derive.Model(delta="1/2", gamma=4, T=16, weights="mean", signs="iid", mu2=4)
     rows = at_dimensions(m, draws=2, seed=5)
-    assert rows[0][1] == finite_size(m.replace(d=1000, delta=4, gamma=4), draws=2, seed=5)
-    assert rows[0][1].method == "sampled token matrices" and rows[0][2] is None
-    assert [r is None for _, r, _ in rows[1:]] == [True] * 3
-    assert "bound" in rows[1][2] and "derive spike --d 10000" in rows[1][2]
-    assert all("min(V, N)" in why for _, _, why in rows[2:])
+    assert rows[0][1] == finite_size(m.replace(d=1000, delta=m.delta, gamma=m.gamma), draws=2, seed=5)
+    assert rows[0][1].method == SAMPLED and rows[0][2] is None
+    assert [(r.method, why) for _, r, why in rows[1:]] == [(SPIKES, None)] * 3
+    assert rows[2][1] == finite_size(m.replace(d=10**5, delta=m.delta, gamma=m.gamma), seed=5, method=SPIKES)
 
 
 def test_the_issue_point_drifts_and_the_warning_says_so(voice):

@@ -54,7 +54,7 @@ from derive.errors import ParameterError
 from derive.vocabulary.limit import signfield, tokentail
 from derive.vocabulary.limit.curve import (Curve, Point, brackets, budget, edge, lowest_gap, refine,
                                            spread)
-from derive.vocabulary.limit.roottokens import RARE
+from derive.vocabulary.limit.roottokens import RARE, tilt
 
 __all__ = ["Settings", "DEFAULT", "ERROR", "Point", "Curve", "LimitSpike", "limit_spike", "limit_at_dimension"]
 
@@ -218,10 +218,11 @@ def limit_at_dimension(delta, gamma, weights, R, mu2, d, settings: Settings = DE
         signal = {"t": [r[2] for r in spike.replicas], "above": [r[3] for r in spike.replicas],
                   "window": list(zip(*ends)),
                   "ell": [r[0] for r in spike.replicas], "overlap": [r[1] for r in spike.replicas],
-                  "rare": spike.rare, "ell_error": spike.eigenvalue_error, "overlap_error": spike.overlap_error}
+                  "rare": spike.rare, "ell_error": spike.eigenvalue_error, "overlap_error": spike.overlap_error,
+                  "counts": float(tilt(delta / gamma, gamma / delta * law.w**2, t_signal / delta).sum())}
     else:
         signal = None
-    return tokentail.at_dimension(grid, signal, d, delta, mu2)
+    return tokentail.at_dimension(grid, signal, d, delta, gamma, mu2)
 
 
 def _error_target(error) -> float | None:

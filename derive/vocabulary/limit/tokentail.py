@@ -83,11 +83,12 @@ def _threshold(S1: np.ndarray) -> np.ndarray:
 
 
 def _expected(f: np.ndarray, above: np.ndarray) -> tuple[float, float]:
-    """``E f(c)`` on the grid from ``f`` (increasing) and ``above[j] = P(c > t[j])`` (decreasing), starting at ``f[0]``:
-    the two sums' mean and half their difference."""
+    r"""``E f(c)`` on the grid from ``f`` and ``above[j] = P(c > t[j])``, starting at ``f[0]``: each cell's change of
+    ``f`` times the mean of ``P`` at its ends, and the bound of that rule, each cell's :math:`|\Delta f|` times half the
+    change of ``P`` across it (``P`` decreases; the populations' estimates are made so, from the left)."""
+    P = np.minimum.accumulate(above)
     df = np.diff(f)
-    lo, hi = float(np.sum(df * above[1:])), float(np.sum(df * above[:-1]))
-    return float(f[0]) + 0.5 * (lo + hi), 0.5 * (hi - lo)
+    return float(f[0] + np.sum(df * 0.5 * (P[1:] + P[:-1]))), float(np.sum(np.abs(df) * 0.5 * (P[:-1] - P[1:])))
 
 
 def signal_bracket(full: float, without: float) -> tuple[float, float]:
@@ -111,7 +112,7 @@ def window(grid: TailGrid, t_signal: float, ell: float, V: float) -> tuple[float
     return t_signal - 3 * sigma, t_signal + 3 * sigma
 
 
-def at_dimension(grid: TailGrid, signal: dict | None, d: float, delta: float, mu2: float) -> dict:
+def at_dimension(grid: TailGrid, signal: dict | None, d: float, delta: float, gamma: float, mu2: float) -> dict:
     r"""The six quantities of :data:`derive.vocabulary.draw.values.FIELDS` at dimension ``d`` (:math:`V = d/\delta`),
     each ``(mean, error, se)``, ``se`` the replicas' standard error (module docstring), and ``kept``: the tail
     probability of the rarest class kept at its mass. ``signal``: per replica ``t``
@@ -119,7 +120,9 @@ def at_dimension(grid: TailGrid, signal: dict | None, d: float, delta: float, mu
     :func:`window`), ``ell`` and ``overlap``; ``rare``, the limit's
     ``(q, eigenvalue, overlap)`` without the classes rarer than ``q``
     (:attr:`derive.vocabulary.limit.outlier.LimitSpike.rare`); ``ell_error`` and ``overlap_error``, the limit's
-    errors. ``None`` where the limit has no outlier: the signal is then in the bulk, not on top (its overlap 0), and
+    errors; ``counts``, a token's mean number of uses where its spike is at the signal (:math:`N = d/\gamma`
+    sequences draw them from a binomial law, which the limit's Poisson law approximates to a relative
+    :math:`k^2/N`: a part of the error of ``P_top``). ``None`` where the limit has no outlier: the signal is then in the bulk, not on top (its overlap 0), and
     the top eigenvalue is the bulk's.
     """
     V = d / delta
@@ -172,7 +175,8 @@ def at_dimension(grid: TailGrid, signal: dict | None, d: float, delta: float, mu
         return {"on_top": (0.0, 0.0, 0.0), "eigenvalue": top, "overlap": (0.0, mu2 / V, 0.0),
                 "signal_overlap": (0.0, mu2 / V, 0.0), "top": top, "mu2_critical": critical, "kept": RARE[k]}
     p, p_err, p_se = out["on_top"]
-    p_err += out["order"][1]
+    shares = float(np.mean(signal["above"]))
+    p_err += out["order"][1] + p * V * shares * signal["counts"] ** 2 / (d / gamma)
     rare = {q: (e, o) for q, e, o in signal["rare"]}
     ell, ell_half = signal_bracket(float(np.mean(signal["ell"])), rare[RARE[k]][0])
     ov, ov_half = signal_bracket(float(np.mean(signal["overlap"])), rare[RARE[k]][1])
