@@ -222,7 +222,8 @@ def limit_at_dimension(delta, gamma, weights, R, mu2, d, settings: Settings = DE
                   "counts": float(tilt(delta / gamma, gamma / delta * law.w**2, t_signal / delta).sum())}
     else:
         signal = None
-    return tokentail.at_dimension(grid, signal, d, delta, gamma, mu2)
+    return tokentail.at_dimension(grid, signal, d, delta, gamma, mu2,
+                                  1.0 if nonzero == 1 else tokentail.SHARE_FACTOR)
 
 
 def _error_target(error) -> float | None:
