@@ -120,12 +120,12 @@ def test_provenance_names_the_code_and_the_libraries_that_ran(capsys):
 def test_the_default_voice_is_documented(documented):
     # derive spike's at_dimension (skipped by the commands above, conftest), without the limit beside it (its cavity
     # populations cost seconds): an entry of each kind, the sampled one at d = 1e3 (V = N = 250, two draws), the others
-    # unavailable
+    # unavailable (the token spikes they would take need a limit at 600 nonzero weights, refused before any work)
     import derive
     from derive.interface import at_dimensions
     from derive.report.documents import at_dimension_document
 
-    m = derive.Model(delta=4, gamma=4, T=2, weights="mean", signs="iid", mu2=3)
+    m = derive.Model(delta=4, gamma=4, T=600, weights="mean", signs="iid", mu2=3)
     doc = {"at_dimension": at_dimension_document(at_dimensions(m, draws=2), 6)}
     assert [x["unavailable"] is None for x in doc["at_dimension"]] == [True, False, False, False]
     missing = _keys(doc) - documented - DATA
