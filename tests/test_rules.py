@@ -121,6 +121,17 @@ def test_c2_corrected_when_the_threshold_moves_with_d():
     assert "moves with d" in out["corrected"] and "log d/log log d" in out["corrected"] and "T = 1" in out["reason"]
 
 
+def test_c2_states_the_drift_at_more_weights_only_where_its_ends_are_apart():
+    more = {"T": 5, "weights": "causal", "signs": "prefix:3", "delta": "1/2", "gamma": "1/2",
+            "limit_mu2_critical": 0.4, "limit_error": 0.09,
+            "at_d": [{"d": 10**4, "mean": 0.40, "error": 0.1}, {"d": 10**6, "mean": 0.68, "error": 0.1}], "apart": True}
+    out = rule_c2(_c2(drift=_drift() | {"more": more}))
+    _check(out, "corrected")
+    assert "at more nonzero weights it moves likewise" in out["corrected"] and "T = 5" in out["corrected"]
+    out = rule_c2(_c2(drift=_drift() | {"more": more | {"apart": False}}))
+    assert "at more nonzero weights" not in out["corrected"]
+
+
 def test_c2_stays_confirmed_where_the_threshold_does_not_move():
     _check(rule_c2(_c2(drift=_drift(moved=False))), "confirmed")
 

@@ -15,7 +15,8 @@ from verify.ledger.checks.common import (AGREEMENT_LEVEL, DELTA, POINT_TARGET, T
 from verify.ledger.records import decide, setting
 from verify.stats import Estimate, min_detectable
 
-__all__ = ["POPULATION", "SAMPLE", "DRIFT", "LEVELS", "derived", "points", "threshold_drift", "drift_statement",
+__all__ = ["POPULATION", "SAMPLE", "DRIFT", "DRIFT_MORE", "LEVELS", "derived", "points", "threshold_drift",
+           "drift_at_more_weights", "drift_statement",
            "evidence_c2", "fitted_threshold", "fit_outcome", "rule_c2", "check_c2"]
 
 POPULATION = {"scheme": "mean", "signs": "iid", "below": [0.3], "above": [1.2, 2.0, 3.0], "more": [1, 1.5, 1, 1]}
@@ -68,7 +69,33 @@ def threshold_drift() -> dict:
             "limit_mu2_critical": rows[DRIFT["derived_d"][0]]["limit"],
             "derived": [{"d": d, "mean": rows[d]["mean"], "median": rows[d]["median"], "sd": rows[d]["sd"]}
                         for d in DRIFT["derived_d"]],
-            "sampled": sampled}
+            "sampled": sampled, "more": drift_at_more_weights()}
+
+
+DRIFT_MORE = {"T": 5, "weights": "causal", "signs": "prefix:3", "delta": "1/2", "gamma": "1/2", "mu2": 1,
+              "d": [10**4, 10**6]}
+"""The threshold at dimension ``d`` at more than one nonzero weight (issue 42's ``T = 5`` point), from the token spikes
+of the limit (:mod:`derive.vocabulary.limit.tokentail`), beside the limit's."""
+
+
+def drift_at_more_weights() -> dict:
+    """The threshold at each ``d`` of :data:`DRIFT_MORE` from the token spikes of the limit, each with the error that
+    covers it, the limit's with its own, and whether the first and the last ``d`` are apart (their intervals
+    disjoint)."""
+    import derive
+    from derive.vocabulary.draw.user_d import SPIKES
+
+    m = derive.Model(**{k: DRIFT_MORE[k] for k in ("T", "weights", "signs", "delta", "gamma", "mu2")})
+    limit = derive.spike(m).sample
+    errors = dict(limit.errors)
+    rows = []
+    for d in DRIFT_MORE["d"]:
+        r = derive.finite_size(m.replace(d=d, delta=m.delta, gamma=m.gamma), method=SPIKES).mu2_critical
+        rows.append({"d": d, "mean": r.mean, "error": r.error})
+    first, last = rows[0], rows[-1]
+    return {**{k: DRIFT_MORE[k] for k in ("T", "weights", "signs", "delta", "gamma")},
+            "limit_mu2_critical": float(limit.mu2_critical), "limit_error": float(errors["mu2_critical"]),
+            "at_d": rows, "apart": bool(last["mean"] - last["error"] > first["mean"] + first["error"])}
 
 
 def drift_statement(drift: dict) -> str:
@@ -81,7 +108,17 @@ def drift_statement(drift: dict) -> str:
             "log d/log log d, so the threshold grows without bound and the limit's mu2_c is its value at no finite d "
             f"(derived at T = {drift['T']} with {drift['weights']} weights, delta = {drift['delta']}, gamma = "
             f"{drift['gamma']}: mean {values} at d = {ds}, against the limit's {drift['limit_mu2_critical']:.4g}; "
-            "the signal's outlier keeps the limit's location and overlap and is recovered as the eigenvalue nearest it)")
+            "the signal's outlier keeps the limit's location and overlap and is recovered as the eigenvalue nearest it)"
+            + _more_statement(drift.get("more")))
+
+
+def _more_statement(more: dict | None) -> str:
+    if not more or not more["apart"]:
+        return ""
+    at = ", ".join(f"{r['mean']:.2g} +- {r['error']:.1g} at d = {r['d']:.0e}".replace("e+0", "e") for r in more["at_d"])
+    return (f"; at more nonzero weights it moves likewise, from the token spikes of the limit (T = {more['T']} with "
+            f"{more['weights']} weights, {more['signs']} signs, delta = {more['delta']}, gamma = {more['gamma']}: {at}, "
+            f"against the limit's {more['limit_mu2_critical']:.2g} +- {more['limit_error']:.1g})")
 
 
 def derived() -> str:
