@@ -72,3 +72,18 @@ def test_the_spikes_law_is_the_sampled_token_matrices_at_more_weights():
     for field in FIELDS.values():
         a, b = getattr(sampled, field), getattr(spikes, field)
         assert abs(a.mean - b.mean) <= a.error + b.error, (field, a, b)
+
+
+@pytest.mark.parametrize("args,parameter", [
+    (("--method", "spikes"), "method"),
+    (("--d", "1000", "--method", "fast"), "method"),
+    (("--d", "1000", "--method", "spikes", "--draws", "8"), "draws"),
+    (("--T", "1", "--d", "1000", "--method", "spikes"), "method"),
+])
+def test_the_method_is_refused_where_it_does_not_apply(capsys, args, parameter):
+    model = ["--delta", "1/2", "--gamma", "4", "--mu2", "4", "--weights", "mean", "--signs", "iid"]
+    if "--T" not in args:
+        model += ["--T", "16"]
+    status = main(["spike", *model, *args, "--json"])
+    _, err = capsys.readouterr()
+    assert status == 2 and err.startswith(f"derive: error: {parameter}:") and err.count("\n") == 1

@@ -41,7 +41,7 @@ def spike(delta, gamma, alpha, kappa, mu2, sum_w=1, centered=False, digits=30) -
 
 
 def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: int | None = None,
-                   error=None, law: str | None = None, dimensions: bool = False) -> dict:
+                   error=None, law: str | None = None, dimensions: bool = False, method: str | None = None) -> dict:
     r"""The document of ``derive spike`` for the model ``m``: :func:`derive.interface.spike` with every real to
     ``digits``, the working precision raised until two precisions agree on every reported real. The model's own
     sample level (``law: finite-vocabulary``) is derived once per question and kept between runs
@@ -50,7 +50,7 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
     printed to the digits its error leaves, with the error beside it (``eigenvalue_error``, ...; ``error`` is the error
     sought there: :func:`derive.interface.vocabulary_sample`). With the model's dimension ``d``, ``finite_size`` is
     :func:`finite_size_document` of what a user measures there (:func:`derive.interface.finite_size`: ``draws`` draws
-    of the token counts or matrices from ``seed``). Without it, ``dimensions=True`` adds ``at_dimension``
+    of the token counts or matrices from ``seed``, by ``method``). Without it, ``dimensions=True`` adds ``at_dimension``
     (:func:`at_dimension_document`: the same at d = 1e3 to 1e6, ``draws`` at each from ``seed``) and its ``warning``
     (:func:`dimension_warning`) where those differ from the limit by more than their errors.
     ``law="gaussian-equivalent"`` gives the Gaussian equivalent of the model's weights alone (no finite-vocabulary
@@ -67,7 +67,7 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
     if law not in (None, *interface.LAWS):
         raise ParameterError("law", f"must be one of {', '.join(interface.LAWS)}, got {law!r}")
     if m.d is not None:
-        at_d = {"finite_size": finite_size_document(interface.finite_size(m, draws, seed), digits)}
+        at_d = {"finite_size": finite_size_document(interface.finite_size(m, draws, seed, method), digits)}
         m = m.replace(d=None, V=None, N=None, delta=m.delta, gamma=m.gamma)
     else:
         at_d = {}

@@ -40,6 +40,10 @@ def add_arguments(p):
                                                  f"each d of at_dimension (default {VOICE_COUNT_DRAWS}, else "
                                                  f"{VOICE_SAMPLED_DRAWS})")
     p.add_argument("--seed", default=None, help=f"the seed of the draws at --d or of at_dimension (default {SEED})")
+    p.add_argument("--method", default=None,
+                   help="with --d at more than one nonzero weight: 'sampled' (token matrices, up to min(V, N) = 4000) "
+                        "or 'spikes' (the token spikes of the limit, seconds once the limit is known); default: sampled "
+                        "where it reaches, spikes beyond")
     p.add_argument("--no-dimensions", action="store_true",
                    help=f"with --T and without --d: skip at_dimension, what a user measures at d = 1e3 to 1e6 beside "
                         f"the limit (up to about a minute of CPU cold, kept between runs; also skipped where "
@@ -66,7 +70,7 @@ def run(args):
             raise ParameterError("weights" if args.weights is None else "signs", "is required with --T")
         if args.law == "gaussian-equivalent":
             # the paper's law alone is the instant answer: nothing of the model's own law may run
-            for name in ("d", "error", "draws", "seed"):
+            for name in ("d", "error", "draws", "seed", "method"):
                 if getattr(args, name) is not None:
                     raise ParameterError(name, "belongs to the model's own law: drop --law gaussian-equivalent")
         model = Model(d=args.d, delta=args.delta, gamma=args.gamma, T=args.T, weights=args.weights, signs=args.signs,
@@ -78,7 +82,7 @@ def run(args):
                     raise ParameterError(name, "belongs to at_dimension, which weights that vary from sequence to "
                                                "sequence do not have (the model's own law is not derived for them)")
         return spike_document(model, digits, **at_d, error=_error(args.error), law=args.law, dimensions=dimensions)
-    for name in ("weights", "signs", *scheme_options(args), "error", "law", "draws", "seed"):
+    for name in ("weights", "signs", *scheme_options(args), "error", "law", "draws", "seed", "method"):
         if getattr(args, name) is not None:
             raise ParameterError(name, "belongs to the model's own S: give --T with it")
     if args.d is not None:
@@ -109,12 +113,22 @@ def dimensions_off() -> bool:
     return os.environ.get(DIMENSIONS, "").strip().lower() == "off"
 
 
+def _methods() -> dict:
+    """``--method``'s names of :data:`derive.vocabulary.draw.user_d.METHODS` at more than one nonzero weight (read
+    when asked for: the module is not imported at start-up)."""
+    from derive.vocabulary.draw.user_d import SAMPLED, SPIKES
+
+    return {"sampled": SAMPLED, "spikes": SPIKES}
+
+
 def _at_d(args) -> dict:
     """``draws`` and ``seed`` of the expectation at ``--d`` or, without it, at each ``d`` of ``at_dimension``
     (``--draws`` and ``--seed`` belong to one of the two)."""
     from derive.numbers import check_count
     from derive.resources import MAX_DRAWS, SEED
 
+    if args.method is not None and args.d is None:
+        raise ParameterError("method", "chooses how the expectation at --d is computed: give --d")
     if args.d is None and _skipped(args):
         for name in ("draws", "seed"):
             if getattr(args, name) is not None:
@@ -123,5 +137,13 @@ def _at_d(args) -> dict:
         return {}
     if args.d is not None and args.no_dimensions:
         raise ParameterError("no-dimensions", "skips at_dimension, which --d replaces by finite_size: drop one")
-    return {"draws": None if args.draws is None else check_count(args.draws, "draws", low=1, high=MAX_DRAWS),
-            "seed": SEED if args.seed is None else check_count(args.seed, "seed", low=0, high=2**63 - 1)}
+    options = {"draws": None if args.draws is None else check_count(args.draws, "draws", low=1, high=MAX_DRAWS),
+               "seed": SEED if args.seed is None else check_count(args.seed, "seed", low=0, high=2**63 - 1)}
+    if args.method is not None:
+        methods = _methods()
+        if args.method not in methods:
+            raise ParameterError("method", f"must be one of {', '.join(methods)}, got {args.method!r}")
+        if args.method == "spikes" and args.draws is not None:
+            raise ParameterError("draws", "the token spikes of the limit draw nothing: drop --draws")
+        options["method"] = methods[args.method]
+    return options
