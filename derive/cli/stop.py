@@ -90,7 +90,8 @@ def run_stoppable(prog: str, run, *, program: bool = False) -> int:
 
     ``program``: this process is the command (its console script, or ``python -m``). Then the handlers stay after
     ``run()`` has returned: a signal while the interpreter exits ends it the same way, never with the default action
-    (a second SIGTERM had found the default handler back, and the status was -15). Otherwise (a call from Python, a
+    (a second SIGTERM had found the default handler back, and the status was -15); after a stop, further stops are
+    ignored while it exits. Otherwise (a call from Python, a
     test) the former handlers are restored, and a signal in the instant between the two goes to them.
     """
     if threading.current_thread() is not threading.main_thread():
@@ -129,6 +130,12 @@ def run_stoppable(prog: str, run, *, program: bool = False) -> int:
             for s, handler in previous.items():
                 signal.signal(s, handler)
     if received:
+        if program:
+            # a further stop while the interpreter exits is ignored: its finalization gives a Python handler's signals
+            # the default action back, and a second SIGTERM there had ended a stopped sweep with -15 after its line
+            # (the watchdog still ends the process within CLEANUP seconds)
+            for s in STOP_SIGNALS:
+                signal.signal(s, signal.SIG_IGN)
         printed.append(True)
         print(stopped_line(prog, received[0]), file=sys.stderr, flush=True)
         return 128 + received[0]
