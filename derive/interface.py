@@ -22,11 +22,12 @@ from functools import partial
 import mpmath
 
 from derive.errors import ParameterError
+from derive.model.scalars import exact_own_law, pooling_scalars
 from derive.model.spec import Model
 from derive.numbers import check_digits
 
-__all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "bulk", "spike", "finite_size", "at_dimensions", "model_law",
-           "random_weights", "vocabulary_sample", "agreeing"]
+__all__ = ["LAWS", "MAX_WORKING_DIGITS", "weights", "pooling_scalars", "exact_own_law", "bulk", "spike", "finite_size",
+           "at_dimensions", "model_law", "random_weights", "vocabulary_sample", "agreeing"]
 
 MAX_WORKING_DIGITS = 4000
 """Highest working precision :func:`agreeing` tries before a result is declared undecided (a point closer to a
@@ -106,17 +107,16 @@ def bulk(m: Model, law: str = "finite-vocabulary"):
 
 
 def _scalars(m: Model) -> dict:
-    """``alpha`` (``None`` without signs), ``kappa``, ``sum_w`` of the model: given, or from its weights (an irrational ``alpha``, from weights
-    with ten guard digits, as the rational within ``10^-(dps + 20)`` of it at the current precision ``dps``)."""
-    from derive.model.spec import exact_or_close
+    """``alpha`` (``None`` without signs), ``kappa``, ``sum_w`` of the model: given, or from its weights
+    (:func:`pooling_scalars` at the current precision)."""
+    from fractions import Fraction
 
-    digits = mpmath.mp.dps
     if m.weights is None:
         return {"alpha": m.alpha, "kappa": m.need("kappa").kappa, "sum_w": 1 if m.sum_w is None else m.sum_w}
-    p = weights(m, check_digits(digits).guarded())
+    p = pooling_scalars(m, mpmath.mp.dps)
     # alpha needs the sign family; the bulk does not (spike refuses a missing one)
-    return {name: None if value is None else exact_or_close(value, name, digits) for name, value in
-            (("alpha", p.alpha), ("kappa", p.kappa), ("sum_w", p.W))}
+    return {name: None if p[key] is None else Fraction(p[key]) for name, key in
+            (("alpha", "alpha"), ("kappa", "kappa"), ("sum_w", "W"))}
 
 
 def agreeing(evaluate, key, digits: int, parameter: str = "mu2"):
@@ -308,10 +308,11 @@ def vocabulary_sample(m: Model, error=None):
     :data:`derive.vocabulary.limit.outlier.ERROR`), which the errors stated may exceed where the limit depends on the
     smoothing of the real axis (next to a cluster of the law of ``D``)."""
     from derive.gaussian.outliers import Level
+
+    if not exact_own_law(m):
+        return _limit_sample(m, error)
     from derive.vocabulary.limit.signal import signal_outlier, signal_windows
 
-    if not bulk(m).exact:
-        return _limit_sample(m, error)
     # the signal's root is searched out to the atom 8 mu2/gamma (derive.vocabulary.limit.signal.signal_outlier)
     bulk(m).check_work(8 * m.mu2 / m.gamma, "mu2")
     law = bulk(m).diagonal()
@@ -333,13 +334,16 @@ def _limit_sample(m: Model, error=None):
     from derive.gaussian.outliers import Level
     from derive.numbers import check_range, parse_fraction
     from derive.resources import check_limit_work
-    from derive.vocabulary.limit.outlier import ERROR, limit_spike
+    from derive.resources import LIMIT_ERROR
 
-    p = weights(m.need("signs"))
+    m.need("signs")
     given = parse_fraction(error, "error") if isinstance(error, str) else error
-    sought = ERROR if error is None else float(check_range(given, "error", low=0, low_open=True))
+    sought = LIMIT_ERROR if error is None else float(check_range(given, "error", low=0, low_open=True))
 
     def compute():
+        from derive.vocabulary.limit.outlier import limit_spike
+
+        p = weights(m)
         # refused before any work where the estimate is beyond what the command waits for; a kept answer is served
         check_limit_work(sum(1 for x in p.weights if x != 0), float(m.delta / m.gamma),
                          float(m.mu2 * p.alpha / p.kappa))

@@ -305,6 +305,12 @@ def limit_cpu_budget(estimate: float) -> float:
     return float(min(max(4 * estimate, 120.0), max(2 * _wait.get()[0], 120.0)))
 
 
+LIMIT_ERROR = 1e-3
+"""The default target error of the model's limit (:func:`derive.vocabulary.limit.outlier.limit_spike`: three standard
+errors of the replicas' mean) of the eigenvalue and the overlap; that of ``mu2_critical`` is ten times it. Here, not in
+the solver's module, so that a command that reads the limit from the derivation cache does not load the solver."""
+
+
 def check_limit_work(nonzero: int, reuse: float, strength: float) -> float:
     """The estimate :func:`limit_seconds` of the model's own limit, refused when beyond what the command waits for
     (:data:`MAX_LIMIT_SECONDS`, or less within :func:`limit_wait`), with the estimate, what drives it and the law that

@@ -285,8 +285,10 @@ def test_a_forged_source_does_not_stop_derive_spike(tmp_path):
     assert (again.returncode, again.stdout) == (0, clean.stdout), again.stderr
 
 
-def _cold(code: str, folder) -> dict:
+def _cold(code: str, folder, dimensions: bool = False) -> dict:
     env = dict(os.environ, **{cache.ENVIRONMENT: str(folder)})
+    if dimensions:  # the user's default: the model's law at the run's own d (verify mc's theory_at_d)
+        env.pop("ATTENTION_RMT_DIMENSIONS", None)
     done = processes.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, cpu=300)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -300,6 +302,12 @@ MC = ("import contextlib, io; from verify.cli import main\n"
       "with contextlib.redirect_stdout(io.StringIO()):\n"
       "    main(['mc', '--d', '120', '--V', '240', '--N', '480', '--T', '4', '--signs', 'prefix:2', '--weights', "
       "'mean', '--mu2', '2', '--seeds', '1', '--path', 'mixed', '--json'])\n")
+
+
+OWN = ("import contextlib, io; from derive.cli import main\n"
+       "with contextlib.redirect_stdout(io.StringIO()):\n"
+       "    main(['spike', '--delta', '1/2', '--gamma', '4', '--mu2', '4', '--T', '16', '--weights', 'mean', "
+       "'--signs', 'iid', '--d', '1000', '--draws', '2', '--json'])\n")
 
 
 @pytest.fixture(scope="module")
@@ -317,3 +325,17 @@ def test_derive_spike_from_a_warm_cache_imports_no_sympy(warm):
 
 def test_one_verify_mc_trial_from_a_warm_cache_loads_no_sympy_scipy_or_numba(warm):
     assert _cold(MC + LOADED, warm) == {"sympy": False, "scipy": False, "numba": False}
+
+
+def test_the_models_own_law_and_its_d_from_a_warm_cache_import_no_sympy(warm):
+    # the model's own limit at 16 nonzero weights and the law at the user's d: the pooling, whether the law is exact
+    # and the limit's default error are read without SymPy or the solver (0.8 CPU-s a query had gone to loading them)
+    _cold(OWN + LOADED, warm)  # fills the cache
+    assert _cold(OWN + LOADED, warm) == {"sympy": False, "scipy": False, "numba": False}
+
+
+def test_verify_mc_with_the_theory_at_its_d_from_a_warm_cache_loads_no_sympy(warm):
+    # the user's default, theory_at_d on: the voice's method is chosen from the kept weights (SymPy had cost a trial
+    # at d = 2000 half a CPU-second, half of its whole process)
+    _cold(MC + LOADED, warm, dimensions=True)  # fills the cache
+    assert _cold(MC + LOADED, warm, dimensions=True) == {"sympy": False, "scipy": False, "numba": False}

@@ -85,8 +85,7 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
         hint = ("drop --law for the model's own law",) if weighted else ()
         doc["warning"] = gaussian_equivalent_warning(m, *hint) if m.gamma > 0 else None
         return doc | at_d | (attention_options(m, digits) if weighted else {})
-    own_law = interface.bulk(m)
-    if own_law.exact:
+    if interface.exact_own_law(m):
         key = model_key(m, ("weights", "T", "signs", "delta", "gamma", "mu2"), digits=digits)
         doc["sample"] = memo("model-spike-sample", key, lambda: _sample(m, digits), lambda v: shaped(v, _EXACT_SAMPLE))
         doc["other_outliers"] = [x for x in doc["other_outliers"] if x["level"] == "population"]
@@ -98,7 +97,7 @@ def spike_document(m: Model, digits: int = 30, draws: int | None = None, seed: i
                 x["law"] = "gaussian-equivalent"
     doc["bulk"]["right_edge"] = "inf"
     doc["assumptions"] = MODEL_ASSUMPTIONS
-    doc["law"] = own_law.law
+    doc["law"] = "finite-vocabulary"
     doc["warning"] = None
     doc["gaussian_equivalent"] = paper
     doc["difference"] = difference(doc["sample"], paper["sample"])

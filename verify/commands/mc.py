@@ -1,7 +1,6 @@
 """``verify mc``: Monte Carlo of the model next to the derived prediction for the same parameters."""
 import dataclasses
 import math
-import re
 import sys
 
 import numpy as np
@@ -15,7 +14,7 @@ from verify.commands.options import add_max_memory
 from verify.montecarlo.memory import MAX_MU2, set_max_memory
 from verify.montecarlo.trials import PATHS
 
-__all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "pooling_inputs", "run", "render"]
+__all__ = ["NAME", "HELP", "add_arguments", "MAX_MU2", "run", "render"]
 
 NAME = "mc"
 HELP = "Monte Carlo of S for given d, V, N, T, signs and weights, with the theory for the same parameters"
@@ -40,31 +39,6 @@ def add_arguments(p):
     add_max_memory(p)
     p.add_argument("--plot", default=None, metavar="PATH",
                    help="also draw the top eigenvalues and overlaps of each seed against the theory (PNG)")
-
-
-def pooling_inputs(model, digits: int) -> dict:
-    """What the command needs of the model's pooling (:func:`derive.interface.weights`): the weights as floats (the
-    Monte Carlo) and as 12-digit text (the report), and ``alpha``, ``kappa``, ``W`` as exact ``p/q`` text, an
-    irrational one as the rational :meth:`derive.Model.gaussian_equivalent` reads it. Kept between runs by
-    :func:`derive.cache.memo` unless a file gave the weights or ``R``, so a repeated query needs no SymPy."""
-    def compute():
-        from derive.interface import weights
-        from derive.model.spec import exact_or_close
-
-        # the weights carry guard digits: alpha and kappa feed the theory, which must be right to `digits`
-        pool = weights(model, check_digits(digits).guarded())
-        exact = {name: str(exact_or_close(getattr(pool, name), name, digits)) for name in ("alpha", "kappa", "W")}
-        return {"weights": [float(x) for x in pool.weights], "weights_text": [format_real(x, 12) for x in pool.weights],
-                **exact}
-
-    from derive.cache import memo, model_key, shaped
-
-    def valid(v):
-        exact = lambda x: isinstance(x, str) and re.fullmatch(r"-?\d+(/\d+)?", x) is not None  # noqa: E731
-        return shaped(v, {"weights": [float], "weights_text": [str], "alpha": exact, "kappa": exact, "W": exact}) \
-            and len(v["weights"]) == len(v["weights_text"]) == model.T
-
-    return memo("pooling", model_key(model, ("weights", "T", "signs"), digits=digits), compute, valid)
 
 
 def model_theory(model, digits: int) -> dict:
@@ -283,8 +257,9 @@ def run(args):
     digits = check_digits(args.digits)
     if args.law not in LAWS:
         raise ParameterError("law", f"must be one of {', '.join(LAWS)}, got {args.law!r}")
-    pool = pooling_inputs(model, digits)
-    from derive.interface import random_weights
+    from derive.interface import pooling_scalars, random_weights
+
+    pool = pooling_scalars(model, digits)
     from verify.montecarlo.draw import attends
 
     if args.law == "finite-vocabulary" or random_weights(model):

@@ -275,13 +275,13 @@ def voice_method(m, draws: int | None = None) -> tuple[str, int | None]:
     >>> voice_method(Model(d=10**4, delta=1, gamma=1, T=2, weights="mean", signs="iid", mu2=6))
     ('token spikes of the limit', None)
     """
-    from derive.model.pooling import model_pooling
+    from derive.model.scalars import pooling_scalars
     from derive.vocabulary.draw import finite_size as fs
     from derive.vocabulary.draw.sampling import model_sizes
     from derive.vocabulary.draw.token_counts import one_weight
 
     V, N = model_sizes(m)
-    if one_weight(np.array(model_pooling(m).floats())) is not None:
+    if one_weight(pooling_scalars(m)["weights"]) is not None:
         return COUNTS, VOICE_COUNT_DRAWS if draws is None else draws
     n = VOICE_SAMPLED_DRAWS if draws is None else draws
     if min(V, N) <= fs.MAX_EXACT and n * N * m.T <= VOICE_TOKENS and n * min(V, N) ** 3 <= VOICE_WORK:

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from derive.errors import ParameterError
+from derive.resources import LIMIT_ERROR, limit_seconds
 from derive.vocabulary.limit import signfield, tokentail
 from derive.vocabulary.limit.curve import (Curve, Point, brackets, budget, edge, lowest_gap, refine,
                                            spread)
@@ -95,9 +96,8 @@ class Settings:
 
 DEFAULT = Settings()
 
-ERROR = 1e-3
-"""The default target error (three standard errors of the replicas' mean) of the eigenvalue and the overlap; that of
-``mu2_critical`` is ten times it."""
+ERROR = LIMIT_ERROR
+"""The default target error (:data:`derive.resources.LIMIT_ERROR`)."""
 
 
 @dataclass(frozen=True)
@@ -146,8 +146,6 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
     """
     from threadpoolctl import threadpool_limits
 
-    from derive.resources import limit_seconds
-
     delta, gamma, mu2 = _positive(delta, "delta"), _positive(gamma, "gamma"), float(mu2)
     if not np.isfinite(mu2) or mu2 < 0:
         raise ParameterError("mu2", f"must be a finite real >= 0, got {mu2}")
@@ -187,8 +185,6 @@ def limit_at_dimension(delta, gamma, weights, R, mu2, d, settings: Settings = DE
     0.325
     """
     from threadpoolctl import threadpool_limits
-
-    from derive.resources import limit_seconds
 
     spike = limit_spike(delta, gamma, weights, R, mu2, settings, threads, error)
     try:
