@@ -69,15 +69,16 @@ RECORDS_AGREE = 1e-10
 in another order; :mod:`benchmarks.batches`) to the accuracy the axis solver certifies: residuals below
 :data:`verify.montecarlo.lanczos.TOL` = 1e-8, eigenvalues then to 1e-10 relative at a relative gap of 1e-6."""
 
-STAGES = ("table", "solve", "conditional", "theory")
+STAGES = ("table", "solve", "conditional", "theory", "theory at d")
 """The timed stages of a ``verify mc`` trial (:func:`stages`)."""
 
 
 def stages(argv: list[str]) -> dict:
     """CPU seconds of the stages of ``verify mc ARGV`` run in this process: the imports of the command, the draw's
     table (:func:`verify.montecarlo.draw.sample_table`), the eigensolve (:func:`verify.montecarlo.trials.solve`), the
-    conditional prediction (:func:`verify.commands.mc.conditional_summary`), the Gaussian-equivalent theory
-    (:func:`derive.report.documents.spike`), and the whole."""
+    conditional prediction of each draw (:func:`verify.montecarlo.conditional.conditional_observables`), the
+    Gaussian-equivalent theory (:func:`derive.report.documents.spike_document`), the model's law at the run's d
+    (:func:`verify.commands.mc.theory_at_d`), and the whole."""
     import contextlib
     import importlib
     import io
@@ -85,6 +86,7 @@ def stages(argv: list[str]) -> dict:
     start = time.process_time()
     import verify.cli
     import verify.commands.mc
+    import verify.montecarlo.conditional
     import verify.montecarlo.trials
     import derive.report.documents
 
@@ -92,8 +94,9 @@ def stages(argv: list[str]) -> dict:
     spent = dict.fromkeys(STAGES, 0.0)
     draw_module = importlib.import_module("verify.montecarlo.draw")  # the package exports a function of that name
     for name, module, attribute in (("table", draw_module, "sample_table"), ("solve", verify.montecarlo.trials, "solve"),
-                                    ("conditional", verify.commands.mc, "conditional_summary"),
-                                    ("theory", derive.report.documents, "spike")):
+                                    ("conditional", verify.montecarlo.conditional, "conditional_observables"),
+                                    ("theory", derive.report.documents, "spike_document"),
+                                    ("theory at d", verify.commands.mc, "theory_at_d")):
         def timed(*args, _f=getattr(module, attribute), _name=name, **kwargs):
             t0 = time.process_time()
             try:

@@ -400,8 +400,8 @@ class _Law:
     def tail(self, V: float, t_signal: float, replicas: int) -> tokentail.TailGrid:
         r"""The :class:`~derive.vocabulary.limit.tokentail.TailGrid` that ``V`` tokens need, on the first ``replicas``
         replicas: the points :math:`t_0(1 + \text{tail\_step})^j` from the lowest whose share of tokens above is below
-        the classes kept at ``V`` (:func:`~derive.vocabulary.limit.tokentail.kept_class`) and where the cavity
-        iteration converges (outside the main bulk), up to where ``V`` times it is below
+        the classes kept at ``V`` (:func:`~derive.vocabulary.limit.tokentail.kept_class`), where the cavity
+        iteration converges and ``x`` rises with ``t`` (outside the main bulk), up to where ``V`` times it is below
         :data:`~derive.vocabulary.limit.tokentail.NEGLIGIBLE`, and at least past the signal's root ``t_signal``. Each point is solved once per replica and kept for other ``V``."""
         keep = RARE[tokentail.kept_class(V)]
         most = self.settings.tail_points
@@ -411,13 +411,21 @@ class _Law:
             p = self._tail_point(0, j)
             return p.above < keep and p.converged
 
+        def rising(j: int) -> bool:
+            # x rises with t outside the support (Silverstein and Choi): at T = 16 the iteration converges inside the
+            # bulk too, where the share of roots with a pole beyond t is no share of spikes, and the grid had run
+            # through the bulk to below it
+            return self._tail_point(0, j - 1).x < self._tail_point(0, j).x
+
         lo = j0
         if clear(lo):
-            while lo > j0 - most and clear(lo - 1):
+            while lo > j0 - most and clear(lo - 1) and rising(lo):
                 lo -= 1
         else:
             while lo < j0 + most and not clear(lo):
                 lo += 1
+        # the grid starts at the main bulk where the point below is in it, not above a class of tokens
+        edge = lo > j0 - most and self._tail_point(0, lo - 1).above < keep
         hi = max(lo, j0 + 1)
         while hi < lo + most and V * self._tail_point(0, hi).above >= tokentail.NEGLIGIBLE:
             hi += 1
@@ -428,7 +436,7 @@ class _Law:
         rest = [[[p.without_rare_maps(k) for k in range(len(RARE))] for p in row] for row in points]
         return tokentail.TailGrid(np.array([self._tail_t(j) for j in js]), shares,
                                   np.array([[[m[0] for m in col] for col in row] for row in rest]),
-                                  np.array([[[m[1] for m in col] for col in row] for row in rest]))
+                                  np.array([[[m[1] for m in col] for col in row] for row in rest]), edge)
 
     def shares(self, t: float, replicas: int) -> list[float]:
         """Each replica's share of tokens whose spike lies above ``t`` (its roots tilted towards it; kept)."""

@@ -77,12 +77,14 @@ def kept_class(V: float) -> int:
 class TailGrid:
     r"""The limit on a grid of real ``t`` above the main bulk, per replica ``r``: ``t`` (ascending, ``J`` points),
     ``share[r, j]`` the share of tokens whose spike lies above ``t[j]``, and ``x[r, j, k]``, ``S1[r, j, k]`` the maps
-    without the root tokens rarer than ``RARE[k]``."""
+    without the root tokens rarer than ``RARE[k]``; ``edge``: the grid starts at the main bulk, its first point the
+    first outside it."""
 
     t: np.ndarray
     share: np.ndarray
     x: np.ndarray
     S1: np.ndarray
+    edge: bool = False
 
 
 def _threshold(S1: np.ndarray) -> np.ndarray:
@@ -136,10 +138,12 @@ def at_dimension(grid: TailGrid, signal: dict | None, d: float, delta: float, ga
     """
     V = d / delta
     k = kept_class(V)
-    base = _summary(grid, signal, V, k, 1.0)
+    # a finite sample's bulk ends within the Tracy-Widom scale n^(-2/3) (relative) of the limit's edge
+    edge_scale = min(V, d / gamma) ** (-2 / 3)
+    base = _summary(grid, signal, V, k, 1.0, edge_scale)
     if factor != 1.0:
         for scale in (factor, 1 / factor):
-            other = _summary(grid, signal, V, k, scale)
+            other = _summary(grid, signal, V, k, scale, edge_scale)
             for name, (mean, error, se) in base.items():
                 base[name] = (mean, error + abs(other[name][0] - base[name][0]) / 2, se)
     top, critical = base["top"], base["mu2_critical"]
@@ -163,9 +167,10 @@ def at_dimension(grid: TailGrid, signal: dict | None, d: float, delta: float, ga
             "kept": RARE[k]}
 
 
-def _summary(grid: TailGrid, signal: dict | None, V: float, k: int, scale: float) -> dict:
+def _summary(grid: TailGrid, signal: dict | None, V: float, k: int, scale: float, edge_scale: float) -> dict:
     """The replicas' means, errors (three standard errors and the brackets) and standard errors of the quantities
-    :func:`at_dimension` assembles, with every share of tokens above multiplied by ``scale``."""
+    :func:`at_dimension` assembles, with every share of tokens above multiplied by ``scale``; ``edge_scale``: how far,
+    relative to it, a finite sample's main edge may lie from the limit's."""
     t = grid.t
     names = ("on_top", "top", "mu2_critical", "excess", "order")
     per: dict = {name: [] for name in names}
@@ -180,7 +185,14 @@ def _summary(grid: TailGrid, signal: dict | None, V: float, k: int, scale: float
         for name, f in (("top", x), ("mu2_critical", g)):
             mean, half = _expected(f[start:], above[start:])
             per[name].append(mean)
-            bracket[name].append(half + below * abs(f[start]) + beyond * abs(f[-1]))
+            if grid.edge and start == 0 and f.size > 1:
+                # no spike above t[0]: the top is the main bulk's edge, within the cell below t[0], across which x
+                # (convex from its edge, where x' = 0) rises less than across the cell above; S1, smooth in t, changes
+                # about as much as there (twice that is the bound); a finite sample's edge lies within edge_scale
+                missed = 2 * abs(f[1] - f[0]) + (edge_scale * abs(f[0]) if name == "top" else 0.0)
+            else:
+                missed = abs(f[start])
+            bracket[name].append(half + below * missed + beyond * abs(f[-1]))
         if signal is None:
             continue
         ts, ell = signal["t"][r], signal["ell"][r]
