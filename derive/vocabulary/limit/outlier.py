@@ -402,7 +402,8 @@ class _Law:
         replicas: the points :math:`t_0(1 + \text{tail\_step})^j` from the lowest whose share of tokens above is below
         the classes kept at ``V`` (:func:`~derive.vocabulary.limit.tokentail.kept_class`), where the cavity
         iteration converges and ``x`` rises with ``t`` (outside the main bulk), up to where ``V`` times it is below
-        :data:`~derive.vocabulary.limit.tokentail.NEGLIGIBLE`, and at least past the signal's root ``t_signal``. Each point is solved once per replica and kept for other ``V``."""
+        :data:`~derive.vocabulary.limit.tokentail.NEGLIGIBLE`, at least past the signal's root ``t_signal``; each point
+        solved once per replica and kept for other ``V``."""
         keep = RARE[tokentail.kept_class(V)]
         most = self.settings.tail_points
         j0 = int(np.floor(np.log(t_signal / self.t0) / np.log1p(self.settings.tail_step)))
@@ -411,10 +412,7 @@ class _Law:
             p = self._tail_point(0, j)
             return p.above < keep and p.converged
 
-        def rising(j: int) -> bool:
-            # x rises with t outside the support (Silverstein and Choi): at T = 16 the iteration converges inside the
-            # bulk too, where the share of roots with a pole beyond t is no share of spikes, and the grid had run
-            # through the bulk to below it
+        def rising(j: int) -> bool:  # outside the support (Silverstein and Choi); at T = 16 it converges inside too
             return self._tail_point(0, j - 1).x < self._tail_point(0, j).x
 
         lo = j0
