@@ -10,7 +10,7 @@ import sympy as sp
 
 from derive.errors import ParameterError
 from derive.model.spec import parse_signs
-from derive.vocabulary.limit import outlier
+from derive.vocabulary.limit import outlier, replicas
 from derive.vocabulary.limit.populations import PoissonPopulation
 from derive.vocabulary.limit.signal import signal_outlier, signal_windows
 from derive.vocabulary.limit.silverstein import GeneralizedMP
@@ -157,7 +157,17 @@ def test_replicas_are_added_where_they_reach_the_error_sought():
     # is); a smoothing part (coarse minus fine) of 1e-3 asks for none, since replicas do not reduce it
     values = [0.0, 1e-3, 2.5e-3, 1e-3]
     found = [{"ell": (v, v)} for v in values]
-    assert outlier._replicas_needed(found, 1e-3, 16) == 10
-    assert outlier._replicas_needed(found, 1e-3, 9) == 4
-    assert outlier._replicas_needed([{"ell": (v + 1e-3, v)} for v in values], 1e-3, 16) == 4
-    assert outlier._replicas_needed(found, None, 16) == 4
+    assert replicas.replicas_needed(found, 1e-3, 16) == 10
+    assert replicas.replicas_needed(found, 1e-3, 9) == 4
+    assert replicas.replicas_needed([{"ell": (v + 1e-3, v)} for v in values], 1e-3, 16) == 4
+    assert replicas.replicas_needed(found, None, 16) == 4
+
+
+def test_replicas_asked_for_leave_room_for_the_smoothing_part():
+    # the same four values (three standard errors 1.546e-3): with a smoothing part (coarse minus fine) of 2e-3 and a
+    # goal of 1e-2 (mu2_critical's, ten times the error sought) three standard errors must fall to 8e-3 (10 times the
+    # values: 1.546e-2), 4 (1.546 / 0.8)^2 = 14.9 -> 15 replicas; a part of 1e-2 leaves no room, so none are asked for
+    # (mu2_critical, whose change with eta is most of its error, does not take the whole budget for nothing)
+    values = [0.0, 1e-2, 2.5e-2, 1e-2]
+    assert replicas.replicas_needed([{"mu2c": (v + 2e-3, v)} for v in values], 1e-3, 100) == 15
+    assert replicas.replicas_needed([{"mu2c": (v + 1e-2, v)} for v in values], 1e-3, 100) == 4

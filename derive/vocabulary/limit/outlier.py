@@ -53,8 +53,8 @@ import numpy as np
 from derive.errors import ParameterError
 from derive.resources import LIMIT_ERROR, limit_seconds
 from derive.vocabulary.limit import signfield, tokentail
-from derive.vocabulary.limit.curve import (Curve, Point, brackets, budget, edge, lowest_gap, refine,
-                                           spread)
+from derive.vocabulary.limit.curve import Curve, Point, brackets, budget, edge, lowest_gap, refine
+from derive.vocabulary.limit.replicas import estimate, replicas_needed
 from derive.vocabulary.limit.roottokens import RARE, tilt
 
 __all__ = ["Settings", "DEFAULT", "ERROR", "Point", "Curve", "LimitSpike", "limit_spike", "limit_at_dimension"]
@@ -253,9 +253,10 @@ class _Law:
     geometric grid of ``t`` anchored at :math:`t_0 = \alpha\delta` (the population-level outlier at ``mu2 = 0``),
     whatever ``mu2`` asks for it, with its roots tilted towards :math:`t_0/\delta`; each replica's population; and
     for each lower end of a gap the scan finds, ``mu2_critical`` from the replicas (its own number of them: those its
-    error target asks for, the whole budget where the target is missed). Each ``mu2`` then refines its own root on the scan and on the replicas (as many as the
-    eigenvalue's and the overlap's error targets ask for), each replica started from its solution at the ``mu2``
-    asked for before."""
+    error target asks for, none beyond the first batch where the change from :math:`\eta` to :math:`\eta/4`, rare
+    clusters at the main edge moving the end with the resolution, keeps the target out of the budget's reach). Each
+    ``mu2`` then refines its own root on the scan and on the replicas (as many as the eigenvalue's and the overlap's
+    error targets ask for), each replica started from its solution at the ``mu2`` asked for before."""
 
     def __init__(self, delta, gamma, w, R, alpha, settings, threads, error):
         self.delta, self.w, self.R, self.settings, self.threads, self.error = delta, w, R, settings, threads, error
@@ -307,18 +308,15 @@ class _Law:
             j += 1
         return points
 
-    def _replicated(self, solve, missed=None) -> list[dict]:
+    def _replicated(self, solve) -> list[dict]:
         """``solve(r)`` on the replicas ``0, 1, ...``: ``settings.replicas`` of them, then as many more as the error
-        target asks for (:func:`_replicas_needed`) within the budget; where ``missed(found)`` says the target is
-        missed, the whole budget, even where the spread says it will not meet the target."""
+        target asks for (:func:`~derive.vocabulary.limit.replicas.replicas_needed`) within the budget."""
         found: list = []
         wanted = self.settings.replicas
         with ThreadPoolExecutor(self.threads) as pool:
             while True:
                 found += pool.map(solve, range(len(found), wanted))
-                needed = _replicas_needed(found, self.error, self.most)
-                if missed is not None and self.error is not None and missed(found):
-                    needed = self.most
+                needed = replicas_needed(found, self.error, self.most)
                 if needed <= len(found) or len(found) >= self.most:
                     return found
                 wanted = min(self.most, max(needed, len(found) + min(self.threads, 2)))
@@ -335,10 +333,7 @@ class _Law:
                 fine = edge(curve.finer(), coarse.t * (1 - s.scan_step / 5), coarse.t)
                 return {"mu2c": tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in (coarse, fine))}
 
-            # the whole budget where the target is missed: mu2_critical had the replicas of the eigenvalue and the
-            # overlap too when they shared them, and its error is not to be looser than it was then
-            missed = lambda found: _estimate([f["mu2c"] for f in found])[1] > 10 * self.error  # noqa: E731
-            self._edges[key] = _estimate([f["mu2c"] for f in self._replicated(critical, missed)])
+            self._edges[key] = estimate([f["mu2c"] for f in self._replicated(critical)])
         return self._edges[key]
 
     def spike(self, mu2: float) -> LimitSpike:
@@ -390,8 +385,8 @@ class _Law:
         if min(f["dx"] for f in found) <= 0:
             raise ParameterError("mu2", "too close to the edge of a gap for the populations to agree whether the "
                                         "outlier exists")
-        ell, ell_err = _estimate([f["ell"] for f in found])
-        ov, ov_err = _estimate([f["overlap"] for f in found])
+        ell, ell_err = estimate([f["ell"] for f in found])
+        ov, ov_err = estimate([f["overlap"] for f in found])
         rare = tuple((q, *np.mean([f["rare"][k] for f in found], axis=0).tolist()) for k, q in enumerate(RARE))
         return LimitSpike(True, ell, ell_err, ov, ov_err, float(np.mean([f["t"] for f in found])), mu2_critical,
                           mu2_critical_error, float(np.mean([f["above"] for f in found])) / delta,
@@ -469,31 +464,3 @@ class _Law:
             self._tail[key] = curve(t)
             self._tail_start[r] = {t: curve._solved[t]}
         return self._tail[key]
-
-def _estimate(pairs) -> tuple[float, float]:
-    r"""From each replica's ``(coarse, fine)`` values (at :math:`\eta` and :math:`\eta/4`): the mean of the fine ones,
-    and its error, three standard errors plus the mean change from coarse to fine (what the smoothing still holds:
-    :math:`O(\eta^2)` where the law of ``D`` is smooth on the scale :math:`\eta t`, more next to a cluster of it)."""
-    v = np.asarray(pairs, dtype=float)
-    mean, error = spread(v[:, 1])
-    return mean, error + abs(float(np.mean(v[:, 0] - v[:, 1])))
-
-
-def _replicas_needed(found: list, error: float | None, most: int) -> int:
-    """The replicas at which three standard errors would meet the targets (:func:`limit_spike`), from the spread of
-    those ``found``: the standard error falls as the square root of their number. A quantity asks for none where more
-    than ``most`` would be needed, or where its change from :math:`\\eta` to :math:`\\eta/4` alone misses its target
-    (replicas do not reduce that part)."""
-    if error is None:
-        return len(found)
-    n = len(found)
-    needed = n
-    for name, goal in (("ell", error), ("overlap", error), ("mu2c", 10 * error)):
-        if not all(name in f for f in found):
-            continue
-        v = np.asarray([f[name] for f in found], dtype=float)
-        _, e = spread(v[:, 1])
-        want = int(np.ceil(n * (e / goal) ** 2))
-        if e > goal and abs(float(np.mean(v[:, 0] - v[:, 1]))) < goal and want <= most:
-            needed = max(needed, want)
-    return needed
