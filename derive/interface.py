@@ -348,12 +348,32 @@ def _limit_sample(m: Model, error=None):
         check_limit_work(sum(1 for x in p.weights if x != 0), float(m.delta / m.gamma),
                          float(m.mu2 * p.alpha / p.kappa))
         r = limit_spike(m.delta, m.gamma, p.weights, p.R, m.mu2, error=sought)
-        return {name: getattr(r, name) for name in _LIMIT_FIELDS}
+        return {name: getattr(r, name) for name in _LIMIT_FIELDS} | {
+            "mu2_critical_drift": [list(pair) for pair in r.mu2_critical_drift]}
 
-    stored = {name: (float, None) for name in _LIMIT_FIELDS} | {"outlier": bool}
+    stored = {name: (float, None) for name in _LIMIT_FIELDS} | {"outlier": bool, "mu2_critical_drift": [[float]]}
     r = memo("limit-spike", model_key(m, ("weights", "T", "signs", "delta", "gamma", "mu2"), error=repr(sought)),
              compute, lambda v: shaped(v, stored))
     real = lambda name: None if r[name] is None else mpmath.mpf(r[name])  # noqa: E731
     return Level(r["outlier"], real("eigenvalue"), real("overlap"), real("mu2_critical"), None,
                  mass_above=real("mass_above"),
-                 errors=tuple((name, real(f"{name}_error")) for name in ("eigenvalue", "overlap", "mu2_critical")))
+                 errors=tuple((name, real(f"{name}_error")) for name in ("eigenvalue", "overlap", "mu2_critical")),
+                 mu2_critical_reason=None if r["mu2_critical"] is not None else critical_reason(r["mu2_critical_drift"]))
+
+
+def critical_reason(drift) -> str | None:
+    """Why the limit's ``mu2_critical`` is not given, from its climb with the resolution (``(eta, value)`` pairs:
+    :attr:`derive.vocabulary.limit.outlier.LimitSpike.mu2_critical_drift`); ``None`` without a climb to show (no gap
+    was found).
+
+    >>> critical_reason([[1e-3, 0.13], [2.5e-4, 0.14], [6.25e-5, 0.16]]).split("(")[1].split(")")[0]
+    'mu2 0.13, 0.14, 0.16 at eta = 0.001, 0.00025, 6.25e-05'
+    """
+    if not drift:
+        return None
+    climb = ", ".join(f"{v:.3g}" for _, v in drift)
+    etas = ", ".join(f"{eta:.3g}" for eta, _ in drift)
+    return (f"not defined in the limit: the lower end of the gap above the main bulk moves with the resolution eta "
+            f"(mu2 {climb} at eta = {etas}) by more than the threshold is sought to: clusters of ever rarer tokens "
+            "(at more than one nonzero weight the limit law of the token matrix has unbounded support) fill that gap as "
+            "eta falls. The threshold a user meets is the one at their d (--d D, or at_dimension)")

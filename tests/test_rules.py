@@ -130,6 +130,10 @@ def test_c2_states_the_drift_at_more_weights_only_where_its_ends_are_apart():
     assert "at more nonzero weights it moves likewise" in out["corrected"] and "T = 5" in out["corrected"]
     out = rule_c2(_c2(drift=_drift() | {"more": more | {"apart": False}}))
     assert "at more nonzero weights" not in out["corrected"]
+    # the limit's threshold not defined there: its reason instead of a value
+    undefined = more | {"limit_mu2_critical": None, "limit_error": None, "limit_reason": "not defined in the limit: x"}
+    out = rule_c2(_c2(drift=_drift() | {"more": undefined}))
+    assert "the limit's threshold not defined in the limit: x" in out["corrected"]
 
 
 def test_c2_stays_confirmed_where_the_threshold_does_not_move():

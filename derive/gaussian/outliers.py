@@ -274,9 +274,11 @@ class Level(Displayed):
     strength; it gives the ``windows`` of :math:`\\mu_2` in which the outlier stands in a gap and the
     ``mass_above`` it of the bulk's law. Where that law is estimated from quenched populations (more than one
     nonzero weight), ``errors`` pairs ``eigenvalue``, ``overlap`` and ``mu2_critical`` with their errors (three
-    standard errors of the mean over independent populations)."""
+    standard errors of the mean over independent populations), and ``mu2_critical_reason`` says why ``mu2_critical``
+    is ``None`` where it is not defined."""
 
-    _DISPLAYED = ("outlier", "eigenvalue", "overlap", "mu2_critical", "threshold", "windows", "mass_above", "errors")
+    _DISPLAYED = ("outlier", "eigenvalue", "overlap", "mu2_critical", "threshold", "windows", "mass_above", "errors",
+                  "mu2_critical_reason")
 
     outlier: bool
     eigenvalue: mpmath.mpf | None
@@ -286,6 +288,7 @@ class Level(Displayed):
     windows: tuple | None = None
     mass_above: mpmath.mpf | None = None
     errors: tuple | None = None
+    mu2_critical_reason: str | None = None
 
 
 @dataclass(frozen=True)

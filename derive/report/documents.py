@@ -303,7 +303,7 @@ def _sample(m: Model, digits: int, error=None) -> dict:
         errors = dict(s.errors)
         est = lambda name: None if getattr(s, name) is None else estimate(getattr(s, name), errors[name], digits)  # noqa: E731
         return {"outlier": s.outlier, "eigenvalue": est("eigenvalue"), "overlap": est("overlap") if s.outlier else "0",
-                "mu2_critical": est("mu2_critical"), "mu2_windows": None,
+                "mu2_critical": est("mu2_critical"), "mu2_critical_reason": s.mu2_critical_reason, "mu2_windows": None,
                 "bulk_mass_above": None if s.mass_above is None else format_real(s.mass_above, 2),
                 **{f"{name}_error": None if e is None else format_real(e, 2) for name, e in s.errors}}
 

@@ -28,6 +28,8 @@ SPIKE_FIELDS = (
                    "without the outlier)"),
     (("mu2_critical",), "mu2_critical: the smallest mu2 at which the outlier exists, all else fixed (0: it exists even "
                         "at mu2 = 0)"),
+    (("mu2_critical_reason",), "mu2_critical_reason: why mu2_critical is - where it is not defined (- where it is "
+                               "given)"),
     (("mu2_windows",), "mu2_windows: the intervals of mu2 in which the outlier stands in a gap of the (unbounded) bulk "
                        "(- at more than one nonzero weight, where the gaps are not searched)"),
     (("bulk_mass_above",), "bulk_mass_above: the share of the bulk's eigenvalues above the outlier (d times it: how "

@@ -155,9 +155,19 @@ def table(refs: dict, limits: dict | None = None) -> str:
                       f"{mc:.4f} ± {mc_se:.4f}"]
         rare = {q: (e, o) for q, e, o in r.rare}.get(1e-4)
         cells += ["yes" if within else "**no**", "" if rare is None else f"{rare[0]:.4f}, {rare[1]:.4f}",
-                  "none" if r.mu2_critical is None else f"{r.mu2_critical:.4f} ± {r.mu2_critical_error:.1e}"]
+                  _critical(r)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _critical(r) -> str:
+    """The limit's ``mu2_critical`` cell: its value, or how the lower end of the gap moves with the resolution where
+    it is not defined (:attr:`derive.vocabulary.limit.outlier.LimitSpike.mu2_critical_drift`)."""
+    if r.mu2_critical is not None:
+        return f"{r.mu2_critical:.4f} ± {r.mu2_critical_error:.1e}"
+    if r.mu2_critical_drift:
+        return "not defined (" + " -> ".join(f"{v:.3g}" for _, v in r.mu2_critical_drift) + " as eta / 4)"
+    return "none"
 
 
 def main(argv=None) -> int:

@@ -32,8 +32,13 @@ errors of that mean plus the mean change from :math:`\eta` to :math:`\eta/4`, wh
 used many times, which the error then shows). Replicas are added while that would bring the error to the one sought
 within the budget (:func:`limit_spike`). ``mu2_critical`` is :math:`-1/S_1(t_e)` at the lower end :math:`t_e` of the
 lowest gap above the main bulk (:math:`x'(t_e) = 0`), or 0 where :math:`S_1(t_e) \ge 0` (``s`` is then nearly an
-eigenvector of ``D`` beyond the bulk, and the signal has an outlier at every strength); where clusters of rare tokens
-crowd the main edge, :math:`t_e` moves with the resolution and its error says so.
+eigenvector of ``D`` beyond the bulk, and the signal has an outlier at every strength). At more than one nonzero
+weight that gap is one at the resolution :math:`\eta` only; where clusters of ever rarer tokens fill it as
+:math:`\eta` falls, :math:`t_e` climbs (at ``T = 8``, prefix:3, causal, ``delta = 1/2``, ``gamma = 1/4``:
+``mu2_critical`` 0.13, 0.14, 0.16, 0.22 at :math:`\eta` = 1e-3 and a quarter, a sixteenth and a 64th of it, the same on
+populations four times larger; notes/finite_vocabulary.md). Where it moves by more than its target over a sixteenth of
+:math:`\eta`, the limit's threshold is not defined (``None``, the move in ``mu2_critical_drift``); the threshold a user
+meets is the one at their ``d`` (:func:`limit_at_dimension`).
 
 *Rare tokens.* The limit holds every token class, however rare; a class of probability ``p`` appears at dimension
 ``d`` only where :math:`pd/\delta \gg 1`. Next to a cluster of the law of ``D`` such classes make a large share of
@@ -96,6 +101,9 @@ class Settings:
 
 DEFAULT = Settings()
 
+DRIFT_STEPS = 3
+"""The resolutions of :attr:`LimitSpike.mu2_critical_drift`: ``edge_eta`` divided by 1, 4 and 16."""
+
 ERROR = LIMIT_ERROR
 """The default target error (:data:`derive.resources.LIMIT_ERROR`)."""
 
@@ -108,7 +116,9 @@ class LimitSpike:
     ``rare``:
     for each class bound ``q`` of :data:`derive.vocabulary.limit.roottokens.RARE`, ``(q, eigenvalue, overlap)`` with the
     root tokens rarer than ``q`` left out (:meth:`Point.without_rare`), what a dimension with ``d / delta`` well below
-    ``1 / q`` sees of the limit."""
+    ``1 / q`` sees of the limit. ``mu2_critical_drift``: at more than one nonzero weight, ``(eta, value)`` of the
+    lower end of the gap on the first replica at ``edge_eta`` and at a quarter and a sixteenth of it: where it moves
+    by more than the target, ``mu2_critical`` is ``None`` (not defined)."""
 
     outlier: bool
     eigenvalue: float | None
@@ -121,6 +131,7 @@ class LimitSpike:
     mass_above: float | None
     replicas: tuple = field(default=())
     rare: tuple = field(default=())
+    mu2_critical_drift: tuple = field(default=())
 
 
 def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, threads: int = 2,
@@ -322,18 +333,34 @@ class _Law:
                 wanted = min(self.most, max(needed, len(found) + min(self.threads, 2)))
 
     def _critical(self, gap: tuple[Point, Point]) -> tuple:
-        """``mu2_critical`` and its error at the lower end of the gap bracketed by ``gap``, once per gap."""
+        r"""``mu2_critical``, its error and its drift (:attr:`LimitSpike.mu2_critical_drift`) at the lower end of the
+        gap bracketed by ``gap``, once per gap. At one nonzero weight the gaps between the law's atoms are the limit's
+        own: the replicas' estimate. At more, the limit law of ``D`` has unbounded support, and a gap above its main
+        bulk is one at the resolution :math:`\eta`: where clusters of ever rarer tokens fill it as :math:`\eta` falls,
+        its lower end climbs. The first replica's at ``edge_eta``, a quarter and a sixteenth of it decides: where it
+        moves by more than ``mu2_critical``'s target (ten times the error sought), ``mu2_critical`` is ``None`` (not
+        defined); else the replicas' estimate, its error raised by the last step's move (the next resolution's)."""
         key = (gap[0].t, gap[1].t)
         if key not in self._edges:
             s, delta = self.settings, self.delta
 
-            def critical(r: int) -> dict:
-                curve = Curve(self.population(r), delta, s.edge_eta, gap[1].t / delta)
-                coarse = edge(curve, gap[0].t, gap[1].t)
-                fine = edge(curve.finer(), coarse.t * (1 - s.scan_step / 5), coarse.t)
-                return {"mu2c": tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in (coarse, fine))}
+            def ladder(q: signfield.Quenched, steps: int) -> tuple:
+                curve = Curve(q, delta, s.edge_eta, gap[1].t / delta)
+                ends = [edge(curve, gap[0].t, gap[1].t)]
+                for _ in range(steps - 1):
+                    curve = curve.finer()
+                    ends.append(edge(curve, ends[-1].t * (1 - s.scan_step / 5), ends[-1].t))
+                return tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in ends)
 
-            self._edges[key] = estimate([f["mu2c"] for f in self._replicated(critical)])
+            drift = () if self.w.size == 1 else ladder(self.population(0), DRIFT_STEPS)
+            if drift and abs(drift[-1] - drift[0]) > 10 * (self.error or ERROR):
+                self._edges[key] = (None, None, tuple((s.edge_eta / 4**k, v) for k, v in enumerate(drift)))
+            else:
+                found = self._replicated(lambda r: {"mu2c": drift[:2] if drift and r == 0
+                                                    else ladder(self.population(r), 2)})
+                value, error = estimate([f["mu2c"] for f in found])
+                self._edges[key] = (value, error + (abs(drift[-1] - drift[-2]) if drift else 0.0),
+                                    tuple((s.edge_eta / 4**k, v) for k, v in enumerate(drift)))
         return self._edges[key]
 
     def spike(self, mu2: float) -> LimitSpike:
@@ -358,9 +385,10 @@ class _Law:
             if chosen:
                 break
         gap = lowest_gap(points)
-        mu2_critical, mu2_critical_error = (None, None) if gap is None else self._critical(gap)
+        mu2_critical, mu2_critical_error, drift = (None, None, ()) if gap is None else self._critical(gap)
         if chosen is None:
-            return LimitSpike(False, None, None, 0.0, None, None, mu2_critical, mu2_critical_error, None)
+            return LimitSpike(False, None, None, 0.0, None, None, mu2_critical, mu2_critical_error, None,
+                              mu2_critical_drift=drift)
 
         def solve(r: int) -> dict:
             a, b, start = chosen
@@ -390,7 +418,7 @@ class _Law:
         rare = tuple((q, *np.mean([f["rare"][k] for f in found], axis=0).tolist()) for k, q in enumerate(RARE))
         return LimitSpike(True, ell, ell_err, ov, ov_err, float(np.mean([f["t"] for f in found])), mu2_critical,
                           mu2_critical_error, float(np.mean([f["above"] for f in found])) / delta,
-                          tuple((f["ell"][1], f["overlap"][1], f["t"], f["above"]) for f in found), rare)
+                          tuple((f["ell"][1], f["overlap"][1], f["t"], f["above"]) for f in found), rare, drift)
 
     def tail(self, V: float, t_signal: float, replicas: int) -> tokentail.TailGrid:
         r"""The :class:`~derive.vocabulary.limit.tokentail.TailGrid` that ``V`` tokens need, on the first ``replicas``

@@ -20,7 +20,7 @@ def estimate(pairs) -> tuple[float, float]:
 
 
 def replicas_needed(found: list, error: float | None, most: int) -> int:
-    """The replicas at which the error of :func:`estimate` would meet the targets (:func:`limit_spike`), from the
+    r"""The replicas at which the error of :func:`estimate` would meet the targets (:func:`limit_spike`), from the
     spread of those ``found``: three standard errors fall as the square root of their number, the smoothing part (the
     change from :math:`\eta` to :math:`\eta/4`) not at all, so three standard errors must fall below the target less
     that part. A quantity asks for none where more than ``most`` would be needed, or where the smoothing part alone

@@ -93,8 +93,11 @@ def drift_at_more_weights() -> dict:
         r = derive.finite_size(m.replace(d=d, delta=m.delta, gamma=m.gamma), method=SPIKES).mu2_critical
         rows.append({"d": d, "mean": r.mean, "error": r.error})
     first, last = rows[0], rows[-1]
+    defined = limit.mu2_critical is not None
     return {**{k: DRIFT_MORE[k] for k in ("T", "weights", "signs", "delta", "gamma")},
-            "limit_mu2_critical": float(limit.mu2_critical), "limit_error": float(errors["mu2_critical"]),
+            "limit_mu2_critical": float(limit.mu2_critical) if defined else None,
+            "limit_error": float(errors["mu2_critical"]) if defined else None,
+            "limit_reason": limit.mu2_critical_reason,
             "at_d": rows, "apart": bool(last["mean"] - last["error"] > first["mean"] + first["error"])}
 
 
@@ -116,9 +119,11 @@ def _more_statement(more: dict | None) -> str:
     if not more or not more["apart"]:
         return ""
     at = ", ".join(f"{r['mean']:.2g} +- {r['error']:.1g} at d = {r['d']:.0e}".replace("e+0", "e") for r in more["at_d"])
+    limit = (f"against the limit's {more['limit_mu2_critical']:.2g} +- {more['limit_error']:.1g}"
+             if more.get("limit_mu2_critical") is not None else f"the limit's threshold {more['limit_reason']}")
     return (f"; at more nonzero weights it moves likewise, from the token spikes of the limit (T = {more['T']} with "
-            f"{more['weights']} weights, {more['signs']} signs, delta = {more['delta']}, gamma = {more['gamma']}: {at}, "
-            f"against the limit's {more['limit_mu2_critical']:.2g} +- {more['limit_error']:.1g})")
+            f"{more['weights']} weights, {more['signs']} signs, delta = {more['delta']}, gamma = {more['gamma']}: {at}; "
+            f"{limit})")
 
 
 def derived() -> str:
