@@ -371,7 +371,7 @@ def critical_reason(drift) -> str | None:
     """
     if not drift:
         return None
-    climb = ", ".join(f"{v:.3g}" for _, v in drift)
+    climb = ", ".join(f"{v:.4g}" for _, v in drift)
     etas = ", ".join(f"{eta:.3g}" for eta, _ in drift)
     return (f"not defined in the limit: the lower end of the gap above the main bulk moves with the resolution eta "
             f"(mu2 {climb} at eta = {etas}) by more than the threshold is sought to: clusters of ever rarer tokens "

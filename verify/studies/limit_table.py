@@ -166,7 +166,7 @@ def _critical(r) -> str:
     if r.mu2_critical is not None:
         return f"{r.mu2_critical:.4f} ± {r.mu2_critical_error:.1e}"
     if r.mu2_critical_drift:
-        return "not defined (" + " -> ".join(f"{v:.3g}" for _, v in r.mu2_critical_drift) + " as eta / 4)"
+        return "not defined (" + " -> ".join(f"{v:.4g}" for _, v in r.mu2_critical_drift) + " as eta / 4)"
     return "none"
 
 
