@@ -358,16 +358,20 @@ def _limit_sample(m: Model, error=None):
     return Level(r["outlier"], real("eigenvalue"), real("overlap"), real("mu2_critical"), None,
                  mass_above=real("mass_above"),
                  errors=tuple((name, real(f"{name}_error")) for name in ("eigenvalue", "overlap", "mu2_critical")),
-                 mu2_critical_reason=None if r["mu2_critical"] is not None else critical_reason(r["mu2_critical_drift"]))
+                 mu2_critical_reason=None if r["mu2_critical"] is not None else critical_reason(r["mu2_critical_drift"],
+                                                                                                float(m.mu2)))
 
 
-def critical_reason(drift) -> str | None:
+def critical_reason(drift, mu2: float | None = None) -> str | None:
     """Why the limit's ``mu2_critical`` is not given, from its climb with the resolution (``(eta, value)`` pairs:
     :attr:`derive.vocabulary.limit.outlier.LimitSpike.mu2_critical_drift`); ``None`` without a climb to show (no gap
-    was found).
+    was found). Where ``mu2`` lies in the range the threshold moves through, whether the outlier exists there depends
+    on the resolution too, and the reason says so.
 
     >>> critical_reason([[1e-3, 0.13], [2.5e-4, 0.14], [6.25e-5, 0.16]]).split("(")[1].split(")")[0]
     'mu2 0.13, 0.14, 0.16 at eta = 0.001, 0.00025, 6.25e-05'
+    >>> critical_reason([[1e-3, 0.13], [2.5e-4, 0.14], [6.25e-5, 0.16]], 0.15).split(". ")[-1]
+    'mu2 = 0.15 lies in that range: whether the outlier exists at it depends on the resolution too'
     """
     if not drift:
         return None
@@ -376,4 +380,6 @@ def critical_reason(drift) -> str | None:
     return (f"not defined in the limit: the lower end of the gap above the main bulk moves with the resolution eta "
             f"(mu2 {climb} at eta = {etas}) by more than the threshold is sought to: clusters of ever rarer tokens "
             "(at more than one nonzero weight the limit law of the token matrix has unbounded support) fill that gap as "
-            "eta falls. The threshold a user meets is the one at their d (--d D, or at_dimension)")
+            "eta falls. The threshold a user meets is the one at their d (--d D, or at_dimension)"
+            + (f". mu2 = {mu2:.4g} lies in that range: whether the outlier exists at it depends on the resolution too"
+               if mu2 is not None and min(v for _, v in drift) <= mu2 <= max(v for _, v in drift) else ""))
