@@ -339,7 +339,8 @@ class FiniteSize:
 
 @dataclass(frozen=True)
 class SampledDraws:
-    """The :class:`DrawOutlier` of each sampled token matrix (:func:`sample_draws`), with the sizes and the seed;
+    """The :class:`DrawOutlier` of each sampled token matrix (:func:`sample_draws`), with the sizes and the seed, and
+    each draw's largest weighted use of a token (``uses``: :func:`derive.vocabulary.draw.largest_use.largest_use`);
     :meth:`at` summarizes them at any ``mu2``."""
 
     d: int
@@ -347,6 +348,7 @@ class SampledDraws:
     N: int
     seed: int
     outliers: tuple
+    uses: tuple = ()
 
     def at(self, mu2) -> FiniteSize:
         """The :class:`FiniteSize` of these draws at signal strength ``mu2``."""
@@ -359,9 +361,11 @@ class SampledDraws:
                           Spread.of([r[0] for r in rows]), rows)
 
 
-def _one(child, family, weights, V, N, d, centered) -> DrawOutlier:
+def _one(child, family, weights, V, N, d, centered) -> tuple[DrawOutlier, float]:
+    from derive.vocabulary.draw.largest_use import largest_use
+
     A = sample_token_matrix(np.random.default_rng(child), family, weights, V, N)
-    return draw_outlier(spectral_measures(A, class_signs(V), d, centered), centered)
+    return draw_outlier(spectral_measures(A, class_signs(V), d, centered), centered), largest_use(A)
 
 
 def _check_int(value, name: str, low: int) -> int:
@@ -391,11 +395,11 @@ def sample_draws(m, draws: int = DRAWS, seed: int = SEED, threads: int = THREADS
     args = (m.signs, w, V, N, m.d, m.centered)
     with threadpool_limits(limits=1):
         if threads == 1 or draws == 1:
-            outliers = [_one(c, *args) for c in children]
+            done = [_one(c, *args) for c in children]
         else:
             with ThreadPoolExecutor(min(threads, int(draws))) as pool:
-                outliers = list(pool.map(lambda c: _one(c, *args), children))
-    return SampledDraws(m.d, V, N, seed, tuple(outliers))
+                done = list(pool.map(lambda c: _one(c, *args), children))
+    return SampledDraws(m.d, V, N, seed, tuple(o for o, _ in done), tuple(u for _, u in done))
 
 
 def finite_size(m, draws: int = DRAWS, seed: int = SEED, threads: int = THREADS) -> FiniteSize:

@@ -32,7 +32,10 @@ and the weights, and the error budget.
 ``mu2_critical`` is each draw's deterministic threshold (no Monte Carlo quantity): its error is the sampling part alone.
 At one nonzero weight the draw's largest count, whose law is known, is its control variate
 (:mod:`derive.vocabulary.draw.largest_count`: the error then adds the bound of that law's Poisson approximation),
-wherever that error is the smaller: at ``d = 2000``, ``delta = gamma = 1``, 256 draws, 0.03 against 0.14.
+wherever that error is the smaller: at ``d = 2000``, ``delta = gamma = 1``, 256 draws, 0.03 against 0.14. At more
+nonzero weights, with sampled token matrices, the draw's largest weighted use of a token is (its mean from 512 draws of
+the token matrix alone: :mod:`derive.vocabulary.draw.largest_use`, about a second at ``d = 1000``): at issue 42's
+``T = 5`` point, ``d = 1000``, 24 draws, 0.0079 against 0.015.
 Below :data:`CHECKED` the bias bound is extrapolated: the result says so (``warning``).
 """
 from __future__ import annotations
@@ -128,9 +131,10 @@ def summarize(values: list, d: int, V: int, N: int, method: str, seed: int, mu2:
     r"""The :class:`AtDimension` of per-draw :class:`~derive.vocabulary.draw.values.DrawValues` (module docstring: the
     error budget). ``poisson``: the bound of the Poisson approximation of the counts averaged over (0 if none);
     ``averaged``: whether the event "the signal on top" is averaged over in each draw rather than sampled;
-    ``critical``: the threshold's mean, error and standard error by the largest count
-    (:func:`derive.vocabulary.draw.largest_count.controlled_threshold`), taken where its error is the smaller (the
-    spread stays the draws').
+    ``critical``: the threshold's mean, error and standard error with a control variate (the largest count at one
+    nonzero weight, :func:`derive.vocabulary.draw.largest_count.controlled_threshold`; the largest weighted use of a
+    token at more, :func:`derive.vocabulary.draw.largest_use.controlled_mean`), taken where its error is the smaller
+    (the spread stays the draws').
 
     >>> from derive.vocabulary.draw.values import DrawValues
     >>> rows = [DrawValues((1.0, 5.0, 0.5, 0.5, 4.0, 2.0), (1.0, 25.0, 0.25, 0.25, 16.0, 4.0), 0, 0, 0, 0)] * 10
@@ -231,7 +235,18 @@ def at_dimension(m, draws: int | None = None, seed: int = 0, method: str | None 
         raise ParameterError("d", f"sampled token matrices need min(V, N) <= {fs.MAX_EXACT} (here {min(V, N)}): lower "
                                   f"d, or take the token spikes of the limit")
     sampled = fs.sample_draws(m, n, seed)
-    return summarize([draw_values(o, mu2, m.d) for o in sampled.outliers], m.d, V, N, SAMPLED, seed, mu2)
+    critical = None
+    if n >= 3:
+        # each draw's largest weighted use of a token carries most of its threshold; its mean from token matrices
+        # alone, on seeds after the sampled draws' (independent of them)
+        from derive.vocabulary.draw.largest_use import USE_DRAWS, controlled_mean, use_mean
+        from derive.vocabulary.draw.sampling import sample_token_matrix
+
+        children = np.random.SeedSequence(seed).spawn(n + USE_DRAWS)[n:]
+        use = use_mean(lambda c: sample_token_matrix(np.random.default_rng(c), m.signs, w, V, N), children)
+        critical = controlled_mean([o.mu2_critical for o in sampled.outliers], sampled.uses, *use)
+    return summarize([draw_values(o, mu2, m.d) for o in sampled.outliers], m.d, V, N, SAMPLED, seed, mu2,
+                     critical=critical)
 
 
 def _from_spikes(m, V: int, N: int, seed: int) -> AtDimension:
