@@ -19,11 +19,25 @@ import numpy as np
 from derive.errors import ParameterError
 from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 
-__all__ = ["USE_DRAWS", "largest_use", "use_mean", "controlled_mean"]
+__all__ = ["USE_DRAWS", "USE_TOKENS", "use_draws", "largest_use", "use_mean", "controlled_mean"]
 
 USE_DRAWS = 512
 """Draws of the token matrix alone behind :func:`use_mean`: with the slope of about 0.3 measured, their standard error
 adds a few percent to the controlled estimate's at 32 sampled draws."""
+
+USE_TOKENS = 1 << 25
+"""Most tokens those draws may hold (about 3 CPU-s): a long sequence takes fewer draws (:func:`use_draws`)."""
+
+
+def use_draws(N: int, T: int) -> int:
+    """The draws of :func:`use_mean` for ``N`` sequences of ``T`` tokens: :data:`USE_DRAWS`, fewer where they would hold
+    more than :data:`USE_TOKENS` tokens, at least 2 (a cost bounded before it starts; with fewer draws the control's
+    own error is larger, and :func:`controlled_mean` counts it).
+
+    >>> use_draws(4000, 5), use_draws(10, 10**6)
+    (512, 3)
+    """
+    return max(2, min(USE_DRAWS, USE_TOKENS // max(1, N * T)))
 
 
 def largest_use(A: TokenMatrix) -> float:

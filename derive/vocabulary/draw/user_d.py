@@ -239,10 +239,10 @@ def at_dimension(m, draws: int | None = None, seed: int = 0, method: str | None 
     if n >= 3:
         # each draw's largest weighted use of a token carries most of its threshold; its mean from token matrices
         # alone, on seeds after the sampled draws' (independent of them)
-        from derive.vocabulary.draw.largest_use import USE_DRAWS, controlled_mean, use_mean
+        from derive.vocabulary.draw.largest_use import controlled_mean, use_draws, use_mean
         from derive.vocabulary.draw.sampling import sample_token_matrix
 
-        children = np.random.SeedSequence(seed).spawn(n + USE_DRAWS)[n:]
+        children = np.random.SeedSequence(seed).spawn(n + use_draws(N, m.T))[n:]
         use = use_mean(lambda c: sample_token_matrix(np.random.default_rng(c), m.signs, w, V, N), children)
         critical = controlled_mean([o.mu2_critical for o in sampled.outliers], sampled.uses, *use)
     return summarize([draw_values(o, mu2, m.d) for o in sampled.outliers], m.d, V, N, SAMPLED, seed, mu2,
