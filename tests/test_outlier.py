@@ -192,3 +192,46 @@ def test_the_limits_threshold_at_more_weights_moves_with_the_resolution_and_is_n
     etas, values = zip(*r.mu2_critical_drift)
     assert etas == (1e-3, 2.5e-4, 6.25e-5)
     assert values[0] < values[1] < values[2] and values[2] - values[0] > 0.12
+
+
+def test_a_root_just_outside_another_populations_bracket_costs_a_step_not_a_bisection():
+    # refine(known=False) on S_1(t) = t - 2 with a bracket [1, 1.5] taken from another population: Newton steps past the
+    # unconfirmed upper end (by at most the bracket's width) and lands on the root in a few solves; with the bracket
+    # trusted (known=True) the same call closes onto the upper end, 0.5 from the root (the old behaviour, which cost a
+    # replica 22 solves and a second search at the demo sweep's law)
+    from derive.vocabulary.limit.curve import Point, refine
+
+    class Line:
+        def __init__(self):
+            self.calls = 0
+
+        def __call__(self, t):
+            self.calls += 1
+            return Point(t, 0.0, 0.0, t - 2.0, 1.0, 0.0, True, 1e-3, 0.0)
+
+    line = Line()
+    p = refine(line, 0.0, 1.0, 1.5, 1e-9, 1.2, known=False)
+    assert abs(p.t - 2.0) < 1e-9 and line.calls <= 4
+    assert abs(refine(Line(), 0.0, 1.0, 1.5, 1e-9, 1.2).t - 1.5) < 1e-6
+
+
+def test_a_coarser_error_sought_takes_smaller_populations_within_their_errors():
+    # At 1e-2 (what a sweep summary seeks at a few seeds) the populations are 8 times smaller (2^10 tokens, 2^13 roots at
+    # 16 weights) and the root sought to 1e-5: O(1/P) bias of the smaller populations that exceeds their stated error
+    # would show against 2^13 tokens and 2^15 roots here, the demo sweep's law at mu2 = 1 (T = 8, strict causal,
+    # prefix:3, delta = 1/2, gamma = 1/5). Smallest difference detected: the sum of the two errors, 2.7e-3 in the
+    # eigenvalue and 1.5e-3 in the overlap (a quarter and a seventh of the error sought).
+    coarse = outlier.DEFAULT.for_error(1e-2)
+    assert (coarse.population, coarse.roots, coarse.scan_population) == (1 << 10, 1 << 13, 1 << 10)
+    assert outlier.DEFAULT.for_error(outlier.ERROR) == outlier.DEFAULT
+    from derive.interface import weights
+    from derive.model.spec import Model
+
+    pooling = weights(Model(T=8, weights="causal", mask="strict", signs="prefix:3"))
+    w, R = [float(x) for x in pooling.weights], np.array(pooling.R.tolist(), dtype=float)
+    c = outlier.limit_spike(0.5, 0.2, w, R, 1, error=1e-2)
+    f = outlier.limit_spike(0.5, 0.2, w, R, 1, outlier.Settings(population=1 << 13, roots=1 << 15, replicas=4),
+                            error=None)
+    assert max(c.eigenvalue_error, c.overlap_error) <= 1e-2
+    assert abs(c.eigenvalue - f.eigenvalue) <= c.eigenvalue_error + f.eigenvalue_error
+    assert abs(c.overlap - f.overlap) <= c.overlap_error + f.overlap_error

@@ -479,6 +479,12 @@ def test_a_summary_names_the_law_of_every_theory_value(laws_summary):
     doc, _ = laws_summary
     assert set(doc["laws"]) == {"gaussian_equivalent", "finite_vocabulary"}
     assert doc["model_limit"]["computed"] is True and doc["model_limit"]["points"] == 2
+    # one law (the two mu2 of one T = 1 model): its limit sought to a tenth of the median of its points' Monte Carlo
+    # half-widths, recomputed here from the intervals the summary prints
+    widths = [(float(hi) - float(lo)) / 2 for p in doc["points"] for q in ("top_eigenvalue", "overlap")
+              for lo, hi in [p["monte_carlo"][q]["ci95"]]]
+    assert [float(e) for e in doc["model_limit"]["errors_sought"]] == [
+        pytest.approx(min(1e-2, max(1e-3, 0.1 * float(np.median(widths)))), rel=1e-3)]
     for p in doc["points"]:
         ge, fv = p["theory"]["gaussian_equivalent"], p["theory"]["finite_vocabulary"]
         assert (ge["law"], fv["law"]) == ("gaussian-equivalent", "finite-vocabulary")
@@ -571,7 +577,7 @@ def test_points_that_share_the_models_limit_each_show_its_estimate_and_error(mon
     # cavity populations' seconds) each point shows it to the digits its error leaves, the error to two digits
     from verify.sweeps import report
 
-    def limit(params):
+    def limit(params, error=None):
         entry = report.gaussian_theory(params)
         entry["errors"] = {"top_eigenvalue": None, "overlap": 1.234e-3, "bulk_edge": None}
         return {**entry, "law": "finite-vocabulary"}, 0.0
@@ -607,6 +613,10 @@ def test_the_text_summary_names_the_laws_and_a_skipped_limit(reference, capsys):
     assert main(["sweep", str(TINY), "--skip-model-limit"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.strip() == "verify: error: skip-model-limit: does not go with a sweep run"
+    for bad in ("0", "-1e-3", "nan", "x"):
+        assert main(["sweep", "--summarize", str(path), "--limit-error", bad]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "limit-error" in err
 
 
 def test_finite_size_fits_need_a_ladder_of_d(tmp_path):
@@ -765,7 +775,7 @@ def test_the_model_limits_clock_starts_where_its_progress_starts(monkeypatch):
 
     sweep = load_sweep(TINY)
     # each model's limit stubbed: the order of the reports is what is checked, not the limits
-    monkeypatch.setattr(report_module, "model_limit", lambda params: ({"law": "finite-vocabulary"}, 0.0))
+    monkeypatch.setattr(report_module, "model_limit", lambda params, error=None: ({"law": "finite-vocabulary"}, 0.0))
     calls = []
     indices = sorted({task.key[:-1] for cell in sweep.cells(set()) for task in cell})
     report_module.model_limits(sweep, indices, 1, lambda done, total: calls.append((done, total)))

@@ -1,7 +1,7 @@
 """``verify sweep``: run a parameter sweep that resumes after an interruption, or summarize its results file.
 
 ``verify sweep FILE [--results PATH] [--workers N | --scheduler ADDRESS|local-dask] [--max-tasks N]``
-``verify sweep --summarize RESULTS [--figures DIR] [--workers N] [--skip-model-limit]``
+``verify sweep --summarize RESULTS [--figures DIR] [--workers N] [--skip-model-limit | --limit-error E]``
 
 (Its throughput benchmark is ``python -m benchmarks sweeps``, in the checkout.)
 """
@@ -35,6 +35,9 @@ def add_arguments(p):
                    help="with --summarize: leave out the model's own finite-vocabulary limit (18 to 28 CPU-seconds per "
                         "grid point at T = 4 to 8 not yet in the derivation cache; docs/sweeps.md) and compare with the "
                         "Gaussian-equivalent law only")
+    p.add_argument("--limit-error", help="with --summarize: the error the model's limit is sought to (a real > 0; "
+                                         "default: a tenth of each law's median Monte Carlo 95%% half-width, within "
+                                         "1e-3 and 1e-2)")
     add_max_memory(p)
 
 
@@ -42,10 +45,16 @@ def _count(value, name):
     return None if value is None else check_count(value, name, low=1)
 
 
+def _error(value):
+    from derive.numbers import check_range
+
+    return None if value is None else float(check_range(value, "limit-error", low=0, low_open=True))
+
+
 def _only(args, mode, allowed):
     given = {"file": args.file, "results": args.results, "workers": args.workers, "scheduler": args.scheduler,
              "max-tasks": args.max_tasks, "figures": args.figures, "max-memory": args.max_memory,
-             "skip-model-limit": args.skip_model_limit or None}
+             "skip-model-limit": args.skip_model_limit or None, "limit-error": args.limit_error}
     for name, value in given.items():
         if value is not None and name not in allowed:
             raise ParameterError(name, f"does not go with {mode}")
@@ -57,11 +66,12 @@ def run(args):
 
         from verify.progress import progress
 
-        _only(args, "--summarize", {"figures", "workers", "skip-model-limit"})
+        _only(args, "--summarize", {"figures", "workers", "skip-model-limit", "limit-error"})
         workers = _count(args.workers, "workers") or os.cpu_count() or 1
         with progress("verify sweep --summarize: the model's limit", unit="models") as report:
             return summarize(args.summarize, args.figures or str(Path(args.summarize).resolve().parent),
-                             model_limit=not args.skip_model_limit, workers=workers, report=report)
+                             model_limit=not args.skip_model_limit, workers=workers, report=report,
+                             limit_error=_error(args.limit_error))
     from verify.sweeps import executors
 
     _only(args, "a sweep run", {"file", "results", "workers", "scheduler", "max-tasks", "max-memory"})
@@ -146,7 +156,13 @@ def _limit_line(stats: dict) -> str:
             f"{plural(stats['models'], 'distinct model')} of {plural(stats['laws'], 'law')}, each computed once (or "
             f"read from the derivation cache) in "
             f"{stats['seconds']} s on {stats['workers']} process{'es' * (stats['workers'] != 1)} "
-            f"(slowest {stats['slowest_seconds']} s)")
+            f"(slowest {stats['slowest_seconds']} s){_sought(stats.get('errors_sought'))}")
+
+
+def _sought(errors) -> str:
+    if not errors:
+        return ""
+    return f", sought to an error of {errors[0]:g}" + (f" to {errors[-1]:g}" if len(errors) > 1 else "")
 
 
 def _summary_text(doc) -> str:

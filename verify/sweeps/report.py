@@ -44,8 +44,9 @@ from verify.stats import finite_size_fit, mean_ci
 from verify.sweeps.spec import Sweep, dimensions, point_model, predicted_outliers, theory
 from verify.sweeps.results import check_records, header_sweep, read_results
 
-__all__ = ["MC_DIGITS", "LAWS", "QUANTITIES", "LIMIT_DIGITS", "interval", "gaussian_theory", "model_limit",
-           "model_limits", "point_summaries", "CURVE_NODES", "curve_figures", "phase_figures", "finite_size",
+__all__ = ["MC_DIGITS", "LAWS", "QUANTITIES", "LIMIT_DIGITS", "LIMIT_ERRORS", "error_sought", "halfwidths", "interval",
+           "gaussian_theory", "model_limit", "model_limits", "point_summaries", "CURVE_NODES", "curve_figures",
+           "phase_figures", "finite_size",
            "finite_size_figure", "summarize"]
 
 MC_DIGITS = 10
@@ -76,6 +77,27 @@ THEORY_QUANTITIES = ("top_eigenvalue", "overlap", "bulk_edge")
 
 LIMIT_DIGITS = 15
 """Working precision of the model's limit (its estimates carry errors far above ``1e-15``)."""
+
+LIMIT_ERRORS = (1e-3, 1e-2)
+"""The range of the error the model's limit is sought to in a summary (:func:`error_sought`)."""
+
+
+def error_sought(widths) -> float:
+    r"""The error the model's limit is sought to for a law's points, from the half-widths of their Monte Carlo 95%
+    intervals (of the quantities the laws give; ``inf`` for one seed): a tenth of their median, within
+    :data:`LIMIT_ERRORS`. Widened by a tenth of its width, a typical interval holds the limit wherever it held it to
+    within that, and a figure's error bars stay below its markers. The median, not the narrowest: with a few seeds an
+    interval's width is itself a noisy estimate (with two, a pair of close values gives a narrow one by chance), while
+    a law's points (its ``mu2`` axis) share their noise's scale. The finer end is the limit's default precision
+    (:data:`derive.vocabulary.limit.outlier.ERROR`), the coarser a hundredth of an overlap, at which a law of
+    ``examples/sweeps/demo_phase.toml`` takes a seventh of the default's time (``notes/benchmarks.md``).
+
+    >>> error_sought([0.08, 0.3, math.inf]), error_sought([0.02]), error_sought([1e-3, 1e-3, 0.5])
+    (0.01, 0.002, 0.001)
+    """
+    low, high = LIMIT_ERRORS
+    middle = float(np.median(widths)) if len(widths) else math.inf
+    return float(min(high, max(low, 0.1 * middle)))
 
 
 def interval(values, low: float = -math.inf, high: float = math.inf) -> dict:
@@ -136,10 +158,10 @@ def _ratio_model(params: dict):
     return point_model(params, delta=f"{dims['d']}/{dims['V']}", gamma=f"{dims['d']}/{dims['N']}")
 
 
-def model_limit(params: dict) -> tuple[dict, float]:
+def model_limit(params: dict, error: float | None = None) -> tuple[dict, float]:
     """The model's own limit at a grid point, :func:`derive.spike` of its :class:`derive.Model` at the realized
-    ``d/V, d/N``, and the seconds it took; a point whose limit derive cannot decide gets ``unavailable`` (the
-    reason)."""
+    ``d/V, d/N`` to the error sought ``error`` (the limit's default where ``None``), and the seconds it took; a point
+    whose limit derive cannot decide gets ``unavailable`` (the reason)."""
     import mpmath
 
     from derive import spike
@@ -147,34 +169,40 @@ def model_limit(params: dict) -> tuple[dict, float]:
     start = time.perf_counter()
     try:
         with mpmath.workdps(LIMIT_DIGITS):
-            entry = _entry(spike(_ratio_model(params)))
+            entry = _entry(spike(_ratio_model(params), error=error))
     except ParameterError as exc:
         entry = {"law": "finite-vocabulary", "unavailable": str(exc)}
     return entry, time.perf_counter() - start
 
 
-def _law_limits(group: list) -> list:
+def _law_limits(group: list, error: float | None) -> list:
     """:func:`model_limit` at each grid point of ``group`` in turn, in this process: points of one law (models alike
     but for ``mu2``), whose work that does not depend on ``mu2`` the first one does and the others reuse
     (:func:`derive.vocabulary.limit.outlier.limit_spike`)."""
-    return [model_limit(p) for p in group]
+    return [model_limit(p, error) for p in group]
 
 
-def model_limits(sweep: Sweep, indices, workers: int = 1, report=None) -> tuple[dict, dict]:
+def model_limits(sweep: Sweep, indices, workers: int = 1, report=None, halfwidths: dict | None = None,
+                 error: float | None = None) -> tuple[dict, dict]:
     """``({index: entry}, statistics)``: :func:`model_limit` at the grid points ``indices``, once per distinct model
     (points that share it, as the rungs of a ladder in ``d`` at the same ratios do, share the entry), the models of
     one law (alike but for ``mu2``: one token-matrix law) in a row in one process, the laws in ``workers`` processes
-    (this one for 1), with ``report(done, total)`` after each model (after each law in processes). The statistics:
-    ``points``, ``models``, ``laws``, ``workers``, ``seconds`` (wall), ``slowest_seconds`` (one model's longest; the
-    first model of a law also pays for what its law's models share)."""
+    (this one for 1), with ``report(done, total)`` after each model (after each law in processes). Each law's limit
+    is sought to ``error``, else to :func:`error_sought` of its points' ``halfwidths`` (``{index: [half-width, ...]}``
+    of their Monte Carlo intervals; none given: the limit's default). The statistics: ``points``, ``models``,
+    ``laws``, ``workers``, ``errors_sought`` (the distinct ones), ``seconds`` (wall), ``slowest_seconds`` (one model's
+    longest; the first model of a law also pays for what its law's models share)."""
     params = {index: sweep.params(sweep.point(index)) for index in indices}
-    models = {}
+    models, widths = {}, defaultdict(list)
     for index, p in params.items():
         models.setdefault(_ratio_model(p), p)
+        widths[_ratio_model({**p, "mu2": None})] += (halfwidths or {}).get(index, [])
     laws = defaultdict(list)
     for model, p in models.items():
         laws[_ratio_model({**p, "mu2": None})].append((model, p))
-    groups = list(laws.values())
+    sought = {law: error if error is not None else error_sought(widths[law]) if halfwidths is not None else None
+              for law in laws}
+    groups = [(group, sought[law]) for law, group in laws.items()]
     # the seconds stated are those of the progress bar: both from here (report's 0 marks the start)
     start = time.perf_counter()
     if report:
@@ -182,8 +210,8 @@ def model_limits(sweep: Sweep, indices, workers: int = 1, report=None) -> tuple[
     results = {}
     workers = max(1, min(workers, len(groups)))
     if workers == 1:
-        for model, p in (job for group in groups for job in group):
-            results[model] = model_limit(p)
+        for model, p, e in ((*job, e) for group, e in groups for job in group):
+            results[model] = model_limit(p, e)
             if report:
                 report(len(results), len(models))
     else:
@@ -192,13 +220,14 @@ def model_limits(sweep: Sweep, indices, workers: int = 1, report=None) -> tuple[
         from verify.workers import process_pool
 
         with process_pool(workers) as pool:
-            futures = {pool.submit(_law_limits, [p for _, p in group]): group for group in groups}
+            futures = {pool.submit(_law_limits, [p for _, p in group], e): group for group, e in groups}
             for future in as_completed(futures):
                 results.update(zip((model for model, _ in futures[future]), future.result()))
                 if report:
                     report(len(results), len(models))
     entries = {index: results[_ratio_model(p)][0] for index, p in params.items()}
     stats = {"computed": True, "points": len(entries), "models": len(models), "laws": len(groups), "workers": workers,
+             "errors_sought": sorted({e for e in sought.values() if e is not None}),
              "seconds": time.perf_counter() - start,
              "slowest_seconds": max((s for _, s in results.values()), default=0.0)}
     return entries, stats
@@ -214,19 +243,34 @@ def _in_interval(stats: dict, value, error) -> bool | None:
     return lo - e <= value <= hi + e
 
 
+def _by_point(sweep: Sweep, records: dict) -> dict:
+    """``{index: (results, stats)}``: each grid point's results over its seeds and the Monte Carlo ``interval`` of each
+    of :data:`QUANTITIES` its sweep's outputs give."""
+    by_point = defaultdict(list)
+    for key, rec in records.items():
+        by_point[key[:-1]].append(rec["result"])
+    return {index: (results, {q: interval([value(r) for r in results], *bounds)
+                              for q, (output, value, bounds) in QUANTITIES.items() if output in sweep.outputs})
+            for index, results in by_point.items()}
+
+
+def halfwidths(sweep: Sweep, records: dict) -> dict:
+    """``{index: [half-width, ...]}``: the half-widths of each grid point's Monte Carlo 95% intervals of the
+    quantities the laws give (:data:`THEORY_QUANTITIES`; ``inf`` for one seed), what :func:`error_sought` sizes the
+    model's limit to."""
+    return {index: [(hi - lo) / 2 for q, (lo, hi) in ((q, stats[q]["ci95"]) for q in THEORY_QUANTITIES if q in stats)]
+            for index, (_, stats) in _by_point(sweep, records).items()}
+
+
 def point_summaries(sweep: Sweep, records: dict, limits: dict | None = None) -> list[dict]:
     """One entry per grid point with at least one finished seed, in grid order (floats): the Monte Carlo ``mean`` and
     ``ci95`` of each quantity, and under ``theory`` each law's entry (``finite_vocabulary`` from ``limits``, ``None``
     where they are not given), with ``in_ci95`` per quantity."""
-    by_point = defaultdict(list)
-    for key, rec in records.items():
-        by_point[key[:-1]].append(rec["result"])
+    by_point = _by_point(sweep, records)
     out = []
-    for index in sorted(by_point):
-        results, point = by_point[index], sweep.point(index)
+    for index, (results, stats) in sorted(by_point.items()):
+        point = sweep.point(index)
         params = sweep.params(point)
-        stats = {q: interval([value(r) for r in results], *bounds) for q, (output, value, bounds) in QUANTITIES.items()
-                 if output in sweep.outputs}
         # a copy: points that share their realized model share the entry of model_limits
         laws = {"gaussian_equivalent": gaussian_theory(params),
                 "finite_vocabulary": None if limits is None else copy.deepcopy(limits[index])}
@@ -495,10 +539,13 @@ def _spectral(sweep: Sweep) -> bool:
     return any(QUANTITIES[q][0] in sweep.outputs for q in THEORY_QUANTITIES)
 
 
-def summarize(path, figures_folder=None, model_limit: bool = True, workers: int = 1, report=None) -> dict:
+def summarize(path, figures_folder=None, model_limit: bool = True, workers: int = 1, report=None,
+              limit_error: float | None = None) -> dict:
     """The summary document of a results file; figures go to ``figures_folder`` (none if ``None``). The model's
     limit is computed at every grid point (:func:`model_limits`, in ``workers`` processes, ``report(done, total)``
-    after each) unless ``model_limit`` is false; ``model_limit`` in the document says which, and how long it took."""
+    after each), each law's to ``limit_error`` or, by default, to a tenth of its Monte Carlo intervals' median
+    half-width (:func:`error_sought`), unless ``model_limit`` is false; ``model_limit`` in the document says which, the
+    errors sought, and how long it took."""
     if figures_folder is not None:
         check_output_folder(figures_folder, "figures")
     scan = read_results(path)
@@ -511,7 +558,8 @@ def summarize(path, figures_folder=None, model_limit: bool = True, workers: int 
         limits, limit_stats = None, {"computed": False, "reason": "skipped (--skip-model-limit): only the "
                                                                   "Gaussian-equivalent law is shown"}
     else:
-        limits, limit_stats = model_limits(sweep, indices, workers, report)
+        limits, limit_stats = model_limits(sweep, indices, workers, report, halfwidths(sweep, scan.records),
+                                           limit_error)
     points = point_summaries(sweep, scan.records, limits)
     fits = finite_size(sweep, points)
     paths = []

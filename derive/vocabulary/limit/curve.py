@@ -117,24 +117,38 @@ def spread(values) -> tuple[float, float]:
     return float(v.mean()), float(3 * v.std(ddof=1) / np.sqrt(v.size))
 
 
-def refine(curve: Curve, target: float, a: float, b: float, rtol: float = 1e-9, start: float | None = None) -> Point:
+def refine(curve: Curve, target: float, a: float, b: float, rtol: float = 1e-9, start: float | None = None,
+           known: bool = True) -> Point:
     """The root of :math:`S_1 = ` ``target`` in ``[a, b]`` with :math:`S_1(a) < ` target :math:`< S_1(b)`: Newton's
     step where it stays inside the bracket, bisection otherwise, until a step or the bracket is below ``rtol``
     relative; the bracket keeps the sign pattern, so it closes on a root (never on a cluster, where :math:`S_1` falls
     through the target). Newton starts from ``start`` where it lies inside the bracket (another population's root),
-    else from ``b``."""
+    else from ``b``. ``known=False``: the bracket is another population's, its sign pattern not checked on this one;
+    an end is trusted once a point of this curve confirms it, and until then Newton may step past it, by at most the
+    bracket's width (a root just outside it costs a step or two, not a bisection onto the wrong end)."""
     tv = start if start is not None and a < start < b else b
+    low_known = high_known = known
+    reach = b - a
     p = curve(tv)
     for _ in range(60):
         f = p.S1 - target
         if f < 0:
-            a = tv
+            a, low_known = tv, True
+            if not high_known and b <= a:
+                b = a + reach
         else:
-            b = tv
+            b, high_known = tv, True
+            if not low_known and a >= b:
+                a = b - reach
         newton = tv - f / p.dS1 if p.dS1 > 0 else None
         if b - a <= rtol * b or (newton is not None and abs(newton - tv) <= rtol * tv):
             break
-        tv = newton if newton is not None and a < newton < b else 0.5 * (a + b)
+        if newton is not None and not high_known and newton >= b:
+            tv = b = min(newton, b + reach)
+        elif newton is not None and not low_known and newton <= a:
+            tv = a = max(newton, a - reach)
+        else:
+            tv = newton if newton is not None and a < newton < b else 0.5 * (a + b)
         p = curve(tv)
     return p
 

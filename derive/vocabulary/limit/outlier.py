@@ -90,6 +90,27 @@ class Settings:
     tail_points: int = 200
     tail_roots: int = 1 << 16
     tail_replicas: int = 4
+    root_rtol: float = 1e-9
+
+    def for_error(self, error: float | None) -> "Settings":
+        r"""The settings for the error sought ``error``: these at :data:`ERROR` or finer (replicas are added there,
+        :func:`limit_spike`); at a coarser ``e`` the populations and root tokens divided by :math:`(e/\text{ERROR})^2`
+        rounded down to a power of two (three standard errors of ``replicas`` replicas grow as its square root: at
+        ``e = 1e-2`` the demo sweep's law gives 1.5e-3 against 3e-4), kept at or above :data:`FLOORS` (a quenched
+        population of ``P`` tokens is biased by :math:`O(1/P)`: 3e-4 at ``2^10`` there, against 2^13's), and the root
+        sought to ``1e-3 e`` relative (it moves the eigenvalue by :math:`t x'` times that, about a thousandth of ``e``,
+        the overlap by as little away from the edge of the gap).
+
+        >>> s = DEFAULT.for_error(1e-2); s.population, s.roots, s.root_rtol
+        (1024, 8192, 1e-05)
+        >>> DEFAULT.for_error(1e-4) == DEFAULT.for_error(None) == DEFAULT
+        True
+        """
+        if error is None or error <= ERROR:
+            return self
+        shift = int(np.floor(2 * np.log2(error / ERROR)))
+        return dataclasses.replace(self, root_rtol=max(self.root_rtol, 1e-3 * error), **{
+            name: max(floor, getattr(self, name) >> shift) for name, floor in FLOORS.items()})
 
     def roots_for(self, nonzero: int) -> int:
         """Root tokens per average at ``nonzero`` nonzero weights: ``roots`` times 16 over ``nonzero`` rounded up to a
@@ -98,6 +119,9 @@ class Settings:
         ``D`` (the issue's ``T = 2`` case: 3 standard errors of the overlap 0.03 at 2^16 roots, 0.006 at 2^20)."""
         return self.roots << max(0, 4 - int(np.ceil(np.log2(max(nonzero, 1)))))
 
+
+FLOORS = {"population": 1 << 10, "roots": 1 << 13, "scan_population": 1 << 10, "scan_roots": 1 << 12}
+"""The least tokens and root tokens a coarser error sought takes (:meth:`Settings.for_error`)."""
 
 DEFAULT = Settings()
 
@@ -134,7 +158,7 @@ class LimitSpike:
     mu2_critical_drift: tuple = field(default=())
 
 
-def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, threads: int = 2,
+def limit_spike(delta, gamma, weights, R, mu2, settings: Settings | None = None, threads: int = 2,
                 error: float | None = ERROR) -> LimitSpike:
     r"""The model's signal outlier in the limit (see the module) for the pooling ``weights`` (``T`` reals, zeros
     allowed) and the sign correlation ``R`` (``T x T``), at ``delta, gamma > 0`` and ``mu2 >= 0`` (reals; exact ones
@@ -143,9 +167,11 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
     What does not depend on ``mu2`` is kept for the next call at the same ``delta, gamma, weights, R`` (one such law
     per process, :func:`_law`): the scan and its grid, each replica's population, the lower end of the gap and
     ``mu2_critical``. A sweep's axis of ``mu2`` then pays for them once. A call's numbers do not depend on the calls
-    before it beyond the solver's tolerance (``1e-10``): those calls leave only starting points of the same solves.
+    before it beyond the root's tolerance (``settings.root_rtol``): those calls leave only starting points of the same
+    solves.
 
-    ``error`` trades time for precision: replicas are added until three standard errors of the eigenvalue and of the
+    ``error`` trades time for precision: without ``settings``, a coarser error than :data:`ERROR` takes smaller
+    populations (:meth:`Settings.for_error`); replicas are added until three standard errors of the eigenvalue and of the
     overlap are at most ``error`` and that of ``mu2_critical`` at most ``10 * error``, where the replicas' spread says
     that ``settings.max_replicas * max(1, (ERROR / error)**2)`` replicas will do; where they will not, none are added
     (a finer ``error`` raises that budget). The errors stated are those reached. ``error=None`` runs
@@ -172,6 +198,7 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
     keep = w != 0
     alpha = float(w @ Rf @ w)
     error = _error_target(error)
+    settings = DEFAULT.for_error(error) if settings is None else settings
     if not mu2 > 0:
         return LimitSpike(False, None, None, 0.0, None, None, None, None, None)
     nonzero, strength = int(keep.sum()), mu2 * alpha / float(w @ w)
@@ -184,7 +211,7 @@ def limit_spike(delta, gamma, weights, R, mu2, settings: Settings = DEFAULT, thr
         return law.spike(mu2)
 
 
-def limit_at_dimension(delta, gamma, weights, R, mu2, d, settings: Settings = DEFAULT, threads: int = 2,
+def limit_at_dimension(delta, gamma, weights, R, mu2, d, settings: Settings | None = None, threads: int = 2,
                        error: float | None = ERROR) -> dict:
     r"""What a user measures at dimension ``d`` (:math:`V = d/\delta` tokens) from the limit's law of token spikes
     (:mod:`derive.vocabulary.limit.tokentail`): each of :data:`derive.vocabulary.draw.values.FIELDS` as ``(mean,
@@ -197,6 +224,7 @@ def limit_at_dimension(delta, gamma, weights, R, mu2, d, settings: Settings = DE
     """
     from threadpoolctl import threadpool_limits
 
+    settings = DEFAULT.for_error(_error_target(error)) if settings is None else settings
     spike = limit_spike(delta, gamma, weights, R, mu2, settings, threads, error)
     try:
         d = float(d)
@@ -283,6 +311,7 @@ class _Law:
         self._populations: dict = {}
         self._edges: dict = {}
         self._starts: dict = {}
+        self._roots: dict = {}
         self._spikes: dict = {}
         self._tail: dict = {}
         self._tail_pops: dict = {}
@@ -378,7 +407,7 @@ class _Law:
             if hi.inside or lo.inside:
                 continue
             for a, b in brackets(scan, target, hi, lo):
-                p = refine(scan, target, a, b)
+                p = refine(scan, target, a, b, s.root_rtol)
                 if p.dx > 0:
                     chosen = (a, b, p.t)
                     break
@@ -392,19 +421,25 @@ class _Law:
 
         def solve(r: int) -> dict:
             a, b, start = chosen
+            if r in self._roots:
+                # this replica's root at the mu2 before, moved as the scan's root moved: a start a step or two from it
+                scan_before, before = self._roots[r]
+                start = before * start / scan_before
+                a, b = min(a, start - (b - a)), max(b, start + (b - a))
             curve = Curve(self.population(r), delta, s.eta, b / delta, self._starts.get(r))
-            coarse = refine(curve, target, a, b, start=start)
-            if not abs(coarse.S1 - target) <= 1e-6 * abs(target):
+            coarse = refine(curve, target, a, b, s.root_rtol, start, known=False)
+            if not abs(coarse.S1 - target) <= max(1e-6 * abs(target), 10 * s.root_rtol * coarse.t * abs(coarse.dS1)):
                 # this population's root left the scan's bracket: widen it until it holds the root again
                 for _ in range(4):
                     if curve(a).S1 < target < curve(b).S1:
                         break
                     a, b = a * (1 - s.scan_step), b * (1 + s.scan_step)
-                coarse = refine(curve, target, a, b, start=start)
+                coarse = refine(curve, target, a, b, s.root_rtol, start, known=False)
             fine = refine(curve.finer(), target, coarse.t * (1 - s.scan_step), coarse.t * (1 + s.scan_step),
-                           start=coarse.t)
+                          s.root_rtol, coarse.t, known=False)
             # the next mu2 starts from this root's solution (one kept: each holds four arrays of the population)
             self._starts[r] = {coarse.t: curve._solved[coarse.t]}
+            self._roots[r] = (chosen[2], coarse.t)
             return dict(ell=(coarse.x, fine.x), overlap=(coarse.overlap(mu2), fine.overlap(mu2)), t=fine.t,
                         dx=min(coarse.dx, fine.dx), above=fine.above,
                         rare=[fine.without_rare(mu2, k) for k in range(len(RARE))])
