@@ -116,18 +116,28 @@ def test_limit_part_runs_derive_spike_and_compares_the_codes_round_by_round():
     assert "| T = 9 | before | 22.00 | 11.00 | 1.00x | 1.00x | 1.2, 0.5, 0.3 |" in text
 
 
-def test_lawaxis_part_gives_before_over_now_and_the_estimates_against_their_errors():
-    # made-up timings: 600 s before, 150 s now over 2 points, 4.00x; the eigenvalues differ by 1e-4 against errors
-    # summing to 4e-4 (0.25), the overlaps by 3e-4 against 6e-4 (0.50): the larger is shown
+def test_lawaxis_part_gives_each_runs_cost_and_the_slices_estimates_against_their_errors():
+    # made-up timings: the slice 600 s before, 150 s now over 2 points (4.0x); the diagram 170 s with both laws over 360
+    # models, 12 s without; the eigenvalues differ by 1e-4 against errors summing to 4e-4 (0.25), the overlaps by 3e-4
+    # against 6e-4 (0.50): the larger is shown
     from benchmarks import lawaxis
 
-    made_up = {"baseline": lawaxis.BASELINE, "rounds": 1,
-               "times": {"now": [{"cpu_s": 150.0, "wall_s": 160.0}], "before": [{"cpu_s": 600.0, "wall_s": 610.0}]},
-               "limits": {"now": [["1/4", "0.8673", "2.0e-4", "0.1459", "3.0e-4"]] * 2,
-                          "before": [["1/4", "0.8674", "2.0e-4", "0.1462", "3.0e-4"]] * 2}}
+    made_up = {"baseline": lawaxis.BASELINE, "rounds": 1, "load_start": 1.0, "load_end": 2.0,
+               "times": {"slice now": [{"cpu_s": 150.0, "wall_s": 160.0}],
+                         "slice before": [{"cpu_s": 600.0, "wall_s": 610.0}],
+                         "diagram, both laws": [{"cpu_s": 170.0, "wall_s": 90.0}],
+                         "diagram, --skip-model-limit": [{"cpu_s": 12.0, "wall_s": 12.5}]},
+               "limits": {"slice now": [["1/4", "0.8673", "2.0e-4", "0.1459", "3.0e-4"]] * 2,
+                          "slice before": [["1/4", "0.8674", "2.0e-4", "0.1462", "3.0e-4"]] * 2,
+                          "diagram, both laws": [["1/4", "0.8674", "2.0e-3", "0.1462", "3.0e-3"]] * 360},
+               "sought": {"slice now": ["0.01"], "slice before": None, "diagram, both laws": ["0.009", "0.01"]},
+               "unavailable": {"slice now": 0, "slice before": 0, "diagram, both laws": 8}}
     text = "\n".join(lawaxis.markdown(made_up))
-    assert "| now | 150.0 | 160.0 | 75.0 | 4.00x |" in text and "| before | 600.0 | 610.0 | 300.0 | 1.00x |" in text
-    assert text.count("| 0.50 |") == 2
+    assert "| slice now | 150.0 | 160.0 | 75.00 | 0.01 | 0 |" in text
+    assert "| slice before | 600.0 | 610.0 | 300.00 | – | 0 |" in text
+    assert "| diagram, both laws | 170.0 | 90.0 | 0.47 | 0.009 to 0.01 | 8 |" in text
+    assert "| diagram, --skip-model-limit | 12.0 | 12.5 | 0.03 | – | – |" in text
+    assert "before over now, 4.0x" in text and text.count("| 0.50 |") == 2
 
 
 def test_ledger_part_gives_before_over_now_in_the_same_round_and_the_verdicts():

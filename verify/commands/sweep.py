@@ -32,9 +32,9 @@ def add_arguments(p):
     p.add_argument("--summarize", metavar="RESULTS", help="summarize a results file instead of running a sweep")
     p.add_argument("--figures", help="with --summarize: folder of the figures (default: the results file's folder)")
     p.add_argument("--skip-model-limit", action="store_true",
-                   help="with --summarize: leave out the model's own finite-vocabulary limit (18 to 28 CPU-seconds per "
-                        "grid point at T = 4 to 8 not yet in the derivation cache; docs/sweeps.md) and compare with the "
-                        "Gaussian-equivalent law only")
+                   help="with --summarize: leave out the model's own finite-vocabulary limit (at T = 8 and an error "
+                        "of 1e-2 about 0.4 CPU-seconds per grid point not yet in the derivation cache, 5 at 1e-3; "
+                        "docs/sweeps.md) and compare with the Gaussian-equivalent law only")
     p.add_argument("--limit-error", help="with --summarize: the error the model's limit is sought to (a real > 0; "
                                          "default: a tenth of each law's median Monte Carlo 95%% half-width, within "
                                          "1e-3 and 1e-2)")

@@ -56,81 +56,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.resources import LIMIT_ERROR, limit_seconds
+from derive.resources import limit_seconds
 from derive.vocabulary.limit import signfield, tokentail
 from derive.vocabulary.limit.curve import Curve, Point, brackets, budget, edge, lowest_gap, refine
 from derive.vocabulary.limit.replicas import estimate, replicas_needed
 from derive.vocabulary.limit.roottokens import RARE, tilt
+from derive.vocabulary.limit.settings import DEFAULT, ERROR, FLOORS, Settings
 
-__all__ = ["Settings", "DEFAULT", "ERROR", "Point", "Curve", "LimitSpike", "limit_spike", "limit_at_dimension"]
+__all__ = ["Settings", "DEFAULT", "ERROR", "FLOORS", "Point", "Curve", "LimitSpike", "limit_spike", "limit_at_dimension"]
 
-
-@dataclass(frozen=True)
-class Settings:
-    """Tokens per replica; root tokens per average at 16 nonzero weights (:func:`derive.vocabulary.limit.signfield.quenched`;
-    :meth:`roots_for` gives more at fewer weights); replicas of the first batch and the most an error target may add
-    (``max_replicas`` at :data:`ERROR`, growing as the square of a finer target); the relative imaginary part ``eta``
-    on the real axis (``edge_eta`` where the lower end of a gap is sought); the scan's population, root tokens, step
-    and floor (the scan stops at ``scan_floor`` times its start, or in the bulk); the token spikes' grid at dimension ``d``
-    (:meth:`_Law.tail`): its relative step, the most points it may take on either side of the signal, its root tokens
-    (tilted towards each point: the share of tokens above it is a mean of indicators, and the maps without the rare
-    classes are the population's) and replicas."""
-
-    population: int = 1 << 13
-    roots: int = 1 << 16
-    replicas: int = 8
-    max_replicas: int = 16
-    eta: float = 1e-3
-    edge_eta: float = 1e-3
-    scan_population: int = 1 << 12
-    scan_roots: int = 1 << 14
-    scan_step: float = 0.025
-    scan_floor: float = 1e-3
-    tail_step: float = 0.03
-    tail_points: int = 200
-    tail_roots: int = 1 << 16
-    tail_replicas: int = 4
-    root_rtol: float = 1e-9
-
-    def for_error(self, error: float | None) -> "Settings":
-        r"""The settings for the error sought ``error``: these at :data:`ERROR` or finer (replicas are added there,
-        :func:`limit_spike`); at a coarser ``e`` the populations and root tokens divided by :math:`(e/\text{ERROR})^2`
-        rounded down to a power of two (three standard errors of ``replicas`` replicas grow as its square root: at
-        ``e = 1e-2`` the demo sweep's law gives 1.5e-3 against 3e-4), kept at or above :data:`FLOORS` (a quenched
-        population of ``P`` tokens is biased by :math:`O(1/P)`: 3e-4 at ``2^10`` there, against 2^13's), and the root
-        sought to ``1e-3 e`` relative (it moves the eigenvalue by :math:`t x'` times that, about a thousandth of ``e``,
-        the overlap by as little away from the edge of the gap).
-
-        >>> s = DEFAULT.for_error(1e-2); s.population, s.roots, s.root_rtol
-        (1024, 8192, 1e-05)
-        >>> DEFAULT.for_error(1e-4) == DEFAULT.for_error(None) == DEFAULT
-        True
-        """
-        if error is None or error <= ERROR:
-            return self
-        shift = int(np.floor(2 * np.log2(error / ERROR)))
-        return dataclasses.replace(self, root_rtol=max(self.root_rtol, 1e-3 * error), **{
-            name: max(floor, getattr(self, name) >> shift) for name, floor in FLOORS.items()})
-
-    def roots_for(self, nonzero: int) -> int:
-        """Root tokens per average at ``nonzero`` nonzero weights: ``roots`` times 16 over ``nonzero`` rounded up to a
-        power of two. A root's children number about ``nonzero`` times the reuse, so the roots cost the same at every
-        ``T'``; at few weights they are most of the error where the outlier sits next to a cluster of the law of
-        ``D`` (the issue's ``T = 2`` case: 3 standard errors of the overlap 0.03 at 2^16 roots, 0.006 at 2^20)."""
-        return self.roots << max(0, 4 - int(np.ceil(np.log2(max(nonzero, 1)))))
-
-
-FLOORS = {"population": 1 << 10, "roots": 1 << 13, "scan_population": 1 << 10, "scan_roots": 1 << 12}
-"""The least tokens and root tokens a coarser error sought takes (:meth:`Settings.for_error`)."""
-
-DEFAULT = Settings()
 
 DRIFT_STEPS = 3
 """The resolutions of :attr:`LimitSpike.mu2_critical_drift`: ``edge_eta`` divided by 1, 4 and 16."""
-
-ERROR = LIMIT_ERROR
-"""The default target error (:data:`derive.resources.LIMIT_ERROR`)."""
-
 
 @dataclass(frozen=True)
 class LimitSpike:
@@ -375,10 +312,10 @@ class _Law:
 
             def ladder(q: signfield.Quenched, steps: int) -> tuple:
                 curve = Curve(q, delta, s.edge_eta, gap[1].t / delta)
-                ends = [edge(curve, gap[0].t, gap[1].t)]
+                ends = [edge(curve, gap[0].t, gap[1].t, s.edge_rtol)]
                 for _ in range(steps - 1):
                     curve = curve.finer()
-                    ends.append(edge(curve, ends[-1].t * (1 - s.scan_step / 5), ends[-1].t))
+                    ends.append(edge(curve, ends[-1].t * (1 - s.scan_step / 5), ends[-1].t, s.edge_rtol))
                 return tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in ends)
 
             drift = () if self.w.size == 1 else ladder(self.population(0), DRIFT_STEPS)
