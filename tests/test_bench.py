@@ -138,6 +138,7 @@ def test_lawaxis_part_gives_each_runs_cost_and_the_slices_estimates_against_thei
     assert "| diagram, both laws | 170.0 | 90.0 | 0.47 | 0.009 to 0.01 | 8 |" in text
     assert "| diagram, --skip-model-limit | 12.0 | 12.5 | 0.03 | – | – |" in text
     assert "before over now, 4.0x" in text and text.count("| 0.50 |") == 2
+    assert "**met** (2.8 CPU-minutes)" in text
 
 
 def test_ledger_part_gives_before_over_now_in_the_same_round_and_the_verdicts():
