@@ -780,3 +780,32 @@ def test_the_model_limits_clock_starts_where_its_progress_starts(monkeypatch):
     indices = sorted({task.key[:-1] for cell in sweep.cells(set()) for task in cell})
     report_module.model_limits(sweep, indices, 1, lambda done, total: calls.append((done, total)))
     assert calls[0][0] == 0 and calls[-1][0] == calls[-1][1] == calls[0][1] == len(calls) - 1
+
+
+def test_each_laws_limit_is_sought_to_the_error_its_intervals_ask_for_or_the_one_given(monkeypatch):
+    # tiny.toml: 2 schemes x 2 gamma = 4 laws of 2 mu2. Each law's points get one error: a tenth of the median of its
+    # points' half-widths (here made up per law: 0.05, 0.5, 0.002 and none), within 1e-3 and 1e-2; --limit-error
+    # gives one error to every law; without half-widths the limit's default (None)
+    import verify.sweeps.report as report_module
+
+    sweep = load_sweep(TINY)
+    asked = {}
+    monkeypatch.setattr(report_module, "model_limit",
+                        lambda params, error=None: (asked.__setitem__(report_module._ratio_model(params), error),
+                                                    ({"law": "finite-vocabulary"}, 0.0))[1])
+    indices = sorted({task.key[:-1] for cell in sweep.cells(set()) for task in cell})
+    law = lambda index: report_module._ratio_model({**sweep.params(sweep.point(index)), "mu2": None})  # noqa: E731
+    laws = sorted({law(i) for i in indices}, key=str)
+    made_up = dict(zip(laws, ([0.05, 0.04], [0.5, float("inf")], [0.002, 0.003], [])))
+    widths = {i: made_up[law(i)] for i in indices}
+    _, stats = report_module.model_limits(sweep, indices, 1, None, widths)
+    expected = dict(zip(laws, (4.5e-3, 1e-2, 1e-3, 1e-2)))
+    assert asked == {report_module._ratio_model(sweep.params(sweep.point(i))):
+                     pytest.approx(expected[law(i)]) for i in indices}
+    assert stats["errors_sought"] == pytest.approx([1e-3, 4.5e-3, 1e-2])
+    asked.clear()
+    _, stats = report_module.model_limits(sweep, indices, 1, None, widths, error=5e-3)
+    assert set(asked.values()) == {5e-3} and stats["errors_sought"] == [5e-3]
+    asked.clear()
+    _, stats = report_module.model_limits(sweep, indices, 1)
+    assert set(asked.values()) == {None} and stats["errors_sought"] == []
