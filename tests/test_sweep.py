@@ -809,3 +809,14 @@ def test_each_laws_limit_is_sought_to_the_error_its_intervals_ask_for_or_the_one
     asked.clear()
     _, stats = report_module.model_limits(sweep, indices, 1)
     assert set(asked.values()) == {None} and stats["errors_sought"] == []
+
+
+def test_the_command_line_gives_every_laws_limit_the_error_asked_for(laws_summary, capsys):
+    # --limit-error as a user types it (an exact fraction), at the one-weight laws sweep (exact limits, seconds)
+    doc, _ = laws_summary
+    assert main(["sweep", "--summarize", doc["results"], "--figures", str(Path(doc["results"]).parent / "asked"),
+                 "--limit-error", "1/200", "--json"]) == 0
+    asked = json.loads(capsys.readouterr().out)
+    assert asked["model_limit"]["errors_sought"] == ["0.005"]
+    assert [p["theory"]["finite_vocabulary"]["overlap"] for p in asked["points"]] == [
+        p["theory"]["finite_vocabulary"]["overlap"] for p in doc["points"]]

@@ -46,9 +46,10 @@ def _count(value, name):
 
 
 def _error(value):
-    from derive.numbers import check_range
+    from derive.numbers import check_range, parse_fraction
 
-    return None if value is None else float(check_range(value, "limit-error", low=0, low_open=True))
+    return None if value is None else float(check_range(parse_fraction(value, "limit-error"), "limit-error", low=0,
+                                                        low_open=True))
 
 
 def _only(args, mode, allowed):
