@@ -818,5 +818,9 @@ def test_the_command_line_gives_every_laws_limit_the_error_asked_for(laws_summar
                  "--limit-error", "1/200", "--json"]) == 0
     asked = json.loads(capsys.readouterr().out)
     assert asked["model_limit"]["errors_sought"] == ["0.005"]
+    # and in the text a user reads (the errors are text in the document: a format for floats had failed on them)
+    assert main(["sweep", "--summarize", doc["results"], "--figures", str(Path(doc["results"]).parent / "asked"),
+                 "--limit-error", "1/200"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].endswith("s), sought to an error of 0.005")
     assert [p["theory"]["finite_vocabulary"]["overlap"] for p in asked["points"]] == [
         p["theory"]["finite_vocabulary"]["overlap"] for p in doc["points"]]

@@ -163,7 +163,7 @@ def _limit_line(stats: dict) -> str:
 def _sought(errors) -> str:
     if not errors:
         return ""
-    return f", sought to an error of {errors[0]:g}" + (f" to {errors[-1]:g}" if len(errors) > 1 else "")
+    return f", sought to an error of {errors[0]}" + (f" to {errors[-1]}" if len(errors) > 1 else "")
 
 
 def _summary_text(doc) -> str:
