@@ -193,15 +193,17 @@ def model_limits(sweep: Sweep, indices, workers: int = 1, report=None, halfwidth
     ``laws``, ``workers``, ``errors_sought`` (the distinct ones), ``seconds`` (wall), ``slowest_seconds`` (one model's
     longest; the first model of a law also pays for what its law's models share)."""
     params = {index: sweep.params(sweep.point(index)) for index in indices}
-    models, widths = {}, defaultdict(list)
+    models, laws, widths = {}, defaultdict(list), defaultdict(list)
     for index, p in params.items():
-        models.setdefault(_ratio_model(p), p)
-        widths[_ratio_model({**p, "mu2": None})] += (halfwidths or {}).get(index, [])
-    laws = defaultdict(list)
-    for model, p in models.items():
-        laws[_ratio_model({**p, "mu2": None})].append((model, p))
-    sought = {law: error if error is not None else error_sought(widths[law]) if halfwidths is not None else None
-              for law in laws}
+        model, law = _ratio_model(p), _ratio_model({**p, "mu2": None})
+        widths[law] += (halfwidths or {}).get(index, [])
+        if model not in models:
+            models[model] = p
+            laws[law].append((model, p))
+    if error is not None:
+        sought = dict.fromkeys(laws, error)
+    else:
+        sought = {law: None if halfwidths is None else error_sought(widths[law]) for law in laws}
     groups = [(group, sought[law]) for law, group in laws.items()]
     # the seconds stated are those of the progress bar: both from here (report's 0 marks the start)
     start = time.perf_counter()
@@ -258,7 +260,7 @@ def halfwidths(sweep: Sweep, records: dict) -> dict:
     """``{index: [half-width, ...]}``: the half-widths of each grid point's Monte Carlo 95% intervals of the
     quantities the laws give (:data:`THEORY_QUANTITIES`; ``inf`` for one seed), what :func:`error_sought` sizes the
     model's limit to."""
-    return {index: [(hi - lo) / 2 for q, (lo, hi) in ((q, stats[q]["ci95"]) for q in THEORY_QUANTITIES if q in stats)]
+    return {index: [(stats[q]["ci95"][1] - stats[q]["ci95"][0]) / 2 for q in THEORY_QUANTITIES if q in stats]
             for index, (_, stats) in _by_point(sweep, records).items()}
 
 

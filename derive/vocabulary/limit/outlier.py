@@ -319,14 +319,14 @@ class _Law:
                 return tuple(0.0 if e.S1 >= 0 else -1 / e.S1 for e in ends)
 
             drift = () if self.w.size == 1 else ladder(self.population(0), DRIFT_STEPS)
+            resolutions = tuple((s.edge_eta / 4**k, v) for k, v in enumerate(drift))
             if drift and abs(drift[-1] - drift[0]) > 10 * (self.error or ERROR):
-                self._edges[key] = (None, None, tuple((s.edge_eta / 4**k, v) for k, v in enumerate(drift)))
+                self._edges[key] = (None, None, resolutions)
             else:
                 found = self._replicated(lambda r: {"mu2c": drift[:2] if drift and r == 0
                                                     else ladder(self.population(r), 2)})
                 value, error = estimate([f["mu2c"] for f in found])
-                self._edges[key] = (value, error + (abs(drift[-1] - drift[-2]) if drift else 0.0),
-                                    tuple((s.edge_eta / 4**k, v) for k, v in enumerate(drift)))
+                self._edges[key] = (value, error + (abs(drift[-1] - drift[-2]) if drift else 0.0), resolutions)
         return self._edges[key]
 
     def spike(self, mu2: float) -> LimitSpike:
