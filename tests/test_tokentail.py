@@ -102,3 +102,30 @@ def test_the_spikes_grid_stops_at_the_main_bulk_at_sixteen_weights():
     for field in ("top_of_bulk", "mu2_critical", "eigenvalue"):
         a, b = getattr(sampled, field), getattr(spikes, field)
         assert abs(a.mean - b.mean) <= a.error + b.error, (field, a, b)
+
+
+def test_the_tails_smaller_populations_keep_the_limits_maps_at_the_signals_root():
+    # The grid of token spikes is solved on populations of its own, at four weights 2^11 tokens (tail_population_for),
+    # a quarter of the limit's: a bias of order 1/P in their maps would move the top of the bulk and the threshold at d. At the
+    # signal's root t_s the limit's populations (2^12 tokens here, 4 replicas) give x(t_s) = the outlier's eigenvalue
+    # and -1/S1(t_s) = mu2 exactly; the tail's replicas must give them within three of their standard errors plus the
+    # limit's error. Measured (T = 4, mean, prefix:2, delta = 1/2, gamma = 1/4, mu2 = 2): x 1.32040 against 1.32040
+    # +- 5e-4, -1/S1 1.99986 +- 0.0025 against 2. The smallest bias it detects is that sum, 5e-4 in x and 2.5e-3 in
+    # -1/S1: tail populations of 2^7 tokens fail it (-1/S1 at 2.0026), 2^9 pass.
+    from derive.model.pooling import model_pooling
+    from derive.vocabulary.limit import outlier
+    from derive.vocabulary.limit.curve import Curve
+
+    small = Settings(population=1 << 12, roots=1 << 14, replicas=4, max_replicas=4)
+    p = model_pooling(derive.Model(T=4, weights="mean", signs="prefix:2"))
+    w, R = p.floats(), [[float(v) for v in row] for row in p.R.tolist()]
+    spike = outlier.limit_spike(0.5, 0.25, w, R, 2, small, error=None)
+    law = outlier._law(0.5, 0.25, tuple(w), tuple(map(tuple, R)), float(np.array(w) @ np.array(R) @ np.array(w)),
+                       small, 2, None)
+    assert law.settings.tail_population_for(4) < small.population
+    ts = float(np.mean([r[2] for r in spike.replicas]))
+    points = [Curve(law._tail_population(r), 0.5, small.eta, ts / 0.5)(ts) for r in range(small.tail_replicas)]
+    for values, reference, error in (([p.x for p in points], spike.eigenvalue, spike.eigenvalue_error),
+                                     ([-1 / p.S1 for p in points], 2.0, 0.0)):
+        mean, three_se = float(np.mean(values)), 3 * float(np.std(values, ddof=1)) / math.sqrt(len(values))
+        assert abs(mean - reference) <= three_se + error, (mean, three_se, reference, error)

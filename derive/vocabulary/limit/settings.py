@@ -23,9 +23,10 @@ class Settings:
     (``max_replicas`` at :data:`ERROR`, growing as the square of a finer target); the relative imaginary part ``eta``
     on the real axis (``edge_eta`` where the lower end of a gap is sought); the scan's population, root tokens, step
     and floor (the scan stops at ``scan_floor`` times its start, or in the bulk); the token spikes' grid at dimension ``d``
-    (:meth:`derive.vocabulary.limit.outlier._Law.tail`): its relative step, the most points it may take on either side of the signal, its root tokens
-    (tilted towards each point: the share of tokens above it is a mean of indicators, and the maps without the rare
-    classes are the population's) and replicas; the relative tolerances of the outlier's root and of a gap's lower
+    (:meth:`derive.vocabulary.limit.outlier._Law.tail`): its relative step, the most points it may take on either side
+    of the signal, its own populations' tokens at two nonzero weights and the least at more (:meth:`tail_population_for`)
+    and root tokens (tilted towards each point: the share of tokens above it is a mean of indicators, and the maps
+    without the rare classes are the population's) and replicas; the relative tolerances of the outlier's root and of a gap's lower
     end (:meth:`for_error`)."""
 
     population: int = 1 << 13
@@ -40,7 +41,9 @@ class Settings:
     scan_floor: float = 1e-3
     tail_step: float = 0.03
     tail_points: int = 200
-    tail_roots: int = 1 << 16
+    tail_population: int = 1 << 13
+    tail_least: int = 1 << 11
+    tail_roots: int = 1 << 14
     tail_replicas: int = 4
     root_rtol: float = 1e-9
     edge_rtol: float = 2e-4
@@ -73,6 +76,21 @@ class Settings:
         ``T'``; at few weights they are most of the error where the outlier sits next to a cluster of the law of
         ``D`` (the issue's ``T = 2`` case: 3 standard errors of the overlap 0.03 at 2^16 roots, 0.006 at 2^20)."""
         return self.roots << max(0, 4 - int(np.ceil(np.log2(max(nonzero, 1)))))
+
+
+    def tail_population_for(self, nonzero: int) -> int:
+        r"""Tokens of each population of the token spikes' grid at ``nonzero`` nonzero weights: ``tail_population``
+        divided by :math:`(T'/2)^2` (rounded up to a power of two), as a solve's work, :math:`PT'^2` (the field's map),
+        grows, and never below ``tail_least``. At two weights the replicas' spread is what the top of the bulk's and
+        the threshold's errors are made of (``T = 2``, causal, ``d = 2000``: 0.24 and 0.65 at 2^13 tokens, 0.62 and
+        0.94 at 2^11); at four and more their errors are the grid's and the shares' factor of 3, the same at 2^11 as
+        at 2^12 and 2^13 (``T = 4``: 0.0082 and 0.09), for a quarter of the time.
+
+        >>> [DEFAULT.tail_population_for(n) for n in (1, 2, 3, 4, 16)]
+        [8192, 8192, 2048, 2048, 2048]
+        """
+        shift = 2 * max(0, int(np.ceil(np.log2(max(nonzero, 1)))) - 1)
+        return max(self.tail_least, self.tail_population >> shift)
 
 
 FLOORS = {"population": 1 << 10, "roots": 1 << 13, "scan_population": 1 << 10, "scan_roots": 1 << 12}
