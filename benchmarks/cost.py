@@ -10,8 +10,8 @@ written into its own section of ``notes/benchmarks.md``:
   CPU time goes (:func:`stages`: imports, the table, the solve, the conditional prediction);
 * ``client``: the sweep's own overhead for the paper's 1440 cells, its solves stubbed, in the client's process and on
   a Dask ``LocalCluster`` (:mod:`benchmarks.client`).
-* ``limit``: ``derive spike`` for the model's own limits (:data:`LIMITS`: at one nonzero weight the exact law and its
-  windows of mu2, at two the quenched cavity populations) on an empty derivation cache, against the code of
+* ``limit``: ``derive spike`` for the model's own limits with the default voice (:data:`LIMITS`: two to sixteen
+  nonzero weights, the quenched cavity populations) on an empty derivation cache, against the code of
   :data:`LIMIT_BASELINE`, round-robin.
 * ``finite``: ``derive spike --d`` (the model at the user's dimension) against ``verify mc`` at the same point, size
   and number of draws (:mod:`benchmarks.finite`).
@@ -44,18 +44,19 @@ __all__ = ["PARTS", "LIMITS", "LIMIT_BASELINE", "LIMIT_ROUNDS", "MC_ROUNDS", "CE
            "splice", "carry", "bench", "main"]
 
 PARTS = ("batches", "cell", "mc", "client", "limit", "finite", "ledger", "lawaxis")
-_CASE = ["spike", "--delta", "1/2", "--gamma", "1/2", "--weights", "mean", "--signs", "iid"]
-LIMITS = {"T = 1, the exact law": [*_CASE, "--T", "1", "--mu2", "7/2", "--json"],
-          "T = 2, quenched populations": [*_CASE, "--T", "2", "--mu2", "3", "--centered", "--json"],
-          "T = 8, quenched populations": ["spike", "--delta", "1/2", "--gamma", "2", "--weights", "mean", "--signs",
-                                          "prefix:3", "--T", "8", "--mu2", "3/2", "--centered", "--json"],
-          "T = 16, quenched populations": ["spike", "--delta", "1/2", "--gamma", "1/4", "--weights", "causal",
-                                           "--signs", "markov:1/2", "--T", "16", "--mu2", "1", "--centered", "--json"]}
-"""The ``limit`` part's commands: the T = 1, T = 2 and T = 8 cases of notes/finite_vocabulary.md, and T = 16 causal
-weights (16 nonzero, the longest sequences the target names)."""
-LIMIT_BASELINE = "642956f"
-"""The code the ``limit`` part compares with: four quenched populations of 2^15 tokens, the field's linear maps formed
-as arrays of entries, no error sought (issue 35)."""
+LIMITS = {"T = 2 causal iid": ["spike", "--T", "2", "--weights", "causal", "--signs", "iid", "--delta", "1",
+                                "--gamma", "1", "--mu2", "5", "--centered", "--json"],
+          "T = 4 mean prefix:2": ["spike", "--T", "4", "--weights", "mean", "--signs", "prefix:2", "--delta", "1/2",
+                                  "--gamma", "1/4", "--mu2", "2", "--centered", "--json"],
+          "T = 8 causal prefix:3": ["spike", "--T", "8", "--weights", "causal", "--signs", "prefix:3", "--delta", "1/2",
+                                    "--gamma", "1/4", "--mu2", "3/2", "--centered", "--json"],
+          "T = 16 mean iid": ["spike", "--T", "16", "--weights", "mean", "--signs", "iid", "--delta", "1/2",
+                              "--gamma", "4", "--mu2", "4", "--centered", "--json"]}
+"""The ``limit`` part's commands: issue 42's four models of the model's limit, cold (notes/benchmarks.md), as a user
+runs them: the limit and the default voice (what a user measures at d = 1e3 to 1e6 beside it)."""
+LIMIT_BASELINE = "7ffe36d"
+"""The code the ``limit`` part compares with: the voice's grid of token spikes on the limit's own replicas (2^13
+tokens, 2^16 roots), the Tracy-Widom moments at 96 nodes."""
 LIMIT_ROUNDS = {"full": 3, "quick": 2, "tiny": 1}
 MC_ROUNDS = {"full": 7, "quick": 5, "tiny": 1}
 """Rounds of the ``mc`` part (after a warm-up run of each command)."""
@@ -165,12 +166,12 @@ def _limit_run(mode: str, log) -> dict:
     """:data:`LIMITS` by this checkout and by :data:`LIMIT_BASELINE`'s, round-robin after a warm-up run of each (which
     compiles the code's numba kernels), every run a fresh process on an empty derivation cache; two BLAS threads, as
     the populations' two replica threads use. Tiny mode runs this checkout once on the last case at mu2 = 0 (no
-    outlier to seek): the harness only."""
+    outlier to seek) without the voice: the harness only."""
     from benchmarks.processes import ROOT, baseline_tree, code_env, timed
 
     out = {"baseline": LIMIT_BASELINE, "rounds": LIMIT_ROUNDS[mode], "load_start": os.getloadavg()[0]}
     cases = list(LIMITS.items()) if mode != "tiny" else [
-        (name, [("0" if previous == "--mu2" else a) for previous, a in zip(["", *argv], argv)])
+        (name, [("0" if previous == "--mu2" else a) for previous, a in zip(["", *argv], argv)] + ["--no-dimensions"])
         for name, argv in list(LIMITS.items())[-1:]]
     commands = {name: [sys.executable, "-m", "derive.cli", *argv] for name, argv in cases}
     print("bench: derive spike's limits on an empty derivation cache ...", file=log, flush=True)
@@ -197,18 +198,15 @@ def _limit_lines(r: dict) -> list[str]:
 
     lines = ["## derive spike's limits on an empty derivation cache", "",
              "The model's own signal outlier in the limit as a user's first call computes it (later calls read the "
-             "derivation cache): at one nonzero weight the exact law, its outlier and its windows of mu2 to 30 digits "
-             "(`derive spike " + " ".join(LIMITS["T = 1, the exact law"][1:]) + "`); at more, quenched cavity "
-             "populations (`derive spike " + " ".join(LIMITS["T = 2, quenched populations"][1:]) + "`, `derive spike "
-             + " ".join(LIMITS["T = 8, quenched populations"][1:]) + "`, `derive spike "
-             + " ".join(LIMITS["T = 16, quenched populations"][1:]) + "`; notes/finite_vocabulary.md). "
-             f"`before` is the code of {r['baseline']} (four populations of 2^15 tokens, the field's linear maps "
-             "formed as arrays), `now` this checkout (8 to 16 populations of 2^13 tokens, as many as the default error "
-             "1e-3 asks for; the maps applied without forming them; the root and the gap's edge also at eta/4). "
+             "derivation cache), with the default voice, what a user measures at d = 1e3, 1e4, 1e5 and 1e6 beside it "
+             "(sampled token matrices where the voice's bounds allow, else the token spikes of the limit): "
+             + "; ".join(f"`derive {' '.join(argv)}`" for argv in LIMITS.values()) + ". "
+             f"`before` is the code of {r['baseline']} (the voice's grid of token spikes on the limit's own replicas "
+             "of 2^13 tokens and 2^16 roots, the Tracy-Widom moments at 96 nodes), `now` this checkout. "
              f"{r['rounds']} rounds round-robin after a warm-up run of each (which compiles numba's kernels), every "
              "run a fresh process on an empty derivation cache (SymPy derives its functions again: the same for both), "
              "two BLAS threads; CPU time is user plus system time of the process; ratio: before's time over now's, "
-             "median over rounds. The target: at most 30 s wall on 2 cores for T <= 16.", "",
+             "median over rounds. The target (issue 42): a cold `derive spike --T` at most 20 CPU-s for T <= 16.", "",
              "| case | code | CPU (s), median | wall (s), median | ratio, CPU | ratio, wall | eigenvalue, overlap, "
              "mu2_critical (error) |", "|---|---|---|---|---|---|---|"]
     for case, times in r["times"].items():
