@@ -74,10 +74,12 @@ class Point:
 class Curve:
     """One quenched population as a function of real ``t`` (cached), its roots tilted towards the weighted degree
     ``level`` (:meth:`derive.vocabulary.limit.signfield.Quenched.solve`): the same roots at every ``t``, so that the
-    curve is smooth in ``t``. Each solve starts from the solutions at the nearest ``t`` solved before."""
+    curve is smooth in ``t``. Each solve starts from the solutions at the nearest ``t`` solved before; ``tol``: the
+    solves' relative tolerance (:meth:`~derive.vocabulary.limit.signfield.Quenched.solve`'s default if ``None``)."""
 
-    def __init__(self, q: signfield.Quenched, delta: float, eta: float, level: float, solved: dict | None = None):
-        self.q, self.delta, self.eta, self.level = q, delta, eta, level
+    def __init__(self, q: signfield.Quenched, delta: float, eta: float, level: float, solved: dict | None = None,
+                 tol: float | None = None):
+        self.q, self.delta, self.eta, self.level, self.tol = q, delta, eta, level, tol
         self._cache: dict = {}
         # solutions to start from, by t: the solutions do not depend on the level (only the roots' averages do)
         self._solved: dict = dict(solved or {})
@@ -98,7 +100,8 @@ class Curve:
             zeta = t * (1 + 1j * self.eta) / d
             budget.spend()
             near = min(self._solved, key=lambda u: abs(u - t), default=None)
-            r = self.q.solve(zeta, self._solved[near] if near is not None else None, self.level, with_field=field)
+            r = self.q.solve(zeta, self._solved[near] if near is not None else None, self.level, with_field=field,
+                             **({} if self.tol is None else {"tol": self.tol}))
             self._solved[t] = r
             S0 = (1 + zeta * r.g) / d
             shares = tuple((((mass + zeta * g) / d).real, ((g + zeta * dg) / d**2).real,

@@ -462,13 +462,15 @@ class _Law:
         return self.t0 * (1 + self.settings.tail_step) ** j
 
     def _tail_point(self, r: int, j: int) -> Point:
-        """Replica ``r``'s :class:`Point` at the tail's grid point ``j``, its roots tilted towards it (kept; each solve
-        starts from the replica's last one)."""
+        """Replica ``r``'s :class:`Point` at the tail's grid point ``j``, its roots tilted towards the middle of its
+        band of ``tail_band`` points (kept; each solve starts from the replica's last one)."""
         key = (r, j)
         if key not in self._tail:
             t = self._tail_t(j)
-            curve = Curve(self._tail_population(r), self.delta, self.settings.eta, t / self.delta,
-                          self._tail_start.get(r))
+            band = self.settings.tail_band
+            level = self._tail_t(band * (j // band) + (band - 1) / 2) / self.delta
+            curve = Curve(self._tail_population(r), self.delta, self.settings.eta, level, self._tail_start.get(r),
+                          self.settings.tail_tol)
             self._tail[key] = curve(t)
             self._tail_start[r] = {t: curve._solved[t]}
         return self._tail[key]
