@@ -100,8 +100,8 @@ class Curve:
             zeta = t * (1 + 1j * self.eta) / d
             budget.spend()
             near = min(self._solved, key=lambda u: abs(u - t), default=None)
-            r = self.q.solve(zeta, self._solved[near] if near is not None else None, self.level, with_field=field,
-                             **({} if self.tol is None else {"tol": self.tol}))
+            r = self.q.solve(zeta, self._solved[near] if near is not None else None, self.level, self.tol,
+                             with_field=field)
             self._solved[t] = r
             S0 = (1 + zeta * r.g) / d
             shares = tuple((((mass + zeta * g) / d).real, ((g + zeta * dg) / d**2).real,

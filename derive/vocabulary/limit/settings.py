@@ -81,10 +81,9 @@ class Settings:
         ``D`` (the issue's ``T = 2`` case: 3 standard errors of the overlap 0.03 at 2^16 roots, 0.006 at 2^20)."""
         return self.roots << max(0, 4 - int(np.ceil(np.log2(max(nonzero, 1)))))
 
-
     def tail_population_for(self, nonzero: int) -> int:
         r"""Tokens of each population of the token spikes' grid at ``nonzero`` nonzero weights: ``tail_population``
-        divided by :math:`(T'/2)^2` (rounded up to a power of two), as a solve's work, :math:`PT'^2` (the field's map),
+        divided by :math:`(T'/2)^2`, ``T'`` rounded up to a power of two, as a solve's work, :math:`PT'^2` (the field's map),
         grows, and never below ``tail_least``. At two weights the replicas' spread is what the top of the bulk's and
         the threshold's errors are made of (``T = 2``, causal, ``d = 2000``: 0.24 and 0.65 at 2^13 tokens, 0.62 and
         0.94 at 2^11); at four and more their errors are the grid's and the shares' factor of 3, the same at 2^11 as

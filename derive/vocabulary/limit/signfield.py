@@ -59,7 +59,7 @@ import numpy as np
 
 from derive.errors import ParameterError
 from derive.vocabulary.limit.linalg import anderson_step, anderson_work, gmres
-from derive.vocabulary.limit.roottokens import rarity_classes, root_averages, root_counts, tilt
+from derive.vocabulary.limit.roottokens import _poisson_cdf, rarity_classes, root_averages, root_counts, tilt
 
 __all__ = ["Quenched", "Transforms", "quenched", "transforms", "replica_seed"]
 
@@ -287,14 +287,16 @@ class Quenched:
             cache[key] = K, weight, rarity_classes(K, weight, self.w**2)
         return cache[key]
 
-    def solve(self, zeta: complex, start=None, level: float | None = None, tol: float = _TOL,
+    def solve(self, zeta: complex, start=None, level: float | None = None, tol: float | None = None,
               max_iterations: int = 5000, with_field: bool = True) -> Transforms:
         """:class:`Transforms` at ``zeta`` (``Im zeta >= 0``), the cavity iteration and the linear systems started
         from their solutions at ``start`` (a previous :class:`Transforms`), else from :math:`-1/\\zeta` and 0; the
         roots' counts tilted towards the weighted degree ``level`` (default :math:`\\operatorname{Re}\\zeta`). The roots
         are the same at every ``zeta`` of one ``level`` (common random numbers: the estimates are then smooth in
-        ``zeta``). ``with_field=False`` leaves out the field (``h, dh`` NaN: what :math:`x'` alone needs)."""
+        ``zeta``). ``with_field=False`` leaves out the field (``h, dh`` NaN: what :math:`x'` alone needs); ``tol``: the
+        relative tolerance of the iteration and the linear systems (``None``: :data:`_TOL`)."""
         zeta = complex(zeta)
+        tol = _TOL if tol is None else tol
         w2 = self.w**2
         n = self.w.size
         C = (self.R * (1 - np.eye(n))) * np.outer(self.w, self.w)
@@ -337,13 +339,11 @@ class Quenched:
 def _stratified_poisson(rng: np.random.Generator, lam: float, shape) -> np.ndarray:
     r"""Poisson(``lam``) counts at the stratified quantiles :math:`(j + U_j)/P` of each row, shuffled: the population
     carries the Poisson law with no sampling error in the counts (as :func:`derive.vocabulary.limit.cavity._stratified_counts`).
-    Its distribution function from the probabilities' ratios in logarithms (no underflow of :math:`e^{-\lambda}` at
-    large ``lam``), without scipy.stats, whose import costs a cold limit a second and a half."""
+    Its distribution function is the roots' (:func:`~derive.vocabulary.limit.roottokens._poisson_cdf`), not
+    scipy.stats', whose import costs a cold limit a second and a half."""
     n, P = shape
     q = (np.arange(P)[None, :] + rng.random((n, P))) / P
-    k = np.arange(1, int(lam + 40 * np.sqrt(lam) + 60))
-    log_pmf = np.concatenate(([-lam], -lam + np.cumsum(np.log(lam) - np.log(k))))
-    cdf = np.cumsum(np.exp(log_pmf))
+    cdf = _poisson_cdf(float(lam))
     K = np.minimum(np.searchsorted(cdf, q, side="left"), cdf.size - 1)
     return rng.permuted(K, axis=1)
 
