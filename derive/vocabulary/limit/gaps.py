@@ -16,25 +16,48 @@ __all__ = ["crossing", "convex_gaps", "right_edge"]
 
 
 def crossing(C, left, right, decreasing: bool) -> np.ndarray:
-    """The crossing of ``C = 1`` in each ``[left, right]`` where ``C`` is monotone (``decreasing`` or increasing),
-    by 64 bisections.
+    """The crossing of ``C = 1`` in each ``[left, right]`` where ``C`` is monotone (``decreasing`` or increasing), by
+    regula falsi with the Illinois halving (order 1.44; Dowell and Jarratt 1971), a bisection step wherever an end's
+    value is not finite (a pole at ``left`` or ``right``, never evaluated: the first step of each bisects) or the
+    secant leaves the bracket, until every bracket is within four ulps or a point has ``C = 1``: some 15 evaluations
+    of ``C`` instead of the 64 of bisection, each a sum over every atom.
 
-    >>> float(crossing(lambda t: 1 / t, [0.5], [4.0], True)[0])
+    >>> round(float(crossing(lambda t: 1 / t, [0.5], [4.0], True)[0]), 14)
     1.0
     """
     lo, hi = np.array(left, dtype=float), np.array(right, dtype=float)
-    for _ in range(64):
-        mid = (lo + hi) / 2
-        move = (C(mid) > 1) == decreasing
-        lo, hi = np.where(move, mid, lo), np.where(move, hi, mid)
+    sign = 1.0 if decreasing else -1.0
+    glo, ghi = np.full(lo.shape, np.inf), np.full(hi.shape, -np.inf)  # sign (C - 1): > 0 below the crossing
+    side = np.zeros(lo.shape, dtype=int)
+    t = (lo + hi) / 2
+    for _ in range(100):
+        open_ = hi - lo > 4 * np.finfo(float).eps * np.maximum(np.abs(lo), np.abs(hi))
+        if not open_.any():
+            break
+        secant = np.isfinite(glo) & np.isfinite(ghi)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = np.where(secant, (lo * ghi - hi * glo) / (ghi - glo), (lo + hi) / 2)
+        t = np.where(secant & (t > lo) & (t < hi), t, (lo + hi) / 2)
+        g = sign * (np.asarray(C(t), dtype=float) - 1)
+        up = open_ & (g > 0)
+        down = open_ & (g < 0)
+        # Illinois: an end kept twice in a row has its value halved, so that the secant moves it too
+        ghi = np.where(up & (side == 1), ghi / 2, ghi)
+        glo = np.where(down & (side == -1), glo / 2, glo)
+        lo, glo = np.where(up, t, lo), np.where(up, g, glo)
+        hi, ghi = np.where(down, t, hi), np.where(down, g, ghi)
+        side = np.where(up, 1, np.where(down, -1, side))
+        hit = open_ & (g == 0)
+        lo, hi = np.where(hit, t, lo), np.where(hit, t, hi)
     return (lo + hi) / 2
 
 
 def convex_gaps(C, lo: np.ndarray, hi: np.ndarray, points: int = 64) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(index, ta, tb)``: the intervals ``(lo, hi)`` (between poles of a convex ``C``) that hold a gap, and its ends:
-    the minimum of ``C`` by a grid of ``points`` per interval and 60 golden-section steps around the best, then both
-    crossings of ``C = 1`` (:func:`crossing`). ``C`` takes a one-dimensional array of points. A gap narrower than
-    ``1/points`` of its interval may be missed.
+    the minimum of ``C`` by a grid of ``points`` per interval and 40 golden-section steps around the best (to 4e-9 of
+    three grid cells: ``C`` is flat there, and it moves by the square of that, below its own rounding), then both
+    crossings of ``C = 1`` (:func:`crossing`, whose result does not depend on the minimum's place). ``C`` takes a
+    one-dimensional array of points. A gap narrower than ``1/points`` of its interval may be missed.
 
     >>> C = lambda t: 0.01 / t**2 + 0.01 / (1 - t) ** 2   # two atoms at 0 and 1
     >>> index, ta, tb = convex_gaps(C, np.array([0.0]), np.array([1.0]))
@@ -50,7 +73,7 @@ def convex_gaps(C, lo: np.ndarray, hi: np.ndarray, points: int = 64) -> tuple[np
     a = lo + (hi - lo) * np.maximum(best - 1, 0) / points
     b = lo + (hi - lo) * np.minimum(best + 2, points) / points
     golden = (np.sqrt(5) - 1) / 2
-    for _ in range(60):
+    for _ in range(40):
         x1, x2 = b - golden * (b - a), a + golden * (b - a)
         left = C(x1) < C(x2)
         a, b = np.where(left, a, x1), np.where(left, x2, b)
