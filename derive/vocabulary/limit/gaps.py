@@ -29,7 +29,6 @@ def crossing(C, left, right, decreasing: bool) -> np.ndarray:
     sign = 1.0 if decreasing else -1.0
     glo, ghi = np.full(lo.shape, np.inf), np.full(hi.shape, -np.inf)  # sign (C - 1): > 0 below the crossing
     side = np.zeros(lo.shape, dtype=int)
-    t = (lo + hi) / 2
     for _ in range(100):
         open_ = hi - lo > 4 * np.finfo(float).eps * np.maximum(np.abs(lo), np.abs(hi))
         if not open_.any():
