@@ -309,10 +309,10 @@ class _Law:
         ``edge_eta``, a quarter and a sixteenth of it decides: where it moves by more than ``mu2_critical``'s target
         (ten times the error sought), ``mu2_critical`` is ``None`` (not defined); else the replicas' estimate at a
         quarter of ``edge_eta``, each other replica's edge sought there alone, next to the first one's (half the
-        solves of its own ladder), and the first one's change from ``edge_eta`` standing for the smoothing part. That
-        change bounds the bias it stands for three to fifteen times over (:math:`O(\eta)` to :math:`O(\eta^2)`), and
-        the replicas' changes differ by less than that (1.6e-5 to 2.4e-5 on three replicas of 2^10 tokens at issue
-        42's ``T = 4`` model, whose three standard errors are 1.3e-3); its error is raised by the last step's move (the next resolution's)."""
+        solves), the first one's change from ``edge_eta`` standing for the smoothing part: it bounds the bias three to
+        fifteen times over (:math:`O(\eta)` to :math:`O(\eta^2)`), more than the replicas' changes differ (1.6e-5 to
+        2.4e-5 on three replicas of 2^10 tokens at issue 42's ``T = 4`` model, three standard errors 1.3e-3); its
+        error raised by the last step's move (the next resolution's)."""
         key = (gap[0].t, gap[1].t)
         if key not in self._edges:
             s, delta = self.settings, self.delta

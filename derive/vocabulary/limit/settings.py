@@ -28,8 +28,8 @@ class Settings:
     and root tokens (tilted towards the middle of each band of ``tail_band`` points, drawn once per band: the share of
     tokens above ``t`` is a mean of indicators, and the maps without the rare classes are the population's), the
     solves' tolerance (the grid's maps enter errors of 1e-2 and more: at 1e-6 against 1e-10 they moved by 1e-7
-    relative at ``T = 8``, a fifth faster) and replicas; the relative tolerances of the outlier's root and of a gap's lower
-    end (:meth:`for_error`)."""
+    relative at ``T = 8``, a fifth faster) and replicas; the relative tolerances of the outlier's root and of a gap's
+    lower end (:meth:`for_error`)."""
 
     population: int = 1 << 13
     roots: int = 1 << 16
@@ -83,8 +83,8 @@ class Settings:
 
     def tail_population_for(self, nonzero: int) -> int:
         r"""Tokens of each population of the token spikes' grid at ``nonzero`` nonzero weights: ``tail_population``
-        divided by :math:`(T'/2)^2`, ``T'`` rounded up to a power of two, as a solve's work, :math:`PT'^2` (the field's map),
-        grows, and never below ``tail_least``. At two weights the replicas' spread is what the top of the bulk's and
+        divided by :math:`(T'/2)^2`, ``T'`` rounded up to a power of two, as a solve's work, :math:`PT'^2` (the
+        field's map), grows, and never below ``tail_least``. At two weights the replicas' spread is what the top of the bulk's and
         the threshold's errors are made of (``T = 2``, causal, ``d = 2000``: 0.24 and 0.65 at 2^13 tokens, 0.62 and
         0.94 at 2^11); at four and more their errors are the grid's and the shares' factor of 3, the same at 2^11 as
         at 2^12 and 2^13 (``T = 4``: 0.0082 and 0.09), for a quarter of the time.
