@@ -23,6 +23,7 @@ import scipy.sparse as sps
 from derive.errors import ParameterError
 from derive.model.pooling import pooling
 from derive.vocabulary.draw.bulk import conditional_bulk
+from derive.vocabulary.draw.eigenweights import spectral_weights
 from derive.vocabulary.draw.outliers import conditional_outliers, conditional_prediction
 from derive.vocabulary.draw.quadrature import quadrature_transforms
 from derive.vocabulary.draw.spectrum import SpectralMeasures, spectral_measures, token_matrix
@@ -46,11 +47,13 @@ def _draw(T, scheme, signs, delta, gamma, d, seed=0, mask=None, mu2=1.0):
 
 
 def _resolvent_forms(D, s, delta, tv):
-    """``S_0, S_1`` at a (complex) ``t`` from the resolvent of ``D`` itself: a linear solve, no eigenvectors."""
+    r"""``S_0``, ``S_1`` and the same form along :math:`\mathbf 1` at a (complex) ``t`` from the resolvent of ``D``
+    itself: a linear solve, no eigenvectors."""
     V = len(s)
     zeta = tv / delta
     R = np.linalg.inv(D - zeta * np.eye(V))
-    return (1 + zeta * np.trace(R) / V) / delta, (1 + zeta * (s @ R @ s) / V) / delta
+    ones = np.ones(V)
+    return [(1 + zeta * form / V) / delta for form in (np.trace(R), s @ R @ s, ones @ R @ ones)]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -59,6 +62,8 @@ def _resolvent_forms(D, s, delta, tv):
 
 @pytest.mark.parametrize("T, scheme, mask, gamma, centered", [
     (3, "causal", "inclusive", "1/2", False),   # V < N: D itself
+    (2, "causal", "inclusive", "1/2", True),    # V = N: D less its 16 tokens never drawn
+    (2, "mean", None, "1/2", False),
     (3, "causal", "inclusive", "2", True),      # V > N: the Gram matrix
     (2, "mean", None, "4", False),
     (1, "mean", None, "1/2", True),             # diagonal: the secular equation
@@ -68,9 +73,10 @@ def test_measures_are_the_resolvent_of_D(T, scheme, mask, gamma, centered):
     model, data = _draw(T, scheme, "iid", "1/2", gamma, 60, mask=mask)
     m = spectral_measures(data.A, data.s, model.d, centered)
     D = token_matrix(data.A, centered)
+    along_1 = SpectralMeasures(m.c, m.p, m.r, m.r, m.delta, m.V)
     for tv in (0.3 + 0.2j, 1.0 + 0.05j, 2.5 * m.c[-1] + 0j):
-        s0, s1 = _resolvent_forms(D, data.s, m.delta, tv)
-        assert abs(m.S0(tv) - s0) < 1e-9 and abs(m.S1(tv) - s1) < 1e-9
+        s0, s1, s1_ones = _resolvent_forms(D, data.s, m.delta, tv)
+        assert abs(m.S0(tv) - s0) < 1e-9 and abs(m.S1(tv) - s1) < 1e-9 and abs(along_1.S1(tv) - s1_ones) < 1e-9
     assert abs(m.p.sum() - np.linalg.matrix_rank(D, tol=1e-9 * np.abs(D).max()) / model.V) < 1e-12
     assert m.q.sum() <= 1 + 1e-12 and m.r.sum() <= 1 + 1e-12
 
@@ -121,6 +127,30 @@ def test_one_atom_bulk_is_marchenko_pastur():
     grid = np.linspace(a, b, 200001)
     F = np.cumsum(np.sqrt(np.maximum((b - grid) * (grid - a), 0)) / (2 * np.pi * delta * grid)) * (grid[1] - grid[0])
     assert float(L.cdf(grid[np.searchsorted(F, 0.5)])) == pytest.approx(0.5, abs=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_spectral_weights_are_the_eigenvectors_projections_summed_over_each_eigenspace(seed):
+    # many equal small blocks (the token graph's small components) make eigenvalues of multiplicity up to 6, coupled by
+    # a rank-one term as centering does: within an eigenspace only the sum of the weights is defined
+    rng = np.random.default_rng(seed)
+    blocks = [np.array([[2.0, 1.0], [1.0, 2.0]])] * 6 + [np.array([[1.0]])] * 5 + [rng.normal(size=(4, 4))]
+    M = np.zeros((21, 21))
+    i = 0
+    for b in blocks:
+        M[i:i + len(b), i:i + len(b)] = (b + b.T) / 2
+        i += len(b)
+    x = rng.normal(size=21)
+    M -= 0.01 * np.outer(x, x) * (seed > 0)
+    Y = np.stack([rng.choice([-1.0, 1.0], size=21), np.ones(21)], axis=1)
+    lam, W = spectral_weights(M, Y)
+    ref, phi = np.linalg.eigh(M)
+    assert np.allclose(lam, ref, rtol=0, atol=1e-12)
+    eigenspace = np.cumsum(np.concatenate([[True], np.diff(ref) > 1e-9])) - 1
+    for j in range(2):
+        assert np.allclose(np.bincount(eigenspace, W[j]), np.bincount(eigenspace, (phi.T @ Y[:, j]) ** 2),
+                           rtol=0, atol=1e-12)
+        assert W[j].sum() == pytest.approx(Y[:, j] @ Y[:, j], rel=1e-13)
 
 
 @pytest.mark.parametrize("seed", range(3))

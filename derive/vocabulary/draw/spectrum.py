@@ -36,6 +36,7 @@ import numpy as np
 
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
+from derive.vocabulary.draw.eigenweights import spectral_weights
 from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 from derive.vocabulary.limit.gaps import convex_gaps, right_edge
 
@@ -252,11 +253,13 @@ def spectral_measures(A, s, d: int, centered: bool = False) -> SpectralMeasures:
       :math:`b_j` keeps :math:`d_j`, and in each interval below and between the :math:`d_j` with :math:`b_j \ne 0`
       one eigenvalue :math:`\lambda` solves :math:`\rho\sum_j\|b_j\|^2/(d_j - \lambda) = 1`, with eigenvector
       :math:`\propto (D - \lambda)^{-1}b`. Cost: the number of distinct counts, squared.
-    * Otherwise the eigendecomposition of the smaller of ``D`` (``V x V``) and the Gram matrix
+    * Otherwise the eigenvalues of the smaller of ``D`` (``V x V``, its tokens never drawn left out) and the Gram matrix
       :math:`G = \frac VN A_c^\top A_c` (``N x N``, :math:`A_c = A(I - \mathbf 1\mathbf 1^\top/N)` if ``centered``,
       else ``A``): an eigenpair :math:`(\lambda, g)` of ``G`` with :math:`\lambda > 0` is one of ``D`` with
       :math:`\phi = \sqrt{V/N}A_cg/\sqrt\lambda`, so :math:`s^\top\phi = \sqrt{V/N}(A_c^\top s)^\top g/\sqrt\lambda`.
-      Cost: :math:`\min(V, N)^3`, the matrix made from the pairs of ``A``'s entries (no dense ``A``).
+      Cost: :math:`\frac43\min(V, N)^3` (the eigenvalues and the weights of the two vectors on them,
+      :func:`derive.vocabulary.draw.eigenweights.spectral_weights`, not the eigenvectors), the matrix made from the
+      pairs of ``A``'s entries (no dense ``A``).
 
     At one weight the raw ``D`` is the counts (times :math:`V/N`), each token its own eigenvector:
 
@@ -269,19 +272,20 @@ def spectral_measures(A, s, d: int, centered: bool = False) -> SpectralMeasures:
     if A.diagonal_gram():
         return _diagonal(A, s, V, N, delta, centered)
     if V <= N:
-        tau, phi = np.linalg.eigh(token_matrix(A, centered))
-        return _grouped(tau, [ones, (phi.T @ s) ** 2, (phi.T @ ones) ** 2], V, delta)
+        D = token_matrix(A, centered)
+        used = np.flatnonzero(np.any(D != 0, axis=1))  # a token never drawn is an exact null vector
+        tau, (along_s, along_1) = spectral_weights(D[np.ix_(used, used)], np.stack([s[used], ones[used]], axis=1))
+        return _grouped(tau, [np.ones(len(used)), along_s, along_1], V, delta)
     G = (V / N) * A.sequence_gram()
     Ats, At1 = A.transpose_times(s)[:, 0], A.transpose_times(ones)[:, 0]
     if centered:
         G = G - G.mean(axis=0)[None, :]
         G = G - G.mean(axis=1)[:, None]
         Ats, At1 = Ats - Ats.mean(), At1 - At1.mean()
-    lam, g = np.linalg.eigh(G)
+    lam, (along_s, along_1) = spectral_weights(G, np.stack([Ats, At1], axis=1))
     pos = lam > NULL * float(np.max(lam))
     scale = (V / N) / lam[pos]
-    return _grouped(lam[pos], [np.ones(int(pos.sum())), scale * (g[:, pos].T @ Ats) ** 2,
-                               scale * (g[:, pos].T @ At1) ** 2], V, delta)
+    return _grouped(lam[pos], [np.ones(int(pos.sum())), scale * along_s[pos], scale * along_1[pos]], V, delta)
 
 
 def _diagonal(A, s: np.ndarray, V: int, N: int, delta: float, centered: bool) -> SpectralMeasures:
