@@ -181,7 +181,8 @@ class DrawOutlier:
     cluster) and the Tracy–Widom ``scale`` :math:`(Kd)^{-2/3}` there, ``mu2_critical`` and, through :meth:`at`, the top
     eigenpair at any :math:`\mu_2`. ``bulk``: the measures of the bulk (for :math:`S_0` and ``x``); ``signal``: those
     of :math:`\tilde S_1` (the bulk and the aligned spikes); ``full``: those of the whole :math:`S_1` (all but the raw
-    ``S``'s mean atom); ``t_last``: the largest pole of :math:`S_1` above the bulk's edge ``t_edge``, or ``t_edge``."""
+    ``S``'s mean atom); ``t_last``: the largest pole of :math:`S_1` above the bulk's edge ``t_edge``, or ``t_edge``;
+    ``gaps``: those of the bulk (:meth:`SpectralMeasures.gaps`, ascending in ``t``, the last ``(t_edge, inf)``)."""
 
     top: float
     t_top: float
@@ -193,6 +194,7 @@ class DrawOutlier:
     bulk: SpectralMeasures
     signal: SpectralMeasures
     full: SpectralMeasures
+    gaps: tuple
 
     @property
     def expected_top(self) -> float:
@@ -284,7 +286,7 @@ def draw_outlier(measures: SpectralMeasures, centered: bool) -> DrawOutlier:
     critical = 0.0 if above else threshold(signal.S1(t_top))
     return DrawOutlier(float(t_top * (1 - bulk.S0(t_top))), float(t_top), float(t_edge), float(t_last),
                        t_top == t_edge and V * float(np.sum(bulk.p)) >= TW_RUN, float((K * m.delta * V) ** (-2 / 3)),
-                       critical, bulk, signal, full)
+                       critical, bulk, signal, full, tuple(gaps))
 
 
 # ----------------------------------------------------------------------------------------------

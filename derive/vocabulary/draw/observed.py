@@ -70,10 +70,9 @@ def _roots(o, S1, poles, gaps, mu2: float) -> list[tuple[float, float, float]]:
     return out
 
 
-def signal_eigenpair(o, mu2: float, gaps=None) -> tuple[float, float, float] | None:
+def signal_eigenpair(o, mu2: float) -> tuple[float, float, float] | None:
     r"""``(eigenvalue, squared overlap, t)`` of the signal's own eigenvector in the draw ``o`` at ``mu2`` (module
-    docstring; ``t`` its root), or ``None`` where the signal's root lies inside the bulk. ``gaps``: those of
-    ``o.bulk`` if known. Whether the signal has an eigenvector of its own is decided without the token spikes (a root of
+    docstring; ``t`` its root), or ``None`` where the signal's root lies inside the bulk. Whether the signal has an eigenvector of its own is decided without the token spikes (a root of
     :math:`\tilde S_1` in a gap of the bulk; a root next to a token's pole is that token's); its eigenvalue and overlap
     are then those of the most aligned root of the whole :math:`S_1` in the same gap.
 
@@ -89,7 +88,7 @@ def signal_eigenpair(o, mu2: float, gaps=None) -> tuple[float, float, float] | N
     mu2 = float(mu2)
     if not mu2 > 0:
         return None
-    gaps = o.bulk.gaps() if gaps is None else gaps
+    gaps = o.gaps
     aligned = o.signal.c[~np.isin(o.signal.c, o.bulk.c)]
     own = _roots(o, o.signal.S1, aligned, gaps, mu2)
     if not own:
@@ -111,7 +110,7 @@ def with_poles(o, mu2: float, own, poles) -> tuple[float, float, float]:
     f = o.full
     full = SpectralMeasures(np.concatenate([f.c, c]), np.concatenate([f.p, q]), np.concatenate([f.q, q]),
                             np.concatenate([f.r, q]), f.delta, f.V)
-    gap = (o.t_edge, math.inf) if own[2] > o.t_edge else next((a, b) for a, b in o.bulk.gaps() if a <= own[2] <= b)
+    gap = (o.t_edge, math.inf) if own[2] > o.t_edge else next((a, b) for a, b in o.gaps if a <= own[2] <= b)
     return max(_roots(o, full.S1, full.c[~np.isin(full.c, o.bulk.c)], [gap], mu2), key=lambda r: r[1])
 
 
