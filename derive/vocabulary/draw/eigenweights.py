@@ -3,17 +3,60 @@ r"""The eigenvalues of a symmetric matrix and the weights of a few vectors on it
 A draw's conditional law needs of its token matrix ``D`` only the spectral measures at ``s`` and at
 :math:`\mathbf 1` (:mod:`derive.vocabulary.draw.spectrum`). A dense eigendecomposition spends more than half its time
 turning the tridiagonal matrix's eigenvectors back into ``D``'s (:math:`2n^3` flops). Here the vectors are carried
-forward instead: Householder's reduction :math:`D = QTQ^\top` (LAPACK ``dsytrd``), the reflectors applied to the
-``k`` vectors (``dormqr``, :math:`O(kn^2)`), and the tridiagonal matrix's eigenvectors (MRRR, ``dstemr``,
-:math:`O(n^2)`): :math:`\phi_i^\top y = z_i^\top(Q^\top y)` with :math:`T = \sum_i\lambda_iz_iz_i^\top`.
+forward instead: Householder's reduction :math:`D = QTQ^\top` (LAPACK ``dsytrd``), its reflectors applied to the ``k``
+vectors (``dormtr``, :math:`O(kn^2)`), and the tridiagonal matrix's eigenvectors (divide and conquer, ``dstevd``,
+which deflates the many repeated eigenvalues of a token matrix):
+:math:`\phi_i^\top y = z_i^\top(Q^\top y)` with :math:`T = \sum_i\lambda_iz_iz_i^\top`.
+
+The routines are SciPy's LAPACK (``scipy.linalg.cython_lapack``) called through ``ctypes``, which lets go of the
+interpreter's lock for the call, as NumPy's ``eigh`` does: the draws of
+:func:`derive.vocabulary.draw.finite_size.sample_draws` run on several threads at once (SciPy's own wrappers of these
+routines keep the lock).
 """
 from __future__ import annotations
 
+import ctypes
+from functools import lru_cache
+
 import numpy as np
-import scipy.linalg
-from scipy.linalg import lapack
 
 __all__ = ["spectral_weights"]
+
+_INT = np.int32
+"""LAPACK's integer in ``scipy.linalg.cython_lapack``: C ``int``."""
+
+
+@lru_cache(maxsize=None)
+def _routine(name: str, arguments: int):
+    """The LAPACK routine ``name`` of ``scipy.linalg.cython_lapack`` as a ``ctypes`` function of ``arguments``
+    pointers."""
+    import scipy.linalg.cython_lapack as lapack
+
+    capsule = lapack.__pyx_capi__[name]
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * arguments)(get_pointer(capsule, get_name(capsule)))
+
+
+def _call(name: str, *arguments) -> None:
+    """Call the LAPACK routine ``name`` with ``arguments`` (NumPy arrays, passed by address; a ``str`` as its first
+    character; an ``int`` or ``float`` as a one-element array) and raise if its ``info`` (the last argument) is not 0."""
+    held = [np.array([ord(a)], dtype=np.uint8) if isinstance(a, str) else
+            np.array([a], dtype=_INT) if isinstance(a, int) else
+            np.array([a], dtype=float) if isinstance(a, float) else a for a in arguments]
+    info = np.zeros(1, dtype=_INT)
+    _routine(name, len(held) + 1)(*[a.ctypes.data for a in held], info.ctypes.data)
+    if info[0] != 0:
+        raise np.linalg.LinAlgError(f"LAPACK {name} failed (info {int(info[0])})")
+
+
+def _work_size(name: str, *arguments) -> int:
+    """The optimal workspace of ``name`` (a query: ``arguments`` with ``lwork = -1`` last)."""
+    size = np.zeros(1)
+    _call(name, *arguments[:-1], size, -1)
+    return max(1, int(size[0]))
 
 
 def spectral_weights(M, Y) -> tuple[np.ndarray, np.ndarray]:
@@ -29,22 +72,21 @@ def spectral_weights(M, Y) -> tuple[np.ndarray, np.ndarray]:
     >>> lam.round(12).tolist(), W.round(12).tolist()
     ([1.0, 3.0], [[0.0, 2.0], [0.5, 0.5]])
     """
-    M = np.asarray(M, dtype=float)
-    Y = np.asarray(Y, dtype=float)
-    n = M.shape[0]
+    # Fortran order: the reflectors below the subdiagonal stay where dormtr reads them
+    a = np.array(M, dtype=float, order="F")
+    carried = np.array(Y, dtype=float, order="F")
+    n, k = carried.shape
+    if a.shape != (n, n):
+        raise ValueError(f"M must be {n} x {n}, got {a.shape}")
     if n == 0:
-        return np.zeros(0), np.zeros((Y.shape[1], 0))
-    lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
-    reduced, diagonal, off, tau, info = lapack.dsytrd(M, lower=1, lwork=lwork)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"dsytrd failed (info {info})")
-    carried = np.array(Y, order="F")
-    if n > 1:
-        # Q = H(1)...H(n-1) acts on rows 2..n; its reflectors sit below the first subdiagonal (dormtr's 'L' case)
-        out, _, info = lapack.dormqr("L", "T", reduced[1:, : n - 1], tau[: n - 1], carried[1:],
-                                     lwork=max(1, 64 * Y.shape[1]))
-        if info != 0:
-            raise np.linalg.LinAlgError(f"dormqr failed (info {info})")
-        carried[1:] = out
-    lam, Z = scipy.linalg.eigh_tridiagonal(diagonal, off)
-    return lam, ((Z.T @ carried) ** 2).T
+        return np.zeros(0), np.zeros((k, 0))
+    diagonal, off, tau = np.zeros(n), np.zeros(n), np.zeros(max(1, n - 1))
+    reduce_args = ("L", n, a, n, diagonal, off, tau)
+    _call("dsytrd", *reduce_args, np.zeros(lwork := _work_size("dsytrd", *reduce_args, None)), lwork)
+    if k:
+        apply_args = ("L", "L", "T", n, k, a, n, tau, carried, n)
+        _call("dormtr", *apply_args, np.zeros(lwork := _work_size("dormtr", *apply_args, None)), lwork)
+    Z = np.zeros((n, n), order="F")
+    _call("dstevd", "V", n, diagonal, off, Z, n, np.zeros(1 + 4 * n + n * n), 1 + 4 * n + n * n,
+          np.zeros(3 + 5 * n, dtype=_INT), 3 + 5 * n)
+    return diagonal, ((Z.T @ carried) ** 2).T
