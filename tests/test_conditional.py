@@ -26,7 +26,7 @@ from derive.vocabulary.draw.bulk import conditional_bulk
 from derive.vocabulary.draw.eigenweights import spectral_weights
 from derive.vocabulary.draw.outliers import conditional_outliers, conditional_prediction
 from derive.vocabulary.draw.quadrature import quadrature_transforms
-from derive.vocabulary.draw.spectrum import SpectralMeasures, spectral_measures, token_matrix
+from derive.vocabulary.draw.spectrum import SpectralMeasures, eigen_weights, spectral_measures, token_matrix
 from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 from verify.comparison import compare_conditional, observe_sample
 from verify.montecarlo.dense import dense_top
@@ -69,9 +69,10 @@ def _resolvent_forms(D, s, delta, tv):
     (1, "mean", None, "1/2", True),             # diagonal: the secular equation
     (1, "mean", None, "2", False),
 ])
-def test_measures_are_the_resolvent_of_D(T, scheme, mask, gamma, centered):
+@pytest.mark.parametrize("weights", [eigen_weights, spectral_weights])
+def test_measures_are_the_resolvent_of_D(T, scheme, mask, gamma, centered, weights):
     model, data = _draw(T, scheme, "iid", "1/2", gamma, 60, mask=mask)
-    m = spectral_measures(data.A, data.s, model.d, centered)
+    m = spectral_measures(data.A, data.s, model.d, centered, weights)
     D = token_matrix(data.A, centered)
     along_1 = SpectralMeasures(m.c, m.p, m.r, m.r, m.delta, m.V)
     for tv in (0.3 + 0.2j, 1.0 + 0.05j, 2.5 * m.c[-1] + 0j):

@@ -11,7 +11,10 @@ which deflates the many repeated eigenvalues of a token matrix):
 The routines are SciPy's LAPACK (``scipy.linalg.cython_lapack``) called through ``ctypes``, which lets go of the
 interpreter's lock for the call, as NumPy's ``eigh`` does: the draws of
 :func:`derive.vocabulary.draw.finite_size.sample_draws` run on several threads at once (SciPy's own wrappers of these
-routines keep the lock).
+routines keep the lock). Importing this module loads SciPy's LAPACK, and with it its BLAS: import it before a
+``threadpoolctl`` limit is set, or the limit will not reach that library. Importing SciPy's linear algebra costs about
+half a CPU-second, which a batch of draws repays and a single small matrix does not: one draw's measures use NumPy's
+``eigh`` (:func:`derive.vocabulary.draw.spectrum.eigen_weights`).
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import ctypes
 from functools import lru_cache
 
 import numpy as np
+import scipy.linalg.cython_lapack as _lapack
 
 __all__ = ["spectral_weights"]
 
@@ -30,9 +34,7 @@ _INT = np.int32
 def _routine(name: str, arguments: int):
     """The LAPACK routine ``name`` of ``scipy.linalg.cython_lapack`` as a ``ctypes`` function of ``arguments``
     pointers."""
-    import scipy.linalg.cython_lapack as lapack
-
-    capsule = lapack.__pyx_capi__[name]
+    capsule = _lapack.__pyx_capi__[name]
     get_name = ctypes.pythonapi.PyCapsule_GetName
     get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer

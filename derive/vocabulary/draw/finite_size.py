@@ -68,10 +68,11 @@ from derive.errors import ParameterError
 from derive.resources import DRAWS, MAX_DRAWS, SEED
 from derive.vocabulary.draw.outliers import edge_curvature, increasing_root
 from derive.vocabulary.draw.sampling import class_signs, model_sizes, sample_token_matrix
-from derive.vocabulary.draw.spectrum import SpectralMeasures, functions as conditional_functions, spectral_measures
+from derive.vocabulary.draw.spectrum import (SpectralMeasures, eigen_weights, functions as conditional_functions,
+                                             spectral_measures)
 from derive.vocabulary.draw.tracywidom import tracy_widom_moments
 
-__all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold", "check_sizes",
+__all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "CARRIED_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold", "check_sizes",
            "DrawOutlier", "draw_outlier", "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
 
 THREADS = 2
@@ -84,6 +85,12 @@ r"""Largest :math:`\min(V, N)` whose ``D`` is eigen-decomposed (about 13 s a dra
 MAX_WORK = 4096 * 1000**3
 r"""Most :math:`\text{draws}\cdot\min(V, N)^3` of one call (4096 draws at :math:`\min(V, N) = 1000`, 64 at 4000): about a
 quarter of an hour on two cores."""
+
+CARRIED_WORK = 5 * 10**9
+r"""Fewest :math:`\text{draws}\cdot\min(V, N)^3` of one call whose draws take the eigenvalues and the two vectors'
+weights without the eigenvectors (:func:`derive.vocabulary.draw.eigenweights.spectral_weights`) instead of NumPy's
+``eigh`` (:func:`derive.vocabulary.draw.spectrum.eigen_weights`): that saves about :math:`9\cdot 10^{-11}n^3` CPU-s a
+draw (0.06 s at :math:`n = 870`) and costs the import of SciPy's linear algebra, about 0.4 CPU-s, once."""
 
 MAX_TOKENS = 10**8
 """Most tokens (``N T``) of one sampled token matrix."""
@@ -363,11 +370,11 @@ class SampledDraws:
                           Spread.of([r[0] for r in rows]), rows)
 
 
-def _one(child, family, weights, V, N, d, centered) -> tuple[DrawOutlier, float]:
+def _one(child, family, weights, V, N, d, centered, eigen) -> tuple[DrawOutlier, float]:
     from derive.vocabulary.draw.largest_use import largest_use
 
     A = sample_token_matrix(np.random.default_rng(child), family, weights, V, N)
-    return draw_outlier(spectral_measures(A, class_signs(V), d, centered), centered), largest_use(A)
+    return draw_outlier(spectral_measures(A, class_signs(V), d, centered, eigen), centered), largest_use(A)
 
 
 def _check_int(value, name: str, low: int) -> int:
@@ -380,10 +387,11 @@ def sample_draws(m, draws: int = DRAWS, seed: int = SEED, threads: int = THREADS
     r"""The :class:`DrawOutlier` of ``draws`` token matrices sampled from the model ``m`` (its sizes: ``d``, and ``V,
     N`` or ``delta, gamma``, :func:`~derive.vocabulary.draw.sampling.model_sizes`; its weights, signs and
     ``centered``): draw ``j`` from ``SeedSequence(seed).spawn(draws)[j]``, so the same seed gives the same draws, on
-    any number of ``threads`` (each with one BLAS thread)."""
+    any number of ``threads`` (each with one BLAS thread). Each draw's spectral measures by :data:`CARRIED_WORK`'s
+    choice of method; the two agree to rounding."""
     from threadpoolctl import threadpool_limits
 
-    from derive.model.pooling import model_pooling
+    from derive.model.scalars import pooling_scalars
     from derive.model.spec import Model
 
     if not isinstance(m, Model):
@@ -391,10 +399,14 @@ def sample_draws(m, draws: int = DRAWS, seed: int = SEED, threads: int = THREADS
     m = m.need("d", "T", "weights", "signs")
     seed, threads = _check_int(seed, "seed", 0), _check_int(threads, "threads", 1)
     V, N = model_sizes(m)
-    w = np.array(model_pooling(m).floats())
+    w = np.array(pooling_scalars(m)["weights"])
     check_sizes(m.d, V, N, m.T, draws, int(np.count_nonzero(w)) == 1)
     children = np.random.SeedSequence(seed).spawn(int(draws))
-    args = (m.signs, w, V, N, m.d, m.centered)
+    eigen = eigen_weights
+    if draws * min(V, N) ** 3 > CARRIED_WORK:
+        # imported before the limit below, which then reaches the BLAS it loads
+        from derive.vocabulary.draw.eigenweights import spectral_weights as eigen
+    args = (m.signs, w, V, N, m.d, m.centered, eigen)
     with threadpool_limits(limits=1):
         if threads == 1 or draws == 1:
             done = [_one(c, *args) for c in children]

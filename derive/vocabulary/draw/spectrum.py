@@ -36,12 +36,11 @@ import numpy as np
 
 from derive.cache import mpmath_functions
 from derive.errors import ParameterError
-from derive.vocabulary.draw.eigenweights import spectral_weights
 from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 from derive.vocabulary.limit.gaps import convex_gaps, right_edge
 
 __all__ = ["NULL", "MERGE", "functions", "atom_sums", "token_matrix", "x_at", "x_gap", "SpectralMeasures",
-           "check_draw", "spectral_measures", "diagonal_groups"]
+           "check_draw", "eigen_weights", "spectral_measures", "diagonal_groups"]
 
 NULL = 1e-10
 """Eigenvalues of ``D`` below this fraction of the largest are its null space (rounding-level numbers of either sign;
@@ -52,7 +51,7 @@ MERGE = 1e-10
 graph's small components make common, come out of LAPACK that close)."""
 
 
-_NAMES = ("term", "location", "overlap")
+_NAMES = ("term", "C", "location", "overlap")
 
 
 def _expressions() -> dict:
@@ -65,6 +64,7 @@ def _expressions() -> dict:
 
     arguments, (location, overlap) = plain_equations()
     return {"term": [((c, t, delta), sp.diff(summand(), t, k)) for k in range(3)],
+            "C": ((c, t, delta), sp.factor(summand() + t * sp.diff(summand(), t))),
             "location": (arguments, location), "overlap": (arguments, overlap)}
 
 
@@ -73,11 +73,14 @@ def functions() -> dict:
     r"""The numeric functions of the law given a draw, printed once from their SymPy expressions and kept in the derivation
     cache (:func:`derive.cache.mpmath_functions`; their source is plain arithmetic, so they take NumPy arrays too):
     ``term``, one atom's term :func:`derive.vocabulary.limit.silverstein.summand` of :math:`S_j` and its first two
-    ``t``-derivatives, of ``(c, t, delta)``; ``location`` and ``overlap`` of
+    ``t``-derivatives, of ``(c, t, delta)``; ``C``, one atom's term of :math:`C = S_0 + tS_0'` (the gaps' function, in
+    one pass); ``location`` and ``overlap`` of
     :func:`derive.vocabulary.limit.signal.plain_equations`, of :math:`(t, \mu_2, S_0, S_0', S_1')`.
 
     >>> f = functions(); f["term"][1](np.array([1.0, 2.0]), 3.0, 0.5), f["location"](2.0, 1.0, 0.25, 0.5, 0.5)
     (array([0.5, 4. ]), 1.5)
+    >>> f["C"](np.array([1.0, 2.0]), 3.0, 0.5)   # c^2/(delta (c - t)^2)
+    array([0.5, 8. ])
     """
     return mpmath_functions("conditional", _NAMES, _expressions)
 
@@ -85,10 +88,14 @@ def functions() -> dict:
 def atom_sums(cs: np.ndarray, ws: np.ndarray, tv, delta: float, order: int) -> np.ndarray:
     """:math:`\\sum_i w_i\\,\\partial_t^k s_{c_i}(t)` for ``k = 0..order`` at the points ``tv`` (real or complex):
     ``(order + 1,) + shape(tv)``."""
+    return np.array([_atom_sum(f, cs, ws, tv, delta) for f in functions()["term"][: order + 1]])
+
+
+def _atom_sum(f, cs: np.ndarray, ws: np.ndarray, tv, delta: float) -> np.ndarray:
+    r""":math:`\sum_i w_if(c_i, t, \delta)` at the points ``tv``: ``shape(tv)``."""
     tv = np.asarray(tv)
     cs = cs.reshape((-1,) + (1,) * tv.ndim)
-    ws = ws.reshape(cs.shape)
-    return np.array([np.sum(ws * f(cs, tv[None], delta), axis=0) for f in functions()["term"][: order + 1]])
+    return np.sum(ws.reshape(cs.shape) * f(cs, tv[None], delta), axis=0)
 
 
 def token_matrix(A, centered: bool = False) -> np.ndarray:
@@ -156,8 +163,7 @@ class SpectralMeasures:
 
     def C(self, tv) -> np.ndarray:
         r""":math:`C = 1 - x' = S_0 + tS_0' = \frac1\delta\sum_i p_ic_i^2/(c_i - t)^2`."""
-        s0, ds0 = self.S0(tv, 1)
-        return s0 + np.asarray(tv) * ds0
+        return _atom_sum(functions()["C"], self.c, self.p, tv, self.delta)
 
     def subset(self, keep: np.ndarray) -> "SpectralMeasures":
         """The measures on the atoms ``keep`` (a boolean mask)."""
@@ -242,7 +248,21 @@ def check_draw(A, s, d) -> tuple[TokenMatrix, int, int, np.ndarray]:
     return A, V, N, s
 
 
-def spectral_measures(A, s, d: int, centered: bool = False) -> SpectralMeasures:
+def eigen_weights(M, Y) -> tuple[np.ndarray, np.ndarray]:
+    r"""The eigenvalues :math:`\lambda_i` of a real symmetric ``M``, ascending, and the squared projections
+    :math:`W_{ji} = (\phi_i^\top y_j)^2` of the columns of ``Y`` on its eigenvectors, by NumPy's ``eigh``: the
+    default of :func:`spectral_measures`; :func:`derive.vocabulary.draw.eigenweights.spectral_weights` gives the same
+    without the eigenvectors.
+
+    >>> lam, W = eigen_weights(np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([[1.0, 1.0], [1.0, 0.0]]))
+    >>> lam.round(12).tolist(), W.round(12).tolist()
+    ([1.0, 3.0], [[0.0, 2.0], [0.5, 0.5]])
+    """
+    lam, phi = np.linalg.eigh(M)
+    return lam, ((phi.T @ Y) ** 2).T
+
+
+def spectral_measures(A, s, d: int, centered: bool = False, weights=eigen_weights) -> SpectralMeasures:
     r"""The exact :class:`SpectralMeasures` of a draw's token matrix ``A`` (``V x N``, dense or sparse), its class signs
     ``s`` and dimension ``d``.
 
@@ -257,9 +277,9 @@ def spectral_measures(A, s, d: int, centered: bool = False) -> SpectralMeasures:
       :math:`G = \frac VN A_c^\top A_c` (``N x N``, :math:`A_c = A(I - \mathbf 1\mathbf 1^\top/N)` if ``centered``,
       else ``A``): an eigenpair :math:`(\lambda, g)` of ``G`` with :math:`\lambda > 0` is one of ``D`` with
       :math:`\phi = \sqrt{V/N}A_cg/\sqrt\lambda`, so :math:`s^\top\phi = \sqrt{V/N}(A_c^\top s)^\top g/\sqrt\lambda`.
-      Cost: :math:`\frac43\min(V, N)^3` (the eigenvalues and the weights of the two vectors on them,
-      :func:`derive.vocabulary.draw.eigenweights.spectral_weights`, not the eigenvectors), the matrix made from the
-      pairs of ``A``'s entries (no dense ``A``).
+      Cost: :math:`\min(V, N)^3` (``weights``: the eigenvalues and the weights of the two vectors on them,
+      :func:`eigen_weights` or :func:`derive.vocabulary.draw.eigenweights.spectral_weights`), the matrix made from
+      the pairs of ``A``'s entries (no dense ``A``).
 
     At one weight the raw ``D`` is the counts (times :math:`V/N`), each token its own eigenvector:
 
@@ -274,7 +294,7 @@ def spectral_measures(A, s, d: int, centered: bool = False) -> SpectralMeasures:
     if V <= N:
         D = token_matrix(A, centered)
         used = np.flatnonzero(np.any(D != 0, axis=1))  # a token never drawn is an exact null vector
-        tau, (along_s, along_1) = spectral_weights(D[np.ix_(used, used)], np.stack([s[used], ones[used]], axis=1))
+        tau, (along_s, along_1) = weights(D[np.ix_(used, used)], np.stack([s[used], ones[used]], axis=1))
         return _grouped(tau, [np.ones(len(used)), along_s, along_1], V, delta)
     G = (V / N) * A.sequence_gram()
     Ats, At1 = A.transpose_times(s)[:, 0], A.transpose_times(ones)[:, 0]
@@ -282,7 +302,7 @@ def spectral_measures(A, s, d: int, centered: bool = False) -> SpectralMeasures:
         G = G - G.mean(axis=0)[None, :]
         G = G - G.mean(axis=1)[:, None]
         Ats, At1 = Ats - Ats.mean(), At1 - At1.mean()
-    lam, (along_s, along_1) = spectral_weights(G, np.stack([Ats, At1], axis=1))
+    lam, (along_s, along_1) = weights(G, np.stack([Ats, At1], axis=1))
     pos = lam > NULL * float(np.max(lam))
     scale = (V / N) / lam[pos]
     return _grouped(lam[pos], [np.ones(int(pos.sum())), scale * along_s[pos], scale * along_1[pos]], V, delta)

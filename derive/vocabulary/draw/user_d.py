@@ -189,7 +189,7 @@ def at_dimension(m, draws: int | None = None, seed: int = 0, method: str | None 
     >>> r.method, r.V, round(r.outlier_probability.mean, 2), r.outlier_probability.error < 0.01
     ('token counts', 1000000, 0.32, True)
     """
-    from derive.model.pooling import model_pooling
+    from derive.model.scalars import pooling_scalars
     from derive.resources import DRAWS
     from derive.vocabulary.draw import finite_size as fs
     from derive.vocabulary.draw.rare_counts import count_values
@@ -204,7 +204,7 @@ def at_dimension(m, draws: int | None = None, seed: int = 0, method: str | None 
     if method is not None and method not in METHODS:
         raise ParameterError("method", f"must be one of {', '.join(METHODS)}, got {method!r}")
     V, N = model_sizes(m)
-    w = np.array(model_pooling(m).floats())
+    w = np.array(pooling_scalars(m)["weights"])  # kept between runs: sampled draws from a warm cache need no SymPy
     mu2 = float(m.mu2)
     single = one_weight(w)
     if single is not None:
@@ -217,6 +217,7 @@ def at_dimension(m, draws: int | None = None, seed: int = 0, method: str | None 
         critical = None
         if info["largest"] and n > 1:
             # the largest count drawn, whose law is known, carries most of a draw's threshold
+            from derive.model.pooling import model_pooling
             from derive.vocabulary.draw.largest_count import controlled_threshold
             from derive.vocabulary.limit.law import vocabulary_law
 
