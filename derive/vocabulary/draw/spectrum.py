@@ -39,8 +39,8 @@ from derive.errors import ParameterError
 from derive.vocabulary.draw.tokenmatrix import TokenMatrix
 from derive.vocabulary.limit.gaps import convex_gaps, right_edge
 
-__all__ = ["NULL", "MERGE", "functions", "atom_sums", "token_matrix", "x_at", "x_gap", "SpectralMeasures",
-           "check_draw", "eigen_weights", "spectral_measures", "diagonal_groups"]
+__all__ = ["NULL", "MERGE", "functions", "atom_sums", "token_matrix", "drawn_token_matrix", "x_at", "x_gap",
+           "SpectralMeasures", "check_draw", "eigen_weights", "spectral_measures", "diagonal_groups"]
 
 NULL = 1e-10
 """Eigenvalues of ``D`` below this fraction of the largest are its null space (rounding-level numbers of either sign;
@@ -107,12 +107,28 @@ def token_matrix(A, centered: bool = False) -> np.ndarray:
            [-0.5,  0.5]])
     """
     A = TokenMatrix.of(A)
+    tokens, D = drawn_token_matrix(A, centered)
+    out = np.zeros((A.V, A.V))
+    out[np.ix_(tokens, tokens)] = D
+    return out
+
+
+def drawn_token_matrix(A, centered: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    r"""The tokens drawn (:meth:`TokenMatrix.drawn`) and :func:`token_matrix` on their rows and columns alone: a token
+    never drawn has a zero row in ``A``, so a zero row and column in ``D``, raw or centered (an exact null vector).
+
+    >>> tokens, D = drawn_token_matrix(np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]), centered=True)
+    >>> tokens.tolist(), D.tolist()
+    ([0, 2], [[0.75, -0.75], [-0.75, 0.75]])
+    """
+    A = TokenMatrix.of(A)
     V, N = A.shape
-    D = (V / N) * A.token_gram()
+    tokens, B = A.drawn()
+    D = (V / N) * B.token_gram()
     if centered:
-        b = A.row_sums()
+        b = B.row_sums()
         D -= (V / N**2) * np.outer(b, b)
-    return D
+    return tokens, D
 
 
 def x_at(transforms, tv) -> float:
@@ -292,9 +308,8 @@ def spectral_measures(A, s, d: int, centered: bool = False, weights=eigen_weight
     if A.diagonal_gram():
         return _diagonal(A, s, V, N, delta, centered)
     if V <= N:
-        D = token_matrix(A, centered)
-        used = np.flatnonzero(np.any(D != 0, axis=1))  # a token never drawn is an exact null vector
-        tau, (along_s, along_1) = weights(D[np.ix_(used, used)], np.stack([s[used], ones[used]], axis=1))
+        used, D = drawn_token_matrix(A, centered)
+        tau, (along_s, along_1) = weights(D, np.stack([s[used], ones[used]], axis=1))
         return _grouped(tau, [np.ones(len(used)), along_s, along_1], V, delta)
     G = (V / N) * A.sequence_gram()
     Ats, At1 = A.transpose_times(s)[:, 0], A.transpose_times(ones)[:, 0]

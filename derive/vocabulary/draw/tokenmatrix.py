@@ -158,6 +158,17 @@ class TokenMatrix:
         """:math:`AA^\\top Y` for ``Y`` with ``V`` rows: ``V x m``."""
         return self.padded.gram_times(Y)
 
+    def drawn(self) -> tuple[np.ndarray, "TokenMatrix"]:
+        """The tokens drawn (the rows with an entry, ascending) and the matrix of their rows alone, numbered in that
+        order (``len(tokens) x N``).
+
+        >>> tokens, B = TokenMatrix.from_tokens(np.array([[3, 1], [1, 1]]), [1.0, 2.0], 5).drawn()
+        >>> tokens.tolist(), B.dense().tolist()
+        ([1, 3], [[2.0, 3.0], [1.0, 0.0]])
+        """
+        tokens, rows = np.unique(self.rows, return_inverse=True)
+        return tokens, TokenMatrix(len(tokens), self.N, rows.astype(np.int64), self.cols, self.vals)
+
     def token_gram(self) -> np.ndarray:
         """:math:`AA^\\top` (``V x V``, dense) from the pairs of entries of each column (:func:`_pair_sums`): no dense
         ``A``, and :math:`\\sum_n L_n^2` products (``L_n`` the entries of column ``n``, at most ``T``).
