@@ -52,32 +52,51 @@ def crossing(C, left, right, decreasing: bool) -> np.ndarray:
 
 
 def convex_gaps(C, lo: np.ndarray, hi: np.ndarray, points: int = 64) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(index, ta, tb)``: the intervals ``(lo, hi)`` (between poles of a convex ``C``) that hold a gap, and its ends:
-    the minimum of ``C`` by a grid of ``points`` per interval and 40 golden-section steps around the best (to 4e-9 of
-    three grid cells: ``C`` is flat there, and it moves by the square of that, below its own rounding), then both
-    crossings of ``C = 1`` (:func:`crossing`, whose result does not depend on the minimum's place). ``C`` takes a
-    one-dimensional array of points. A gap narrower than ``1/points`` of its interval may be missed.
+    """``(index, ta, tb)``: the intervals ``(lo, hi)`` (between poles of a convex ``C``) that hold a gap, and its ends.
+    ``C`` is evaluated on a grid of ``points`` per interval. Where its least value there is below 1, that point lies
+    inside the gap. Where the grid's least value ``C_b`` is at least 1, convexity bounds the minimum below by
+    ``min(2C_b - C_{b-1}, 2C_b - C_{b+1})`` (``C`` lies above the line through two grid points beyond them), and an
+    interval whose bound is above 1 holds no gap. Only the intervals left undecided are searched by 40
+    golden-section steps around the grid's best point (to 4e-9 of three grid cells: ``C`` is flat there, and it moves
+    by the square of that, below its own rounding). Then both crossings of ``C = 1`` are found from a point inside
+    the gap (:func:`crossing`, whose result does not depend on that point). ``C`` takes a one-dimensional array of
+    points. A gap narrower than ``1/points`` of its interval may be missed.
 
     >>> C = lambda t: 0.01 / t**2 + 0.01 / (1 - t) ** 2   # two atoms at 0 and 1
     >>> index, ta, tb = convex_gaps(C, np.array([0.0]), np.array([1.0]))
     >>> index, round(float(C(ta)[0]), 12), round(float(C(tb)[0]), 12), round(float(ta[0] + tb[0]), 12)  # symmetric
     (array([0]), 1.0, 1.0, 1.0)
+    >>> convex_gaps(lambda t: 0.26 / t**2 + 0.26 / (1 - t) ** 2, np.array([0.0]), np.array([1.0]))[0]   # min 2.08
+    array([], dtype=int64)
+    >>> C = lambda t: 0.124999 / t**2 + 0.124999 / (1 - t) ** 2   # min 0.999992 at 1/2, between two grid points
+    >>> bool(C(np.array([31.5 / 64]))[0] > 1), convex_gaps(C, np.array([0.0]), np.array([1.0]))[0]
+    (True, array([0]))
     """
     lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
     if not len(lo):
         return np.zeros(0, dtype=int), np.zeros(0), np.zeros(0)
     u = (np.arange(points) + 0.5) / points
     grid = lo[:, None] + (hi - lo)[:, None] * u[None, :]
-    best = np.argmin(C(grid.ravel()).reshape(grid.shape), axis=1)
-    a = lo + (hi - lo) * np.maximum(best - 1, 0) / points
-    b = lo + (hi - lo) * np.minimum(best + 2, points) / points
-    golden = (np.sqrt(5) - 1) / 2
-    for _ in range(40):
-        x1, x2 = b - golden * (b - a), a + golden * (b - a)
-        left = C(x1) < C(x2)
-        a, b = np.where(left, a, x1), np.where(left, x2, b)
-    tmin = (a + b) / 2
-    index = np.flatnonzero(C(tmin) < 1)
+    values = C(grid.ravel()).reshape(grid.shape)
+    rows = np.arange(len(lo))
+    best = np.argmin(values, axis=1)
+    tmin, least = grid[rows, best], values[rows, best]
+    bound = np.minimum(2 * least - values[rows, np.maximum(best - 1, 0)],
+                       2 * least - values[rows, np.minimum(best + 1, points - 1)])
+    # an end of the grid has no neighbour beyond it; a margin far above C's rounding keeps a bound at 1 undecided
+    undecided = (least >= 1) & ((best == 0) | (best == points - 1) | (bound <= 1 + 1e-9))
+    if undecided.any():
+        k = best[undecided]
+        a = lo[undecided] + (hi - lo)[undecided] * np.maximum(k - 1, 0) / points
+        b = lo[undecided] + (hi - lo)[undecided] * np.minimum(k + 2, points) / points
+        golden = (np.sqrt(5) - 1) / 2
+        for _ in range(40):
+            x1, x2 = b - golden * (b - a), a + golden * (b - a)
+            left = C(x1) < C(x2)
+            a, b = np.where(left, a, x1), np.where(left, x2, b)
+        tmin[undecided] = (a + b) / 2
+        least[undecided] = C(tmin[undecided])
+    index = np.flatnonzero(least < 1)
     return index, crossing(C, lo[index], tmin[index], True), crossing(C, tmin[index], hi[index], False)
 
 
