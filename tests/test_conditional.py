@@ -16,9 +16,15 @@ the eigenvalue and +2 on the overlap, from ``d = 50`` to 400). Richardson's extr
 remainder (about ``b/d^2 = 3e-4`` at ``d = 120``) is below a tenth of the interval. Each test states, and bounds, the
 smallest relative error it detects with probability 0.8 (``min_detectable_rel_error``).
 """
+import json
+import os
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sps
+
+import processes
 
 from derive.errors import ParameterError
 from derive.model.pooling import pooling
@@ -33,6 +39,8 @@ from verify.montecarlo.dense import dense_top
 from tests.trial_cases import model as trial_model
 from verify.montecarlo.draw import draw, rung
 from verify.studies.vocabulary import ks_distance
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LEVEL = 1 - 0.01 / 3
 """The level of each Monte Carlo quantity: Bonferroni over the (at most three) quantities of a comparison, so that a
@@ -152,6 +160,27 @@ def test_spectral_weights_are_the_eigenvectors_projections_summed_over_each_eige
         assert np.allclose(np.bincount(eigenspace, W[j]), np.bincount(eigenspace, (phi.T @ Y[:, j]) ** 2),
                            rtol=0, atol=1e-12)
         assert W[j].sum() == pytest.approx(Y[:, j] @ Y[:, j], rel=1e-13)
+
+
+_LOADED = ("import sys, json, numpy as np\n"
+           "from derive.vocabulary.draw import eigenweights as e\n"
+           "before = 'scipy.linalg' in sys.modules\n"
+           "lam, W = e.spectral_weights(np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([[1.0], [0.0]]))\n"
+           "import scipy.linalg.cython_lapack\n"
+           "print(json.dumps([before, scipy.linalg.cython_lapack is e._lapack, lam.round(12).tolist(), "
+           "W.round(12).tolist()]))\n")
+
+
+@pytest.mark.parametrize("layout, package_first", [("files", False), ("none", True)])
+def test_scipys_lapack_is_loaded_alone_and_is_the_packages_own(layout, package_first):
+    # SciPy's LAPACK module from its file, without scipy.linalg; SciPy's package, imported later, binds the same module.
+    # Where SciPy's files cannot be found (find_spec says nothing), the plain import of the package.
+    hide = "" if layout == "files" else (
+        "import importlib.util as u; find = u.find_spec\n"
+        "u.find_spec = lambda name, *a: None if name == 'scipy' else find(name, *a)\n")
+    done = processes.run([sys.executable, "-c", hide + _LOADED], capture_output=True, text=True, cwd=ROOT, cpu=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [package_first, True, [1.0, 3.0], [[0.5, 0.5]]]
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -112,15 +112,15 @@ def test_same_seed_same_numbers_on_any_number_of_threads():
 
 
 def test_draws_past_the_carried_work_are_the_ones_numpys_eigh_gives(monkeypatch):
-    # 24 draws at min(V, N) = 600 take the reduction without eigenvectors (the path of --d at d = 1000), on two threads;
+    # 8 draws at min(V, N) = 600 take the reduction without eigenvectors (the path of --d at d = 1000), on two threads;
     # the same draws by NumPy's eigh (an independent method) agree to rounding
     import derive.vocabulary.draw.finite_size as fs
 
     m = derive.Model(d=600, delta=1, gamma=1, T=2, weights="causal", signs="iid", mu2=5, centered=True)
-    assert 24 * 600**3 > fs.CARRIED_WORK
-    carried = sample_draws(m, draws=24, seed=3)
+    assert 8 * 600**3 > fs.CARRIED_WORK
+    carried = sample_draws(m, draws=8, seed=3)
     monkeypatch.setattr(fs, "CARRIED_WORK", math.inf)
-    dense = sample_draws(m, draws=24, seed=3)
+    dense = sample_draws(m, draws=8, seed=3)
     for a, b in zip(carried.outliers, dense.outliers):
         assert (a.edge, a.bulk.c.size, a.full.c.size) == (b.edge, b.bulk.c.size, b.full.c.size)
         assert np.allclose([a.top, a.t_last, a.mu2_critical, *a.at(5.0)[1:]],

@@ -12,17 +12,50 @@ The routines are SciPy's LAPACK (``scipy.linalg.cython_lapack``) called through 
 interpreter's lock for the call, as NumPy's ``eigh`` does: the draws of
 :func:`derive.vocabulary.draw.finite_size.sample_draws` run on several threads at once (SciPy's own wrappers of these
 routines keep the lock). Importing this module loads SciPy's LAPACK, and with it its BLAS: import it before a
-``threadpoolctl`` limit is set, or the limit will not reach that library. Importing SciPy's linear algebra costs about
-half a CPU-second, which a batch of draws repays and a single small matrix does not: one draw's measures use NumPy's
-``eigh`` (:func:`derive.vocabulary.draw.spectrum.eigen_weights`).
+``threadpoolctl`` limit is set, or the limit will not reach that library. SciPy's LAPACK module is loaded from its
+file, without the rest of ``scipy.linalg``, whose import costs about half a CPU-second more (:func:`_lapack_module`);
+still, a single small matrix does not repay it: one draw's measures use NumPy's ``eigh``
+(:func:`derive.vocabulary.draw.spectrum.eigen_weights`).
 """
 from __future__ import annotations
 
 import ctypes
+import importlib.machinery
+import importlib.util
+import os
+import sys
 from functools import lru_cache
 
 import numpy as np
-import scipy.linalg.cython_lapack as _lapack
+
+_NAME = "scipy.linalg.cython_lapack"
+
+
+def _lapack_module():
+    """SciPy's ``scipy.linalg.cython_lapack`` (the capsules of its LAPACK routines), loaded from its file alone: the
+    package ``scipy.linalg`` around it imports SciPy's array-API layer, about 0.4 CPU-s that the routines do not need.
+    The module is then taken out of ``sys.modules`` again, so that a later import of the package loads it the normal
+    way (a Cython module hands back the same object) and binds it. Where SciPy's files are not laid out so, the plain
+    import."""
+    if _NAME in sys.modules:
+        return sys.modules[_NAME]
+    spec = importlib.util.find_spec("scipy")
+    folders = [] if spec is None or not spec.submodule_search_locations else spec.submodule_search_locations
+    paths = [os.path.join(folder, "linalg", "cython_lapack" + suffix) for folder in folders
+             for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+    path = next((p for p in paths if os.path.isfile(p)), None)
+    if path is None:
+        import scipy.linalg.cython_lapack as module
+
+        return module
+    loader = importlib.machinery.ExtensionFileLoader(_NAME, path)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(_NAME, path, loader=loader))
+    loader.exec_module(module)
+    sys.modules.pop(_NAME, None)
+    return module
+
+
+_lapack = _lapack_module()
 
 __all__ = ["spectral_weights"]
 

@@ -86,11 +86,11 @@ MAX_WORK = 4096 * 1000**3
 r"""Most :math:`\text{draws}\cdot\min(V, N)^3` of one call (4096 draws at :math:`\min(V, N) = 1000`, 64 at 4000): about a
 quarter of an hour on two cores."""
 
-CARRIED_WORK = 5 * 10**9
+CARRIED_WORK = 10**9
 r"""Fewest :math:`\text{draws}\cdot\min(V, N)^3` of one call whose draws take the eigenvalues and the two vectors'
 weights without the eigenvectors (:func:`derive.vocabulary.draw.eigenweights.spectral_weights`) instead of NumPy's
 ``eigh`` (:func:`derive.vocabulary.draw.spectrum.eigen_weights`): that saves about :math:`9\cdot 10^{-11}n^3` CPU-s a
-draw (0.06 s at :math:`n = 870`) and costs the import of SciPy's linear algebra, about 0.4 CPU-s, once."""
+draw (0.06 s at :math:`n = 870`) and costs the loading of SciPy's LAPACK, about 0.06 CPU-s, once."""
 
 MAX_TOKENS = 10**8
 """Most tokens (``N T``) of one sampled token matrix."""
