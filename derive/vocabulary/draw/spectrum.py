@@ -191,8 +191,20 @@ class SpectralMeasures:
         rest's :math:`C(c_a) < 1` (:math:`x'(c_a) > 0`: a generalized spike, Bai and Yao 2012). A spike is one
         eigenvalue of ``S`` at :math:`x(c_a)` of the rest, not a cluster of the bulk; added in turn until none is
         left (removing a spike only lowers ``C`` elsewhere). A repeated eigenvalue standing apart stays in the bulk,
-        where it makes a cluster of that many eigenvalues (a Wishart block of its multiplicity)."""
-        single = np.flatnonzero(self.p < 1.5 / self.V)
+        where it makes a cluster of that many eigenvalues (a Wishart block of its multiplicity).
+
+        An atom's term from a neighbour that is never a spike, or from one on which it has as large a term, keeps it in
+        the bulk for good when that term is above 1 (of two atoms with terms above 1 on each other, neither can leave
+        first): only the other single atoms are tried, which inside the bulk of ``D`` leaves few."""
+        single = self.p < 1.5 / self.V
+        a = self.p * self.c**2
+        gap = self.delta * np.diff(self.c) ** 2
+        held = 1 + 1e-9  # above 1 by more than the rounding of the sums below
+        up, down = a[1:] / gap > held, a[:-1] / gap > held  # atom k's term from k + 1; atom k + 1's from k
+        stuck = np.zeros(self.c.size, dtype=bool)
+        stuck[:-1] = up & (down | ~single[1:])
+        stuck[1:] |= down & (up | ~single[:-1])
+        single = np.flatnonzero(single & ~stuck)
         spikes = np.zeros(0, dtype=int)
         terms = self.p[None, :] * self.c[None, :] ** 2 / (self.delta * (self.c[None, :] - self.c[single, None]) ** 2
                                                          + (self.c[None, :] == self.c[single, None]))
