@@ -1,4 +1,5 @@
-r"""The eigenvalues of a symmetric matrix and the weights of a few vectors on its eigenvectors, without the eigenvectors.
+r"""The eigenvalues of a symmetric matrix and the weights of a few vectors on its eigenvectors, without computing the
+eigenvectors themselves.
 
 A draw's conditional law needs of its token matrix ``D`` only the spectral measures at ``s`` and at
 :math:`\mathbf 1` (:mod:`derive.vocabulary.draw.spectrum`). A dense eigendecomposition spends more than half its time
@@ -77,7 +78,7 @@ def _routine(name: str, arguments: int):
 
 def _call(name: str, *arguments) -> None:
     """Call the LAPACK routine ``name`` with ``arguments`` (NumPy arrays, passed by address; a ``str`` as its first
-    character; an ``int`` or ``float`` as a one-element array) and raise if its ``info`` (the last argument) is not 0."""
+    character; an ``int`` or ``float`` as a one-element array); raise if its ``info`` (the last argument) is not 0."""
     held = [np.array([ord(a)], dtype=np.uint8) if isinstance(a, str) else
             np.array([a], dtype=_INT) if isinstance(a, int) else
             np.array([a], dtype=float) if isinstance(a, float) else a for a in arguments]

@@ -43,9 +43,10 @@ to :math:`O(1/d)` given ``D``:
 tokens uniform in their class; :func:`derive.vocabulary.draw.sampling.sample_token_matrix`), seeded by ``seed``: the probability that the signal's
 outlier stands above the bulk, the mean and spread of the top eigenvalue (over the draws that have the outlier), of the
 squared overlap of the top eigenvector with ``u`` (over all draws), of :math:`\mu_{2,c}` and of the top of the bulk.
-Each draw's ``D`` is eigen-decomposed (the smaller of :math:`AA^\top` and :math:`A^\top A`, cost
-:math:`\min(V, N)^3`; a diagonal ``D``, one nonzero weight, costs :math:`O(V)`), on :data:`THREADS` threads with one
-BLAS thread each, so the numbers do not depend on the machine's threads.
+Each draw's ``D`` gives its eigenvalues and the weights of ``s`` and :math:`\mathbf 1` on them (the smaller of
+:math:`AA^\top` and :math:`A^\top A`, cost :math:`\min(V, N)^3`, without the eigenvectors past :data:`CARRIED_WORK`;
+a diagonal ``D``, one nonzero weight, costs :math:`O(V)`), on :data:`THREADS` threads with one BLAS thread each, so
+the numbers do not depend on the machine's threads.
 
 *What is exact.* Given ``D``, each draw's numbers are deterministic equivalents, exact up to :math:`O(d^{-1/2})` for
 that draw with mean error :math:`O(1/d)`. The threshold of one draw is sharp only in that sense: at finite ``d`` the
@@ -72,8 +73,8 @@ from derive.vocabulary.draw.spectrum import (SpectralMeasures, eigen_weights, fu
                                              spectral_measures)
 from derive.vocabulary.draw.tracywidom import tracy_widom_moments
 
-__all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "CARRIED_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold", "check_sizes",
-           "DrawOutlier", "draw_outlier", "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
+__all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "CARRIED_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold",
+           "check_sizes", "DrawOutlier", "draw_outlier", "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
 
 THREADS = 2
 """Draws computed side by side (each with one BLAS thread; LAPACK releases the GIL)."""

@@ -72,7 +72,8 @@ def _roots(o, S1, poles, gaps, mu2: float) -> list[tuple[float, float, float]]:
 
 def signal_eigenpair(o, mu2: float) -> tuple[float, float, float] | None:
     r"""``(eigenvalue, squared overlap, t)`` of the signal's own eigenvector in the draw ``o`` at ``mu2`` (module
-    docstring; ``t`` its root), or ``None`` where the signal's root lies inside the bulk. Whether the signal has an eigenvector of its own is decided without the token spikes (a root of
+    docstring; ``t`` its root), or ``None`` where the signal's root lies inside the bulk (its gaps: ``o.gaps``).
+    Whether the signal has an eigenvector of its own is decided without the token spikes (a root of
     :math:`\tilde S_1` in a gap of the bulk; a root next to a token's pole is that token's); its eigenvalue and overlap
     are then those of the most aligned root of the whole :math:`S_1` in the same gap.
 
