@@ -74,7 +74,8 @@ from derive.vocabulary.draw.spectrum import (SpectralMeasures, eigen_weights, fu
 from derive.vocabulary.draw.tracywidom import tracy_widom_moments
 
 __all__ = ["THREADS", "MAX_EXACT", "MAX_WORK", "CARRIED_WORK", "MAX_TOKENS", "TW_RUN", "ALIGNED", "threshold",
-           "check_sizes", "DrawOutlier", "draw_outlier", "Spread", "FiniteSize", "SampledDraws", "sample_draws", "finite_size", "formulas"]
+           "check_sizes", "DrawOutlier", "draw_outlier", "Spread", "FiniteSize", "SampledDraws", "sample_draws",
+           "finite_size", "formulas"]
 
 THREADS = 2
 """Draws computed side by side (each with one BLAS thread; LAPACK releases the GIL)."""

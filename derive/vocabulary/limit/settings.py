@@ -83,11 +83,11 @@ class Settings:
 
     def tail_population_for(self, nonzero: int) -> int:
         r"""Tokens of each population of the token spikes' grid at ``nonzero`` nonzero weights: ``tail_population``
-        divided by :math:`(T'/2)^2`, ``T'`` rounded up to a power of two, as a solve's work, :math:`PT'^2` (the
-        field's map), grows, and never below ``tail_least``. At two weights the replicas' spread is what the top of the bulk's and
-        the threshold's errors are made of (``T = 2``, causal, ``d = 2000``: 0.24 and 0.65 at 2^13 tokens, 0.62 and
-        0.94 at 2^11); at four and more their errors are the grid's and the shares' factor of 3, the same at 2^11 as
-        at 2^12 and 2^13 (``T = 4``: 0.0082 and 0.09), for a quarter of the time.
+        divided by :math:`(T'/2)^2`, ``T'`` rounded up to a power of two, as a solve's work, :math:`PT'^2` (the field's
+        map), grows, and never below ``tail_least``. At two weights the replicas' spread is what the top of the bulk's
+        and the threshold's errors are made of (``T = 2``, causal, ``d = 2000``: 0.24 and 0.65 at 2^13 tokens, 0.62 and
+        0.94 at 2^11); at four and more their errors are the grid's and the shares' factor of 3, the same at 2^11 as at
+        2^12 and 2^13 (``T = 4``: 0.0082 and 0.09), for a quarter of the time.
 
         >>> [DEFAULT.tail_population_for(n) for n in (1, 2, 3, 4, 16)]
         [8192, 8192, 2048, 2048, 2048]
