@@ -13,7 +13,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["hermitian_solve", "anderson_work", "anderson_step", "norm", "gmres"]
+__all__ = ["hermitian_solve", "anderson_work", "anderson_step", "norm", "gmres", "real_times"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -131,6 +131,19 @@ def anderson_step(X, F, work, state, first, upper):
         kept = slot = 0
     state[0], state[1] = kept, slot
     return mixed
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def real_times(r, z):
+    r"""The real ``r`` times the complex ``z``, :math:`r\operatorname{Re}z + ir\operatorname{Im}z`: two products.
+    numba widens ``r * z`` to a complex product, four products and two sums (the ``0 * Im z`` terms cannot be dropped
+    without fast-math), and the populations' loops are mostly such products. The result is the same to the bit (the
+    terms dropped are zeros), up to the sign of a zero.
+
+    >>> real_times(2.0, 3.0 - 1j)
+    (6-2j)
+    """
+    return complex(r * z.real, r * z.imag)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from derive.vocabulary.limit.cavity import _index, _next
+from derive.vocabulary.limit.linalg import real_times
 
 __all__ = ["RARE", "rarity_classes", "root_counts", "tilt", "root_averages"]
 
@@ -148,8 +149,8 @@ def root_averages(fields, w2, s, zeta, K, weight, rarity, seed):
         for t in range(n):
             for _ in range(K[m, t]):
                 c = _index(state, P)
-                a += w2[t] * fields[c, t, 0]
-                da += w2[t] * fields[c, t, 1]
+                a += real_times(w2[t], fields[c, t, 0])
+                da += real_times(w2[t], fields[c, t, 1])
                 if field:
                     b += fields[c, t, 2]
                     db += fields[c, t, 3]

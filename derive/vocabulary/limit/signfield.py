@@ -58,7 +58,7 @@ import numba
 import numpy as np
 
 from derive.errors import ParameterError
-from derive.vocabulary.limit.linalg import anderson_step, anderson_work, gmres
+from derive.vocabulary.limit.linalg import anderson_step, anderson_work, gmres, real_times
 from derive.vocabulary.limit.roottokens import _poisson_cdf, rarity_classes, root_averages, root_counts, tilt
 
 __all__ = ["Quenched", "Transforms", "quenched", "transforms", "replica_seed"]
@@ -99,9 +99,9 @@ def _sequences(X, partners, w2, s):
     for c in range(P):
         total = 0j
         for u in range(n):
-            total += w2[u] * X[partners[c, u]]
+            total += real_times(w2[u], X[partners[c, u]])
         for t in range(n):
-            a = -1.0 - s * (total - w2[t] * X[partners[c, t]])
+            a = -1.0 - real_times(s, total - real_times(w2[t], X[partners[c, t]]))
             Y[c, t] = 1.0 / a
     return Y
 
@@ -114,8 +114,8 @@ def _cavity_map(X, partners, ptr, node, pos, w2, s, zeta, out):
     for i in range(X.shape[0]):
         acc = 0j
         for e in range(ptr[i], ptr[i + 1]):
-            acc += w2[pos[e]] * Y[node[e], pos[e]]
-        new = 1.0 / (-zeta - s * acc)
+            acc += real_times(w2[pos[e]], Y[node[e], pos[e]])
+        new = 1.0 / (-zeta - real_times(s, acc))
         d = abs(new - X[i]) / (1.0 + abs(new))
         if d > change:
             change = d
@@ -158,7 +158,8 @@ def _edge_coefficients(kind, X, Y, partners, ptr, node, pos, w2, s):
         for e in range(ptr[i], ptr[i + 1]):
             c, t = node[e], pos[e]
             y = Y[c, t]
-            coef[e] = X[i] * X[i] * s * s * w2[t] * y * y if kind == _J else X[i] * s * y
+            coef[e] = real_times(w2[t], real_times(s, real_times(s, X[i] * X[i]))) * y * y if kind == _J \
+                else real_times(s, X[i]) * y
             target[e] = partners[c, t]
     return coef, target
 
@@ -178,7 +179,7 @@ def _operator(kind, v, coef, target, partners, ptr, node, pos, w2, C):
         for c in range(P):
             acc = 0j
             for u in range(n):
-                acc += w2[u] * v[partners[c, u]]
+                acc += real_times(w2[u], v[partners[c, u]])
             W[c] = acc
     else:
         G = np.empty((P, n), dtype=np.complex128)
@@ -189,14 +190,14 @@ def _operator(kind, v, coef, target, partners, ptr, node, pos, w2, C):
             for t in range(n):
                 acc = 0j
                 for u in range(n):
-                    acc += C[t, u] * vc[u]
+                    acc += real_times(C[t, u], vc[u])
                 G[c, t] = acc
     out = np.empty(P, dtype=np.complex128)
     for i in range(P):
         acc = 0j
         if kind == _J:
             for e in range(ptr[i], ptr[i + 1]):
-                acc += coef[e] * (W[node[e]] - w2[pos[e]] * v[target[e]])
+                acc += coef[e] * (W[node[e]] - real_times(w2[pos[e]], v[target[e]]))
         else:
             for e in range(ptr[i], ptr[i + 1]):
                 acc += coef[e] * G[node[e], pos[e]]
@@ -217,11 +218,11 @@ def _field_rhs(dX, H, X, Y, partners, ptr, node, pos, w2, C, s):
             f = 0j
             for u in range(n):
                 if u != t:
-                    dsum += w2[u] * dX[partners[c, u]]
-                    f += C[t, u] * H[partners[c, u]]
+                    dsum += real_times(w2[u], dX[partners[c, u]])
+                    f += real_times(C[t, u], H[partners[c, u]])
             y = Y[c, t]
-            acc += y * y * s * dsum * f
-        out[i] = dX[i] * H[i] / X[i] + X[i] * s * acc
+            acc += real_times(s, y * y) * dsum * f
+        out[i] = dX[i] * H[i] / X[i] + real_times(s, X[i]) * acc
     return out
 
 
@@ -238,20 +239,20 @@ def _sequence_fields(X, dX, H, dH, partners, w2, C, s, field):
         total = 0j
         dtotal = 0j
         for u in range(n):
-            total += w2[u] * X[partners[c, u]]
-            dtotal += w2[u] * dX[partners[c, u]]
+            total += real_times(w2[u], X[partners[c, u]])
+            dtotal += real_times(w2[u], dX[partners[c, u]])
         for t in range(n):
             p = partners[c, t]
-            y = 1.0 / (-1.0 - s * (total - w2[t] * X[p]))
-            dy = y * y * s * (dtotal - w2[t] * dX[p])
+            y = 1.0 / (-1.0 - real_times(s, total - real_times(w2[t], X[p])))
+            dy = real_times(s, y * y) * (dtotal - real_times(w2[t], dX[p]))
             out[c, t, 0], out[c, t, 1] = y, dy
             if field:
                 f = 0j
                 df = 0j
                 for u in range(n):
                     if u != t:
-                        f += C[t, u] * H[partners[c, u]]
-                        df += C[t, u] * dH[partners[c, u]]
+                        f += real_times(C[t, u], H[partners[c, u]])
+                        df += real_times(C[t, u], dH[partners[c, u]])
                 out[c, t, 2], out[c, t, 3] = y * f, dy * f + y * df
     return out
 
