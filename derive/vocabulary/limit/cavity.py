@@ -44,6 +44,7 @@ import numba
 import numpy as np
 
 from derive.errors import ParameterError
+from derive.vocabulary.limit.linalg import real_times
 
 __all__ = ["Settings", "DEFAULT", "Estimate", "densities", "sweep", "solve_point", "Transform", "resolvent",
            "stieltjes", "solve_transform"]
@@ -139,23 +140,23 @@ def sweep(X, dX, Y, dY, w2, s, lam, zeta, xs, dxs, K, state):
             j = _index(state, P)
             xs[u] = X[j]
             dxs[u] = dX[j]
-            total += w2[u] * X[j]
-            dtotal += w2[u] * dX[j]
+            total += real_times(w2[u], X[j])
+            dtotal += real_times(w2[u], dX[j])
         for u in range(n):
-            y = _inverse(-1.0 - s * (total - w2[u] * xs[u]))
+            y = _inverse(-1.0 - real_times(s, total - real_times(w2[u], xs[u])))
             Y[u, i] = y
-            dY[u, i] = y * y * s * (dtotal - w2[u] * dxs[u])
+            dY[u, i] = real_times(s, y * y) * (dtotal - real_times(w2[u], dxs[u]))
     for i in range(P):
         acc = 0j
         dacc = 0j
         for u in range(n):
             for _ in range(K[u, i]):
                 j = _index(state, P)
-                acc += w2[u] * Y[u, j]
-                dacc += w2[u] * dY[u, j]
-        x = _inverse(-zeta - s * acc)
+                acc += real_times(w2[u], Y[u, j])
+                dacc += real_times(w2[u], dY[u, j])
+        x = _inverse(-zeta - real_times(s, acc))
         X[i] = x
-        dX[i] = x * x * (1.0 + s * dacc)
+        dX[i] = x * x * (1.0 + real_times(s, dacc))
 
 
 @numba.njit(cache=True, nogil=True)
