@@ -137,8 +137,8 @@ def anderson_step(X, F, work, state, first, upper):
 def real_times(r, z):
     r"""The real ``r`` times the complex ``z``, :math:`r\operatorname{Re}z + ir\operatorname{Im}z`: two products.
     numba widens ``r * z`` to a complex product, four products and two sums (the ``0 * Im z`` terms cannot be dropped
-    without fast-math), and the populations' loops are mostly such products. The result is the same to the bit (the
-    terms dropped are zeros), up to the sign of a zero.
+    without fast-math), and the populations' loops are mostly such products. For a finite ``z`` the result is the same
+    to the bit (the terms dropped are zeros), up to the sign of a zero.
 
     >>> real_times(2.0, 3.0 - 1j)
     (6-2j)
