@@ -26,6 +26,12 @@ run.
 
 ``ATTENTION_RMT_CACHE_DIR`` overrides the folder (empty: the default folder, never the working one);
 ``ATTENTION_RMT_CACHE_DIR=off`` turns the cache off.
+
+numba keeps the compiled kernels of the limit's populations and of the Monte Carlo solvers between runs in its own
+cache, next to the code, keyed to the file that defines each kernel (its modification time and size). A kernel that
+calls or inlines a compiled function of another file keeps its cached machine code when only that other file changes,
+and runs the old code (numba/numba#8396, still open): after an edit, or after an update that changes one file and not
+the other. :func:`keep_fresh` keys those caches to the contents of every file their code comes from as well.
 """
 from __future__ import annotations
 
@@ -44,7 +50,8 @@ from pathlib import Path
 import mpmath
 
 __all__ = ["ENVIRONMENT", "STALE_AFTER", "MAX_ENTRY_BYTES", "cache_dir", "derivation_key", "mpmath_source",
-           "arithmetic_source", "mpmath_functions", "memo", "MODEL_PARTS", "model_key", "shaped", "real_text"]
+           "arithmetic_source", "mpmath_functions", "memo", "MODEL_PARTS", "model_key", "shaped", "real_text",
+           "KERNEL_MARK", "sources_digest", "keep_fresh"]
 
 ENVIRONMENT = "ATTENTION_RMT_CACHE_DIR"
 """The environment variable naming the cache folder (``off``: no cache)."""
@@ -452,3 +459,49 @@ def memo(name: str, arguments: dict | None, compute, valid=None):
     value = compute()
     _write(entry_name, json.dumps({"arguments": json.loads(text), "value": value}))
     return value
+
+
+KERNEL_MARK = "attention-rmt sources"
+"""The first item of a cache stamp that :func:`keep_fresh` extended (it extends a stamp once)."""
+
+
+def sources_digest(paths) -> str:
+    """SHA-256 of the names and contents of the files ``paths``, in the order of their names.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     (Path(folder) / "a.py").write_text("x = 1")
+    ...     before = sources_digest([Path(folder) / "a.py"])
+    ...     (Path(folder) / "a.py").write_text("x = 2")
+    ...     before != sources_digest([Path(folder) / "a.py"])
+    5
+    5
+    True
+    """
+    h = hashlib.sha256()
+    for path in sorted(map(Path, paths), key=lambda p: p.name):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def keep_fresh(namespace: dict, *files: str) -> int:
+    """Key the cache of every cached numba kernel in ``namespace`` (a module's ``globals()``) to the contents of
+    ``files`` (names in the module's folder: every file whose compiled functions its kernels call or inline, its own
+    included), beside numba's own stamp of the kernel's file; how many kernels. Only kernels whose Python function is
+    in one of ``files`` are keyed, each once: one imported from another kernel module keeps the key its own module
+    gave it, so that every process finds the same stamp. A numba whose caches are laid out otherwise is left as it is
+    (numba's own stamp then applies)."""
+    folder = Path(namespace["__file__"]).resolve().parent
+    paths = [folder / name for name in files]
+    digest = sources_digest(paths)
+    count = 0
+    for value in list(namespace.values()):
+        cache_file = getattr(getattr(value, "_cache", None), "_cache_file", None)
+        stamp = getattr(cache_file, "_source_stamp", None)
+        code = getattr(getattr(value, "py_func", None), "__code__", None)
+        if stamp is None or code is None or Path(code.co_filename).resolve() not in paths \
+                or (isinstance(stamp, tuple) and stamp[:1] == (KERNEL_MARK,)):
+            continue
+        cache_file._source_stamp = (KERNEL_MARK, stamp, digest)
+        count += 1
+    return count

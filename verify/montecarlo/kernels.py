@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from derive.cache import keep_fresh
 from verify.montecarlo.orthogonalize import reorthogonalize as _reorthogonalize_source
 
 __all__ = ["FASTMATH", "lanczos_sweep", "block_sweep", "transpose_product_into", "product_into",
@@ -347,3 +348,4 @@ def lanczos_steps(E, rows, values, abar, X, Y, alphas, betas, m, last, scale, in
     return taken, extra, False, scale
 
 
+keep_fresh(globals(), "kernels.py", "orthogonalize.py")  # last: every kernel of the module is defined

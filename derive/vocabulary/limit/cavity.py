@@ -43,7 +43,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from derive.cache import keep_fresh
 from derive.errors import ParameterError
+from derive.vocabulary.limit import KERNEL_FILES
 from derive.vocabulary.limit.linalg import real_times
 
 __all__ = ["Settings", "DEFAULT", "Estimate", "densities", "sweep", "solve_point", "Transform", "resolvent",
@@ -420,3 +422,6 @@ def stieltjes(z, weights, delta, gamma, settings: Settings = DEFAULT, threads: i
     True
     """
     return _transform(_off_spectrum(z, "z"), weights, delta, gamma, settings, True, threads)
+
+
+keep_fresh(globals(), *KERNEL_FILES)  # last: every kernel of the module is defined

@@ -13,6 +13,9 @@ import math
 import numba
 import numpy as np
 
+from derive.cache import keep_fresh
+from derive.vocabulary.limit import KERNEL_FILES
+
 __all__ = ["hermitian_solve", "anderson_work", "anderson_step", "norm", "gmres", "real_times"]
 
 
@@ -268,3 +271,6 @@ def gmres(apply, b, x0, tol: float, restart: int = 40, max_restarts: int = 50):
                 break
         _correct(x, V, H, g, k)
     return x, bool(norm(_residual(b, apply(x))) <= tol * bnorm)
+
+
+keep_fresh(globals(), *KERNEL_FILES)  # last: every kernel of the module is defined

@@ -11,6 +11,8 @@ import math
 import numba
 import numpy as np
 
+from derive.cache import keep_fresh
+from derive.vocabulary.limit import KERNEL_FILES
 from derive.vocabulary.limit.cavity import _index, _next
 from derive.vocabulary.limit.linalg import real_times
 
@@ -166,3 +168,6 @@ def root_averages(fields, w2, s, zeta, K, weight, rarity, seed):
             row[4] += weight[m]
         row[5] += weight[m]
     return out / samples
+
+
+keep_fresh(globals(), *KERNEL_FILES)  # last: every kernel of the module is defined

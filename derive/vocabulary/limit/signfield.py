@@ -57,7 +57,9 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
+from derive.cache import keep_fresh
 from derive.errors import ParameterError
+from derive.vocabulary.limit import KERNEL_FILES
 from derive.vocabulary.limit.linalg import anderson_step, anderson_work, gmres, real_times
 from derive.vocabulary.limit.roottokens import _poisson_cdf, rarity_classes, root_averages, root_counts, tilt
 
@@ -380,3 +382,6 @@ def transforms(zeta, weights, R, delta, gamma, P: int = 1 << 15, replicas: int =
     key = f"{float(delta)!r}|{float(gamma)!r}|{tuple(np.asarray(weights, float).tolist())!r}|" \
           f"{tuple(np.asarray(R, float).ravel().tolist())!r}|{P}"
     return [quenched(weights, R, delta, gamma, P, replica_seed(key, r)).solve(complex(zeta)) for r in range(replicas)]
+
+
+keep_fresh(globals(), *KERNEL_FILES)  # last: every kernel of the module is defined
