@@ -28,7 +28,7 @@ run.
 ``ATTENTION_RMT_CACHE_DIR=off`` turns the cache off.
 
 numba keeps the compiled kernels of the limit's populations and of the Monte Carlo solvers between runs in its own
-cache, next to the code, keyed to the file that defines each kernel (its modification time and size). A kernel that
+cache, next to the code, keyed to the file that defines each kernel (a hash of that file alone). A kernel that
 calls or inlines a compiled function of another file keeps its cached machine code when only that other file changes,
 and runs the old code (numba/numba#8396, still open): after an edit, or after an update that changes one file and not
 the other. :func:`keep_fresh` keys those caches to the contents of every file their code comes from as well.
@@ -484,6 +484,12 @@ def sources_digest(paths) -> str:
     return h.hexdigest()
 
 
+@functools.lru_cache(maxsize=None)
+def _kernel_digest(paths: tuple) -> str:
+    # the modules of one package key their kernels to the same files: read them once per process
+    return sources_digest(paths)
+
+
 def keep_fresh(namespace: dict, *files: str) -> int:
     """Key the cache of every cached numba kernel in ``namespace`` (a module's ``globals()``) to the contents of
     ``files`` (names in the module's folder: every file whose compiled functions its kernels call or inline, its own
@@ -492,8 +498,8 @@ def keep_fresh(namespace: dict, *files: str) -> int:
     gave it, so that every process finds the same stamp. A numba whose caches are laid out otherwise is left as it is
     (numba's own stamp then applies)."""
     folder = Path(namespace["__file__"]).resolve().parent
-    paths = [folder / name for name in files]
-    digest = sources_digest(paths)
+    paths = tuple(folder / name for name in files)
+    digest = _kernel_digest(paths)
     count = 0
     for value in list(namespace.values()):
         cache_file = getattr(getattr(value, "_cache", None), "_cache_file", None)
